@@ -1,0 +1,1 @@
+"""Typed settings schema for a table, and the bundled defaults."""

@@ -1,0 +1,1 @@
+"""Camera capture, table calibration, tile and dice recognition, and the table renderer."""
