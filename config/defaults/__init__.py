@@ -1,0 +1,1 @@
+"""Bundled table files: `table.toml` (a Pi at a club, commented) and `simulate.toml`."""

@@ -1,0 +1,96 @@
+"""Read and validate a table's TOML file; errors name the file, the key path and what was wanted."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from config.schema import TableConfig
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One thing wrong in a config file: ``where`` is ``FILE: key.path`` (or ``FILE:LINE``)."""
+
+    file: str
+    key: str
+    message: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}: {self.key}" if self.key else self.file
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used. ``problems`` lists every fault found, in file order."""
+
+    def __init__(self, problems: list[ConfigProblem]) -> None:
+        self.problems = problems
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"{first}{more}")
+
+
+def _key_path(loc: tuple[int | str, ...]) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        else:
+            parts.append(("." if parts else "") + item)
+    return "".join(parts)
+
+
+def _message(error: Any) -> str:
+    kind = error["type"]
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "extra_forbidden":
+        return "unknown key (check its spelling; see docs/config.md)"
+    text = str(error["msg"])
+    return text.removeprefix("Value error, ")
+
+
+def parse_config(data: dict[str, Any], file: str = "<config>") -> TableConfig:
+    """Validate an already-parsed TOML document."""
+    try:
+        return TableConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            ConfigProblem(file, _key_path(tuple(err["loc"])), _message(err))
+            for err in exc.errors()
+        ]
+        raise ConfigError(problems) from None
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """Read one table file. Raises :class:`ConfigError` (never a traceback-worthy error)."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError([ConfigProblem(name, "", f"cannot read: {exc.strerror}")]) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError([ConfigProblem(name, "", f"not UTF-8 text ({exc.reason})")]) from None
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib's message already ends with "(at line L, column C)".
+        raise ConfigError([ConfigProblem(name, "", f"not valid TOML: {exc}")]) from None
+    return parse_config(data, name)
+
+
+def bundled_path(name: str) -> Path:
+    """A file shipped in the package's ``config/defaults`` folder."""
+    return Path(__file__).resolve().parent / "defaults" / name
+
+
+def bundled_config(name: str = "simulate.toml") -> TableConfig:
+    return load_config(bundled_path(name))

@@ -1,0 +1,203 @@
+"""The typed settings of one table, as read from its TOML file.
+
+One file per table (``/etc/mahjong-table/table.toml`` on a Pi). Every section has documented
+defaults, so the smallest valid file is ``[table]`` with an ``id``. Unknown keys are refused:
+a typo in a key must not silently fall back to a default at a real table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+RULESETS = (
+    "code1924/mixed",
+    "code1924/one-double",
+    "code1924/cleared",
+    "pungchow",
+    "pungchow/limit",
+    "classical",
+    "classical/dmjl",
+    "classical/bmja",
+    "american",
+)
+SEATS = ("E", "S", "W", "N")
+# The buttons a seat can have. `call` is the generic "I claim it" button of a one-button seat;
+# the kind of claim is then read from what the player lays down (Code 1924, Law 52 decides on
+# the kind, so the engine asks the table when it cannot tell).
+BUTTONS = ("call", "chow", "pung", "kong", "mahjong")
+_TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+Ruleset = Literal[
+    "code1924/mixed",
+    "code1924/one-double",
+    "code1924/cleared",
+    "pungchow",
+    "pungchow/limit",
+    "classical",
+    "classical/dmjl",
+    "classical/bmja",
+    "american",
+]
+HouseValue = bool | int | float | str | None
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TableSection(_Section):
+    id: str = Field(description="table id, used in MQTT topics: mahjong/v1/<id>/...")
+    ruleset: Ruleset = "code1924/mixed"
+    # House rules: passed to the engine and the scorer, which document each key and default.
+    options: dict[str, HouseValue] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_topic_level(cls, value: str) -> str:
+        if not _TABLE_ID.match(value):
+            raise ValueError(
+                "expected 1-64 letters, digits, '-' or '_' (it becomes an MQTT topic level)"
+            )
+        return value
+
+
+class SeatSection(_Section):
+    player: str = ""
+
+
+class AdjudicationSection(_Section):
+    # How long after a discard is named the table waits for claims when the rule family closes
+    # the window only on the next player's action (Code 1924, Law 53; American C-5).
+    courtesy_pause_ms: int = Field(default=1500, ge=0, le=30_000)
+    # Observations below this confidence are not guessed at: the table is asked instead.
+    min_confidence: float = Field(default=0.9, gt=0.0, le=1.0)
+
+
+class BoardSection(_Section):
+    # A pyserial URL: a device path (the udev name /dev/mahjong-mcu), or "emulated" for the
+    # built-in emulator on a pty. Empty when the table has no microcontroller (GPIO only).
+    serial: str = "/dev/mahjong-mcu"
+    baudrate: int = Field(default=115200, gt=0)
+
+
+class GpioSeat(_Section):
+    # BCM pin numbers; any button may be absent.
+    buttons: dict[Literal["call", "chow", "pung", "kong", "mahjong"], int] = Field(
+        default_factory=dict
+    )
+    led: int | None = None
+
+
+class GpioSection(_Section):
+    enabled: bool = False
+    # "auto" lets gpiozero choose (lgpio on a Pi 5, RPi.GPIO where present); "mock" for tests.
+    factory: Literal["auto", "lgpio", "rpigpio", "native", "mock"] = "auto"
+    bounce_ms: int = Field(default=20, ge=0, le=1000)
+    seats: dict[Literal["E", "S", "W", "N"], GpioSeat] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _pins_are_distinct(self) -> GpioSection:
+        seen: dict[int, str] = {}
+        for seat, cfg in self.seats.items():
+            pins = [(f"seats.{seat}.buttons.{b}", p) for b, p in cfg.buttons.items()]
+            if cfg.led is not None:
+                pins.append((f"seats.{seat}.led", cfg.led))
+            for name, pin in pins:
+                if not 0 <= pin <= 27:
+                    raise ValueError(f"{name}: GPIO {pin} is not a header pin (0-27)")
+                if pin in seen:
+                    raise ValueError(f"{name}: GPIO {pin} is already used by {seen[pin]}")
+                seen[pin] = name
+        return self
+
+
+class LedSegment(_Section):
+    name: str
+    start: int = Field(ge=0)
+    count: int = Field(gt=0)
+
+
+class LedSection(_Section):
+    # Segments of the addressable strip driven by the board; names like "seat-E", "wall-N".
+    segments: list[LedSegment] = Field(
+        default_factory=lambda: [
+            LedSegment(name=f"seat-{s}", start=i * 18, count=18) for i, s in enumerate(SEATS)
+        ]
+    )
+    brightness: float = Field(default=0.5, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _segments_do_not_overlap(self) -> LedSection:
+        ordered = sorted(self.segments, key=lambda s: s.start)
+        for a, b in itertools.pairwise(ordered):
+            if a.start + a.count > b.start:
+                raise ValueError(f"segment {b.name!r} overlaps segment {a.name!r}")
+        return self
+
+
+class CameraSection(_Section):
+    # "none" (no camera), "picamera2", "v4l2:<index>", or "file:<path>" for a recorded clip.
+    source: str = "none"
+    calibration: str = ""
+    fps: float = Field(default=5.0, gt=0.0, le=60.0)
+
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, value: str) -> str:
+        if value in ("none", "picamera2") or value.startswith(("v4l2:", "file:")):
+            return value
+        raise ValueError("expected 'none', 'picamera2', 'v4l2:<index>' or 'file:<path>'")
+
+
+class MqttSection(_Section):
+    enabled: bool = True
+    host: str = "localhost"
+    port: int = Field(default=1883, gt=0, lt=65536)
+    username: str = ""
+    # The password lives in its own file (mode 0600), never in the table file.
+    password_file: str = ""
+    tls: bool = False
+    keepalive: int = Field(default=15, ge=5, le=3600)
+    topic_prefix: str = "mahjong/v1"
+
+    @field_validator("topic_prefix")
+    @classmethod
+    def _plain_prefix(cls, value: str) -> str:
+        if not value or any(c in value for c in "#+") or value.startswith("/") or value.endswith(
+            "/"
+        ):
+            raise ValueError("expected topic levels without wildcards or outer '/'")
+        return value
+
+
+class StoreSection(_Section):
+    path: str = "/var/lib/mahjong-table/table.sqlite3"
+    snapshot_every: int = Field(default=50, gt=0)
+
+
+class TableConfig(_Section):
+    table: TableSection
+    seats: dict[Literal["E", "S", "W", "N"], SeatSection] = Field(default_factory=dict)
+    adjudication: AdjudicationSection = AdjudicationSection()
+    board: BoardSection = BoardSection()
+    gpio: GpioSection = GpioSection()
+    leds: LedSection = LedSection()
+    camera: CameraSection = CameraSection()
+    mqtt: MqttSection = MqttSection()
+    store: StoreSection = StoreSection()
+
+    @model_validator(mode="after")
+    def _some_input(self) -> TableConfig:
+        if not self.board.serial and not self.gpio.enabled:
+            raise ValueError("no input: set board.serial or enable gpio")
+        return self
+
+    def player(self, seat: str) -> str:
+        for name, section in self.seats.items():
+            if name == seat and section.player:
+                return section.player
+        return seat

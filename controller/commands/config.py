@@ -1,0 +1,43 @@
+"""`mjtable config check FILE`: validate a table's configuration."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.cli import CommandInputError, emit_json
+
+HELP = "`config check FILE`: validate a table's configuration"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    check = sub.add_parser("check", help="validate a table file and print its summary")
+    check.add_argument("file", help="the table's TOML file")
+
+
+def run(args: argparse.Namespace) -> int:
+    from config.load import ConfigError, load_config
+
+    try:
+        cfg = load_config(args.file)
+    except ConfigError as exc:
+        # Every problem on stderr; the first one is the contract's error object.
+        for problem in exc.problems[1:]:
+            sys.stderr.write(f"mjtable: {problem}\n")
+        first = exc.problems[0]
+        more = f" (and {len(exc.problems) - 1} more, listed on stderr)" if exc.problems[1:] else ""
+        raise CommandInputError(first.message + more, first.where) from None
+    emit_json(
+        {
+            "ok": True,
+            "file": args.file,
+            "table": cfg.table.id,
+            "ruleset": cfg.table.ruleset,
+            "input": "gpio" if cfg.gpio.enabled else f"board {cfg.board.serial}",
+            "camera": cfg.camera.source,
+            "mqtt": f"{cfg.mqtt.host}:{cfg.mqtt.port}" if cfg.mqtt.enabled else None,
+            "store": cfg.store.path,
+        }
+    )
+    return 0

@@ -1,0 +1,109 @@
+"""Table configuration: the schema, its error messages, and `mjtable config check`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from config.load import ConfigError, bundled_config, bundled_path, load_config
+from controller import cli
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    return path
+
+
+def test_bundled_files_are_valid() -> None:
+    pi = load_config(bundled_path("table.toml"))
+    assert pi.table.id == "table-01" and pi.board.serial == "/dev/mahjong-mcu"
+    assert [s.name for s in pi.leds.segments] == ["seat-E", "seat-S", "seat-W", "seat-N"]
+    sim = bundled_config("simulate.toml")
+    assert sim.table.id == "sim" and sim.board.serial == "emulated"
+
+
+def test_smallest_file_takes_documented_defaults(tmp_path: Path) -> None:
+    cfg = load_config(_write(tmp_path, '[table]\nid = "t7"\n'))
+    assert cfg.table.ruleset == "code1924/mixed"
+    assert cfg.adjudication.courtesy_pause_ms == 1500
+    assert cfg.mqtt.port == 1883 and cfg.mqtt.topic_prefix == "mahjong/v1"
+    assert cfg.player("E") == "E"
+
+
+def test_errors_name_file_key_path_and_expectation(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        '[table]\nid = "t7"\nruleset = "riichi"\n[mqtt]\nport = 70000\nhots = "x"\n',
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    found = {p.key: p.message for p in info.value.problems}
+    assert set(found) == {"table.ruleset", "mqtt.port", "mqtt.hots"}
+    assert "code1924/mixed" in found["table.ruleset"]  # lists what was expected
+    assert "65536" in found["mqtt.port"]
+    assert "unknown key" in found["mqtt.hots"]
+    assert all(p.file == str(path) for p in info.value.problems)
+
+
+def test_missing_table_id_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(_write(tmp_path, "[table]\n"))
+    assert info.value.problems[0].key == "table.id"
+    assert info.value.problems[0].message == "required key is missing"
+
+
+def test_table_id_must_be_a_topic_level(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"table\.id: expected 1-64 letters"):
+        load_config(_write(tmp_path, '[table]\nid = "club/7"\n'))
+
+
+def test_gpio_pin_used_twice_is_refused(tmp_path: Path) -> None:
+    text = (
+        '[table]\nid = "t"\n[gpio]\nenabled = true\n'
+        "[gpio.seats.E]\nbuttons = {call = 5}\nled = 6\n"
+        "[gpio.seats.S]\nbuttons = {call = 6}\n"
+    )
+    with pytest.raises(ConfigError, match=r"GPIO 6 is already used by seats\.E\.led"):
+        load_config(_write(tmp_path, text))
+
+
+def test_overlapping_led_segments_are_refused(tmp_path: Path) -> None:
+    text = (
+        '[table]\nid = "t"\n[leds]\nsegments = [{name = "a", start = 0, count = 10},'
+        ' {name = "b", start = 5, count = 4}]\n'
+    )
+    with pytest.raises(ConfigError, match="'b' overlaps segment 'a'"):
+        load_config(_write(tmp_path, text))
+
+
+def test_bad_toml_names_line_and_column(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"not valid TOML: .*line 2"):
+        load_config(_write(tmp_path, '[table]\nid = \n'))
+
+
+def test_config_check_prints_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["config", "check", str(bundled_path("table.toml"))]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is True and out["table"] == "table-01"
+
+
+def test_config_check_bad_file_exits_2_with_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, '[table]\nid = "t"\n[mqtt]\nport = "x"\nkeepalive = 1\n')
+    assert cli.main(["config", "check", str(path)]) == 2
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["where"] == f"{path}: mqtt.port"
+    assert "and 1 more" in out["error"]
+    assert "mqtt.keepalive" in captured.err  # the other problem is listed too
+
+
+def test_config_check_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["config", "check", "/nonexistent/table.toml"]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"error": "cannot read: No such file or directory",
+                   "where": "/nonexistent/table.toml"}
