@@ -1,0 +1,417 @@
+"""A renderer of table photos with known ground truth.
+
+It draws a table top-down in millimetres (felt, wooden border, printed corner markers, tiles
+with bodies, bevels and shadows, dice, now and then a hand), then looks at it through a camera:
+a perspective warp to a 1920x1080 frame, uneven light, blur, sensor noise and JPEG. Training,
+tests, benchmarks and `mjtable simulate`'s camera all use it.
+
+Everything random comes from the ``numpy.random.Generator`` passed in, so a seed gives the
+same frame again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.artwork import BACK, FACE_H, FACE_W, Image, body_colour, load_set
+from vision.geometry import SEATS, TableGeometry
+
+PX_PER_MM = 2.0  # resolution of the top-down drawing
+BORDER_MM = 60.0  # wood visible around the felt
+
+Homography = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class TilePlacement:
+    """One tile on the table: label (a token, ``BLANK`` or ``BACK``), centre and turn.
+
+    ``angle`` is in degrees, anticlockwise in the image, of the tile's "up" from the table's
+    "up"; 90 is a tile lying sideways.
+    """
+
+    label: str
+    x: float
+    y: float
+    angle: float = 0.0
+
+
+@dataclass(frozen=True)
+class DiePlacement:
+    value: int
+    x: float
+    y: float
+    angle: float = 0.0
+
+
+@dataclass
+class Layout:
+    tiles: list[TilePlacement] = field(default_factory=list)
+    dice: list[DiePlacement] = field(default_factory=list)
+    hand: tuple[float, float] | None = None  # a hand reaching over the table, at this point
+
+
+@dataclass
+class CameraPose:
+    """Where the camera is: the table's corners in the frame, and the frame size."""
+
+    corners_px: NDArray[np.float64]  # 4x2: table corners (0,0) (s,0) (s,s) (0,s) in the frame
+    width: int = 1920
+    height: int = 1080
+
+    def homography(self, geometry: TableGeometry) -> Homography:
+        """Table millimetres to frame pixels."""
+        s = geometry.size_mm
+        src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float64)
+        return np.asarray(cv2.getPerspectiveTransform(src.astype(np.float32),
+                                                      self.corners_px.astype(np.float32)))
+
+    @classmethod
+    def overhead(cls, rng: np.random.Generator | None = None, width: int = 1920,
+                 height: int = 1080, jitter_px: float = 40.0) -> CameraPose:  # fmt: skip
+        """A camera above the middle of the table, the table filling the frame's height."""
+        side = height * 0.9
+        cx, cy = width / 2, height / 2
+        corners = np.array([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2],
+                            [cx + side / 2, cy + side / 2], [cx - side / 2, cy + side / 2]])  # fmt: skip
+        if rng is not None:
+            corners = corners + rng.uniform(-jitter_px, jitter_px, size=(4, 2))
+        return cls(corners, width, height)
+
+
+@dataclass
+class Style:
+    """The look of one table: tile art, colours, light."""
+
+    art: str
+    felt: tuple[int, int, int] = (60, 110, 30)  # BGR
+    back: tuple[int, int, int] = (40, 140, 200)
+    body: tuple[int, int, int] = (225, 235, 240)
+    light: float = 1.0  # overall gain
+    gradient: float = 0.25  # how uneven the light is
+    blur: float = 0.6  # Gaussian sigma in frame pixels
+    noise: float = 3.0  # sensor noise, grey levels
+    jpeg: int = 90
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, art: str) -> Style:
+        felts = [(60, 110, 30), (110, 70, 20), (40, 40, 120), (90, 100, 40), (50, 90, 60)]
+        backs = [(40, 140, 200), (150, 90, 30), (60, 60, 170), (150, 80, 150), (30, 180, 230)]
+        felt = felts[int(rng.integers(len(felts)))]
+        back = backs[int(rng.integers(len(backs)))]
+        faces = load_set(art)
+        body = tuple(int(c) for c in body_colour(faces))
+        return cls(art=art, felt=felt, back=back, body=(body[0], body[1], body[2]),
+                   light=float(rng.uniform(0.8, 1.15)), gradient=float(rng.uniform(0.05, 0.35)),
+                   blur=float(rng.uniform(0.3, 1.1)), noise=float(rng.uniform(1, 5)),
+                   jpeg=int(rng.integers(70, 96)))  # fmt: skip
+
+
+@dataclass
+class Rendered:
+    image: Image  # the camera frame, BGR
+    homography: Homography  # table mm -> frame px (the true one)
+    layout: Layout
+    geometry: TableGeometry
+
+
+# -- drawing in the top-down canvas ----------------------------------------------------------
+
+def _mm(v: float) -> float:
+    return (v + BORDER_MM) * PX_PER_MM
+
+
+def _texture(rng: np.random.Generator, shape: tuple[int, int], scale: int, amount: float
+             ) -> NDArray[np.float32]:  # fmt: skip
+    """Smooth random variation in [-amount, amount], upsampled from a coarse grid."""
+    h, w = shape
+    coarse = rng.standard_normal((max(2, h // scale), max(2, w // scale))).astype(np.float32)
+    smooth = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
+    return np.asarray(np.clip(smooth, -2.5, 2.5) * (amount / 2.5), np.float32)
+
+
+def _table_canvas(rng: np.random.Generator, geometry: TableGeometry, style: Style
+                  ) -> NDArray[np.float32]:  # fmt: skip
+    side = round((geometry.size_mm + 2 * BORDER_MM) * PX_PER_MM)
+    canvas = np.empty((side, side, 3), np.float32)
+    wood = np.array((40, 80, 140), np.float32)
+    canvas[:] = wood
+    # Grain: stretched noise along x.
+    grain = cv2.resize(rng.standard_normal((side // 8, 6)).astype(np.float32), (side, side))
+    canvas += grain[:, :, None] * 12
+    a, b = round(_mm(0)), round(_mm(geometry.size_mm))
+    felt = np.empty((b - a, b - a, 3), np.float32)
+    felt[:] = style.felt
+    felt += _texture(rng, (b - a, b - a), 60, 10)[:, :, None]
+    felt += rng.normal(0, 4, size=(b - a, b - a, 1)).astype(np.float32)  # the nap of the felt
+    canvas[a:b, a:b] = felt
+    _draw_markers(canvas, geometry)
+    return canvas
+
+
+def _draw_markers(canvas: NDArray[np.float32], geometry: TableGeometry) -> None:
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for marker_id, corners in geometry.marker_corners().items():
+        x0, y0 = corners[0]
+        size = round(geometry.marker_mm * PX_PER_MM)
+        marker = cv2.aruco.generateImageMarker(dictionary, marker_id, size)
+        # A white margin around it, as on the printed sheet.
+        margin = round(6 * PX_PER_MM)
+        px, py = round(_mm(x0)), round(_mm(y0))
+        canvas[py - margin : py + size + margin, px - margin : px + size + margin] = 235
+        canvas[py : py + size, px : px + size] = marker[:, :, None].astype(np.float32) * 0.9 + 10
+
+
+def _tile_sprite(face: Image, body: tuple[int, int, int], geometry: TableGeometry,
+                 rng: np.random.Generator) -> NDArray[np.float32]:  # fmt: skip
+    """A tile seen from above as BGRA float: rounded body, bevelled edge, engraved face."""
+    w = round(geometry.tile_w_mm * PX_PER_MM)
+    h = round(geometry.tile_h_mm * PX_PER_MM)
+    sprite = np.zeros((h, w, 4), np.float32)
+    radius = 3 * PX_PER_MM
+    mask = np.zeros((h, w), np.uint8)
+    r = round(radius)
+    cv2.rectangle(mask, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    sprite[:, :, :3] = body
+    inset = round(1.5 * PX_PER_MM)
+    face_img = cv2.resize(face, (w - 2 * inset, h - 2 * inset), interpolation=cv2.INTER_AREA)
+    sprite[inset : h - inset, inset : w - inset, :3] = face_img
+    # The rounded edge falls away from the light: darker towards the border.
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    bevel = np.clip(dist / (1.8 * PX_PER_MM), 0, 1) * 0.45 + 0.55
+    sprite[:, :, :3] *= bevel[:, :, None]
+    sprite[:, :, :3] *= float(rng.uniform(0.9, 1.05))  # wear and ivory tone
+    sprite[:, :, 3] = mask.astype(np.float32) / 255.0
+    return sprite
+
+
+def _paste(canvas: NDArray[np.float32], sprite: NDArray[np.float32], x_mm: float, y_mm: float,
+           angle: float) -> None:
+    h, w = sprite.shape[:2]
+    cx, cy = _mm(x_mm), _mm(y_mm)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    m[0, 2] += cx - w / 2
+    m[1, 2] += cy - h / 2
+    pad = int(max(w, h) * 0.75) + 8
+    x0, y0 = int(cx) - pad, int(cy) - pad
+    x0c, y0c = max(0, x0), max(0, y0)
+    x1c = min(canvas.shape[1], int(cx) + pad)
+    y1c = min(canvas.shape[0], int(cy) + pad)
+    if x1c <= x0c or y1c <= y0c:
+        return
+    m[0, 2] -= x0c
+    m[1, 2] -= y0c
+    size = (x1c - x0c, y1c - y0c)
+    warped = cv2.warpAffine(sprite, m, size, flags=cv2.INTER_LINEAR)
+    region = canvas[y0c:y1c, x0c:x1c]
+    alpha = warped[:, :, 3:4]
+    region[:] = warped[:, :, :3] * alpha + region * (1 - alpha)
+
+
+_PIPS: dict[int, list[tuple[float, float]]] = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+
+
+def _die_sprite(value: int, geometry: TableGeometry) -> NDArray[np.float32]:
+    """A white die seen from above; the 1 and the 4 have red pips, as Chinese dice do."""
+    side = round(geometry.die_mm * PX_PER_MM)
+    sprite = np.zeros((side, side, 4), np.float32)
+    mask = np.zeros((side, side), np.uint8)
+    r = round(2.5 * PX_PER_MM)
+    cv2.rectangle(mask, (r, 0), (side - 1 - r, side - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (side - 1, side - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (side - 1 - r, r), (r, side - 1 - r), (side - 1 - r, side - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    sprite[:, :, :3] = (235, 240, 242)
+    colour = (40, 40, 200) if value in (1, 4) else (30, 30, 30)
+    step = side * 0.27
+    pip_r = side * (0.16 if value == 1 else 0.085)
+    for dx, dy in _PIPS[value]:
+        centre = (round(side / 2 + dx * step), round(side / 2 + dy * step))
+        cv2.circle(sprite, centre, round(pip_r), (*colour, 0), -1, cv2.LINE_AA)
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    sprite[:, :, :3] *= (np.clip(dist / (1.5 * PX_PER_MM), 0, 1) * 0.35 + 0.65)[:, :, None]
+    sprite[:, :, 3] = mask.astype(np.float32) / 255.0
+    return sprite
+
+
+def _draw_hand(canvas: NDArray[np.float32], rng: np.random.Generator, x: float, y: float) -> None:
+    """A hand reaching in from the nearest edge: a palm and four fingers, skin-toned."""
+    skin = np.array([(80, 120, 190), (60, 100, 160), (40, 70, 110)][int(rng.integers(3))],
+                    np.float32)  # fmt: skip
+    layer = np.zeros(canvas.shape[:2], np.uint8)
+    cx, cy = round(_mm(x)), round(_mm(y))
+    size = round(45 * PX_PER_MM)
+    cv2.ellipse(layer, (cx, cy + size), (size // 2 + 10, size), 0, 0, 360, 255, -1)
+    for i in range(4):
+        fx = cx - size // 2 + i * size // 3
+        cv2.ellipse(layer, (fx, cy), (round(size / 9), size // 2), 0, 0, 360, 255, -1)
+    soft = cv2.GaussianBlur(layer.astype(np.float32) / 255, (0, 0), 3)[:, :, None]
+    canvas[:] = canvas * (1 - soft) + skin * soft
+
+
+def _cast_shadows(canvas: NDArray[np.float32], layout: Layout, geometry: TableGeometry) -> None:
+    """Soft shadows down and to the right of every tile and die (light from the top left),
+    drawn in one layer and blurred once."""
+    scale = 4  # the shadow is soft: draw it at a quarter of the resolution
+    h, w = canvas.shape[:2]
+    layer = np.zeros((h // scale, w // scale), np.float32)
+    items = [(t.x, t.y, t.angle, geometry.tile_w_mm, geometry.tile_h_mm) for t in layout.tiles]
+    items += [(d.x, d.y, d.angle, geometry.die_mm, geometry.die_mm) for d in layout.dice]
+    for x, y, angle, w_mm, h_mm in items:
+        centre = ((_mm(x + 2.0)) / scale, (_mm(y + 2.5)) / scale)
+        size = (w_mm * PX_PER_MM / scale, h_mm * PX_PER_MM / scale)
+        box = cv2.boxPoints((centre, size, -angle))
+        cv2.fillConvexPoly(layer, np.round(box).astype(np.int32), 1.0, cv2.LINE_AA)
+    layer = cv2.GaussianBlur(layer, (0, 0), 2.0 * PX_PER_MM / scale)
+    canvas *= (1 - 0.45 * cv2.resize(layer, (w, h)))[:, :, None]
+
+
+def draw_top_down(layout: Layout, style: Style, geometry: TableGeometry,
+                  rng: np.random.Generator) -> NDArray[np.float32]:  # fmt: skip
+    """The table drawn from straight above at ``PX_PER_MM``, float BGR."""
+    canvas = _table_canvas(rng, geometry, style)
+    faces = load_set(style.art)
+    _cast_shadows(canvas, layout, geometry)
+    for tile in layout.tiles:
+        if tile.label == BACK:
+            face = np.full((FACE_H, FACE_W, 3), style.back, np.uint8)
+            sprite = _tile_sprite(face, style.back, geometry, rng)
+        else:
+            sprite = _tile_sprite(faces[tile.label], style.body, geometry, rng)
+        _paste(canvas, sprite, tile.x, tile.y, tile.angle)
+    for die in layout.dice:
+        _paste(canvas, _die_sprite(die.value, geometry), die.x, die.y, die.angle)
+    if layout.hand is not None:
+        _draw_hand(canvas, rng, *layout.hand)
+    return canvas
+
+
+def render(layout: Layout, style: Style, rng: np.random.Generator,
+           geometry: TableGeometry | None = None, pose: CameraPose | None = None) -> Rendered:
+    """A camera frame of the layout, with the homography that produced it."""
+    geometry = geometry or TableGeometry()
+    pose = pose or CameraPose.overhead(rng)
+    canvas = draw_top_down(layout, style, geometry, rng)
+    to_frame = pose.homography(geometry)
+    # canvas px -> table mm -> frame px
+    from_canvas = np.array([[1 / PX_PER_MM, 0, -BORDER_MM], [0, 1 / PX_PER_MM, -BORDER_MM],
+                            [0, 0, 1]])  # fmt: skip
+    frame = cv2.warpPerspective(canvas, to_frame @ from_canvas, (pose.width, pose.height),
+                                flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    frame = _camera_effects(frame, style, rng)
+    return Rendered(frame, to_frame, layout, geometry)
+
+
+def _camera_effects(frame: NDArray[np.float32], style: Style, rng: np.random.Generator) -> Image:
+    h, w = frame.shape[:2]
+    # Light: brighter towards a random point, falling off smoothly.
+    lx, ly = rng.uniform(0, w), rng.uniform(0, h)
+    ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+    fall = np.sqrt((xs - lx) ** 2 + (ys - ly) ** 2) / max(w, h)
+    gain = cv2.resize(style.light * (1 - style.gradient * fall), (w, h))
+    frame *= gain[:, :, None]
+    if style.blur > 0.05:
+        frame = cv2.GaussianBlur(frame, (0, 0), style.blur)
+    frame += rng.normal(0, style.noise, size=(h, w, 1)).astype(np.float32)
+    image = np.clip(frame, 0, 255).astype(np.uint8)
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg])
+    if ok:
+        image = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    return np.asarray(image, np.uint8)
+
+
+# -- layouts --------------------------------------------------------------------------------
+
+_SEAT_ANGLE = {"E": 0.0, "S": 90.0, "W": 180.0, "N": 270.0}
+
+
+def _seat_frame(seat: str, size: float) -> tuple[NDArray[np.float64], NDArray[np.float64],
+                                                 NDArray[np.float64]]:  # fmt: skip
+    """Origin at the middle of a seat's edge, 'along' (to the seat's right), 'inward'."""
+    c = size / 2
+    return {
+        "E": (np.array([c, size]), np.array([1.0, 0]), np.array([0, -1.0])),
+        "S": (np.array([size, c]), np.array([0, -1.0]), np.array([-1.0, 0])),
+        "W": (np.array([c, 0.0]), np.array([-1.0, 0]), np.array([0, 1.0])),
+        "N": (np.array([0.0, c]), np.array([0, 1.0]), np.array([1.0, 0])),
+    }[seat]
+
+
+def random_layout(rng: np.random.Generator, labels: Sequence[str], geometry: TableGeometry,
+                  discards: int = 40, exposures: int = 3, walls: bool = True,
+                  dice: bool = True, hand: float = 0.0, touching: float = 0.4,
+                  upside_down: float = 0.2) -> Layout:  # fmt: skip
+    """A plausible mid-game table: discards in rows before each seat, exposures on the racks
+    (the claimed tile turned sideways), short walls of face-down tiles, the dice in the tray."""
+    layout = Layout()
+    s = geometry.size_mm
+    tw, th = geometry.tile_w_mm, geometry.tile_h_mm
+    face_labels = [lab for lab in labels if lab != BACK]
+
+    def pick() -> str:
+        return face_labels[int(rng.integers(len(face_labels)))]
+
+    def turn(base: float) -> float:
+        flip = 180.0 if rng.random() < upside_down else 0.0
+        return base + flip + float(rng.normal(0, 2.0))
+
+    # Discards: each seat lays its own in rows of six, facing itself, inside the wall ring.
+    per_seat = [discards // 4 + (1 if i < discards % 4 else 0) for i in range(4)]
+    inner = 80.0 + 110.0
+    for seat, count in zip(SEATS, per_seat, strict=True):
+        origin, along, inward = _seat_frame(seat, s)
+        for k in range(count):
+            row, col = divmod(k, 6)
+            gap = 0.0 if rng.random() < touching else float(rng.uniform(1.5, 5))
+            offset = (col - 2.5) * (tw + gap) + float(rng.normal(0, 1.0))
+            depth = inner + 25 + row * (th + 3) + th / 2 + float(rng.normal(0, 1.0))
+            x, y = origin + along * offset + inward * depth
+            layout.tiles.append(TilePlacement(pick(), float(x), float(y), turn(_SEAT_ANGLE[seat])))
+    # Exposures: sets of three along the rack, the middle one of each claimed sideways.
+    for seat in SEATS[:exposures]:
+        origin, along, inward = _seat_frame(seat, s)
+        cursor = -250.0
+        for _ in range(int(rng.integers(1, 4))):
+            label = pick()
+            for j in range(3):
+                sideways = j == 1 and rng.random() < 0.6
+                width = th if sideways else tw
+                cursor += width / 2
+                depth = 40.0 + (0 if not sideways else (th - tw) / 2)
+                x, y = origin + along * cursor + inward * depth
+                angle = _SEAT_ANGLE[seat] + (90.0 if sideways else 0.0)
+                layout.tiles.append(TilePlacement(label, float(x), float(y), turn(angle)))
+                cursor += width / 2 + (0.0 if rng.random() < touching else 1.5)
+            cursor += 15.0
+    if walls:
+        for seat in SEATS:
+            origin, along, inward = _seat_frame(seat, s)
+            start = float(rng.uniform(-200, 0))
+            for k in range(int(rng.integers(4, 12))):
+                x, y = origin + along * (start + k * tw) + inward * (80 + 55)
+                layout.tiles.append(TilePlacement(BACK, float(x), float(y), _SEAT_ANGLE[seat]))
+    if dice:
+        c = s / 2
+        for i in range(2):
+            layout.dice.append(DiePlacement(int(rng.integers(1, 7)),
+                                            c - 25 + 50 * i + float(rng.uniform(-8, 8)),
+                                            c + float(rng.uniform(-25, 25)),
+                                            float(rng.uniform(0, 90))))  # fmt: skip
+    if hand and rng.random() < hand:
+        layout.hand = (float(rng.uniform(300, 600)), float(rng.uniform(600, 700)))
+    return layout
