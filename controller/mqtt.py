@@ -1,0 +1,302 @@
+"""The table's MQTT link: paho-mqtt 2.x fed from the durable outbox.
+
+paho keeps unacknowledged messages in RAM only, so the service never hands paho a message
+that is not already in the store's outbox. A single pump thread owns all bookkeeping: it hands
+outbox rows to paho in order (at most ``WINDOW`` unacknowledged at once, the rest wait on
+disk), and deletes a row only when its PUBACK arrives. paho's callbacks only post to a queue:
+``on_publish`` runs under paho's own lock and must never block.
+
+After a restart the outbox is sent again from its first unacknowledged row, so a consumer may
+see a message twice (the PUBACK was lost in the crash) but never misses one; events carry a
+``seq`` to dedupe by. Retained topics (status, state, scores) are re-sent on every (re)connect
+because a broker without persistence forgets them when it restarts.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import ssl
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from controller.store import EventStore
+
+log = logging.getLogger("mjtable.mqtt")
+
+CommandHandler = Callable[[str, bytes], None]
+
+
+@dataclass(frozen=True)
+class BrokerSettings:
+    host: str = "localhost"
+    port: int = 1883
+    username: str = ""
+    password: str = ""
+    tls: bool = False
+    keepalive: int = 15
+    protocol: Literal["5", "3.1.1"] = "5"
+
+
+class Topics:
+    """The v1 topic tree of one table (docs/mqtt.md)."""
+
+    def __init__(self, table: str, prefix: str = "mahjong/v1") -> None:
+        self.base = f"{prefix}/{table}"
+        self.status = f"{self.base}/status"
+        self.state = f"{self.base}/state"
+        self.events = f"{self.base}/events"
+        self.adjudications = f"{self.base}/adjudications"
+        self.scores = f"{self.base}/scores"
+        self.prompts = f"{self.base}/prompts"
+        self.commands = f"{self.base}/cmd/+"
+
+    def cmd(self, verb: str) -> str:
+        return f"{self.base}/cmd/{verb}"
+
+    def cmd_result(self, verb: str) -> str:
+        return f"{self.base}/cmd/{verb}/result"
+
+    def verb_of(self, topic: str) -> str | None:
+        prefix = f"{self.base}/cmd/"
+        if topic.startswith(prefix) and "/" not in topic[len(prefix) :]:
+            return topic[len(prefix) :]
+        return None
+
+
+ONLINE = json.dumps({"state": "online"}).encode()
+OFFLINE = json.dumps({"state": "offline"}).encode()
+
+
+@dataclass(frozen=True)
+class _Ack:
+    mid: int
+    ok: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Connected:
+    ok: bool
+    reason: str
+
+
+class MqttLink:
+    """Publishes the outbox of ``store`` and receives ``cmd/<verb>`` messages.
+
+    ``on_command(verb, payload)`` is called on paho's thread: hand it to your own loop.
+    """
+
+    WINDOW = 100
+
+    def __init__(
+        self,
+        settings: BrokerSettings,
+        topics: Topics,
+        store: EventStore,
+        client_id: str,
+        on_command: CommandHandler | None = None,
+    ) -> None:
+        self.settings = settings
+        self.topics = topics
+        self.store = store
+        self.on_command = on_command
+        self.connected = False
+        self.last_error = ""
+        self.delivered_count = 0
+        self.on_delivered: Callable[[int | None], None] | None = None
+        self._posts: queue.SimpleQueue[_Ack | _Connected | None] = queue.SimpleQueue()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._inflight: dict[int, tuple[int, int | None] | tuple[str, int]] = {}
+        self._handed_upto = 0
+        self._pump: threading.Thread | None = None
+        v5 = settings.protocol == "5"
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            protocol=MQTTProtocolVersion.MQTTv5 if v5 else MQTTProtocolVersion.MQTTv311,
+            clean_session=None if v5 else True,
+        )
+        if settings.username:
+            self.client.username_pw_set(settings.username, settings.password or None)
+        if settings.tls:
+            self.client.tls_set(cert_reqs=ssl.CERT_REQUIRED)
+        self.client.will_set(topics.status, OFFLINE, qos=1, retain=True)
+        self.client.reconnect_delay_set(min_delay=1, max_delay=5)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_publish = self._on_publish
+        self.client.on_message = self._on_message
+
+    # -- lifetime --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect in the background; keeps retrying while the broker is away."""
+        self.client.connect_async(
+            self.settings.host, self.settings.port, keepalive=self.settings.keepalive
+        )
+        self.client.loop_start()
+        self._pump = threading.Thread(target=self._run_pump, name="mqtt-pump", daemon=True)
+        self._pump.start()
+
+    def stop(self, flush_timeout: float = 2.0) -> None:
+        """Say ``offline`` (retained), wait a little for the outbox to drain, disconnect."""
+        self.wait_idle(flush_timeout)
+        if self.connected:
+            info = self.client.publish(self.topics.status, OFFLINE, qos=1, retain=True)
+            deadline = time.monotonic() + 1.0
+            while not info.is_published() and time.monotonic() < deadline:
+                time.sleep(0.01)
+        self._stop.set()
+        self._wake.set()
+        if self._pump is not None:
+            self._pump.join(timeout=2.0)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def kick(self) -> None:
+        """New rows are in the outbox: send them now."""
+        self._wake.set()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until everything in the outbox has been acknowledged."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if (
+                self.connected
+                and not self._inflight
+                and self.store.outbox_size() == 0
+                and not self.store.retained_pending()
+            ):
+                return True
+            time.sleep(0.02)
+        return False
+
+    # -- paho callbacks: post and return -------------------------------------------------------
+
+    def _on_connect(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.ConnectFlags,
+        reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        ok = not reason.is_failure
+        if ok:
+            client.subscribe(self.topics.commands, qos=1)
+        self._posts.put(_Connected(ok, str(reason)))
+        self._wake.set()
+
+    def _on_disconnect(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.DisconnectFlags,
+        reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        self.connected = False
+        self.last_error = f"disconnected: {reason}"
+
+    def _on_publish(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        mid: int,
+        reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        self._posts.put(_Ack(mid, not reason.is_failure, str(reason)))
+        self._wake.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        verb = self.topics.verb_of(msg.topic)
+        if verb is not None and self.on_command is not None:
+            self.on_command(verb, bytes(msg.payload))
+
+    # -- the pump ------------------------------------------------------------------------------
+
+    def _run_pump(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=0.5)
+            self._wake.clear()
+            try:
+                self._drain_posts()
+                self._send()
+            except Exception:  # the pump must outlive any one bad row or a closed store
+                log.exception("mqtt pump")
+                time.sleep(0.2)
+
+    def _drain_posts(self) -> None:
+        while True:
+            try:
+                post = self._posts.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(post, _Connected):
+                self._connected(post)
+            elif isinstance(post, _Ack):
+                self._acked(post)
+
+    def _connected(self, post: _Connected) -> None:
+        if not post.ok:
+            self.last_error = f"broker refused the connection: {post.reason}"
+            log.warning(self.last_error)
+            return
+        self.connected = True
+        self.last_error = ""
+        self.client.publish(self.topics.status, ONLINE, qos=1, retain=True)
+        # A restarted broker may have forgotten retained topics: send them all again.
+        for message in self.store.retained_all():
+            info = self.client.publish(message.topic, message.payload, qos=1, retain=True)
+            self._inflight[info.mid] = (message.topic, message.version)
+
+    def _acked(self, ack: _Ack) -> None:
+        entry = self._inflight.pop(ack.mid, None)
+        if entry is None:
+            return
+        if not ack.ok:
+            # Refused by the broker (an ACL): retrying cannot help; say so and move on.
+            log.warning("broker refused message %s: %s", entry, ack.reason)
+        if isinstance(entry[0], str):
+            self.store.retained_delivered(entry[0], int(entry[1] or 0))
+        else:
+            self.store.delivered(entry[0])
+            self.delivered_count += 1
+            if self.on_delivered is not None:
+                self.on_delivered(entry[1])
+
+    def _send(self) -> None:
+        room = self.WINDOW - len(self._inflight)
+        if room > 0:
+            for message in self.store.pending(after_id=self._handed_upto, limit=room):
+                props = None
+                if self.settings.protocol == "5" and message.seq is not None:
+                    props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+                    props.UserProperty = [("seq", str(message.seq))]
+                    props.ContentType = "application/json"
+                info = self.client.publish(message.topic, message.payload, qos=1, properties=props)
+                if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
+                    log.warning("publish of %s failed: %s", message.topic, info.rc)
+                    break  # stays in the outbox; tried again on the next wake
+                self._inflight[info.mid] = (message.id, message.seq)
+                self._handed_upto = message.id
+        sending = {e[0] for e in self._inflight.values() if isinstance(e[0], str)}
+        for retained in self.store.retained_pending():
+            if retained.topic not in sending:
+                info = self.client.publish(
+                    retained.topic, retained.payload, qos=1, retain=True
+                )
+                self._inflight[info.mid] = (retained.topic, retained.version)

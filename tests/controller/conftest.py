@@ -1,0 +1,98 @@
+"""Real parts for the service tests: a private Mosquitto on a free port, and an MQTT recorder."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from controller.broker import BrokerUnavailable, LocalMosquitto
+
+
+@pytest.fixture
+def broker() -> Iterator[LocalMosquitto]:
+    try:
+        mosq = LocalMosquitto(persistence=True)
+    except BrokerUnavailable as exc:  # ./dev installs it; a skip here would hide MQTT tests
+        pytest.fail(str(exc))
+    mosq.start()
+    yield mosq
+    mosq.close()
+
+
+class Recorder:
+    """A club-side consumer: a persistent session (clean_start=False, session expiry), so the
+    broker keeps its messages while it or the broker is away, as a real scorer would."""
+
+    def __init__(self, host: str, port: int, topic: str, client_id: str = "recorder") -> None:
+        self.messages: list[tuple[str, bytes, bool]] = []
+        self.lock = threading.Lock()
+        self.topic = topic
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5
+        )
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self.subscribed = threading.Event()
+        self.client.on_subscribe = lambda *a: self.subscribed.set()
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = 3600
+        self.client.reconnect_delay_set(min_delay=1, max_delay=2)
+        self.client.connect(host, port, keepalive=10, clean_start=False, properties=props)
+        self.client.loop_start()
+        assert self.subscribed.wait(5), "recorder could not subscribe"
+
+    def _on_connect(self, client: mqtt.Client, *args: Any) -> None:
+        client.subscribe(self.topic, qos=1)
+
+    def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        with self.lock:
+            self.messages.append((msg.topic, bytes(msg.payload), bool(msg.retain)))
+
+    def json_on(self, suffix: str) -> list[dict[str, Any]]:
+        with self.lock:
+            return [json.loads(p) for t, p, _ in self.messages if t.endswith(suffix)]
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            time.sleep(0.02)
+        return predicate()
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.fixture
+def recorder_factory() -> Iterator[Callable[..., Recorder]]:
+    made: list[Recorder] = []
+
+    def make(host: str, port: int, topic: str, client_id: str = "recorder") -> Recorder:
+        rec = Recorder(host, port, topic, client_id)
+        made.append(rec)
+        return rec
+
+    yield make
+    for rec in made:
+        rec.close()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`slow` tests of this folder run only when asked for (`-m slow`); CI runs the short ones."""
+    if "slow" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow")
+    for item in items:
+        if "tests/controller" in str(item.path) and item.get_closest_marker("slow"):
+            item.add_marker(skip)
