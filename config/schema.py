@@ -25,10 +25,9 @@ RULESETS = (
     "american",
 )
 SEATS = ("E", "S", "W", "N")
-# The buttons a seat can have. `call` is the generic "I claim it" button of a one-button seat;
-# the kind of claim is then read from what the player lays down (Code 1924, Law 52 decides on
-# the kind, so the engine asks the table when it cannot tell).
-BUTTONS = ("call", "chow", "pung", "kong", "mahjong")
+# The call buttons a seat can have: the kind of claim decides priority (Code 1924, Laws 50-52),
+# so each kind has its own button.
+BUTTONS = ("chow", "pung", "kong", "mahjong")
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 Ruleset = Literal[
@@ -86,7 +85,7 @@ class BoardSection(_Section):
 
 class GpioSeat(_Section):
     # BCM pin numbers; any button may be absent.
-    buttons: dict[Literal["call", "chow", "pung", "kong", "mahjong"], int] = Field(
+    buttons: dict[Literal["chow", "pung", "kong", "mahjong"], int] = Field(
         default_factory=dict
     )
     led: int | None = None

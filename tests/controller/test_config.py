@@ -63,8 +63,8 @@ def test_table_id_must_be_a_topic_level(tmp_path: Path) -> None:
 def test_gpio_pin_used_twice_is_refused(tmp_path: Path) -> None:
     text = (
         '[table]\nid = "t"\n[gpio]\nenabled = true\n'
-        "[gpio.seats.E]\nbuttons = {call = 5}\nled = 6\n"
-        "[gpio.seats.S]\nbuttons = {call = 6}\n"
+        "[gpio.seats.E]\nbuttons = {pung = 5}\nled = 6\n"
+        "[gpio.seats.S]\nbuttons = {pung = 6}\n"
     )
     with pytest.raises(ConfigError, match=r"GPIO 6 is already used by seats\.E\.led"):
         load_config(_write(tmp_path, text))

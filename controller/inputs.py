@@ -1,0 +1,151 @@
+"""What the table tells the service: button presses and observations.
+
+Two kinds of input reach the service, from whichever hardware the table has:
+
+- :class:`Press` — a seat pressed a call button. From the board (its microsecond clock at the
+  debounced edge) or from GPIO (the Pi's monotonic clock at the edge). Two seats within a
+  millisecond are ordered by this time, never by arrival.
+- :class:`Observation` — something the table shows face up, from vision (or from the simulated
+  game): a discard landed and named, a set laid, a tile drawn, a flower laid aside, dice
+  shown, a hand shown at Mah Jongg. Each carries the recogniser's confidence; the service does
+  not guess at a low-confidence one, it asks the table.
+
+Sources deliver them through one callback each (:class:`InputSink`); a source runs on its own
+thread or task and the service hops them onto its loop.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+SEATS = ("E", "S", "W", "N")
+CLAIM_BUTTONS = ("chow", "pung", "kong", "mahjong")
+
+
+class InputError(ValueError):
+    """An input that cannot be understood; names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """Seat ``seat`` (E S W N) pressed its ``button`` (chow pung kong mahjong) at ``time_us``
+    of the table clock."""
+
+    seat: str
+    button: str
+    time_us: int
+    source: str = "board"
+
+    def __post_init__(self) -> None:
+        if self.seat not in SEATS:
+            raise InputError(f"press.seat: {self.seat!r} is not one of E S W N")
+        if self.button not in CLAIM_BUTTONS:
+            raise InputError(f"press.button: {self.button!r} is not one of {CLAIM_BUTTONS}")
+
+
+class ObservationKind(enum.StrEnum):
+    DICE = "dice"  # dice shown after a throw: tiles=(), dice=(a, b[, c])
+    DEAL = "deal"  # the hands are drawn (Law 17): tiles=()
+    DRAW = "draw"  # a seat took a tile from the wall; face down, so tiles=()
+    FLOWER = "flower"  # a flower or season laid aside: tiles=(F2,)
+    DISCARD = "discard"  # a discard landed and was named: tiles=(5C,)
+    EXPOSURE = "exposure"  # a set laid face up after a won claim: tiles=(5C, 5C, 5C)
+    CONCEALED_KONG = "concealed_kong"  # four from the hand laid (Law 41): tiles=(tile,)
+    ADDED_KONG = "added_kong"  # a fourth added to a grounded pung (Law 42): tiles=(tile,)
+    HAND_SHOWN = "hand_shown"  # the concealed hand shown at Mah Jongg: every tile
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One thing the table showed. ``zone`` names where it was seen (``discards``,
+    ``rack-S``, ``wall``); ``time_us`` is the table clock when the frame was taken."""
+
+    kind: ObservationKind
+    seat: str | None
+    tiles: tuple[str, ...] = ()
+    confidence: float = 1.0
+    time_us: int = 0
+    zone: str = ""
+    dice: tuple[int, ...] = ()
+    source: str = "vision"
+    id: int = 0  # set by the service when it holds one for confirmation
+
+    def __post_init__(self) -> None:
+        if self.seat is not None and self.seat not in SEATS:
+            raise InputError(f"observation.seat: {self.seat!r} is not one of E S W N")
+        if not 0.0 <= self.confidence <= 1.0:
+            raise InputError(f"observation.confidence: {self.confidence} is not in [0, 1]")
+        if self.kind is ObservationKind.DICE and not all(1 <= d <= 6 for d in self.dice):
+            raise InputError(f"observation.dice: {self.dice} are not dice faces")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": str(self.kind),
+            "seat": self.seat,
+            "tiles": list(self.tiles),
+            "confidence": round(self.confidence, 3),
+            "time_us": self.time_us,
+        }
+        if self.zone:
+            out["zone"] = self.zone
+        if self.dice:
+            out["dice"] = list(self.dice)
+        if self.id:
+            out["id"] = self.id
+        return out
+
+    @staticmethod
+    def from_json(obj: Any, where: str = "observation") -> Observation:
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: expected an object")
+        try:
+            kind = ObservationKind(obj.get("kind"))
+        except ValueError:
+            known = ", ".join(k.value for k in ObservationKind)
+            raise InputError(f"{where}.kind: {obj.get('kind')!r} is not one of {known}") from None
+        tiles = obj.get("tiles", [])
+        if not isinstance(tiles, list) or not all(isinstance(t, str) for t in tiles):
+            raise InputError(f"{where}.tiles: expected a list of tile tokens")
+        dice = obj.get("dice", [])
+        if not isinstance(dice, list) or not all(isinstance(d, int) for d in dice):
+            raise InputError(f"{where}.dice: expected a list of integers")
+        confidence = obj.get("confidence", 1.0)
+        if not isinstance(confidence, int | float):
+            raise InputError(f"{where}.confidence: expected a number")
+        seat = obj.get("seat")
+        if seat is not None and not isinstance(seat, str):
+            raise InputError(f"{where}.seat: expected E S W N or null")
+        return Observation(
+            kind=kind,
+            seat=seat.upper() if seat else None,
+            tiles=tuple(t.upper() for t in tiles),
+            confidence=float(confidence),
+            time_us=int(obj.get("time_us", 0)),
+            zone=str(obj.get("zone", "")),
+            dice=tuple(dice),
+            source=str(obj.get("source", "referee")),
+        )
+
+
+class InputSink(Protocol):
+    """Where a source delivers; thread-safe on the service's side."""
+
+    def press(self, press: Press) -> None: ...
+
+    def observe(self, observation: Observation) -> None: ...
+
+
+@dataclass
+class RecordedInputs:
+    """An :class:`InputSink` that keeps what it is given (for tools and tests)."""
+
+    presses: list[Press] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)
+
+    def press(self, press: Press) -> None:
+        self.presses.append(press)
+
+    def observe(self, observation: Observation) -> None:
+        self.observations.append(observation)
