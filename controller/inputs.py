@@ -101,7 +101,7 @@ class Observation:
         if not isinstance(obj, dict):
             raise InputError(f"{where}: expected an object")
         try:
-            kind = ObservationKind(obj.get("kind"))
+            kind = ObservationKind(str(obj.get("kind")))
         except ValueError:
             known = ", ".join(k.value for k in ObservationKind)
             raise InputError(f"{where}.kind: {obj.get('kind')!r} is not one of {known}") from None
