@@ -1,0 +1,542 @@
+"""A virtual table board on a pty pair, speaking the same bytes as the reference firmware.
+
+It runs :class:`firmware_bridge.board.BoardProtocol` (the code the firmware runs) in a thread
+against the master side of a pty; the host opens the slave side (or a stable symlink to it,
+standing in for the udev name) like the real USB device. Tests and ``mjtable simulate``
+script it: press buttons, report sensors and dice, read back LED state, and inject faults at
+the byte boundary (bit flips, dropped frames and bytes, truncated frames, garbage between
+frames, unplug/replug, a slow or stalled board, a reboot).
+
+Example::
+
+    with EmulatedBoard(link_path=tmp / "mahjong-mcu") as board:
+        async with BoardLink(board.path) as link:
+            await link.wait_up()
+            board.click(seat=2, button=0)
+            event = await link.next_event(timeout=1)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import random
+import select
+import threading
+import time
+import tty
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge import wire
+from firmware_bridge.board import BoardInfo, BoardProtocol, Hardware, render
+
+
+@dataclass
+class Faults:
+    """Per-frame fault probabilities, applied to both directions unless told otherwise."""
+
+    bit_flip: float = 0.0  # one random bit of the frame flipped
+    drop_frame: float = 0.0  # the whole frame lost
+    drop_byte: float = 0.0  # one byte of the frame lost
+    truncate: float = 0.0  # the frame cut short (its delimiter kept)
+    garbage: float = 0.0  # 1..16 random bytes (and a delimiter) inserted before the frame
+    to_host: bool = True
+    to_board: bool = True
+
+    def any(self) -> bool:
+        return any((self.bit_flip, self.drop_frame, self.drop_byte, self.truncate, self.garbage))
+
+
+@dataclass
+class FaultInjector:
+    faults: Faults
+    rng: random.Random
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def _hit(self, name: str, p: float) -> bool:
+        if p and self.rng.random() < p:
+            self.counts[name] = self.counts.get(name, 0) + 1
+            return True
+        return False
+
+    def apply(self, frame: bytes) -> bytes:
+        """``frame`` without its delimiter -> the bytes that reach the other side."""
+        f = self.faults
+        if self._hit("drop_frame", f.drop_frame):
+            return b""
+        data = bytearray(frame)
+        if data and self._hit("bit_flip", f.bit_flip):
+            i = self.rng.randrange(len(data))
+            data[i] ^= 1 << self.rng.randrange(8)
+        if data and self._hit("drop_byte", f.drop_byte):
+            del data[self.rng.randrange(len(data))]
+        if len(data) > 1 and self._hit("truncate", f.truncate):
+            del data[self.rng.randrange(1, len(data)) :]
+        prefix = b""
+        if self._hit("garbage", f.garbage):
+            prefix = bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 16))) + b"\0"
+        return prefix + bytes(data) + b"\0"
+
+
+class _Splitter:
+    """Cuts a stream into delimited frames so faults hit whole frames."""
+
+    def __init__(self) -> None:
+        self.buf = b""
+
+    def split(self, data: bytes) -> list[bytes]:
+        parts = (self.buf + data).split(b"\0")
+        self.buf = parts.pop()
+        if len(self.buf) > 4 * wire.MAX_ENCODED:
+            self.buf = b""
+        return parts
+
+
+class EmulatedHardware(Hardware):
+    """LED segments, dice and settings of the virtual board, inspectable from tests."""
+
+    def __init__(self, info: BoardInfo, rng: random.Random) -> None:
+        self.info = info
+        self.rng = rng
+        self.board: BoardProtocol | None = None
+        self.pixels = [bytearray(3 * n) for n in info.segments]
+        self.animations: list[tuple[tuple[int, ...], int] | None] = [None] * len(info.segments)
+        self.dice_shown: tuple[int, ...] = ()
+        self.roller_fired = 0
+        self.config: dict[int, int] = {}
+        self.host_lost_count = 0
+        self.history: deque[tuple[str, tuple[Any, ...]]] = deque(maxlen=10000)
+
+    def set_pixels(self, segment: int, start: int, rgb: bytes, now_us: int) -> None:
+        self.history.append(("pixels", (segment, start, bytes(rgb))))
+        seg = self.pixels[segment]
+        end = min(len(seg), 3 * start + len(rgb))
+        if 3 * start < end:
+            seg[3 * start : end] = rgb[: end - 3 * start]
+        self.animations[segment] = None
+
+    def set_animation(self, segment: int, anim: tuple[int, ...], now_us: int) -> None:
+        self.history.append(("animation", (segment, *anim)))
+        self.animations[segment] = (anim, now_us)
+
+    def dice(self, action: int, count: int, values: tuple[int, ...], now_us: int) -> None:
+        self.history.append(("dice", (action, count, values)))
+        if action == wire.DICE_ROLL:
+            if self.info.dice_kind == wire.DICE_ROLLER:
+                self.roller_fired += 1
+                return
+            rolled = [self.rng.randint(1, 6) for _ in range(count)]
+            self.dice_shown = tuple(rolled)
+            if self.board is not None:
+                self.board.record_dice(wire.DICE_LED, rolled, now_us)
+        elif action == wire.DICE_SHOW:
+            self.dice_shown = tuple(values)
+        elif action == wire.DICE_CLEAR:
+            self.dice_shown = ()
+
+    def configure(self, key: int, value: int) -> None:
+        self.history.append(("config", (key, value)))
+        self.config[key] = value
+
+    def host_lost(self, now_us: int) -> None:
+        self.host_lost_count += 1
+
+    def leds(self, segment: int, now_us: int) -> list[tuple[int, int, int]]:
+        running = self.animations[segment]
+        n = self.info.segments[segment]
+        if running is None:
+            raw = self.pixels[segment]
+        else:
+            anim, start = running
+            raw = render(anim, start, now_us, n)
+        return [(raw[3 * i], raw[3 * i + 1], raw[3 * i + 2]) for i in range(n)]
+
+
+def _monotonic_us() -> int:
+    return time.monotonic_ns() // 1000
+
+
+class EmulatedBoard:
+    """The virtual board. Thread-safe: every public method may be called from any thread."""
+
+    def __init__(
+        self,
+        *,
+        info: BoardInfo | None = None,
+        link_path: str | os.PathLike[str] | None = None,
+        faults: Faults | None = None,
+        seed: int = 0,
+        boot_id: int | None = None,
+        window: int = 32,
+        retransmit_ms: int = 40,
+        host_timeout_ms: int = 1000,
+    ) -> None:
+        self.info = info or BoardInfo()
+        self.link_path = Path(link_path) if link_path is not None else None
+        self.rng = random.Random(seed)
+        self.injector_out = FaultInjector(faults or Faults(), random.Random(seed + 1))
+        self.injector_in = FaultInjector(self.injector_out.faults, random.Random(seed + 2))
+        self._proto_args = (window, retransmit_ms * 1000, host_timeout_ms * 1000)
+        self.board_epoch_us = _monotonic_us()  # host-monotonic µs at board time 0
+        self.hardware = EmulatedHardware(self.info, self.rng)
+        self.protocol = self._new_protocol(boot_id)
+        self._lock = threading.RLock()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
+        self._master: int | None = None
+        self._slave: int | None = None
+        self.pty_name = ""
+        self._pending_out = bytearray()
+        self._delayed: deque[tuple[int, bytes]] = deque()
+        self._splitter_in = _Splitter()
+        self._thread: threading.Thread | None = None
+        self._running = False
+        self._stalled = False
+        self.latency_s = 0.0  # a slow board: every output waits this long
+        self._burst_left = 0
+        self._burst_next = 0
+        self._burst_interval_us = 0
+        self._burst_index = 0
+        self._random_rate = 0.0
+        self._random_next_us = 0
+        self.plugged = False
+        self.replugs = 0
+
+    def _new_protocol(self, boot_id: int | None) -> BoardProtocol:
+        window, retransmit_us, host_timeout_us = self._proto_args
+        proto = BoardProtocol(
+            self.info,
+            self.hardware,
+            boot_id if boot_id is not None else self.rng.getrandbits(32),
+            window=window,
+            retransmit_us=retransmit_us,
+            host_timeout_us=host_timeout_us,
+        )
+        self.hardware.board = proto
+        return proto
+
+    # -- lifetime --------------------------------------------------------------------------
+    @property
+    def path(self) -> str:
+        """What the host opens: the stable symlink if one was asked for, else the pty."""
+        return str(self.link_path) if self.link_path is not None else self.pty_name
+
+    def start(self) -> str:
+        if self._thread is not None:
+            return self.path
+        self._plug()
+        self._running = True
+        self._thread = threading.Thread(target=self._loop, name="emulated-board", daemon=True)
+        self._thread.start()
+        return self.path
+
+    def stop(self) -> None:
+        self._running = False
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        with self._lock:
+            self._unplug()
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._wake_r = self._wake_w = -1
+
+    def __enter__(self) -> EmulatedBoard:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def now_us(self) -> int:
+        """The board's clock (µs since it booted)."""
+        return _monotonic_us() - self.board_epoch_us
+
+    # -- the cable -------------------------------------------------------------------------
+    def _plug(self) -> None:
+        master, slave = os.openpty()
+        tty.setraw(master)
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        self._master, self._slave = master, slave
+        self.pty_name = os.ttyname(slave)
+        self._splitter_in = _Splitter()
+        self._pending_out = bytearray()
+        if self.link_path is not None:
+            tmp = self.link_path.with_name(self.link_path.name + ".new")
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+            tmp.symlink_to(self.pty_name)
+            tmp.replace(self.link_path)  # atomic, like udev updating its symlink
+        self.plugged = True
+
+    def _unplug(self) -> None:
+        if self.link_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.link_path.unlink()
+        for fd in (self._master, self._slave):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._master = self._slave = None
+        self._delayed.clear()
+        self.plugged = False
+
+    def unplug(self) -> None:
+        """Pull the USB cable: the device node disappears; the board keeps running."""
+        with self._lock:
+            self._unplug()
+        self._wake()
+
+    def replug(self) -> None:
+        """Put the cable back: a new pty behind the same stable path."""
+        with self._lock:
+            if not self.plugged:
+                self._plug()
+                self.replugs += 1
+        self._wake()
+
+    def stall(self) -> None:
+        """The firmware hangs: nothing is read, processed or sent until :meth:`resume`."""
+        self._stalled = True
+        self._wake()
+
+    def resume(self) -> None:
+        self._stalled = False
+        self._wake()
+
+    def reboot(self, boot_id: int | None = None) -> None:
+        """Power-cycle the board: a new boot id, an empty ring, LEDs dark."""
+        with self._lock:
+            self.hardware = EmulatedHardware(self.info, self.rng)
+            self.protocol = self._new_protocol(boot_id)
+        self._wake()
+
+    @property
+    def faults(self) -> Faults:
+        return self.injector_out.faults
+
+    @faults.setter
+    def faults(self, value: Faults) -> None:
+        with self._lock:
+            self.injector_out.faults = value
+            self.injector_in.faults = value
+
+    # -- scripting -------------------------------------------------------------------------
+    def press(self, seat: int, button: int = 0) -> None:
+        self._check_button(seat, button)
+        self._record(lambda now: self.protocol.record_button(seat, button, True, now))
+
+    def release(self, seat: int, button: int = 0) -> None:
+        self._check_button(seat, button)
+        self._record(lambda now: self.protocol.record_button(seat, button, False, now))
+
+    def click(self, seat: int, button: int = 0) -> None:
+        """A press and its release."""
+        self.press(seat, button)
+        self.release(seat, button)
+
+    def sensor(self, kind: int, zone: int, value: int) -> None:
+        self._record(lambda now: self.protocol.record_sensor(kind, zone, value, now))
+
+    def dice_result(self, values: list[int], source: int = wire.DICE_SENSED) -> None:
+        self._record(lambda now: self.protocol.record_dice(source, values, now))
+
+    def error(self, code: int, detail: str) -> None:
+        self._record(lambda now: self.protocol.record_error(code, detail, now))
+
+    def burst(self, count: int, rate_per_s: float | None = None) -> None:
+        """``count`` button edges from the board's thread, at ``rate_per_s`` or as fast as
+        the ring has room. Edge i: seat i % seats, button (i // seats) % buttons, pressed when
+        (i // (seats * buttons)) is even (see :func:`burst_edge`)."""
+        with self._lock:
+            self._burst_left += count
+            self._burst_interval_us = int(1e6 / rate_per_s) if rate_per_s else 0
+            self._burst_next = self.now_us()
+        self._wake()
+
+    def random_presses(self, rate_per_s: float) -> None:
+        """Random clicks on random seats and buttons (0 stops them)."""
+        with self._lock:
+            self._random_rate = rate_per_s
+            self._random_next_us = self.now_us()
+        self._wake()
+
+    def burst_done(self) -> bool:
+        with self._lock:
+            return self._burst_left == 0
+
+    def _check_button(self, seat: int, button: int) -> None:
+        if not 0 <= seat < self.info.seats:
+            raise ValueError(f"seat {seat}: the board has seats 0..{self.info.seats - 1}")
+        if not 0 <= button < self.info.buttons_per_seat:
+            raise ValueError(
+                f"button {button}: seats have buttons 0..{self.info.buttons_per_seat - 1}"
+            )
+
+    def _record(self, record: Any) -> None:
+        with self._lock:
+            record(self.now_us())
+        self._wake()
+
+    # -- inspection ------------------------------------------------------------------------
+    def leds(self, segment: int) -> list[tuple[int, int, int]]:
+        """What segment ``segment`` shows right now (animations rendered)."""
+        with self._lock:
+            if not 0 <= segment < len(self.info.segments):
+                raise ValueError(f"segment {segment}: the board has {len(self.info.segments)}")
+            return self.hardware.leds(segment, self.now_us())
+
+    def animation(self, segment: int) -> dict[str, int] | None:
+        with self._lock:
+            running = self.hardware.animations[segment]
+        if running is None:
+            return None
+        names = ("animation", "r", "g", "b", "period_ms", "duration_ms", "position", "repeat")
+        return dict(zip(names, running[0], strict=True))
+
+    @property
+    def dice_shown(self) -> tuple[int, ...]:
+        return self.hardware.dice_shown
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            p = self.protocol
+            return {
+                "plugged": self.plugged,
+                "stalled": self._stalled,
+                "host_present": p.host_present,
+                "events_recorded": p.next_seq - 1,
+                "events_unacked": p.ring_used(),
+                "retransmissions": p.retransmissions,
+                "corrupt_frames": p.deframer.corrupt,
+                "commands_applied": p.commands_applied,
+                "unknown_types": p.unknown_types,
+                "replugs": self.replugs,
+                "faults_to_host": dict(self.injector_out.counts),
+                "faults_to_board": dict(self.injector_in.counts),
+            }
+
+    # -- the board's thread ----------------------------------------------------------------
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")
+
+    def _loop(self) -> None:
+        while self._running:
+            try:
+                self._step()
+            except Exception:  # keep the board alive whatever a test does to it
+                import logging
+
+                logging.getLogger("firmware_bridge").exception("emulated board step failed")
+                time.sleep(0.01)
+
+    def _step(self) -> None:
+        now = self.now_us()
+        with self._lock:
+            master = self._master if not self._stalled else None
+            deadline = self.protocol.next_deadline_us(now)
+            if self._burst_left:
+                deadline = min(deadline, self._burst_next)
+            if self._random_rate:
+                deadline = min(deadline, self._random_next_us)
+            if self._delayed:
+                deadline = min(deadline, self._delayed[0][0])
+            want_write = bool(self._pending_out)
+        timeout = max(0.0, min((deadline - now) / 1e6, 0.05))
+        rlist = [self._wake_r] + ([master] if master is not None else [])
+        wlist = [master] if master is not None and want_write else []
+        try:
+            readable, _, _ = select.select(rlist, wlist, [], timeout)
+        except (OSError, ValueError):
+            return  # the pty was closed under us (unplug): go round again
+        if self._wake_r in readable:
+            with contextlib.suppress(OSError):
+                os.read(self._wake_r, 4096)
+        if self._stalled:
+            return
+        with self._lock:
+            if self._master is None or self._master != master:
+                master = None
+            now = self.now_us()
+            if master is not None and master in readable:
+                self._read(master, now)
+            self._generate(now)
+            out = self.protocol.poll(now)
+            if master is None:
+                return  # unplugged: what the board sends is lost (and resent after HELLO)
+            if out:
+                self._queue_out(out, now)
+            self._write(master, now)
+
+    def _read(self, master: int, now: int) -> None:
+        try:
+            data = os.read(master, 65536)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            if exc.errno == errno.EIO:  # nobody has the slave open
+                return
+            raise
+        faults = self.injector_in.faults
+        if faults.to_board and faults.any():
+            data = b"".join(self.injector_in.apply(f) for f in self._splitter_in.split(data))
+        self.protocol.receive(data, now)
+
+    def _generate(self, now: int) -> None:
+        p = self.protocol
+        info = self.info
+        while self._burst_left and now >= self._burst_next:
+            if p.ring_used() >= info.ring_capacity - 1:
+                break  # wait for acknowledgements: the burst never overflows the ring
+            i = self._burst_index
+            seat, button, pressed = burst_edge(i, info.seats, info.buttons_per_seat)
+            p.record_button(seat, button, pressed, now)
+            self._burst_index += 1
+            self._burst_left -= 1
+            if self._burst_interval_us:
+                self._burst_next += self._burst_interval_us
+        while self._random_rate and now >= self._random_next_us:
+            seat = self.rng.randrange(info.seats)
+            button = self.rng.randrange(info.buttons_per_seat)
+            p.record_button(seat, button, True, now)
+            p.record_button(seat, button, False, now)
+            self._random_next_us += max(1, int(self.rng.expovariate(self._random_rate) * 1e6))
+
+    def _queue_out(self, out: bytes, now: int) -> None:
+        faults = self.injector_out.faults
+        if faults.to_host and faults.any():
+            frames = out.split(b"\0")[:-1]
+            out = b"".join(self.injector_out.apply(f) for f in frames)
+        if self.latency_s:
+            self._delayed.append((now + int(self.latency_s * 1e6), out))
+        else:
+            self._pending_out += out
+
+    def _write(self, master: int, now: int) -> None:
+        while self._delayed and self._delayed[0][0] <= now:
+            self._pending_out += self._delayed.popleft()[1]
+        if not self._pending_out:
+            return
+        try:
+            n = os.write(master, self._pending_out)
+        except BlockingIOError:
+            n = 0
+        except OSError:
+            self._pending_out.clear()
+            return
+        del self._pending_out[:n]
+        if len(self._pending_out) > 1 << 20:
+            self._pending_out.clear()  # a USB endpoint nobody reads drops data too
+
+
+def burst_edge(i: int, seats: int, buttons: int) -> tuple[int, int, bool]:
+    """(seat, button, pressed) of the i-th edge of :meth:`EmulatedBoard.burst`."""
+    return i % seats, (i // seats) % buttons, (i // (seats * buttons)) % 2 == 0
