@@ -1,0 +1,83 @@
+"""Building the wall, breaking it with two throws, and the deal.
+
+The wall is a list of tiles *as built*: East's wall first, then South's, West's, North's
+(Code 1924, Law 10), each wall as its stacks counted from the builder's right, each stack as
+(upper, lower). Breaking (Laws 14-16; Pung-Chow B; Classical): East's throw selects the
+breaker, counting East as 1 to the right; the breaker adds his own throw and counts that many
+stacks from the right of his wall, carrying on into the wall on his left; the stack there is
+lifted to become the loose tiles. Live draws start at the stack to the left of the opening and
+go on leftwards; loose tiles come from the other end.
+
+``draw_order`` turns the built wall into a flat list with the first live draw at the front
+and the first loose tile at the back, so the state draws with two indexes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from engine.rules import Ruleset
+from engine.seats import SEATS, Seat
+from engine.tiles import Tile, tile_set
+
+
+def build_wall(ruleset: Ruleset, rng: random.Random) -> list[Tile]:
+    """A shuffled set (simulation only: a real table shuffles by hand)."""
+    tiles = tile_set(ruleset.tiles)
+    rng.shuffle(tiles)
+    return tiles
+
+
+def throw_dice(rng: random.Random) -> tuple[int, int]:
+    return (rng.randint(1, 6), rng.randint(1, 6))
+
+
+def check_dice(dice: Sequence[int]) -> None:
+    if len(dice) != 2 or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
+        raise ValueError(f"two dice of 1-6, not {list(dice)}")
+
+
+def breaker(first_total: int) -> Seat:
+    """The seat East's throw selects (Law 15: 5 or 9 East, 2, 6, 10 South, ...)."""
+    return SEATS[(first_total - 1) % 4]
+
+
+def break_point(first_total: int, second_total: int, stacks: int) -> tuple[Seat, int]:
+    """``(wall_of, stack)``: the wall and the stack (1 = rightmost) lifted to open it (Law 16).
+    A count past the end of the breaker's wall carries on into the wall on his left."""
+    total = first_total + second_total
+    owner = breaker(first_total)
+    wall_steps, stack = divmod(total - 1, stacks)
+    return SEATS[(owner - wall_steps) % 4], stack + 1
+
+
+def _ring(built: Sequence[Tile], start_wall: Seat, stacks: int) -> list[tuple[Tile, Tile]]:
+    """The stacks in draw direction, starting at the right end of ``start_wall``."""
+    ring = []
+    for i in range(4):
+        w = (start_wall - i) % 4
+        base = w * stacks * 2
+        for k in range(stacks):
+            ring.append((built[base + 2 * k], built[base + 2 * k + 1]))
+    return ring
+
+
+def draw_order(built: Sequence[Tile], wall_of: Seat, stack: int, stacks: int) -> list[Tile]:
+    """The tiles in draw order: live draws from the front, loose tiles from the back (the
+    lifted stack last, so it is the first loose tile)."""
+    ring = _ring(built, wall_of, stacks)
+    opening = stack - 1  # index of the lifted stack in the ring
+    live = ring[opening + 1 :] + ring[:opening]
+    order = [t for s in live for t in s]
+    order.extend(ring[opening])
+    return order
+
+
+def deal_sizes(players: Sequence[Seat] = SEATS) -> list[tuple[Seat, int]]:
+    """The order of the deal (Law 17): four tiles each in turn, three times, then one each,
+    then East's fourteenth."""
+    steps = [(s, 4) for _ in range(3) for s in players]
+    steps += [(s, 1) for s in players]
+    steps.append((players[0], 1))
+    return steps
