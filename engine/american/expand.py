@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.american.cln import (
     NUMBER_VARS,
@@ -39,9 +39,9 @@ def supply(tile: Tile) -> int:
     return 8 if tile == FLOWER else 4
 
 
-@dataclass(frozen=True)
-class Expansion:
-    """One concrete way to make a line. ``nat`` and ``jok`` are sorted (tile, count) pairs."""
+class Expansion(NamedTuple):
+    """One concrete way to make a line. ``nat`` and ``jok`` are sorted (tile, count) pairs.
+    A NamedTuple, not a dataclass: a compiled card holds thousands and unpickles them fast."""
 
     line: int  # index into the card's lines
     alternative: int

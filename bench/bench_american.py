@@ -1,0 +1,141 @@
+"""Benchmarks for American card matching (targets from issue 4).
+
+    .venv/bin/python bench/bench_american.py [--hands 300]
+
+Measures, on a 60-line card made of the sample card and generated lines:
+* compiling the card cold (parse, lint, expand) and loading it from the hash-keyed cache
+  (target: load <= 200 ms);
+* checking one hand against the whole card (target: median <= 2 ms);
+* tiles-away for every line (target: median <= 20 ms);
+* a whole `mjtable card check` process, start to answer (target: <= 0.3 s).
+Prints one JSON object. Medians, never single runs: the machine is shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.american.card import SAMPLE_CARD, compile_card, load_card  # noqa: E402
+from engine.american.match import Hand, make_hand, matches, tiles_away  # noqa: E402
+from engine.tiles import FLOWER, JOKER, tile_name  # noqa: E402
+
+
+def sixty_line_card() -> str:
+    """The sample card's lines plus generated ones, 60 in all."""
+    text = SAMPLE_CARD.read_text()
+    rng = random.Random(7)
+    extra: list[str] = ["section GN \"Generated\""]
+    shapes = [
+        "{n}{n}{n}{n}a {m}{m}{m}b {p}{p}{p}{p}c FFF",
+        "XXXX0a YYYY0b {n}{n}{n}c NNN",
+        "FF XXX0a XXX1a XXXX2b YY0c ; X~Y",
+        "ZZZZ UUU XXXX0a {n}{n}{n}b",
+        "DDD* XXXX0a XXXX1b XXX2c",
+        "NEWS XXX0a XXX0b XXXX0c",
+        "{n}{n}a {m}{m}{m}a {p}{p}{p}{p}a DDDa DDb",
+        "X0X1X2X3a YYYY0b YYYY0c FF",
+    ]
+    count = 0
+    while len([line for line in text.splitlines() + extra if "-" in line[:6]]) < 60:
+        count += 1
+        n, m, p = rng.sample(range(1, 10), 3)
+        shape = shapes[count % len(shapes)].format(n=n, m=m, p=p)
+        extra.append(f"GN-{count} X {25 + 5 * (count % 4)} : {shape}")
+    return text + "\n".join(extra) + "\n"
+
+
+def random_hand(rng: random.Random, card_tiles: list[list[int]], size: int) -> Hand:
+    while True:
+        tiles = list(rng.choice(card_tiles))
+        for _ in range(rng.randrange(0, 5)):
+            tiles[rng.randrange(14)] = rng.choice([*range(34), FLOWER, JOKER])
+        rng.shuffle(tiles)
+        try:
+            return make_hand(tiles[:size])
+        except ValueError:
+            continue
+
+
+def median_ms(samples: list[float]) -> float:
+    return round(statistics.median(samples) * 1000, 3)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--hands", type=int, default=300)
+    args = parser.parse_args()
+    text = sixty_line_card()
+    report: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CACHE_HOME"] = tmp
+        path = Path(tmp) / "sixty.card"
+        path.write_text(text)
+        cold = []
+        for _ in range(3):
+            t = time.perf_counter()
+            compiled, problems = compile_card(text)
+            cold.append(time.perf_counter() - t)
+        assert compiled is not None, [str(p) for p in problems if p.severity == "error"]
+        load_card(path)  # fills the cache
+        warm = []
+        for _ in range(20):
+            t = time.perf_counter()
+            card = load_card(path)
+            warm.append(time.perf_counter() - t)
+        report["card"] = {"lines": len(card.lines), "expansions": len(card.expansions),
+                          "compile_cold_ms": median_ms(cold), "load_cached_ms": median_ms(warm)}
+
+        rng = random.Random(2026)
+        realisations = [e.tiles() for e in card.expansions]
+        for size in (14, 13):
+            hands = [random_hand(rng, realisations, size) for _ in range(args.hands)]
+            check_times, away_times = [], []
+            complete = 0
+            for hand in hands:
+                t = time.perf_counter()
+                found = matches(card, hand)
+                check_times.append(time.perf_counter() - t)
+                complete += bool(found)
+                t = time.perf_counter()
+                tiles_away(card, hand)
+                away_times.append(time.perf_counter() - t)
+            report[f"hands_{size}"] = {
+                "hands": len(hands), "complete": complete,
+                "check_median_ms": median_ms(check_times),
+                "check_p95_ms": round(sorted(check_times)[int(0.95 * len(hands))] * 1000, 3),
+                "tiles_away_median_ms": median_ms(away_times),
+                "tiles_away_p95_ms": round(sorted(away_times)[int(0.95 * len(hands))] * 1000, 3),
+            }
+
+        hand = [tile_name(t) for t in realisations[len(realisations) // 2]]
+        mjtable = [sys.executable, "-c", "import sys; from controller.cli import main; "
+                   "sys.exit(main())"]
+        command = [*mjtable, "card", "check", "--card", str(path), *hand]
+        bare = [sys.executable, "-c", "pass"]
+        runs, baseline = [], []
+        for _ in range(10):
+            t = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+            runs.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            subprocess.run(bare, check=True, capture_output=True)
+            baseline.append(time.perf_counter() - t)
+        report["process"] = {"card_check_median_s": round(statistics.median(runs), 3),
+                             "python_startup_median_s": round(statistics.median(baseline), 3)}
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
