@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Install the table service on Raspberry Pi OS (Bookworm), as root, from a clone of the repo:
+#
+#   sudo deploy/install.sh TABLE_ID
+#
+# Idempotent: run it again after `git pull` to upgrade. It
+#   - installs the Debian packages (Mosquitto, picamera2/libcamera, lgpio),
+#   - creates the user `mahjong` in the gpio, dialout and video groups,
+#   - builds /opt/mahjong-table/venv WITH system site packages (picamera2 and libcamera come
+#     only from Raspberry Pi OS apt) and installs this checkout into it,
+#   - writes /etc/mahjong-table/table.toml (only if absent), the MQTT passwords and ACL,
+#   - installs the udev rule, the Mosquitto config and the systemd unit, and starts both.
+set -euo pipefail
+
+TABLE_ID=${1:-}
+if [ -z "$TABLE_ID" ] || ! [[ "$TABLE_ID" =~ ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$ ]]; then
+    echo "usage: $0 TABLE_ID   (1-64 letters, digits, - or _; e.g. table-07)" >&2
+    exit 64
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "$0: run as root (sudo)" >&2
+    exit 1
+fi
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PREFIX=/opt/mahjong-table
+ETC=/etc/mahjong-table
+
+echo "== Debian packages"
+apt-get update -q
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    python3 python3-venv python3-pip mosquitto mosquitto-clients \
+    python3-picamera2 python3-libcamera python3-lgpio
+
+echo "== user mahjong"
+id mahjong >/dev/null 2>&1 || useradd --system --home-dir /var/lib/mahjong-table \
+    --shell /usr/sbin/nologin mahjong
+for group in gpio dialout video; do
+    getent group "$group" >/dev/null && usermod -a -G "$group" mahjong
+done
+
+echo "== virtualenv in $PREFIX/venv"
+mkdir -p "$PREFIX"
+rm -rf "$PREFIX/src" && cp -a "$SRC" "$PREFIX/src" && rm -rf "$PREFIX/src/.venv"
+[ -x "$PREFIX/venv/bin/python" ] || python3 -m venv --system-site-packages "$PREFIX/venv"
+"$PREFIX/venv/bin/pip" install -q --upgrade pip
+"$PREFIX/venv/bin/pip" install -q "$PREFIX/src"
+
+echo "== configuration in $ETC"
+install -d -m 0750 -o root -g mahjong "$ETC"
+if [ ! -f "$ETC/table.toml" ]; then
+    sed -e "s/^id = \"table-01\"/id = \"$TABLE_ID\"/" \
+        -e "s/^username = \"table-01\"/username = \"$TABLE_ID\"/" \
+        "$SRC/config/defaults/table.toml" > "$ETC/table.toml"
+    chgrp mahjong "$ETC/table.toml" && chmod 0640 "$ETC/table.toml"
+fi
+
+echo "== Mosquitto: users $TABLE_ID, referee, viewer; ACL; persistence"
+PASSWD=/etc/mosquitto/mahjong-table.passwd
+gen() { head -c 18 /dev/urandom | base64 | tr -d '/+='; }
+if [ ! -f "$ETC/mqtt-password" ]; then
+    gen > "$ETC/mqtt-password"
+    chgrp mahjong "$ETC/mqtt-password" && chmod 0640 "$ETC/mqtt-password"
+fi
+touch "$PASSWD" && chmod 0640 "$PASSWD" && chgrp mosquitto "$PASSWD"
+mosquitto_passwd -b "$PASSWD" "$TABLE_ID" "$(cat "$ETC/mqtt-password")"
+for user in referee viewer; do
+    if ! grep -q "^$user:" "$PASSWD"; then
+        secret=$(gen)
+        mosquitto_passwd -b "$PASSWD" "$user" "$secret"
+        echo "   MQTT user $user, password $secret (written nowhere else: note it now)"
+    fi
+done
+sed "s/TABLE_ID/$TABLE_ID/g" "$SRC/deploy/mosquitto/mahjong-table.acl" > /etc/mosquitto/mahjong-table.acl
+chgrp mosquitto /etc/mosquitto/mahjong-table.acl && chmod 0640 /etc/mosquitto/mahjong-table.acl
+install -m 0644 "$SRC/deploy/mosquitto/mahjong-table.conf" /etc/mosquitto/conf.d/mahjong-table.conf
+systemctl enable --now mosquitto
+systemctl restart mosquitto
+
+echo "== udev rule and systemd unit"
+install -m 0644 "$SRC/deploy/99-mahjong-mcu.rules" /etc/udev/rules.d/99-mahjong-mcu.rules
+udevadm control --reload-rules && udevadm trigger --subsystem-match=tty
+install -m 0644 "$SRC/deploy/mahjong-table.service" /etc/systemd/system/mahjong-table.service
+systemctl daemon-reload
+
+"$PREFIX/venv/bin/mjtable" config check "$ETC/table.toml"
+systemctl enable --now mahjong-table
+systemctl --no-pager status mahjong-table || true
+echo "== done: mjtable status --config $ETC/table.toml"
