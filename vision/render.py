@@ -103,6 +103,8 @@ class Style:
         felts = [(60, 110, 30), (110, 70, 20), (40, 40, 120), (90, 100, 40), (50, 90, 60)]
         backs = [(40, 140, 200), (150, 90, 30), (60, 60, 170), (150, 80, 150), (30, 180, 230)]
         felt = felts[int(rng.integers(len(felts)))]
+        # A back the colour of the cloth would be invisible from above: keep them apart.
+        backs = [b for b in backs if sum(abs(x - y) for x, y in zip(b, felt, strict=True)) > 120]
         back = backs[int(rng.integers(len(backs)))]
         faces = load_set(art)
         body = tuple(int(c) for c in body_colour(faces))
@@ -368,18 +370,23 @@ def random_layout(rng: np.random.Generator, labels: Sequence[str], geometry: Tab
 
     def turn(base: float) -> float:
         flip = 180.0 if rng.random() < upside_down else 0.0
-        return base + flip + float(rng.normal(0, 2.0))
+        return base + flip + float(rng.uniform(-1.5, 1.5))
 
     # Discards: each seat lays its own in rows of six, facing itself, inside the wall ring.
     per_seat = [discards // 4 + (1 if i < discards % 4 else 0) for i in range(4)]
     inner = 80.0 + 110.0
     for seat, count in zip(SEATS, per_seat, strict=True):
         origin, along, inward = _seat_frame(seat, s)
+        along_pos = 0.0
         for k in range(count):
             row, col = divmod(k, 6)
+            if col == 0:
+                along_pos = -3 * tw + float(rng.normal(0, 3))
+            # Tiles are solid: neighbours touch (gap 0) or stand apart, never overlap.
             gap = 0.0 if rng.random() < touching else float(rng.uniform(1.5, 5))
-            offset = (col - 2.5) * (tw + gap) + float(rng.normal(0, 1.0))
-            depth = inner + 25 + row * (th + 3) + th / 2 + float(rng.normal(0, 1.0))
+            offset = along_pos + tw / 2
+            along_pos += tw + gap
+            depth = inner + 25 + row * (th + 4) + th / 2 + float(rng.uniform(0, 1.5))
             x, y = origin + along * offset + inward * depth
             layout.tiles.append(TilePlacement(pick(), float(x), float(y), turn(_SEAT_ANGLE[seat])))
     # Exposures: sets of three along the rack, the middle one of each claimed sideways.

@@ -1,0 +1,162 @@
+"""Train the tile embedding on rendered crops and export it to ONNX.
+
+    .venv/bin/pip install torch==2.13.0 onnx      # training only, never a runtime dependency
+    .venv/bin/python bench/vision/train_embedding.py --minutes 15 --hold-out xmj-real kde-traditional
+
+Data: every installed art set except the held-out ones (see vision/artwork.py and
+docs/artwork.md), each face turned into camera-like crops by vision.crops.synthetic_crop with
+fresh randomness every step, so no image is seen twice. The net is small (four conv blocks,
+global average pooling, a 64-d L2-normalised embedding) and trained with a cosine-margin
+softmax (CosFace), which pulls each kind to its own direction: recognition then compares an
+embedding with enrolled prototypes, so a new tile set needs photos, not training.
+
+Runs on one CPU thread (the machine is shared). Writes ``vision/models/tile_embed.onnx`` and
+``vision/models/tile_embed.json`` (its provenance: sets, hold-outs, steps, seed, loss).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F  # noqa: N812
+from torch import nn
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from vision.artwork import ART_SETS, LABELS, load_set  # noqa: E402
+from vision.crops import CROP_H, CROP_W, synthetic_crop  # noqa: E402
+
+EMBED_DIM = 64
+
+
+class TileNet(nn.Module):
+    def __init__(self, classes: int) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int) -> nn.Sequential:
+            return nn.Sequential(
+                nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+            )
+
+        self.features = nn.Sequential(
+            block(3, 16), nn.MaxPool2d(2),  # 32 x 24
+            block(16, 32), nn.MaxPool2d(2),  # 16 x 12
+            block(32, 64), block(64, 64), nn.MaxPool2d(2),  # 8 x 6
+            block(64, 128), block(128, 128),
+        )  # fmt: skip
+        self.embed = nn.Linear(128, EMBED_DIM)
+        self.weight = nn.Parameter(torch.randn(classes, EMBED_DIM) * 0.1)
+
+    def embedding(self, x: torch.Tensor) -> torch.Tensor:
+        f = self.features(x)
+        f = torch.cat([f.mean(dim=(2, 3))], dim=1)
+        return F.normalize(self.embed(f), dim=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.embedding(x)
+
+
+class Exported(nn.Module):
+    """What ships: BGR uint8-range input in, the normalised embedding out."""
+
+    def __init__(self, net: TileNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net.embedding(x / 127.5 - 1.0)
+
+
+def batch(faces: list[tuple[int, np.ndarray]], rng: np.random.Generator, size: int,
+          strength: float) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    idx = rng.integers(len(faces), size=size)
+    xs = np.empty((size, 3, CROP_H, CROP_W), np.float32)
+    ys = np.empty(size, np.int64)
+    for i, k in enumerate(idx):
+        label, face = faces[k]
+        crop = synthetic_crop(face, rng, strength=strength)
+        xs[i] = crop.transpose(2, 0, 1)
+        ys[i] = label
+    return torch.from_numpy(xs / 127.5 - 1.0), torch.from_numpy(ys)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--minutes", type=float, default=15.0)
+    parser.add_argument("--hold-out", nargs="*", default=["xmj-real", "kde-traditional"])
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--batch", type=int, default=96)
+    parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "tile_embed.onnx")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+
+    train_sets = [n for n in ART_SETS if n not in args.hold_out]
+    faces: list[tuple[int, np.ndarray]] = []
+    for name in train_sets:
+        for label, face in load_set(name).items():
+            faces.append((LABELS.index(label), face))
+    print(f"training on {train_sets} ({len(faces)} faces), holding out {args.hold_out}")
+
+    net = TileNet(len(LABELS))
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    scale, margin = 16.0, 0.25
+    start = time.monotonic()
+    budget = args.minutes * 60
+    step, losses = 0, []
+    while time.monotonic() - start < budget:
+        progress = (time.monotonic() - start) / budget
+        for group in opt.param_groups:  # cosine decay of the learning rate
+            group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * min(progress, 1.0)))
+        strength = min(1.0, 0.4 + progress * 1.5)  # easy crops first, the full damage soon after
+        x, y = batch(faces, rng, args.batch, strength)
+        net.train()
+        emb = net(x)
+        cos = emb @ F.normalize(net.weight, dim=1).T
+        logits = scale * (cos - margin * F.one_hot(y, len(LABELS)))
+        loss = F.cross_entropy(logits, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+        step += 1
+        if step % 100 == 0:
+            acc = float((cos.argmax(1) == y).float().mean())
+            print(f"step {step} {time.monotonic() - start:.0f}s loss {np.mean(losses[-100:]):.3f} "
+                  f"acc {acc:.3f} strength {strength:.2f}", flush=True)  # fmt: skip
+    net.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(Exported(net), torch.zeros(1, 3, CROP_H, CROP_W), str(args.out),
+                      dynamo=False, input_names=["crop"], output_names=["embedding"],
+                      dynamic_axes={"crop": {0: "n"}, "embedding": {0: "n"}},
+                      opset_version=13)  # fmt: skip
+    meta = {
+        "input": {"shape": [3, CROP_H, CROP_W], "channels": "BGR", "range": "0-255"},
+        "embedding_dim": EMBED_DIM,
+        "labels_trained": list(LABELS),
+        "train_sets": train_sets,
+        "held_out_sets": args.hold_out,
+        "steps": step,
+        "batch": args.batch,
+        "seed": args.seed,
+        "final_loss": float(np.mean(losses[-100:])),
+        "minutes": round((time.monotonic() - start) / 60, 1),
+        "torch": torch.__version__,
+    }
+    args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(json.dumps(meta))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,292 @@
+"""Finding tiles and dice on the table, in millimetres.
+
+The frame is flattened through the calibration to a top-down image at ``PX_PER_MM`` where a
+tile always measures ``tile_w x tile_h`` millimetres. Everything that is not cloth is a blob;
+a blob one tile deep is a row of touching tiles, cut at the seams (the dark rounded rims where
+two tiles meet) into pieces whose lengths are tile widths (upright) or tile lengths (turned
+sideways, as a claimed tile is); a blob two tiles deep is first cut into two rows. Squares of
+the die's size are dice. What fits neither (a hand over the table, a heap) is reported as an
+obstruction and its tiles are simply not seen in that frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.artwork import Image
+from vision.calibration import Calibration
+from vision.crops import CROP_H, CROP_W
+
+PX_PER_MM = 1.0
+
+
+@dataclass(frozen=True)
+class Found:
+    """A tile-sized or die-sized thing on the table.
+
+    ``angle`` is the direction of the long side, degrees in [0, 180) from the table's y axis
+    (0: long side towards East/West). ``w``/``h`` are its short/long side in mm.
+    """
+
+    kind: str  # "tile", "die" or "obstruction"
+    x: float
+    y: float
+    angle: float
+    w: float
+    h: float
+
+
+def rectify(frame: Image, calibration: Calibration) -> Image:
+    """The table from straight above at ``PX_PER_MM`` (table mm -> image px)."""
+    size = round(calibration.geometry.size_mm * PX_PER_MM)
+    scale = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
+    to_frame = calibration.homography @ scale
+    return np.asarray(cv2.warpPerspective(frame, to_frame, (size, size),
+                                          flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP),
+                      np.uint8)  # fmt: skip
+
+
+def cloth_mask(top: Image) -> NDArray[np.uint8]:
+    """255 where something lies on the cloth. The cloth is the image's dominant colour; light
+    changes its brightness more than its hue, so brightness counts for less."""
+    lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB).astype(np.int16)
+    small = lab[::8, ::8].reshape(-1, 3)
+    felt = np.median(small, axis=0)
+    d = np.abs(lab - felt.astype(np.int16))
+    dist = d[:, :, 0] // 3 + d[:, :, 1] + d[:, :, 2]
+    mask = (dist > 28).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return np.asarray(mask, np.uint8)
+
+
+def find(frame: Image, calibration: Calibration, top: Image | None = None) -> list[Found]:
+    """Every tile, die and obstruction in the frame (table mm)."""
+    g = calibration.geometry
+    top = rectify(frame, calibration) if top is None else top
+    mask = cloth_mask(top)
+    # The printed markers are not tiles.
+    for corners in g.marker_corners().values():
+        pts = (np.array(corners) * PX_PER_MM).astype(np.int32)
+        x0, y0 = pts.min(axis=0) - round(10 * PX_PER_MM)
+        x1, y1 = pts.max(axis=0) + round(10 * PX_PER_MM)
+        mask[max(0, y0) : y1, max(0, x0) : x1] = 0
+    grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
+    die_area = g.die_mm**2 * PX_PER_MM**2
+    found: list[Found] = []
+    for i in range(1, count):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if area < 0.5 * die_area:
+            continue
+        x, y, w, h = stats[i, :4]
+        sub = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        outline = max(contours, key=len)
+        points = (outline.reshape(-1, 2) + (x, y)).astype(np.float32)
+        (cx, cy), (rw, rh), _ = cv2.minAreaRect(points)
+        short, long_ = sorted((rw / PX_PER_MM, rh / PX_PER_MM))
+        if abs(short - g.die_mm) < 4 and abs(long_ - g.die_mm) < 4 and area < 0.6 * tile_area:
+            found.append(Found("die", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_))
+            continue
+        if area < 0.55 * tile_area:
+            continue
+        found += _split(points, grey, mask, calibration)
+    return found
+
+
+def _axis(rect: tuple[tuple[float, float], tuple[float, float], float]
+          ) -> tuple[NDArray[np.float64], NDArray[np.float64], float, float]:  # fmt: skip
+    """Unit vectors along the long and short sides of a rotated rect, and their lengths."""
+    (_, _), (rw, rh), angle = rect
+    t = np.deg2rad(angle)
+    u = np.array([np.cos(t), np.sin(t)])  # along the rect's "width"
+    v = np.array([-np.sin(t), np.cos(t)])
+    if rw >= rh:
+        return u, v, rw, rh
+    return v, u, rh, rw
+
+
+def _strip(grey: Image, centre: NDArray[np.float64], along: NDArray[np.float64],
+           across: NDArray[np.float64], length: float, depth: float) -> Image:  # fmt: skip
+    """The rotated rectangle cut out with ``along`` horizontal."""
+    w, h = max(1, round(length)), max(1, round(depth))
+    origin = centre - along * length / 2 - across * depth / 2
+    m = np.array([[along[0], across[0], origin[0]], [along[1], across[1], origin[1]]])
+    return np.asarray(cv2.warpAffine(grey, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                     borderMode=cv2.BORDER_REPLICATE), np.uint8)  # fmt: skip
+
+
+def _seam_profile(strip: Image) -> NDArray[np.float64]:
+    """Per column, how bright the column's brighter part is: low only where a seam or a gap
+    crosses the whole depth (an engraving never does)."""
+    h = strip.shape[0]
+    core = strip[round(h * 0.2) : max(round(h * 0.8), round(h * 0.2) + 1)].astype(np.float64)
+    prof = np.percentile(core, 75, axis=0)
+    prof = np.convolve(prof, np.ones(3) / 3, mode="same")
+    top = max(1.0, float(np.percentile(prof, 90)))
+    return np.asarray(prof / top)
+
+
+def _partition(profile: NDArray[np.float64], lengths: list[float], tol: float
+               ) -> list[tuple[int, int]] | None:  # fmt: skip
+    """Cut [0, n) into pieces of the allowed lengths (within ``tol``), cutting where the
+    profile is darkest. Dynamic programming over cut positions."""
+    n = len(profile)
+    inf = float("inf")
+    best = [inf] * (n + 1)
+    prev = [-1] * (n + 1)
+    best[0] = 0.0
+    for end in range(1, n + 1):
+        for length in lengths:
+            lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol))
+            for start in range(max(0, end - hi), max(0, end - lo) + 1):
+                if best[start] == inf or start >= end:
+                    continue
+                seam = profile[end - 1] if end < n else 0.0
+                # Upright tiles are the rule in a row; a sideways one must earn its seam.
+                rare = 0.6 if length != lengths[0] else 0.0
+                cost = best[start] + seam + rare + abs((end - start) - length) / (2 * tol)
+                if cost < best[end]:
+                    best[end], prev[end] = cost, start
+    if best[n] == inf:
+        return None
+    pieces = []
+    end = n
+    while end > 0:
+        start = prev[end]
+        pieces.append((start, end))
+        end = start
+    return pieces[::-1]
+
+
+Rect = tuple[tuple[float, float], tuple[float, float], float]
+
+
+def _grid_rect(points: NDArray[np.float32], degrees: float | None = None) -> Rect:
+    """The blob's bounding rectangle turned to the direction its edges run in.
+
+    Tiles lie in rows, so the outline's straight edges run in two perpendicular directions;
+    the smallest-area rectangle of an L-shaped blob (a short row beside a long one) can be
+    turned 45 degrees wrong, the edge directions are not."""
+    if degrees is None:
+        outline = cv2.approxPolyDP(points.reshape(-1, 1, 2), 1.5 * PX_PER_MM, True).reshape(-1, 2)
+        seg = np.roll(outline, -1, axis=0) - outline
+        weight = np.hypot(seg[:, 0], seg[:, 1])
+        theta4 = 4 * np.arctan2(seg[:, 1], seg[:, 0])
+        theta = np.arctan2((weight * np.sin(theta4)).sum(), (weight * np.cos(theta4)).sum()) / 4
+    else:
+        theta = np.radians(degrees)
+    u = np.array([np.cos(theta), np.sin(theta)], np.float32)
+    v = np.array([-np.sin(theta), np.cos(theta)], np.float32)
+    pu, pv = points @ u, points @ v
+    cu, cv = (pu.min() + pu.max()) / 2, (pv.min() + pv.max()) / 2
+    centre = u * cu + v * cv
+    return ((float(centre[0]), float(centre[1])), (float(np.ptp(pu)) + 1, float(np.ptp(pv)) + 1),
+            float(np.degrees(theta)))  # fmt: skip
+
+
+def _split(points: NDArray[np.float32], grey: Image, mask: Image, calibration: Calibration
+           ) -> list[Found]:  # fmt: skip
+    g = calibration.geometry
+    rect = _grid_rect(points)
+    centre = np.array(rect[0], np.float64)
+    along, across, length, depth = _axis(rect)
+    depth_mm = depth / PX_PER_MM
+    if depth_mm > 1.6 * g.tile_w_mm + 4 and depth_mm < 2 * g.tile_h_mm + 16:
+        # Two rows: cut along the darkest line near the middle, then treat each row.
+        strip = _strip(grey, centre, across, along, depth, length)
+        cover = _strip(mask, centre, across, along, depth, length).mean(axis=0) / 255.0
+        prof = _seam_profile(strip) * np.clip(cover * 1.5, 0, 1)
+        quarter = round(0.25 * len(prof))
+        mid = len(prof) // 2
+        cut = mid - quarter + int(np.argmin(prof[mid - quarter : mid + quarter]))
+        offset = (points - centre.astype(np.float32)) @ across.astype(np.float32)
+        rows = []
+        for side in (offset < cut - depth / 2, offset >= cut - depth / 2):
+            part = points[side]
+            if len(part) >= 8:
+                rows += _split_row(_grid_rect(part, rect[2]), grey, mask, calibration)
+        return rows
+    if depth_mm > 2 * g.tile_h_mm + 16 or depth_mm < g.tile_w_mm - 6:
+        return [_obstruction(centre, depth, length)]
+    return _split_row(rect, grey, mask, calibration)
+
+
+def _obstruction(centre: NDArray[np.float64], depth: float, length: float) -> Found:
+    return Found("obstruction", centre[0] / PX_PER_MM, centre[1] / PX_PER_MM, 0.0,
+                 depth / PX_PER_MM, length / PX_PER_MM)  # fmt: skip
+
+
+def _runs(covered: NDArray[np.bool_]) -> list[tuple[int, int]]:
+    edges = np.diff(np.concatenate([[0], covered.astype(np.int8), [0]]))
+    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True))
+
+
+def _split_row(rect: Rect, grey: Image, mask: Image, calibration: Calibration) -> list[Found]:
+    g = calibration.geometry
+    tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
+    centre = np.array(rect[0], np.float64)
+    along, across, length, depth = _axis(rect)
+    if length < th + 4 * PX_PER_MM and depth < th + 4 * PX_PER_MM:
+        # One tile, its long side either way.
+        if length >= depth:
+            return [_tile(centre, along, th, tw)]
+        return [_tile(centre, across, th, tw)]
+    if depth > th + 8 * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
+        return [_obstruction(centre, depth, length)]
+    upright_row = abs(depth - th) < abs(depth - tw)
+    lengths = [tw, th] if upright_row else [th]
+    strip = _strip(grey, centre, along, across, length, depth)
+    cover2d = _strip(mask, centre, along, across, length, depth) > 127
+    cover = cover2d.mean(axis=0)
+    profile = _seam_profile(strip) * np.clip(cover * 1.5, 0, 1)
+    out = []
+    for a0, b0 in _runs(cover > 0.3):
+        if b0 - a0 < tw - 6 * PX_PER_MM:
+            continue
+        pieces = _partition(profile[a0:b0], lengths, tol=3.5 * PX_PER_MM)
+        if pieces is None:
+            c = centre + along * ((a0 + b0) / 2 - length / 2)
+            out.append(_obstruction(c, depth, b0 - a0))
+            continue
+        for a, b in pieces:
+            a, b = a + a0, b + a0
+            # Where across the row this piece lies (a sideways tile is shallower than the row).
+            rows = np.flatnonzero(cover2d[:, a:b].mean(axis=1) > 0.5)
+            lo, hi = (rows[0], rows[-1] + 1) if len(rows) else (0, strip.shape[0])
+            c = centre + along * ((a + b) / 2 - length / 2) + across * ((lo + hi) / 2 - depth / 2)
+            piece = b - a
+            if upright_row and abs(piece - tw) < abs(piece - th):
+                out.append(_tile(c, across, th, tw))  # upright: long side across the row
+            else:
+                out.append(_tile(c, along, th, tw))  # sideways: long side along the row
+    return out
+
+
+def _tile(centre: NDArray[np.float64], long_axis: NDArray[np.float64], h: float, w: float
+          ) -> Found:  # fmt: skip
+    # Angle of the long side from the y axis, folded into [0, 180).
+    angle = float(np.degrees(np.arctan2(-long_axis[0], long_axis[1]))) % 180.0
+    return Found("tile", centre[0] / PX_PER_MM, centre[1] / PX_PER_MM, angle,
+                 w / PX_PER_MM, h / PX_PER_MM)  # fmt: skip
+
+
+def tile_crop(frame: Image, calibration: Calibration, tile: Found) -> Image:
+    """The tile cut from the camera frame (full resolution), long side vertical."""
+    t = np.deg2rad(tile.angle)
+    up = np.array([-np.sin(t), np.cos(t)])  # along the long side
+    right = np.array([np.cos(t), np.sin(t)])
+    c = np.array([tile.x, tile.y])
+    hw, hh = tile.w / 2, tile.h / 2
+    corners_mm = np.array([c - right * hw - up * hh, c + right * hw - up * hh,
+                           c + right * hw + up * hh, c - right * hw + up * hh])  # fmt: skip
+    corners_px = calibration.to_frame(corners_mm).astype(np.float32)
+    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
+    m = cv2.getPerspectiveTransform(corners_px, dst)
+    return np.asarray(cv2.warpPerspective(frame, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE), np.uint8)  # fmt: skip
