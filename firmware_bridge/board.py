@@ -28,7 +28,7 @@ class BoardInfo:
     def __init__(
         self,
         seats: int = 4,
-        buttons_per_seat: int = 3,
+        buttons_per_seat: int = 4,
         segments: "list[int] | None" = None,
         dice_kind: int = wire.DICE_LED,
         sensors: int = wire.SENSE_PRESENCE | wire.SENSE_RACK,
@@ -38,7 +38,7 @@ class BoardInfo:
     ) -> None:
         self.seats = seats
         self.buttons_per_seat = buttons_per_seat
-        self.segments = list(segments) if segments is not None else [16, 16, 16, 16, 36, 36]
+        self.segments = list(segments) if segments is not None else [18, 18, 18, 18, 24, 72]
         self.dice_kind = dice_kind
         self.sensors = sensors
         self.firmware = firmware
