@@ -35,6 +35,7 @@ class BoardInfo:
         firmware: str = "mjfw-1.0.0",
         board_id: str = "board-0",
         ring_capacity: int = 1024,
+        protocol: "tuple[int, int]" = (wire.PROTOCOL_MAJOR, wire.PROTOCOL_MINOR),
     ) -> None:
         self.seats = seats
         self.buttons_per_seat = buttons_per_seat
@@ -44,6 +45,7 @@ class BoardInfo:
         self.firmware = firmware
         self.board_id = board_id
         self.ring_capacity = ring_capacity
+        self.protocol = protocol
 
 
 class Hardware:
@@ -197,6 +199,8 @@ class BoardProtocol:
                 info.segments,
                 info.firmware,
                 info.board_id,
+                info.protocol[0],
+                info.protocol[1],
             )
         )
 
@@ -289,10 +293,7 @@ class BoardProtocol:
             self._last_nack = (self._expected_cmd, now_us)
             self._nack_due = False
         if self.host_present:
-            if (
-                self.oldest < self.next_send
-                and now_us - self._progress_us > self.retransmit_us
-            ):
+            if self.oldest < self.next_send and now_us - self._progress_us > self.retransmit_us:
                 self.retransmissions += self.next_send - self.oldest
                 self.next_send = self.oldest
                 self._progress_us = now_us

@@ -368,6 +368,13 @@ class EmulatedBoard:
             self._random_next_us = self.now_us()
         self._wake()
 
+    def inject(self, data: bytes) -> None:
+        """Raw bytes to the host, as they are (no framing, no faults): garbage, a forged
+        frame (``wire.frame(body)``), anything a broken board could send."""
+        with self._lock:
+            self._pending_out += data
+        self._wake()
+
     def burst_done(self) -> bool:
         with self._lock:
             return self._burst_left == 0
@@ -471,6 +478,7 @@ class EmulatedBoard:
             self._generate(now)
             out = self.protocol.poll(now)
             if master is None:
+                self._pending_out.clear()
                 return  # unplugged: what the board sends is lost (and resent after HELLO)
             if out:
                 self._queue_out(out, now)

@@ -313,4 +313,3 @@ class HostProtocol:
     def connection_lost(self) -> None:
         self.handshaken = False
         self.cmd_next_send = self.cmd_oldest
-

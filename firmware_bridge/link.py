@@ -245,9 +245,7 @@ class BoardLink:
                 raise ValueError(f"values[{i}] = {v}: a die shows 1 to 6")
         vals = list(values)
         _range("len(values)", len(vals), 8)
-        await self._command(
-            lambda seq: wire.encode_dice_cmd(seq, DiceAction.SHOW, len(vals), vals)
-        )
+        await self._command(lambda seq: wire.encode_dice_cmd(seq, DiceAction.SHOW, len(vals), vals))
 
     async def clear_dice(self) -> None:
         await self._command(lambda seq: wire.encode_dice_cmd(seq, DiceAction.CLEAR, 0, []))
