@@ -1,0 +1,429 @@
+"""One machinery for every family: price a hand's features with its family's table, try every
+reading of the hand, keep the one that scores highest (1924 ambiguity A13), and explain every
+point and double with the rule that grants it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.hands import SPECIAL_SHAPES, arrangements, fills_only_place
+from engine.scoring.features import (
+    Feature,
+    Part,
+    Reading,
+    Situation,
+    arrangement_features,
+    composition_features,
+    flower_features,
+    part_features,
+    winner_features,
+)
+from engine.scoring.model import FinishedHand, SeatHand
+from engine.scoring.shapes import shapes_of
+from engine.scoring.tables import Award, Ruleset
+from engine.seats import Seat
+from engine.tiles import NUM_KINDS, tile_name
+
+FLOWER_DOUBLES = frozenset(
+    {"own_flower", "own_season", "own_flower_and_season", "bouquet_flowers", "bouquet_seasons"}
+)
+# A Short or Foul hand keeps only the doubles of Flowers and doubling Sets (1924 Law 75).
+RESTRICTED_DOUBLES = FLOWER_DOUBLES | {
+    "set_dragon",
+    "set_own_wind",
+    "set_prevailing_wind",
+    "set_own_prevailing",
+}
+COMPOSITION = frozenset(
+    {"one_suit_honours", "one_suit_pure", "terminals_honours", "all_terminals", "all_honours"}
+)
+_PART_KEYS_PREFIX = ("pung_", "kong_", "pair_")
+
+
+@dataclass
+class Item:
+    item: str
+    rule: str
+    key: str
+    points: int = 0
+    doubles: int = 0
+    limit: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"item": self.item}
+        if self.limit:
+            out["limit"] = self.limit
+        elif self.doubles:
+            out["doubles"] = self.doubles
+        else:
+            out["points"] = self.points
+        out["rule"] = self.rule
+        return out
+
+
+@dataclass
+class HandScore:
+    points: int = 0
+    doubles: int = 0
+    score: int = 0
+    value: int = 0
+    limit_hand: str | None = None
+    capped: bool = False
+    arrangement: list[list[str]] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
+    valid: bool = True
+    reason: str = ""
+    rule: str = ""
+    flower_doubles: int = 0
+    shape: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "points": self.points,
+            "doubles": self.doubles,
+            "score": self.score,
+            "value": self.value,
+            "limit_hand": self.limit_hand,
+            "capped": self.capped,
+            "arrangement": self.arrangement,
+            "items": [i.to_json() for i in self.items],
+        }
+
+
+def _award(ruleset: Ruleset, opts: Mapping[str, Any], key: str, winner: bool) -> Award | None:
+    entry = ruleset.table.get(key)
+    if entry is None:
+        return None
+    award = entry.winner if winner else entry.others
+    if (
+        not winner
+        and award is None
+        and key in COMPOSITION
+        and opts.get("mixed_nonwinner_suit_doubles")
+    ):
+        award = entry.winner if not entry.winner or not entry.winner.limit else Award(doubles=3)
+    if winner and key == "mahjong" and "mahjong_points" in opts:
+        award = Award(points=int(opts["mahjong_points"]))
+    if winner and key == "final_pair_simple_claimed" and "final_pair_simple_claimed" in opts:
+        award = Award(points=int(opts["final_pair_simple_claimed"]))
+    return award
+
+
+def _limit_base(ruleset: Ruleset, opts: Mapping[str, Any]) -> int:
+    limit = opts.get("limit")
+    return int(limit) if limit is not None else int(opts.get("limit_hand_value", 500))
+
+
+def price(
+    features: Sequence[Feature],
+    ruleset: Ruleset,
+    opts: Mapping[str, Any],
+    winner: bool,
+    restricted: bool = False,
+) -> list[Item]:
+    """The items a table grants for these features, in the order found."""
+    items: list[Item] = []
+    for key, detail in features:
+        award = _award(ruleset, opts, key, winner)
+        if award is None:
+            continue
+        if restricted and (award.doubles and key not in RESTRICTED_DOUBLES):
+            continue
+        entry = ruleset.table[key]
+        name = f"{entry.name} ({detail})" if detail else entry.name
+        points = award.points + int(award.limit_points * _limit_base(ruleset, opts))
+        if not (points or award.doubles or award.limit):
+            continue
+        items.append(Item(name, entry.rule, key, points, award.doubles, award.limit))
+    return items
+
+
+def _total(
+    items: list[Item], ruleset: Ruleset, opts: Mapping[str, Any], result: HandScore
+) -> HandScore:
+    result.items = items
+    result.points = sum(i.points for i in items)
+    result.doubles = sum(i.doubles for i in items)
+    result.flower_doubles = sum(i.doubles for i in items if i.key in FLOWER_DOUBLES)
+    limits = [i for i in items if i.limit]
+    limit = opts.get("limit")
+    if limits:
+        best = max(limits, key=lambda i: i.limit)
+        result.limit_hand = best.item
+        result.score = int(best.limit * _limit_base(ruleset, opts))
+        result.value = result.score
+        result.capped = False
+        # A limit hand scores the limit and nothing else (1924 A14)
+        result.items = [best]
+        result.points = 0
+        result.doubles = 0
+        return result
+    result.score = result.points * (1 << result.doubles)
+    if limit is not None and result.score > int(limit):
+        result.value, result.capped = int(limit), True
+    else:
+        result.value, result.capped = result.score, False
+    return result
+
+
+# -- readings -------------------------------------------------------------------------------
+
+
+def _meld_parts(hand: SeatHand) -> list[Part]:
+    return [Part(m.kind, m.tile, concealed=not m.exposed) for m in hand.melds]
+
+
+def _nonwinner_reading(hand: SeatHand) -> Reading:
+    """A waiting hand scores its concealed triplets and pairs; sequences score nothing, so the
+    best reading takes every triplet it can (a Four held in the hand counts as a concealed
+    Triplet, 1924 Law 41)."""
+    counts = [0] * NUM_KINDS
+    for t in hand.concealed:
+        counts[t] += 1
+    parts = _meld_parts(hand)
+    for t, c in enumerate(counts):
+        if c >= 3:
+            parts.append(Part("pung", t, concealed=True))
+        elif c == 2:
+            parts.append(Part("pair", t, concealed=True))
+    return Reading(tuple(parts), None, hand.all_tiles)
+
+
+def _winner_readings(hand: SeatHand, fh: FinishedHand) -> list[Reading]:
+    win = fh.win
+    assert win is not None
+    melds = _meld_parts(hand)
+    readings: list[Reading] = []
+    tiles = hand.all_tiles
+    for arr in arrangements(hand.concealed, len(hand.melds)):
+        slots: list[int | None] = (
+            [i for i, g in enumerate(arr) if win.tile in g.tiles] if win.tile is not None else []
+        )
+        for slot in slots or [None]:
+            parts = list(melds)
+            for i, g in enumerate(arr):
+                final = i == slot
+                # a set completed with a claimed tile counts as exposed (contracts.md)
+                concealed = not (final and win.claimed and g.kind != "pair")
+                parts.append(Part(g.kind, g.tile, concealed, final))
+            readings.append(Reading(tuple(parts), None, tiles))
+    for shape in shapes_of(hand.concealed, len(hand.melds), win.tile):
+        if shape in ("nine_gates", "gates_of_heaven"):
+            continue  # four sets and a pair as well: found as a feature of those readings
+        readings.append(Reading((), shape, tiles))
+    return readings
+
+
+def _visible_counts(fh: FinishedHand) -> list[int]:
+    counts = [0] * NUM_KINDS
+    for hand in fh.hands.values():
+        for m in hand.melds:
+            if m.exposed:
+                for t in m.tiles:
+                    counts[t] += 1
+    for t in fh.visible:
+        counts[t] += 1
+    return counts
+
+
+def _only_place(hand: SeatHand, fh: FinishedHand, opts: Mapping[str, Any]) -> bool:
+    win = fh.win
+    if win is None or win.tile is None:
+        return False
+    if win.claimed and not opts.get("only_place_on_discard", True):
+        return False
+    specials = fh.ruleset.specials & frozenset(SPECIAL_SHAPES)
+    return fills_only_place(
+        list(hand.concealed), len(hand.melds), win.tile, _visible_counts(fh), specials
+    )
+
+
+def _arrangement_json(r: Reading) -> list[list[str]]:
+    if r.shape is not None:
+        return [[tile_name(t) for t in sorted(r.tiles)]]
+    return [[tile_name(t) for t in p.tiles] for p in r.parts]
+
+
+def _pair_points(r: Reading, s: Situation, ruleset: Ruleset, opts: Mapping[str, Any]) -> int:
+    feats = [f for f in part_features(r, s) if f[0].startswith("pair_")]
+    return sum(i.points for i in price(feats, ruleset, opts, winner=False))
+
+
+def _requirement(
+    ruleset: Ruleset, opts: Mapping[str, Any], r: Reading, result: HandScore, feats: set[str]
+) -> str:
+    """Why this reading cannot go Mah-jongg in this game, or "" if it can."""
+    if r.shape is not None:
+        accepted = r.shape in ruleset.specials or (
+            r.shape == "seven_twins" and ruleset.name.startswith("code1924")
+        )
+        if r.shape == "seven_twins" and ruleset.name.startswith("code1924"):
+            accepted = bool(opts.get("seven_twins_qualifies"))
+        if not accepted:
+            return f"{r.shape.replace('_', ' ')} is not a complete hand in {ruleset.name}"
+    qualifying_limit = result.limit_hand is not None and any(
+        i.key in ruleset.limit_hands_qualify for i in result.items
+    )
+    if (
+        ruleset.min_doubles
+        and not qualifying_limit
+        and result.limit_hand is None
+        and result.doubles - result.flower_doubles < ruleset.min_doubles
+    ):
+        return "the One-Double game needs a hand with a double, Flower doubles not counted"
+    if ruleset.cleared_only and not qualifying_limit and not (feats & COMPOSITION):
+        return "the Cleared-Hand game needs all one suit, all Terminals or all Honours"
+    chows = sum(1 for p in r.parts if p.kind == "chow")
+    if ruleset.max_chows is not None and result.limit_hand is None and chows > ruleset.max_chows:
+        return f"at most {ruleset.max_chows} chow in a Mah Jongg hand"
+    return ""
+
+
+def score_reading(
+    r: Reading, s: Situation, ruleset: Ruleset, opts: Mapping[str, Any], restricted: bool = False
+) -> tuple[HandScore, set[str]]:
+    feats: list[Feature] = part_features(r, s) + flower_features(s)
+    feats += composition_features(r.tiles)
+    if r.shape is None:
+        feats += arrangement_features(r, s)
+    if s.winner:
+        feats += winner_features(r, s, _pair_points(r, s, ruleset, opts))
+        feats += _gates(r, s)
+        keys = {k for k, _ in feats}
+        if ruleset.final_pair_replaces and any(k.startswith("final_pair_") for k in keys):
+            feats = [f for f in feats if not f[0].startswith("pair_")]
+    keys = {k for k, _ in feats}
+    if (
+        not opts.get("one_suit_and_terminals_both", True)
+        and {
+            "one_suit_honours",
+            "terminals_honours",
+        }
+        <= keys
+    ):
+        feats = [f for f in feats if f[0] != "terminals_honours"]
+    items = price(feats, ruleset, opts, s.winner, restricted)
+    if s.winner and r.shape is None:
+        items += _no_score_bonuses(items, ruleset, opts)
+    result = _total(items, ruleset, opts, HandScore())
+    result.arrangement = _arrangement_json(r)
+    result.shape = r.shape
+    return result, keys
+
+
+def _gates(r: Reading, s: Situation) -> list[Feature]:
+    """Nine Gates is also four sets and a pair: a feature of a concealed reading."""
+    w = s.win
+    if r.shape is not None or w is None or any(not p.concealed and not p.final for p in r.parts):
+        return []
+    if any(p.kind == "kong" for p in r.parts):
+        return []
+    return [
+        (name, "")
+        for name in shapes_of(list(r.tiles), 0, w.tile)
+        if name in ("nine_gates", "gates_of_heaven")
+    ]
+
+
+def _no_score_bonuses(items: list[Item], ruleset: Ruleset, opts: Mapping[str, Any]) -> list[Item]:
+    """Bonuses for having no other score: Pung-Chow's "No other score than Mah-Jongg" (any
+    other point cancels it, even drawing the winning piece), Kajongg's "Zero point hand"
+    (no points from sets or pairs, bonus tiles aside)."""
+    extra: list[Feature] = []
+    if not any(i.points for i in items if i.key != "mahjong"):
+        extra.append(("no_other_score", ""))
+    if not any(i.points for i in items if i.key.startswith(_PART_KEYS_PREFIX)):
+        extra.append(("zero_points", ""))
+    return price(extra, ruleset, opts, winner=True)
+
+
+def _situation(fh: FinishedHand, seat: Seat, winner: bool, only_place: bool = False) -> Situation:
+    hand = fh.hands.get(seat, SeatHand())
+    return Situation(
+        seat=int(seat),
+        prevailing=int(fh.prevailing) if fh.prevailing is not None else None,
+        winner=winner,
+        win=fh.win if winner else None,
+        flowers=hand.flowers,
+        only_place=only_place,
+    )
+
+
+def score_seat(fh: FinishedHand, seat: Seat, opts: Mapping[str, Any]) -> HandScore:
+    """The hand of one seat: the winner's best valid reading, or a non-winner's holding."""
+    ruleset = fh.ruleset
+    hand = fh.hands.get(seat)
+    if hand is None:
+        return HandScore()
+    fault = fh.faults.get(seat)
+    treatment = ruleset.faults.get(fault or "", "")
+    winner = seat == fh.winner
+    if winner:
+        return _score_winner(fh, seat, hand, opts, fault)
+    if treatment == "zero" or fault == "false_mahjong":
+        return HandScore(
+            arrangement=[],
+            items=[
+                Item(
+                    f"{fault.replace('_', ' ')} hand scores nothing" if fault else "",
+                    ruleset.fault_rule,
+                    "fault",
+                )
+            ],
+        )
+    reading = _nonwinner_reading(hand)
+    result, _ = score_reading(
+        reading, _situation(fh, seat, False), ruleset, opts, restricted=treatment == "restricted"
+    )
+    return result
+
+
+def _score_winner(
+    fh: FinishedHand, seat: Seat, hand: SeatHand, opts: Mapping[str, Any], fault: str | None
+) -> HandScore:
+    ruleset = fh.ruleset
+    if fault in ("short", "long", "foul", "dead", "false_mahjong"):
+        return HandScore(
+            valid=False,
+            reason=f"a {fault.replace('_', ' ')} hand cannot go Mah-jongg",
+            rule=ruleset.false_mahjong_rule,
+        )
+    s = _situation(fh, seat, True, _only_place(hand, fh, opts))
+    best: HandScore | None = None
+    failure = ""
+    for reading in _winner_readings(hand, fh):
+        result, keys = score_reading(reading, s, ruleset, opts)
+        why = _requirement(ruleset, opts, reading, result, keys)
+        if why:
+            failure = failure or why
+            continue
+        if best is None or (result.value, result.score, result.points) > (
+            best.value,
+            best.score,
+            best.points,
+        ):
+            best = result
+    if best is None:
+        if failure:
+            return HandScore(
+                valid=False,
+                reason=failure,
+                rule=ruleset.requirement_rule or ruleset.false_mahjong_rule,
+            )
+        return HandScore(
+            valid=False,
+            reason="the hand is not four sets and a pair, nor a special hand of this game",
+            rule=_complete_rule(ruleset),
+        )
+    return best
+
+
+def _complete_rule(ruleset: Ruleset) -> str:
+    if ruleset.name.startswith("code1924"):
+        return "Code 1924, Law 44"
+    if ruleset.name.startswith("pungchow"):
+        return "Pung-Chow, Mah-Jongg (four sets and a pair)"
+    return f"{ruleset.book}: Mah Jongg (four sets and a pair)"

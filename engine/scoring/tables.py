@@ -1,0 +1,558 @@
+"""Each family's score table, as data.
+
+A table maps a *feature* of a hand (``"pung_simple_concealed"``, ``"set_dragon"``,
+``"no_sequences"``, ``"thirteen_orphans"`` ...; :mod:`engine.scoring.features` finds them) to an
+:class:`Entry`: what it is worth to the winner and to the others, and the rule that grants it.
+A feature the table does not list is worth nothing in that family. One machinery
+(:mod:`engine.scoring.score`) reads every table; nothing below is code that decides.
+
+Sources are cited per entry; ``docs/rules.md`` gives the reasons for every reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+
+@dataclass(frozen=True)
+class Award:
+    """Points to add, doubles to apply, or a limit hand worth ``limit`` times the limit."""
+
+    points: int = 0
+    doubles: int = 0
+    limit: float = 0.0
+    limit_points: float = 0.0  # points worth this fraction of the limit (Pung-Chow II bonus 5)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    rule: str
+    winner: Award | None
+    others: Award | None = None
+
+
+def pts(n: int) -> Award:
+    return Award(points=n)
+
+
+def dbl(n: int) -> Award:
+    return Award(doubles=n)
+
+
+def lim(f: float = 1.0) -> Award:
+    return Award(limit=f)
+
+
+def both(name: str, rule: str, award: Award) -> Entry:
+    return Entry(name, rule, award, award)
+
+
+def win(name: str, rule: str, award: Award) -> Entry:
+    return Entry(name, rule, award, None)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One family's scoring: its table and the numbers around it."""
+
+    name: str
+    book: str
+    table: Mapping[str, Entry]
+    limit: int | None  # default limit (None: no limit)
+    has_prevailing_wind: bool
+    # Special shapes that complete a hand in this family (names from engine.hands / features).
+    specials: frozenset[str]
+    # Mah-jongg requirements beyond four sets and a pair.
+    min_doubles: int = 0  # doubles needed, flower doubles not counted (1924 Law 46)
+    cleared_only: bool = False  # one suit, terminals or honours only (1924 Law 47)
+    max_chows: int | None = None  # BMJA: at most one chow
+    limit_hands_qualify: frozenset[str] = frozenset()  # limit hands that meet the requirement
+    requirement_rule: str = ""
+    # Settlement among the losers: "difference" caps the difference (1924 Law 93), "score" caps
+    # each hand first, None: no settlement among losers.
+    losers_settle: str | None = "difference"
+    east_double: bool = True
+    # False Mah-jongg: "limit" (1924 Law 86: the limit to East, half to the others; East pays
+    # the limit to each) or "each" (a fixed amount to each other player; 0 = half the limit).
+    false_mahjong: str = "limit"
+    false_mahjong_amount: int = 0
+    false_mahjong_rule: str = ""
+    penalty_limit: int | None = None  # the limit a penalty is reckoned in when play has none
+    faults: Mapping[str, str] = field(default_factory=dict)  # fault -> "zero" | "restricted"
+    fault_rule: str = ""
+    pay_for_all: str | None = None  # "insurance" (1924 Laws 77-79), "reckless" (Pung-Chow)
+    pay_for_all_cancels_losers: bool = True
+    settlement_order: str = "turn"  # "turn" (Law 82, to the right) | "score" (Pung-Chow)
+    limit_hand_value: int = 500  # what a limit hand is worth when play has no limit
+    options: Mapping[str, object] = field(default_factory=dict)  # documented option defaults
+    washing: Mapping[int, int] = field(default_factory=dict)  # heads -> points (Pung-Chow II)
+    flowers_counted: bool = True
+    # Pung-Chow II scores the final pair by how it was completed *instead of* as a pair;
+    # Kajongg's classical rules add the bonus to the pair's own points.
+    final_pair_replaces: bool = False
+
+
+def _freeze(d: dict[str, Entry]) -> Mapping[str, Entry]:
+    return MappingProxyType(dict(d))
+
+
+# -- shared rows ------------------------------------------------------------------------------
+
+
+def _set_rows(rule: str, prefix: str = "") -> dict[str, Entry]:
+    """Basic counts for pungs and kongs (1924 Law 89; Pung-Chow score card; Kajongg)."""
+    values = {
+        "pung_simple": (2, 4, "Triplet of Simples"),
+        "pung_terminal": (4, 8, "Triplet of Terminals"),
+        "pung_honour": (4, 8, "Triplet of Honours"),
+        "kong_simple": (8, 16, "Four of Simples"),
+        "kong_terminal": (16, 32, "Four of Terminals"),
+        "kong_honour": (16, 32, "Four of Honours"),
+    }
+    rows = {}
+    for key, (grounded, concealed, name) in values.items():
+        rows[f"{prefix}{key}_exposed"] = both(f"{name}, grounded", rule, pts(grounded))
+        rows[f"{prefix}{key}_concealed"] = both(f"{name}, concealed", rule, pts(concealed))
+    return rows
+
+
+_L89 = "Code 1924, Law 89"
+_L92 = "Code 1924, Law 92"
+_L100 = "Code 1924, Law 100"
+
+
+def _code1924(game: str) -> Ruleset:
+    cleared = game == "cleared"
+    mixed = game == "mixed"
+
+    def situational(name: str, rule: str = _L89) -> Entry:
+        # 1 double in the Mixed-Hand and One-Double games, 10 points in the Cleared-Hand game.
+        return win(name, rule, pts(10) if cleared else dbl(1))
+
+    def suit_double(name: str, n: int) -> Entry:
+        # `*`: also allowed to non-winners in the One-Double and Cleared-Hand games (A1).
+        return Entry(name, _L89, dbl(n), None if mixed else dbl(n))
+
+    def limit_row(name: str, rule: str) -> Entry:
+        # `#`: a non-winner's hand of this kind scores 3 doubles in those two games.
+        return Entry(name, rule, lim(), None if mixed else dbl(3))
+
+    t: dict[str, Entry] = _set_rows(_L89)
+    t |= {
+        "pair_dragon": both("Pair of Dragons", _L89, pts(2)),
+        "pair_own_wind": both("Pair of own Wind", _L89, pts(2)),
+        "pair_prevailing_wind": both("Pair of the Prevailing Wind", _L89, pts(2)),
+        "pair_own_prevailing": both("Pair of own Wind when Prevailing", _L89, pts(4)),
+        "flower": both("Flower or Season", _L89, pts(4)),
+        "set_dragon": both("Triplet of Dragons", _L89, dbl(1)),
+        "set_own_wind": both("Triplet of own Wind", _L89, dbl(1)),
+        "set_prevailing_wind": both("Triplet of the Prevailing Wind", _L89, dbl(1)),
+        "set_own_prevailing": both("Triplet of own Wind when Prevailing", _L89, dbl(2)),
+        "own_flower": both("Own Flower", _L89, dbl(1)),
+        "own_season": both("Own Season", _L89, dbl(1)),
+        # four doubles in all, the own Flower's one included
+        "bouquet_flowers": both("Bouquet of four Flowers", _L89, dbl(3)),
+        "bouquet_seasons": both("Bouquet of four Seasons", _L89, dbl(3)),
+        "mahjong": win("Mah-jongg", _L89, pts(20)),
+        "self_drawn": win("Drawing the winning tile", _L89, pts(2)),
+        "only_place": win("Filling the only place", _L89, pts(2)),
+        "last_tile": situational("Winning with the last available tile", "Code 1924, Laws 87-89"),
+        "last_discard": situational(
+            "Winning with a discard after the last available tile", "Code 1924, Laws 88-89"
+        ),
+        "loose_tile": situational("Winning with the loose tile after a Kong"),
+        "robbing_kong": situational("Robbing a Kong", "Code 1924, Laws 89-90"),
+        "all_sequences": situational(
+            "All Sequences and a non-scoring Pair", "Code 1924, Laws 89, 91"
+        ),
+        "no_sequences": situational("No Sequences"),
+        "one_suit_honours": suit_double("All one suit, with Honours", 1),
+        "terminals_honours": suit_double("All Terminals, with Honours", 1),
+        "one_suit_pure": suit_double("All one suit, no Honours", 3),
+        "all_terminals": limit_row("All Terminals", f"{_L89}; Law 100 III"),
+        "all_honours": limit_row("All Honours", f"{_L89}; Law 100 II"),
+        "delayed_call": win("Delayed Call", _L92, dbl(1)),
+        "three_small_scholars": win("Three Small Scholars", _L92, pts(10) if cleared else dbl(1)),
+        "four_small_blessings": win("Four Small Blessings", _L92, pts(10) if cleared else dbl(1)),
+        # the sixteen Limit Hands of Law 100, and Seven Twins at half the limit
+        "hidden_treasure": win("Hidden Treasure", f"{_L100} I", lim()),
+        "all_green": win("All Green", f"{_L100} IV", lim()),
+        "three_great_scholars": win("Three Great Scholars", f"{_L100} V", lim()),
+        "four_large_blessings": win("Four Large Blessings", f"{_L100} VI", lim()),
+        "all_kongs": win("All Kongs", f"{_L100} VII", lim()),
+        "nine_gates": win("Nine Gates", f"{_L100} VIII", lim()),
+        "thirteen_orphans": win("Thirteen Orphans", f"{_L100} IX", lim()),
+        "heaven": win("Hand from Heaven", f"{_L100} X", lim()),
+        "earth": win("Hand from Earth", f"{_L100} XI", lim()),
+        "moon": win("Moon from the Bottom of the Sea", f"{_L100} XII", lim()),
+        "plum_blossom": win("Plum Blossom on the Roof", f"{_L100} XIII", lim()),
+        "carrying_pole": win("Scratching a Carrying-Pole", f"{_L100} XIV", lim()),
+        "kong_on_kong": win("Kong on Kong", f"{_L100} XV", lim()),
+        "heavenly_twins": win("Heavenly Twins", f"{_L100} XVI", lim()),
+        "seven_twins": win("Seven Twins", f"{_L100} XVI (a)", lim(0.5)),
+    }
+    sixteen = frozenset(k for k, e in t.items() if e.winner is not None and e.winner.limit == 1.0)
+    return Ruleset(
+        name=f"code1924/{game}",
+        book="Code 1924",
+        table=_freeze(t),
+        limit=500,
+        has_prevailing_wind=True,
+        specials=frozenset({"thirteen_orphans", "heavenly_twins", "seven_twins"}),
+        min_doubles=1 if game == "one-double" else 0,
+        cleared_only=cleared,
+        limit_hands_qualify=sixteen,  # Law 48; Seven Twins is not one of the sixteen (A11)
+        requirement_rule={
+            "mixed": "Code 1924, Law 45",
+            "one-double": "Code 1924, Law 46",
+            "cleared": "Code 1924, Law 47",
+        }[game],
+        losers_settle="difference",
+        false_mahjong="limit",
+        false_mahjong_rule="Code 1924, Law 86",
+        faults={"long": "zero", "short": "restricted", "foul": "restricted", "dead": "zero"},
+        fault_rule="Code 1924, Laws 75-76",
+        pay_for_all="insurance",
+        pay_for_all_cancels_losers=True,  # Law 79
+        settlement_order="turn",
+        limit_hand_value=500,
+    )
+
+
+# -- Pung-Chow ----------------------------------------------------------------------------------
+
+_PC = "Pung-Chow, Score Card"
+_PC2 = "Pung-Chow Part II, Scoring Values"
+_PC2B = "Pung-Chow Part II, Bonus Scores"
+_PC2L = "Pung-Chow Part II, Limit Hands"
+_PC2D = "Pung-Chow Part II, Doubling Honor Scores"
+
+
+def _pungchow() -> Ruleset:
+    t: dict[str, Entry] = _set_rows(_PC)
+    t |= {
+        # "Dragons and own wind are only pairs that score" (Part I, Example 12)
+        "pair_dragon": both("Pair of Dragons", _PC, pts(2)),
+        "pair_own_wind": both("Pair of own Wind", _PC, pts(2)),
+        "pair_own_prevailing": both("Pair of own Wind", _PC, pts(2)),
+        "set_dragon": both("Set of Dragons", _PC, dbl(1)),
+        "set_own_wind": both("Set of own Wind", _PC, dbl(1)),
+        "set_own_prevailing": both("Set of own Wind", _PC, dbl(1)),
+        "own_flower": both("Own Flower (mandarin)", "Pung-Chow, Use of the Mandarins", dbl(1)),
+        "own_season": both("Own Season (mandarin)", "Pung-Chow, Use of the Mandarins", dbl(1)),
+        # Part I: non-winners use every doubling honour (rule-decisions Pung-Chow 11)
+        "one_suit_honours": both("All one suit except Winds or Dragons", _PC, dbl(1)),
+        "one_suit_pure": both("All one suit", _PC, dbl(3)),
+        "all_honours": both("All one suit (Honours)", _PC, dbl(3)),
+        "mahjong": win("Mah-Jongg", _PC, pts(20)),
+        "no_sequences": win("No sequence in hand or on table", _PC, pts(10)),
+        "self_drawn": win("Drawing the winning piece", _PC, pts(2)),
+        "only_place": win("Filling the only place to win", _PC, pts(2)),
+        "loose_tile": win("Winning on a draw from a loose tile", _PC, pts(10)),
+        "no_other_score": win("No other score than Mah-Jongg", _PC, pts(10)),
+        "original_hand": win("Winning on original hand", "Pung-Chow, Example 16", dbl(3)),
+    }
+    return Ruleset(
+        name="pungchow",
+        book="Pung-Chow",
+        table=_freeze(t),
+        limit=None,
+        has_prevailing_wind=False,
+        specials=frozenset(),
+        losers_settle="difference",
+        false_mahjong="limit",
+        false_mahjong_rule="Pung-Chow Part II, Penalties 1",
+        penalty_limit=400,  # Part II: the limit of a game with a 20-point Mah-Jongg
+        faults={"dead": "zero", "long": "zero", "short": "zero", "foul": "zero"},
+        fault_rule="Pung-Chow, Mah-Jongg (a dead hand's score does not count)",
+        pay_for_all=None,
+        pay_for_all_cancels_losers=False,
+        settlement_order="score",
+        flowers_counted=False,
+    )
+
+
+def _pungchow_limit() -> Ruleset:
+    winner_sets = {
+        "pung_simple": (2, 6, "Three of a kind of 2 to 8"),
+        "pung_terminal": (4, 10, "Three of a kind of heads"),
+        "pung_honour": (4, 10, "Three of a kind of heads"),
+        "kong_simple": (8, 16, "Four of a kind 2 to 8"),
+        "kong_terminal": (16, 32, "Four of a kind of heads"),
+        "kong_honour": (16, 32, "Four of a kind of heads"),
+    }
+    other_sets = {
+        "pung_simple": (2, 4),
+        "pung_terminal": (4, 8),
+        "pung_honour": (4, 8),
+        "kong_simple": (8, 16),
+        "kong_terminal": (16, 32),
+        "kong_honour": (16, 32),
+    }
+    t: dict[str, Entry] = {}
+    for key, (ge, gc, name) in winner_sets.items():
+        oe, oc = other_sets[key]
+        t[f"{key}_exposed"] = Entry(f"{name}, on table", _PC2, pts(ge), pts(oe))
+        t[f"{key}_concealed"] = Entry(f"{name}, in hand", _PC2, pts(gc), pts(oc))
+    t |= {
+        "mahjong": win("Mah-Jongg", f"{_PC2B} 1", pts(10)),
+        "no_other_score": win("No other score than Mah-Jongg", f"{_PC2B} 2", pts(10)),
+        "pair_dragon": both("Pair of Dragons", _PC2, pts(2)),
+        "pair_own_wind": both("Pair of own Wind", _PC2, pts(2)),
+        "pair_prevailing_wind": both("Pair of the wind of the round", _PC2, pts(2)),
+        "pair_own_prevailing": both("Pair of own Wind in own Wind round", _PC2, pts(4)),
+        # the final pair of the winning hand (rule-decisions Pung-Chow 1: the table's 2 is kept)
+        "final_pair_simple_claimed": win("Pair of 2 to 8 punged to complete hand", _PC2, pts(2)),
+        "final_pair_simple_drawn": win("Pair of 2 to 8 drawn to complete hand", _PC2, pts(4)),
+        "final_pair_head_claimed": win("Pair of heads punged to complete hand", _PC2, pts(4)),
+        "final_pair_head_drawn": win("Pair of heads drawn to complete hand", _PC2, pts(6)),
+        "final_pair_own_round_claimed": win(
+            "Pair of own wind in own wind round punged to complete hand", _PC2, pts(6)
+        ),
+        "final_pair_own_round_drawn": win(
+            "Pair of own wind in own wind round drawn to complete hand", _PC2, pts(8)
+        ),
+        # rule-decisions Pung-Chow 2: Examples 8 and 10 score 4 for any sequence filled by draw
+        "sequence_filled_claimed_closed": win(
+            "Filling a sequence in the middle or on the only open end, by chow", _PC2, pts(2)
+        ),
+        "sequence_filled_drawn": win("Filling a sequence by draw to complete hand", _PC2, pts(4)),
+        "set_own_wind": both("Set of own wind", f"{_PC2D} 1", dbl(1)),
+        "set_own_prevailing": both("Set of own wind in own wind round", f"{_PC2D} 2", dbl(2)),
+        # rule-decisions Pung-Chow 3: a set of the round wind alone doubles nothing
+        "set_dragon": both("Set of dragons", f"{_PC2D} 3-5", dbl(1)),
+        "one_suit_honours": win("All one suit except winds or dragons", f"{_PC2D} 6", dbl(1)),
+        "no_sequences": win("No sequences (Tei Tei Woo)", f"{_PC2D} 7", dbl(1)),
+        "one_suit_pure": win("Entirely one suit", f"{_PC2D} 8", dbl(3)),
+        "own_flower": both("Own Flower (mandarin)", "Pung-Chow, Use of the Mandarins", dbl(1)),
+        "own_season": both("Own Season (mandarin)", "Pung-Chow, Use of the Mandarins", dbl(1)),
+        "last_tile": win("Winning tile drawn from the last tile of the wall", f"{_PC2B} 3", dbl(1)),
+        "loose_tile": win("Winning on a draw from a loose tile", f"{_PC2B} 4", dbl(1)),
+        "first_discard": win(
+            "Winning on the first discard (half the limit)", f"{_PC2B} 5", Award(limit_points=0.5)
+        ),
+        "thirteen_orphans": win("Single heads and a pair of heads", f"{_PC2L} 1", lim()),
+        "all_heads": win("Sets of heads only and a pair of heads", f"{_PC2L} 2", lim()),
+        "four_large_blessings": win("Four happinesses (four wind sets)", f"{_PC2L} 3", lim()),
+        "four_small_blessings": win(
+            "Three wind sets and a pair of the fourth wind", f"{_PC2L} 4", lim()
+        ),
+        "all_kongs": win("Sets of four of a kind only", f"{_PC2L} 5", lim()),
+        "heaven": win("East wins on his original draw", f"{_PC2L} 6", lim()),
+        "three_great_scholars": win("Three sets of dragons", f"{_PC2L} 7", lim()),
+    }
+    return Ruleset(
+        name="pungchow/limit",
+        book="Pung-Chow Part II",
+        table=_freeze(t),
+        limit=300,
+        has_prevailing_wind=True,
+        specials=frozenset({"thirteen_orphans"}),
+        losers_settle="difference",
+        false_mahjong="limit",
+        false_mahjong_rule="Pung-Chow Part II, Penalties 1",
+        faults={"dead": "zero", "long": "zero", "short": "zero", "foul": "zero"},
+        fault_rule="Pung-Chow, Mah-Jongg (a dead hand's score does not count)",
+        pay_for_all="reckless",
+        pay_for_all_cancels_losers=True,  # Penalties, note (b)
+        settlement_order="score",
+        washing=MappingProxyType({9: 50, 10: 70, 11: 100, 12: 150, 13: 200}),
+        flowers_counted=False,
+        final_pair_replaces=True,
+        options={"mahjong_points": 10},
+    )
+
+
+# -- Chinese Classical and the league presets ---------------------------------------------------
+
+_CL = "Classical (Kajongg, Classical Chinese standard)"
+_DMJL = "Classical DMJL (Kajongg, Classical Chinese DMJL)"
+_BMJA = "Classical BMJA (Kajongg, Classical Chinese BMJA)"
+
+
+def _classical_table() -> dict[str, Entry]:
+    t: dict[str, Entry] = _set_rows(_CL)
+    t |= {
+        "pair_dragon": both("Pair of Dragons", _CL, pts(2)),
+        "pair_own_wind": both("Pair of own Wind", _CL, pts(2)),
+        "pair_prevailing_wind": both("Pair of round Wind", _CL, pts(2)),
+        "pair_own_prevailing": both("Pair of own Wind, also the round Wind", _CL, pts(4)),
+        "flower": both("Flower or Season", _CL, pts(4)),
+        "set_dragon": both("Pung/Kong of Dragons", _CL, dbl(1)),
+        "set_own_wind": both("Pung/Kong of own Wind", _CL, dbl(1)),
+        "set_prevailing_wind": both("Pung/Kong of round Wind", _CL, dbl(1)),
+        "set_own_prevailing": both("Pung/Kong of own Wind, also the round Wind", _CL, dbl(2)),
+        "own_flower_and_season": both("Own Flower and own Season", _CL, dbl(1)),
+        "bouquet_flowers": both("All Flowers", _CL, dbl(1)),
+        "bouquet_seasons": both("All Seasons", _CL, dbl(1)),
+        "three_concealed_pungs": both("Three concealed Pungs", _CL, dbl(1)),
+        "mahjong": win("Mah Jongg", _CL, pts(20)),
+        "final_pair_simple_claimed": win("Last tile completes a pair of 2..8", _CL, pts(2)),
+        "final_pair_simple_drawn": win("Last tile completes a pair of 2..8", _CL, pts(2)),
+        "final_pair_head_claimed": win(
+            "Last tile completes a pair of Terminals or Honours", _CL, pts(4)
+        ),
+        "final_pair_head_drawn": win(
+            "Last tile completes a pair of Terminals or Honours", _CL, pts(4)
+        ),
+        "final_pair_own_round_claimed": win(
+            "Last tile completes a pair of Terminals or Honours", _CL, pts(4)
+        ),
+        "final_pair_own_round_drawn": win(
+            "Last tile completes a pair of Terminals or Honours", _CL, pts(4)
+        ),
+        "only_place": win("Last tile is the only possible tile", _CL, pts(4)),
+        "self_drawn": win("Won with the last tile taken from the wall", _CL, pts(2)),
+        "zero_points": win("Zero point hand", _CL, dbl(1)),
+        "no_sequences": win("No Chow", _CL, dbl(1)),
+        "all_concealed": win("Only concealed melds", _CL, dbl(1)),
+        "one_suit_honours": win("False colour game (one suit with Honours)", _CL, dbl(1)),
+        "one_suit_pure": win("True colour game (one suit)", _CL, dbl(3)),
+        "terminals_honours": win("Only Terminals and Honours", _CL, dbl(1)),
+        "loose_tile": win("Last tile taken from the dead wall", _CL, dbl(1)),
+        "last_tile": win("Last tile is the last tile of the wall", _CL, dbl(1)),
+        "last_discard": win("Last tile of the wall, discarded", _CL, dbl(1)),
+        "robbing_kong": win("Robbing the Kong", _CL, dbl(1)),
+        "original_call": win("Mah Jongg with Original Call", _CL, dbl(1)),
+        "concealed_true_colour": win("Concealed true colour game", _CL, lim()),
+        "all_honours": win("Only Honours", _CL, lim()),
+        "hidden_treasure": win("Hidden Treasure", _CL, lim()),
+        "all_terminals": win("Heads and Tails (only 1 and 9)", _CL, lim()),
+        "all_kongs": win("Fourfold Plenty (four Kongs)", _CL, lim()),
+        "three_great_scholars": win("Three Great Scholars", _CL, lim()),
+        "four_large_blessings": win("Four Blessings Hovering over the Door", _CL, lim()),
+        "all_green": win("All Greens", _CL, lim()),
+        "plum_blossom": win("Gathering the Plum Blossom from the Roof", _CL, lim()),
+        "moon": win("Plucking the Moon from the Bottom of the Sea", _CL, lim()),
+        "carrying_pole": win("Scratching a Carrying Pole", _CL, lim()),
+        "kong_on_kong": win("Twofold Fortune (Kong on Kong)", _CL, lim()),
+        "heaven": win("Blessing of Heaven", _CL, lim()),
+        "earth": win("Blessing of Earth", _CL, lim()),
+        "nine_gates": win("Nine Gates", _CL, lim()),
+        "thirteen_orphans": win("Thirteen Orphans", _CL, lim()),
+    }
+    return t
+
+
+def _classical() -> Ruleset:
+    return Ruleset(
+        name="classical",
+        book="Classical",
+        table=_freeze(_classical_table()),
+        limit=500,
+        has_prevailing_wind=True,
+        specials=frozenset({"thirteen_orphans"}),
+        losers_settle="score",
+        false_mahjong="each",
+        false_mahjong_amount=300,
+        false_mahjong_rule=f"{_CL}: False Declaration of Mah Jongg",
+        faults={"long": "zero", "dead": "zero", "short": "zero", "foul": "zero"},
+        fault_rule=f"{_CL}: Long Hand scores 0",
+        pay_for_all=None,
+        settlement_order="turn",
+    )
+
+
+def _dmjl() -> Ruleset:
+    t = _classical_table()
+    t |= {
+        "squirming_snake": win("Squirming Snake", _DMJL, lim()),
+        "three_small_scholars": both("Little Three Dragons", _DMJL, dbl(1)),
+        "big_three_dragons": both("Big Three Dragons", _DMJL, dbl(2)),
+        "four_small_blessings": both("Little Four Joys", _DMJL, dbl(1)),
+        "big_four_winds": both("Big Four Joys", _DMJL, dbl(2)),
+    }
+    t = {k: replace(e, rule=e.rule.replace(_CL, _DMJL)) for k, e in t.items()}
+    return replace(
+        _classical(),
+        name="classical/dmjl",
+        book="Classical DMJL",
+        table=_freeze(t),
+        false_mahjong_rule=f"{_DMJL}: False Declaration of Mah Jongg by One Player",
+        fault_rule=f"{_DMJL}: Long Hand scores 0",
+    )
+
+
+def _bmja() -> Ruleset:
+    t = _classical_table()
+    for gone in (
+        "zero_points",
+        "three_concealed_pungs",
+        "own_flower_and_season",
+        "loose_tile",
+        "hidden_treasure",
+        "one_suit_honours",
+        "concealed_true_colour",
+        "final_pair_simple_claimed",
+        "final_pair_simple_drawn",
+        "final_pair_head_claimed",
+        "final_pair_head_drawn",
+        "final_pair_own_round_claimed",
+        "final_pair_own_round_drawn",
+        "only_place",
+        "one_suit_pure",
+        "nine_gates",
+        "original_call",
+    ):
+        del t[gone]
+    t |= {
+        "original_call": both("Original Call", _BMJA, dbl(1)),
+        "own_flower": both("Own Flower", _BMJA, dbl(1)),
+        "own_season": both("Own Season", _BMJA, dbl(1)),
+        "bouquet_flowers": both("All Flowers", _BMJA, dbl(2)),
+        "bouquet_seasons": both("All Seasons", _BMJA, dbl(2)),
+        "gates_of_heaven": win("Gates of Heaven", _BMJA, lim()),
+        "wriggling_snake": win("Wriggling Snake", _BMJA, lim()),
+        "triple_knitting": win("Triple Knitting", _BMJA, lim(0.5)),
+        "knitting": win("Knitting", _BMJA, lim(0.5)),
+        "all_pair_honours": win("All Pair Honours", _BMJA, lim(0.5)),
+        "buried_treasure": win("Buried Treasure", _BMJA, lim()),
+        "purity": win("Purity", _BMJA, dbl(3)),
+        "all_green": win("Imperial Jade", _BMJA, lim()),
+        "thirteen_orphans": win("The 13 Unique Wonders", _BMJA, lim()),
+        "three_great_scholars_no_chow": win("Three Great Scholars", _BMJA, lim()),
+    }
+    del t["three_great_scholars"]
+    t = {k: replace(e, rule=e.rule.replace(_CL, _BMJA)) for k, e in t.items()}
+    return replace(
+        _classical(),
+        name="classical/bmja",
+        book="Classical BMJA",
+        table=_freeze(t),
+        limit=1000,
+        specials=frozenset(
+            {
+                "thirteen_orphans",
+                "wriggling_snake",
+                "knitting",
+                "triple_knitting",
+                "all_pair_honours",
+            }
+        ),
+        max_chows=1,
+        requirement_rule=f"{_BMJA}: number of allowed chows 1",
+        false_mahjong="each",
+        false_mahjong_amount=0,  # half the limit
+        false_mahjong_rule=f"{_BMJA}: False Declaration of Mah Jongg by One Player",
+        fault_rule=f"{_BMJA}: Long Hand scores 0",
+    )
+
+
+RULESETS: Mapping[str, Ruleset] = MappingProxyType(
+    {
+        r.name: r
+        for r in (
+            _code1924("mixed"),
+            _code1924("one-double"),
+            _code1924("cleared"),
+            _pungchow(),
+            _pungchow_limit(),
+            _classical(),
+            _dmjl(),
+            _bmja(),
+        )
+    }
+)
