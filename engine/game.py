@@ -628,50 +628,9 @@ def _mahjong(state: HandState, c: cm.DeclareMahjong) -> list[ev.Event]:
         if state.mode == "mirror":
             raise MalformedInput("tile", "the winning tile must be named (stood on end, Law 80)")
         win_tile = shown[-1]
-    false_rule: str | None = None
-    reason = ""
-    expected = s.n + (1 if claimed else 0)
-    kinds_ok = all(0 <= t < NUM_KINDS for t in shown)
-    if s.fault in ("short", "foul"):
-        false_rule, reason = rules.rule("no_mahjong_short_foul"), f"a {s.fault} hand"
-    elif s.fault == "long":
-        false_rule, reason = rules.rule("no_mahjong_long"), "a long hand"
-    elif len(shown) != expected:
-        false_rule = rules.rule("long_short")
-        reason = f"{len(shown)} tiles shown, {expected} held"
-    elif not kinds_ok or win_tile not in shown:
-        false_rule, reason = rules.rule("mahjong"), "the winning tile is not in the hand shown"
-    else:
-        if state.mode == "mirror":
-            counts = [0] * 44
-            for t in shown:
-                counts[t] += 1
-            if claimed:
-                counts[win_tile] -= 1  # already face up
-            for t, n in enumerate(counts):
-                if n and state.seen[t] + n > copies_in_set(t, rules.tiles):
-                    raise _no(state, "count", f"the hand shows a fifth {tile_name(t)}")
-        melds = len(s.melds)
-        if not is_complete(shown, melds, rules.specials):
-            false_rule, reason = rules.rule("false_mahjong"), "the hand is not complete"
-        elif claimed and discarder is not None and (seat - discarder) % 4 != 1 \
-                and not rules.mahjong_chow_from_anyone and state.award_by == "discard" \
-                and not _completes_without_chow(shown, melds, win_tile, rules):
-            false_rule = rules.rule("chow_left")
-            reason = "the discard completes only a sequence, and only the next player may chow"
-        else:
-            ctx = context + [by]
-            limit = limit_hand(s.melds, shown, ctx)
-            if rules.qualification == "cleared" and limit is None and not is_cleared(
-                shown + [t for m in s.melds for t in m.tiles]
-            ):
-                false_rule, reason = rules.rule("qualify_cleared"), "the hand is not cleared"
-            elif rules.qualification == "one_double" and limit is None and not has_a_double(
-                s.melds, shown, seat, state.prevailing, ctx
-            ):
-                false_rule = rules.rule("qualify_one_double")
-                reason = "the hand scores no double"
-    if false_rule is not None:
+    problem = win_problem(state, seat, shown, win_tile, claimed, discarder, by, context)
+    if problem is not None:
+        false_rule, reason = problem
         stays = rules.rotation != "every_hand" and seat != Seat.E
         return [
             ev.FalseMahjong(seat=seat, concealed=tuple(shown), reason=reason, rule=false_rule,
@@ -686,6 +645,86 @@ def _mahjong(state: HandState, c: cm.DeclareMahjong) -> list[ev.Event]:
         ev.HandEnded(result="mahjong", winner=seat, rule=rules.rule("mahjong"),
                      east_stays=stays),
     ]
+
+
+def win_problem(
+    state: HandState,
+    seat: Seat,
+    shown: list[Tile],
+    win_tile: Tile,
+    claimed: bool,
+    discarder: Seat | None,
+    by: str,
+    context: Sequence[str] = (),
+) -> tuple[str, str] | None:
+    """Why showing ``shown`` (sorted, the winning tile included) is not a Mah-jongg:
+    ``(rule, reason)``, or ``None`` for a valid win. Raises ``RuleViolation`` only for a hand
+    the table cannot hold (a fifth copy)."""
+    rules = state.ruleset
+    s = state.seats[seat]
+    expected = s.n + (1 if claimed else 0)
+    if s.fault in ("short", "foul"):
+        return rules.rule("no_mahjong_short_foul"), f"a {s.fault} hand"
+    if s.fault == "long":
+        return rules.rule("no_mahjong_long"), "a long hand"
+    if len(shown) != expected:
+        return rules.rule("long_short"), f"{len(shown)} tiles shown, {expected} held"
+    if not all(0 <= t < NUM_KINDS for t in shown) or win_tile not in shown:
+        return rules.rule("mahjong"), "the winning tile is not in the hand shown"
+    if state.mode == "mirror":
+        counts = [0] * 44
+        for t in shown:
+            counts[t] += 1
+        if claimed:
+            counts[win_tile] -= 1  # already face up
+        for t, n in enumerate(counts):
+            if n and state.seen[t] + n > copies_in_set(t, rules.tiles):
+                raise _no(state, "count", f"the hand shows a fifth {tile_name(t)}")
+    melds = len(s.melds)
+    if not is_complete(shown, melds, rules.specials):
+        return rules.rule("false_mahjong"), "the hand is not complete"
+    if (claimed and by == "discard" and discarder is not None
+            and (seat - discarder) % 4 != 1 and not rules.mahjong_chow_from_anyone
+            and not _completes_without_chow(shown, melds, win_tile, rules)):
+        return (rules.rule("chow_left"),
+                "the discard completes only a sequence, and only the next player may chow")
+    ctx = [*context, by]
+    if rules.qualification == "any":
+        return None
+    limit = limit_hand(s.melds, shown, ctx)
+    if limit is not None:
+        return None
+    if rules.qualification == "cleared" and not is_cleared(
+        shown + [t for m in s.melds for t in m.tiles]
+    ):
+        return rules.rule("qualify_cleared"), "the hand is not cleared"
+    if rules.qualification == "one_double" and not has_a_double(
+        s.melds, shown, seat, state.prevailing, ctx
+    ):
+        return rules.rule("qualify_one_double"), "the hand scores no double"
+    return None
+
+
+def can_win(state: HandState, seat: Seat, tile: Tile | None = None) -> bool:
+    """Full mode: would ``seat`` go out validly now, on its own hand (``tile=None``) or on the
+    live discard / robbable tile ``tile``? For bots; the engine decides by ``apply``."""
+    held = state.concealed_tiles(seat)
+    s = state.seats[seat]
+    if tile is None:
+        if len(held) + 3 * len(s.melds) != 14:
+            return False
+        win = s.last_drawn if s.last_drawn is not None else held[-1]
+        by = "loose_tile" if state.drew_loose else "wall"
+        ctx = ["heaven"] if not state.first_discard_done else []
+        if state.last_available_drawn and by == "wall":
+            ctx.append("last_tile")
+        return win_problem(state, seat, held, win, False, None, by, ctx) is None
+    shown = sorted([*held, tile])
+    if state.phase == "rob" and state.rob is not None:
+        return win_problem(state, seat, shown, tile, True, state.rob[1], "robbed_kong") is None
+    discarder = state.claimable[1] if state.claimable else None
+    ctx = ["last_discard"] if state.last_available_drawn else []
+    return win_problem(state, seat, shown, tile, True, discarder, "discard", ctx) is None
 
 
 def _completes_without_chow(shown: list[Tile], melds: int, tile: Tile, rules: Ruleset) -> bool:

@@ -1,0 +1,280 @@
+"""Bots: greedy hand-builders that play legal, sensible moves (full-information hands).
+
+A bot sees a :class:`SeatView` — its own tiles and what the table shows — and answers
+``act(view) -> Command | None`` (``None``: nothing to do, e.g. no call on a discard). The
+simulator (``engine.simulate``) and the table service's simulator ask it whenever the seat
+may act.
+
+The greedy bot keeps the tiles that already form sets, pairs and near-sequences, throws the
+loneliest tile, calls Mah-jongg whenever the game accepts it, pungs and kongs what it can and
+chows when the two tiles are not doing better work.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from engine import commands as cm
+from engine.game import can_win
+from engine.rules import Ruleset
+from engine.seats import Seat
+from engine.state import HandState, Meld
+from engine.tiles import NUM_KINDS, WINDS, Tile
+
+
+class SeatView:
+    """One seat's window on a hand: its own concealed tiles and the public state.
+
+    It reads through to the state (no copy, for speed); it offers nothing hidden from the
+    seat. ``hand`` is the seat's own counts per tile kind: read it, never change it.
+    """
+
+    __slots__ = ("_state", "seat")
+
+    def __init__(self, state: HandState, seat: Seat) -> None:
+        self._state = state
+        self.seat = seat
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return self._state.ruleset
+
+    @property
+    def phase(self) -> str:
+        return self._state.phase
+
+    @property
+    def turn(self) -> Seat:
+        return self._state.turn
+
+    @property
+    def hand(self) -> Sequence[int]:
+        return self._state.seats[self.seat].concealed
+
+    @property
+    def melds(self) -> Sequence[Meld]:
+        return self._state.seats[self.seat].melds
+
+    @property
+    def seen(self) -> Sequence[int]:
+        return self._state.seen
+
+    @property
+    def must_draw(self) -> bool:
+        s = self._state
+        return bool(s.seats[self.seat].owed_loose) or (
+            s.turn == self.seat and s.need_draw and s.phase in ("play", "claims")
+        )
+
+    @property
+    def on_turn(self) -> bool:
+        s = self._state
+        return s.phase == "play" and s.turn == self.seat and not s.need_draw
+
+    @property
+    def before_first_discard(self) -> bool:
+        return not self._state.first_discard_done
+
+    @property
+    def drew(self) -> bool:
+        return self._state.drew
+
+    @property
+    def discard(self) -> tuple[Tile, Seat] | None:
+        return self._state.claimable
+
+    @property
+    def robbable(self) -> tuple[Tile, Seat] | None:
+        return self._state.rob if self._state.phase == "rob" else None
+
+    @property
+    def award(self) -> tuple[Seat, str] | None:
+        return self._state.award
+
+    def can_win(self, tile: Tile | None = None) -> bool:
+        """Would this seat go out validly now (own hand, or with ``tile``)?"""
+        return can_win(self._state, self.seat, tile)
+
+
+def _chow_pairs(hand: Sequence[int], tile: Tile) -> list[tuple[Tile, Tile]]:
+    if tile >= 27:
+        return []
+    r = tile % 9
+    out = []
+    for lo in (r - 2, r - 1, r):
+        if 0 <= lo and lo + 2 <= 8:
+            need = [tile - r + lo + k for k in range(3) if lo + k != r]
+            if hand[need[0]] and hand[need[1]]:
+                out.append((need[0], need[1]))
+    return out
+
+
+_ORPHAN_KINDS = frozenset((0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33))
+
+
+def may_be_complete(hand: Sequence[int], extra: Tile | None, no_sets: bool) -> bool:
+    """A cheap necessary condition for a complete hand, before the real test: four sets and a
+    pair leave each suit's count at 0 or 2 modulo 3 with exactly one 2, and no Honour single;
+    the special hands need no grounded set and all pairs or only Terminals and Honours."""
+    h = list(hand[:34])
+    if extra is not None:
+        h[extra] += 1
+    mods = [sum(h[0:9]) % 3, sum(h[9:18]) % 3, sum(h[18:27]) % 3]
+    honours = h[27:34]
+    standard = 1 not in honours and 4 not in honours
+    if standard:
+        mods.append(sum(honours) % 3)
+        standard = mods.count(2) == 1 and mods.count(1) == 0
+    if standard:
+        return True
+    if not no_sets:
+        return False
+    if all(c in (0, 2) for c in h):
+        return True
+    return all(h[t] == 0 for t in range(34) if t not in _ORPHAN_KINDS)
+
+
+class GreedyBot:
+    """A greedy hand-builder. ``rng`` breaks ties and makes some calls optional, so seeded
+    games vary; the same seed gives the same game."""
+
+    def __init__(self, rng: random.Random | None = None, chow_rate: float = 0.6) -> None:
+        self.rng = rng or random.Random(0)
+        self.chow_rate = chow_rate
+
+    # -- scoring a tile's usefulness ------------------------------------------------------
+
+    def _keep_value(self, view: SeatView, t: Tile, target: int | None) -> float:
+        h = view.hand
+        c = h[t]
+        if t >= 27:
+            value = (0.0, 1.0, 6.0, 9.0, 9.0)[c]
+            if t >= 31 or t == WINDS[view.seat]:
+                value += 0.5
+            if c == 1 and view.seen[t] >= 2:
+                value -= 0.5  # its pair can hardly come
+        else:
+            value = (0.0, 1.0, 5.0, 8.0, 8.0)[c]
+            r = t % 9
+            if r >= 1 and h[t - 1]:
+                value += 2.0
+            if r <= 7 and h[t + 1]:
+                value += 2.0
+            if r >= 2 and h[t - 2]:
+                value += 1.0
+            if r <= 6 and h[t + 2]:
+                value += 1.0
+            if r in (0, 8):
+                value -= 0.3
+            if target is not None and t // 9 != target:
+                value -= 6.0
+        return value
+
+    def _target_suit(self, view: SeatView) -> int | None:
+        """For the Cleared-Hand game: the suit the hand leans to (Law 47)."""
+        if view.ruleset.qualification != "cleared":
+            return None
+        h = view.hand
+        per = [sum(h[s * 9 : s * 9 + 9]) for s in range(3)]
+        for m in view.melds:
+            if m.tiles[0] < 27:
+                per[m.tiles[0] // 9] += 6
+        return max(range(3), key=lambda s: per[s])
+
+    def choose_discard(self, view: SeatView) -> Tile:
+        h = view.hand
+        target = self._target_suit(view)
+        best: Tile = -1
+        best_value = 1e9
+        for t in range(NUM_KINDS):
+            if h[t]:
+                v = self._keep_value(view, t, target)
+                if v < best_value:
+                    best, best_value = t, v
+        if best < 0:  # only bonus tiles left (cannot happen in a legal hand)
+            best = next(t for t in range(len(h)) if h[t])
+        return best
+
+    # -- acting ---------------------------------------------------------------------------
+
+    def act(self, view: SeatView) -> cm.Command | None:
+        phase = view.phase
+        seat = view.seat
+        if view.must_draw:
+            return cm.Draw(seat=seat)
+        if phase == "claims":
+            return self._call(view)
+        if phase == "rob":
+            rob = view.robbable
+            if rob is not None and rob[1] != seat and view.can_win(rob[0]):
+                return cm.Claim(seat=seat, kind="mahjong")
+            return None
+        if phase == "award":
+            award = view.award
+            if award is None or award[0] != seat:
+                return None
+            return self._take_award(view, award[1])
+        if phase != "play":
+            return None
+        h = view.hand
+        if view.ruleset.flowers:
+            for t in range(34, 42):
+                if h[t] and (view.on_turn or view.before_first_discard):
+                    return cm.GroundFlower(seat=seat, tile=t)
+        if not view.on_turn:
+            return None
+        if may_be_complete(h, None, not view.melds) and view.can_win():
+            return cm.DeclareMahjong(seat=seat)
+        if view.drew or view.before_first_discard:
+            for t in range(NUM_KINDS):
+                if h[t] == 4:
+                    return cm.DeclareKong(seat=seat, tile=t)
+            if view.drew:
+                for m in view.melds:
+                    if m.kind == "pung" and h[m.tiles[0]]:
+                        return cm.AddKong(seat=seat, tile=m.tiles[0])
+        return cm.Discard(seat=seat, tile=self.choose_discard(view))
+
+    def _call(self, view: SeatView) -> cm.Command | None:
+        live = view.discard
+        if live is None:
+            return None
+        tile, discarder = live
+        seat = view.seat
+        if seat == discarder:
+            return None
+        h = view.hand
+        if may_be_complete(h, tile, not view.melds) and view.can_win(tile):
+            return cm.Claim(seat=seat, kind="mahjong")
+        target = self._target_suit(view)
+        if target is not None and tile < 27 and tile // 9 != target:
+            return None
+        grounded = any(m.kind == "pung" and m.tiles[0] == tile for m in view.melds)
+        if h[tile] >= 3 and not grounded:
+            return cm.Claim(seat=seat, kind="kong")
+        if h[tile] == 2:
+            return cm.Claim(seat=seat, kind="pung")
+        if (seat - discarder) % 4 == 1:
+            for a, b in _chow_pairs(h, tile):
+                if h[a] == 1 and h[b] == 1 and self.rng.random() < self.chow_rate:
+                    return cm.Claim(seat=seat, kind="chow", tiles=(a, b))
+        return None
+
+    def _take_award(self, view: SeatView, kind: str) -> cm.Command:
+        seat = view.seat
+        if kind == "mahjong":
+            return cm.DeclareMahjong(seat=seat)
+        live = view.discard
+        assert live is not None
+        tile = live[0]
+        if kind == "pung":
+            return cm.Expose(seat=seat, tiles=(tile, tile, tile))
+        if kind == "kong":
+            return cm.Expose(seat=seat, tiles=(tile,) * 4)
+        a, b = next(iter(_chow_pairs(view.hand, tile)))
+        singles = [p for p in _chow_pairs(view.hand, tile)
+                   if view.hand[p[0]] == 1 and view.hand[p[1]] == 1]
+        if singles:
+            a, b = singles[0]
+        return cm.Expose(seat=seat, tiles=tuple(sorted((a, b, tile))))
