@@ -76,7 +76,7 @@ class HostProtocol:
         self.handshaken = False
         self._handshakes = 0
         self._connected_us = 0
-        self._last_rx_us = 0
+        self.last_rx_us = 0
         self._last_ping_us = 0
         self._last_hello_us = 0
         self._last_sync_us = 0
@@ -88,7 +88,7 @@ class HostProtocol:
         self.deframer.reset()
         self.handshaken = False
         self._connected_us = now_us
-        self._last_rx_us = now_us
+        self.last_rx_us = now_us
         self._send_hello(now_us)
 
     def _send_hello(self, now_us: int) -> None:
@@ -106,7 +106,7 @@ class HostProtocol:
     # -- bytes in --------------------------------------------------------------------------
     def data_received(self, data: bytes, now_us: int) -> None:
         for body in self.deframer.feed(data):
-            self._last_rx_us = now_us
+            self.last_rx_us = now_us
             try:
                 self._dispatch(body, now_us)
             except wire.FrameError as exc:
@@ -281,7 +281,7 @@ class HostProtocol:
             if now_us - self._connected_us > 4 * _us(s.heartbeat_timeout_s):
                 return f"no HELLO from the board in {(now_us - self._connected_us) / 1e6:.1f} s"
             return None
-        silent = now_us - self._last_rx_us
+        silent = now_us - self.last_rx_us
         if silent > _us(s.heartbeat_timeout_s):
             return (
                 f"board stalled: no frame for {silent // 1000} ms "
