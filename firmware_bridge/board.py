@@ -156,6 +156,8 @@ class BoardProtocol:
                 self._command(body, now_us)
             elif kind == wire.HELLO_REQ:
                 self._hello(body, now_us)
+            elif not self._session:
+                return  # until a host has said HELLO_REQ, nothing else is answered
             elif kind == wire.PING:
                 self._out += wire.frame(
                     wire.encode_heartbeat(
