@@ -103,7 +103,7 @@ def _chow_pairs(hand: Sequence[int], tile: Tile) -> list[tuple[Tile, Tile]]:
     r = tile % 9
     out = []
     for lo in (r - 2, r - 1, r):
-        if 0 <= lo and lo + 2 <= 8:
+        if lo >= 0 and lo + 2 <= 8:
             need = [tile - r + lo + k for k in range(3) if lo + k != r]
             if hand[need[0]] and hand[need[1]]:
                 out.append((need[0], need[1]))

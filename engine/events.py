@@ -44,7 +44,7 @@ class HandStarted(Event):
     ruleset: str
     mode: str  # "full" or "mirror"
     prevailing: Seat | None
-    hand: int = 0
+    number: int = 0  # the hand's number in the match
     wall: tuple[Tile, ...] | None = None
 
 

@@ -70,7 +70,7 @@ def new_hand(
         ruleset=rules.name,
         mode=mode,
         prevailing=prevailing if rules.prevailing_wind else None,
-        hand=hand,
+        number=hand,
         wall=built,
     )
     _commit(state, [started])

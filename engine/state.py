@@ -157,7 +157,7 @@ def _take(state: HandState, seat: int, tile: Tile | None, n: int = 1) -> None:
 
 def _hand_started(state: HandState, e: ev.HandStarted) -> None:
     state.prevailing = e.prevailing
-    state.hand = e.hand
+    state.hand = e.number
     state.built = e.wall
 
 

@@ -1,0 +1,94 @@
+"""`mjtable play`: bots play whole hands under the full engine (contracts.md).
+
+Every hand is checked three ways (engine.simulate): the invariants after every event, the
+state rebuilt from its own record, and a mirror-mode hand fed only what a table would show.
+Any disagreement counts as a violation; the exit code is 1 if there is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from typing import IO
+
+from controller.cli import CommandInputError, emit_json
+
+HELP = "bots play whole hands under the full engine"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ruleset", default="code1924/mixed",
+                        help="code1924/mixed (default), code1924/one-double, "
+                             "code1924/cleared, pungchow, pungchow/limit, classical")
+    parser.add_argument("--hands", type=int, default=1, help="how many hands (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="the RNG seed (default 0)")
+    parser.add_argument("--log", metavar="FILE", help="write every event as JSON Lines")
+    parser.add_argument("--no-checks", action="store_true",
+                        help="skip the replay and mirror cross-checks (invariants still run)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.record import event_line, final_line
+    from engine.rounds import next_hand, start
+    from engine.rules import get_ruleset
+    from engine.simulate import default_bots, play_hand
+
+    try:
+        ruleset = get_ruleset(args.ruleset)
+    except ValueError as exc:
+        raise CommandInputError(str(exc), "--ruleset") from None
+    if args.hands < 0:
+        raise CommandInputError(f"--hands must be 0 or more, not {args.hands}", "--hands")
+    log: IO[str] | None = None
+    if args.log:
+        try:
+            log = open(args.log, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise CommandInputError(f"cannot write the log: {exc.strerror}", "--log") from None
+    started = time.perf_counter()
+    rng = random.Random(args.seed)
+    bots = default_bots(rng)
+    match = start(ruleset)
+    wins = draws = false_calls = events = violations = seq = 0
+    problems: list[dict[str, object]] = []
+    try:
+        for hand in range(args.hands):
+            outcome = play_hand(ruleset, rng, bots, prevailing=match.prevailing, hand=hand,
+                                checks=True, cross_check=not args.no_checks)
+            state = outcome.state
+            found = list(outcome.violations)
+            if state.phase != "ended" and not found:
+                found.append("the hand did not end")
+            if found:
+                violations += len(found)
+                if len(problems) < 10:
+                    problems.append({"hand": hand, "violations": found[:3]})
+            wins += state.result == "mahjong"
+            draws += state.result == "drawn"
+            false_calls += state.result == "false_mahjong"
+            events += len(state.log)
+            if log is not None:
+                for e in state.log:
+                    log.write(event_line(seq, hand, e) + "\n")
+                    seq += 1
+                log.write(final_line(hand, state) + "\n")
+            match = next_hand(ruleset, match, bool(state.east_stays))
+    finally:
+        if log is not None:
+            log.close()
+    summary: dict[str, object] = {
+        "hands": args.hands,
+        "wins": wins,
+        "draws": draws,
+        "false_mahjong": false_calls,
+        "events": events,
+        "violations": violations,
+        "seconds": round(time.perf_counter() - started, 3),
+        "ruleset": ruleset.name,
+        "seed": args.seed,
+    }
+    if problems:
+        summary["problems"] = problems
+    emit_json(summary)
+    return 0 if violations == 0 else 1
