@@ -263,15 +263,28 @@ def winner_features(r: Reading, s: Situation, pair_points: int) -> list[Feature]
     if final_chow is not None and w.tile is not None:
         if w.self_drawn:
             out.append(("sequence_filled_drawn", final_chow.label))
-        else:
-            rank = final_chow.tile % 9  # 0 for a 1-2-3
-            middle = w.tile == final_chow.tile + 1
-            edge = (rank == 0 and w.tile == final_chow.tile + 2) or (
-                rank == 6 and w.tile == final_chow.tile
-            )
-            if middle or edge:
-                out.append(("sequence_filled_claimed_closed", final_chow.label))
+        elif _closed_wait(final_chow, w.tile):
+            out.append(("sequence_filled_claimed_closed", final_chow.label))
     return out
+
+
+def _closed_wait(chow: Part, tile: Tile) -> bool:
+    """The tile filled a sequence in the middle, or at its only open end (1-2 for 3, 8-9 for 7)."""
+    rank = chow.tile % 9  # 0 for a 1-2-3
+    return (
+        tile == chow.tile + 1
+        or (rank == 0 and tile == chow.tile + 2)
+        or (rank == 6 and tile == chow.tile)
+    )
+
+
+def fills_by_shape(r: Reading, w: Win) -> bool:
+    """The winning tile matched the pair, or filled a sequence in the middle or at its only
+    open end, in this reading."""
+    final = next((p for p in r.parts if p.final), None)
+    if final is None or w.tile is None:
+        return False
+    return final.kind == "pair" or (final.kind == "chow" and _closed_wait(final, w.tile))
 
 
 def _squirming_snake(tiles: Sequence[Tile]) -> bool:

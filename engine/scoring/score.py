@@ -17,6 +17,7 @@ from engine.scoring.features import (
     Situation,
     arrangement_features,
     composition_features,
+    fills_by_shape,
     flower_features,
     part_features,
     winner_features,
@@ -235,6 +236,11 @@ def _only_place(hand: SeatHand, fh: FinishedHand, opts: Mapping[str, Any]) -> bo
         return False
     if win.claimed and not opts.get("only_place_on_discard", True):
         return False
+    if fh.ruleset.only_place == "shape":
+        # Pung-Chow: the tile matched the pair or filled the middle (or only open end) of a
+        # sequence, however the hand is read (Example 12 lays 2C as 2-3-4, not 1-2-3).
+        readings = [r for r in _winner_readings(hand, fh) if r.shape is None]
+        return bool(readings) and all(fills_by_shape(r, win) for r in readings)
     specials = fh.ruleset.specials & frozenset(SPECIAL_SHAPES)
     return fills_only_place(
         list(hand.concealed), len(hand.melds), win.tile, _visible_counts(fh), specials

@@ -90,6 +90,10 @@ class Ruleset:
     options: Mapping[str, object] = field(default_factory=dict)  # documented option defaults
     washing: Mapping[int, int] = field(default_factory=dict)  # heads -> points (Pung-Chow II)
     flowers_counted: bool = True
+    # "Filling the only place": "wait" = the hand waited for that one tile alone (1924 A6;
+    # Kajongg "Last Tile is Only Possible Tile"); "shape" = the tile matched the pair or filled
+    # a sequence in the middle or at its only open end (Pung-Chow, bonus 4).
+    only_place: str = "wait"
     # Pung-Chow II scores the final pair by how it was completed *instead of* as a pair;
     # Kajongg's classical rules add the bonus to the pair's own points.
     final_pair_replaces: bool = False
@@ -272,6 +276,7 @@ def _pungchow() -> Ruleset:
         pay_for_all_cancels_losers=False,
         settlement_order="score",
         flowers_counted=False,
+        only_place="shape",
     )
 
 
