@@ -114,6 +114,9 @@ class GpioLights:
             case Show.CALL_WINDOW:
                 cycles = max(1, pattern.duration_ms // 200)
                 self._blink(None, 0.1, 0.1, cycles)
+            case Show.CLAIM_HEARD:
+                if seat in self.leds:
+                    self.leds[seat].on()
             case Show.CLAIM_REFUSED:
                 self._blink(seat, 0.08, 0.08, 3)
             case Show.WALL_BREAK | Show.DEAD_WALL:

@@ -70,6 +70,7 @@ class Observation:
     zone: str = ""
     dice: tuple[int, ...] = ()
     source: str = "vision"
+    winning: str = ""  # HAND_SHOWN after a win on a draw: the tile drawn last
     id: int = 0  # set by the service when it holds one for confirmation
 
     def __post_init__(self) -> None:
@@ -92,6 +93,8 @@ class Observation:
             out["zone"] = self.zone
         if self.dice:
             out["dice"] = list(self.dice)
+        if self.winning:
+            out["winning"] = self.winning
         if self.id:
             out["id"] = self.id
         return out
@@ -126,6 +129,7 @@ class Observation:
             zone=str(obj.get("zone", "")),
             dice=tuple(dice),
             source=str(obj.get("source", "referee")),
+            winning=str(obj.get("winning", "")).upper(),
         )
 
 

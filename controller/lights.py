@@ -20,6 +20,7 @@ from typing import Protocol
 class Show(enum.StrEnum):
     TURN = "turn"  # the seat whose turn it is
     CALL_WINDOW = "call_window"  # a discard is claimable; duration_ms is the courtesy pause
+    CLAIM_HEARD = "claim_heard"  # a seat's call is registered; the window is still open
     CLAIM_WON = "claim_won"  # the seat that won the claim
     CLAIM_REFUSED = "claim_refused"  # a seat that claimed and was told no
     WALL_BREAK = "wall_break"  # where to break the wall after the dice (seat's wall, stack)

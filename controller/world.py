@@ -1,0 +1,161 @@
+"""The simulated table's real world: a full-information hand played by the engine's bots.
+
+``mjtable simulate`` needs players and a camera. Here the engine plays a whole hand in full
+mode with its bots, step by step, and each step is turned into what the table would show:
+an :class:`Observation` (the camera's view: dice, deal, draws, flowers, discards, sets laid,
+the hand shown at Mah-jongg) or button :class:`Press`es (the bots' claims on a discard). The
+service never sees this world's state; it mirrors the game from those inputs alone, so
+comparing the two at the end of a hand checks the whole chain.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from controller.inputs import Observation, ObservationKind
+from engine import commands as cm
+from engine import events as ev
+from engine.bots import GreedyBot, SeatView
+from engine.game import HandState, apply, new_hand
+from engine.rules import Ruleset
+from engine.seats import SEATS, Seat
+from engine.tiles import tile_name
+from engine.wall import breaker, throw_dice
+
+MAX_STEPS = 2000
+
+
+@dataclass(frozen=True)
+class Claims:
+    """The seats that call on the discard just shown, in the order they press."""
+
+    presses: tuple[tuple[str, str], ...]  # (seat, kind)
+
+
+Step = Observation | Claims
+
+
+def _obs(
+    kind: ObservationKind, seat: Seat | None, tiles: Sequence[int] = (), **kw: object
+) -> Observation:
+    return Observation(
+        kind,
+        None if seat is None else seat.name,
+        tuple(tile_name(t) for t in tiles),
+        source="simulated",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+class SimulatedHand:
+    """One hand of the world. Iterate :meth:`steps` to play it."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        rng: random.Random,
+        prevailing: Seat | None,
+        hand: int,
+        bots: Sequence[GreedyBot] | None = None,
+    ) -> None:
+        self.rng = rng
+        self.state, _ = new_hand(ruleset, "full", rng=rng, prevailing=prevailing, hand=hand)
+        self.bots = list(bots) if bots else [GreedyBot(random.Random(rng.random())) for _ in SEATS]
+        self.views = [SeatView(self.state, s) for s in SEATS]
+
+    def _do(self, command: cm.Command) -> list[ev.Event]:
+        _, events = apply(self.state, command)
+        return events
+
+    def _shown(self, command: cm.Command, events: list[ev.Event]) -> Observation | None:
+        """What the camera sees of a command the world just applied."""
+        if isinstance(command, cm.Throw):
+            return _obs(ObservationKind.DICE, command.seat, dice=tuple(command.dice))
+        if isinstance(command, cm.Deal):
+            return _obs(ObservationKind.DEAL, None)
+        if isinstance(command, cm.Draw):
+            return _obs(ObservationKind.DRAW, command.seat)
+        if isinstance(command, cm.GroundFlower):
+            return _obs(ObservationKind.FLOWER, command.seat, (command.tile,))
+        if isinstance(command, cm.Discard):
+            return _obs(ObservationKind.DISCARD, command.seat, (command.tile,))
+        if isinstance(command, cm.Expose):
+            return _obs(ObservationKind.EXPOSURE, command.seat, command.tiles)
+        if isinstance(command, cm.DeclareKong):
+            return _obs(ObservationKind.CONCEALED_KONG, command.seat, (command.tile,))
+        if isinstance(command, cm.AddKong):
+            return _obs(ObservationKind.ADDED_KONG, command.seat, (command.tile,))
+        if isinstance(command, cm.DeclareMahjong):
+            for e in events:
+                if isinstance(e, ev.MahjongDeclared):
+                    return _obs(
+                        ObservationKind.HAND_SHOWN, e.seat, e.concealed,
+                        winning=tile_name(e.win_tile),
+                    )
+                if isinstance(e, ev.FalseMahjong):
+                    return _obs(
+                        ObservationKind.HAND_SHOWN, e.seat, e.concealed or (),
+                        winning="" if e.tile is None else tile_name(e.tile),
+                    )
+        return None
+
+    def steps(self) -> Iterator[Step]:
+        """Play the hand; yield what the table shows, step by step."""
+        state = self.state
+        first = throw_dice(self.rng)
+        throws = (
+            cm.Throw(seat=Seat.E, dice=first),
+            cm.Throw(seat=breaker(sum(first)), dice=throw_dice(self.rng)),
+        )
+        for throw in throws:  # Laws 15-16
+            self._do(throw)
+            yield _obs(ObservationKind.DICE, throw.seat, dice=tuple(throw.dice))
+        self._do(cm.Deal())
+        yield _obs(ObservationKind.DEAL, None)
+        # Law 22: beginning with East, each grounds flowers and replaces them.
+        for seat in SEATS:
+            while state.phase == "play":
+                command = self.bots[seat].act(self.views[seat])
+                if not isinstance(command, cm.GroundFlower | cm.Draw | cm.DeclareKong):
+                    break
+                shown = self._shown(command, self._do(command))
+                if shown is not None:
+                    yield shown
+        for _ in range(MAX_STEPS):
+            if state.phase == "ended":
+                return
+            if state.phase in ("claims", "rob"):
+                owner = (
+                    state.claimable[1]
+                    if state.phase == "claims" and state.claimable
+                    else (state.rob[1] if state.rob else state.turn)
+                )
+                presses: list[tuple[str, str]] = []
+                for k in range(1, 4):
+                    seat = SEATS[(owner + k) % 4]
+                    command = self.bots[seat].act(self.views[seat])
+                    if isinstance(command, cm.Claim):
+                        self._do(command)
+                        presses.append((seat.name, command.kind))
+                self._do(cm.CloseClaims())
+                if presses:
+                    yield Claims(tuple(presses))
+                continue
+            if state.phase == "award":
+                assert state.award is not None
+                seat = state.award[0]
+            else:
+                owing = [s for s in SEATS if state.seats[s].owed_loose]
+                seat = owing[0] if owing else state.turn
+            command = self.bots[seat].act(self.views[seat])
+            if command is None:
+                raise RuntimeError(f"{seat} has nothing to do in phase {state.phase}")
+            shown = self._shown(command, self._do(command))
+            if shown is not None:
+                yield shown
+        raise RuntimeError("the simulated hand did not end")
+
+    def result(self) -> HandState:
+        return self.state
