@@ -31,8 +31,8 @@ def tiles_of(raw: list[str], used: set[str], swap: dict[str, str]) -> list[str]:
     out = []
     singles = iter(("RD", "GD", "WD"))
     for t in raw:
-        if t == "dragon" and len(set(raw)) > 1 or (t == "dragon" and len(raw) == 2 and
-                                                   all(d in used for d in ("RD", "GD", "WD"))):
+        all_used = all(d in used for d in ("RD", "GD", "WD"))
+        if t == "dragon" and (len(set(raw)) > 1 or (len(raw) == 2 and all_used)):
             t = next(singles)  # unmatched dragons of different colours
         elif t == "dragon":
             # colour not readable: the first dragon the rest of the table leaves free
@@ -145,7 +145,8 @@ def layout_case(lay: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    doc = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
+    with open(sys.argv[1], encoding="utf-8") as f:
+        doc = yaml.safe_load(f)
     cases = [example_case(e) for e in doc["part_I_examples"]]
     cases += [layout_case(x) for x in doc["part_I_score_settling_layouts"]]
     json.dump(cases, sys.stdout, indent=1)
