@@ -1,0 +1,84 @@
+"""`mjtable calibrate`: the camera's view of the table from the four corner markers.
+
+    mjtable calibrate --print-markers markers.png        a printable A4 sheet of the markers
+    mjtable calibrate --out calibration.json IMAGE       from a photo of the table
+    mjtable calibrate --out calibration.json --source v4l2:0    from the camera, now
+
+Prints ``{"calibration": FILE, "reprojection_error_px": 0.4, "image_size": [1920, 1080],
+"markers": 4}``. A bad calibration (a marker missing, reprojection error above
+``--max-error``) is refused with the reason and exit 2; nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from controller.cli import CommandInputError, emit_json
+
+HELP = "camera calibration from the corner markers (`--print-markers` for the sheet)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of the table")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="where to write the calibration")
+    parser.add_argument("--source", metavar="SPEC",
+                        help="take the photo now: picamera2, v4l2:N, file:PATH or render:SEED")  # fmt: skip
+    parser.add_argument("--geometry", type=Path, metavar="FILE",
+                        help="JSON table geometry (size, markers, tile size, zones)")  # fmt: skip
+    parser.add_argument("--max-error", type=float, default=2.0, metavar="PX",
+                        help="refuse a calibration whose reprojection error is larger (px)")  # fmt: skip
+    parser.add_argument("--print-markers", type=Path, metavar="PNG",
+                        help="write the printable marker sheet and stop")  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.calibration import CalibrationError, calibrate, marker_sheet
+    from vision.capture import CameraUnavailable, open_source, read_image
+    from vision.geometry import TableGeometry
+
+    geometry = TableGeometry()
+    if args.geometry is not None:
+        try:
+            geometry = TableGeometry.from_json(json.loads(args.geometry.read_text("utf-8")))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError) as exc:
+            raise CommandInputError(f"cannot use the geometry file: {exc}", "--geometry") from None
+    if args.print_markers is not None:
+        if not cv2.imwrite(str(args.print_markers), marker_sheet(geometry)):
+            raise CommandInputError("cannot write the marker sheet", "--print-markers")
+        emit_json({"markers": str(args.print_markers), "ids": list(geometry.marker_ids),
+                   "size_mm": geometry.marker_mm})  # fmt: skip
+        return 0
+    if args.out is None:
+        raise CommandInputError("--out FILE is required to write a calibration", "--out")
+    if (args.image is None) == (args.source is None):
+        raise CommandInputError("give either IMAGE or --source", "IMAGE")
+    try:
+        if args.image is not None:
+            frame = read_image(Path(args.image))
+        else:
+            source = open_source(args.source)
+            try:
+                frame = source.read()
+            finally:
+                source.close()
+    except CameraUnavailable as exc:
+        raise CommandInputError(str(exc), "IMAGE" if args.image else "--source") from None
+    try:
+        calibration = calibrate(frame, geometry, args.max_error)
+    except CalibrationError as exc:
+        raise CommandInputError(str(exc), "IMAGE" if args.image else "--source") from None
+    try:
+        calibration.save(args.out)
+    except OSError as exc:
+        raise CommandInputError(f"cannot write the calibration: {exc}", "--out") from None
+    emit_json({
+        "calibration": str(args.out),
+        "reprojection_error_px": round(calibration.reprojection_error_px, 3),
+        "image_size": list(calibration.image_size),
+        "markers": len(geometry.marker_ids),
+    })  # fmt: skip
+    return 0

@@ -1,0 +1,96 @@
+"""Enrolment of a table's own tiles from a folder of sample photos.
+
+``SAMPLES_DIR/<TOKEN>/*.png`` — one sub-folder per tile token (case-insensitive: ``1B``,
+``rd``, ``F3``, ``J``), plus optionally ``BLANK`` (spare tiles) and ``BACK`` (face-down tiles).
+Any image size; the tile roughly upright and filling most of the image. Kinds that are not
+enrolled keep the prototypes of the bundled default model, so a partial enrolment still
+recognises everything, and the enrolled photos count for more by being nearer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.tiles import TileError, parse_tile, tile_name
+from vision.artwork import BACK, BLANK, Image
+from vision.capture import IMAGE_SUFFIXES
+from vision.identify import (
+    DEFAULT_MODEL_DIR,
+    DEFAULT_THRESHOLD,
+    MODELS_DIR,
+    EMBEDDER_FILE,
+    Embedder,
+    ModelError,
+    Recogniser,
+)
+
+
+@dataclass
+class EnrolError(Exception):
+    message: str
+    where: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+def label_of_folder(name: str) -> str:
+    upper = name.strip().upper()
+    if upper in (BLANK, BACK):
+        return upper
+    return tile_name(parse_tile(upper))
+
+
+def read_samples(samples: Path) -> list[tuple[str, Image]]:
+    if not samples.is_dir():
+        raise EnrolError(f"{samples} is not a folder", "SAMPLES_DIR")
+    out: list[tuple[str, Image]] = []
+    for folder in sorted(p for p in samples.iterdir() if p.is_dir()):
+        try:
+            label = label_of_folder(folder.name)
+        except TileError:
+            raise EnrolError(f"sub-folder {folder.name!r} names no tile (expected a token such "
+                             "as 1B, RD, F3, J, or BLANK/BACK)", str(folder)) from None  # fmt: skip
+        for path in sorted(folder.iterdir()):
+            if path.is_dir() or path.name.startswith("."):
+                continue
+            if path.suffix.lower() not in IMAGE_SUFFIXES:
+                raise EnrolError("not an image file (png, jpg, ...)", str(path))
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise EnrolError("not a readable image", str(path))
+            if min(image.shape[:2]) < 8:
+                raise EnrolError(f"image is only {image.shape[1]}x{image.shape[0]} pixels",
+                                 str(path))  # fmt: skip
+            out.append((label, np.asarray(image, np.uint8)))
+    if not out:
+        raise EnrolError("no sample images found (one sub-folder per tile token)", "SAMPLES_DIR")
+    return out
+
+
+def enrol_folder(samples: Path, out: Path, threshold: float | None = None) -> dict[str, int]:
+    images = read_samples(samples)
+    try:
+        embedder = Embedder(MODELS_DIR / EMBEDDER_FILE)
+    except ModelError as exc:
+        raise EnrolError(str(exc), "model") from None
+    recogniser = Recogniser.enrol(embedder, images,
+                                  threshold if threshold is not None else DEFAULT_THRESHOLD)  # fmt: skip
+    enrolled = set(recogniser.labels)
+    # Kinds without photos keep the bundled prototypes (rendered art), so nothing is unknown.
+    try:
+        base = Recogniser.load(DEFAULT_MODEL_DIR)
+        keep = [i for i, lab in enumerate(base.labels) if lab not in enrolled]
+        recogniser.labels += [base.labels[i] for i in keep]
+        recogniser.vectors = np.concatenate([recogniser.vectors, base.vectors[keep]])
+    except ModelError:
+        pass
+    try:
+        recogniser.save(out, len(images))
+    except OSError as exc:
+        raise EnrolError(f"cannot write the model: {exc}", "--out") from None
+    return {"kinds": len(enrolled), "images": len(images)}

@@ -1,0 +1,161 @@
+"""From scans to observations: what changed on the table, once it has held still.
+
+A tile becomes *stable* when it has been seen at the same place (within ``match_mm``) with the
+same identity in ``stable_frames`` consecutive scans; it is *gone* when missing for as many.
+Newly stable face-up tiles are reported to the service as :class:`controller.inputs.Observation`:
+
+* in the discard area: a ``discard``, one per tile, by the seat whose side of the table it is on;
+* on a seat's rack strip: a bonus tile alone is a ``flower``; three or four tiles laid together
+  are an ``exposure``; ten or more at once are the ``hand_shown`` at Mah-jongg;
+* two dice with counted pips in the tray: ``dice`` (once per throw).
+
+A hand over the table (an obstruction) freezes everything until it is gone: nothing is
+confirmed or removed while the view is blocked. A fifth copy of a kind (more than the set
+holds) is not reported as seen: it goes to ``flags`` and its observation carries confidence 0,
+so the service asks the table instead of accepting it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from controller.inputs import Observation, ObservationKind
+from engine.tiles import copies_in_set, is_bonus, parse_tile
+from vision.scan import ScanResult, TileSeen
+
+BONUS_PREFIXES = ("F", "S")
+
+
+@dataclass
+class _Track:
+    tile: TileSeen
+    seen: int = 1  # consecutive frames seen
+    missed: int = 0
+    stable: bool = False
+
+
+@dataclass
+class TableWatcher:
+    stable_frames: int = 3
+    match_mm: float = 9.0
+    set_size: int = 144  # tiles in the set in play (136, 144 or 152): the copies allowed
+    tracks: list[_Track] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    _dice_reported: tuple[int, ...] = ()
+    _dice_seen: list[tuple[int, ...]] = field(default_factory=list)
+
+    def update(self, scan: ScanResult, time_us: int = 0) -> list[Observation]:
+        """Feed one scan; returns the observations it confirms."""
+        if scan.obstructions:
+            return []  # a hand is in the way: wait for a clear view
+        unmatched = list(scan.tiles)
+        for track in self.tracks:
+            match = self._match(track.tile, unmatched)
+            if match is None:
+                track.missed += 1
+                track.seen = 0
+            else:
+                unmatched.remove(match)
+                track.tile = match
+                track.seen += 1
+                track.missed = 0
+        self.tracks = [t for t in self.tracks if t.missed < self.stable_frames]
+        self.tracks += [_Track(t) for t in unmatched if t.tile is not None or t.face_down]
+        fresh = []
+        for track in self.tracks:
+            if not track.stable and track.seen >= self.stable_frames:
+                track.stable = True
+                if track.tile.tile is not None:
+                    fresh.append(track.tile)
+        observations = self._tile_observations(fresh, time_us)
+        observations += self._dice_observation(scan, time_us)
+        return observations
+
+    def _match(self, old: TileSeen, candidates: list[TileSeen]) -> TileSeen | None:
+        best, best_d = None, self.match_mm
+        for c in candidates:
+            if c.tile != old.tile or c.face_down != old.face_down:
+                continue
+            d = ((c.x - old.x) ** 2 + (c.y - old.y) ** 2) ** 0.5
+            if d < best_d:
+                best, best_d = c, d
+        return best
+
+    def visible_counts(self) -> Counter[str]:
+        return Counter(t.tile.tile for t in self.tracks if t.stable and t.tile.tile)
+
+    def _copies_ok(self, token: str) -> bool:
+        allowed = copies_in_set(parse_tile(token), self.set_size)
+        return self.visible_counts()[token] <= allowed
+
+    def _tile_observations(self, fresh: list[TileSeen], time_us: int) -> list[Observation]:
+        out: list[Observation] = []
+        by_rack: dict[str, list[TileSeen]] = {}
+        for tile in fresh:
+            if tile.zone == "exposed" and tile.seat:
+                by_rack.setdefault(tile.seat, []).append(tile)
+            elif tile.zone == "discards":
+                out.append(self._observation(ObservationKind.DISCARD, _side_of(tile),
+                                             [tile], "discards", time_us))  # fmt: skip
+        for seat, tiles in by_rack.items():
+            if len(tiles) >= 10:
+                out.append(self._observation(ObservationKind.HAND_SHOWN, seat, tiles,
+                                             f"rack-{seat}", time_us))  # fmt: skip
+                continue
+            bonus = [t for t in tiles if t.tile and is_bonus(parse_tile(t.tile))]
+            for t in bonus:
+                out.append(self._observation(ObservationKind.FLOWER, seat, [t], f"rack-{seat}",
+                                             time_us))  # fmt: skip
+            rest = sorted((t for t in tiles if t not in bonus), key=lambda t: (t.x, t.y))
+            for group in _groups(rest):
+                out.append(self._observation(ObservationKind.EXPOSURE, seat, group,
+                                             f"rack-{seat}", time_us))  # fmt: skip
+        return out
+
+    def _observation(self, kind: ObservationKind, seat: str | None, tiles: list[TileSeen],
+                     zone: str, time_us: int) -> Observation:  # fmt: skip
+        tokens = tuple(t.tile for t in tiles if t.tile)
+        confidence = min(t.confidence for t in tiles)
+        for token in tokens:
+            if not self._copies_ok(token):
+                self.flags.append(f"more copies of {token} on the table than the set has "
+                                  f"({self.visible_counts()[token]}); not accepted")  # fmt: skip
+                confidence = 0.0
+        return Observation(kind, seat, tokens, confidence=confidence, time_us=time_us,
+                           zone=zone)  # fmt: skip
+
+    def _dice_observation(self, scan: ScanResult, time_us: int) -> list[Observation]:
+        pips = tuple(sorted(d.pips for d in scan.dice if d.pips is not None and d.zone == "dice"))
+        if len(pips) != 2 or len(scan.dice) != 2:
+            self._dice_seen.clear()
+            if not scan.dice:
+                self._dice_reported = ()  # the dice were picked up: the next throw is new
+            return []
+        self._dice_seen.append(pips)
+        recent = self._dice_seen[-self.stable_frames :]
+        if len(recent) < self.stable_frames or len(set(recent)) != 1 or pips == self._dice_reported:
+            return []
+        self._dice_reported = pips
+        confidence = min(d.confidence for d in scan.dice)
+        return [Observation(ObservationKind.DICE, None, (), confidence=confidence,
+                            time_us=time_us, zone="dice", dice=pips)]  # fmt: skip
+
+
+def _side_of(tile: TileSeen, size: float = 900.0) -> str:
+    """The seat whose side of the table a point is on (East at the bottom edge)."""
+    dx, dy = tile.x - size / 2, tile.y - size / 2
+    if abs(dy) >= abs(dx):
+        return "E" if dy > 0 else "W"
+    return "S" if dx > 0 else "N"
+
+
+def _groups(tiles: list[TileSeen], gap_mm: float = 40.0) -> list[list[TileSeen]]:
+    """Tiles laid together: neighbours closer than ``gap_mm`` centre to centre."""
+    groups: list[list[TileSeen]] = []
+    for t in tiles:
+        if groups and ((t.x - groups[-1][-1].x) ** 2 + (t.y - groups[-1][-1].y) ** 2) ** 0.5 < gap_mm:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
