@@ -298,6 +298,7 @@ def _discard(state: HandState, c: cm.Discard) -> list[ev.Event]:
     _seat_turn(state, seat, "turn", "discard")
     if state.need_draw:
         raise _no(state, "discard_before_draw", f"{seat} must draw before discarding")
+    _no_loose_owed(state, seat, "discard")
     owing = [Seat(i) for i, t in enumerate(state.seats) if t.owed_loose]
     if owing:
         raise _no(state, "flowers", f"{owing[0]} must first draw its loose tile")
@@ -305,6 +306,7 @@ def _discard(state: HandState, c: cm.Discard) -> list[ev.Event]:
         raise _no(state, "flower_short", f"a flower cannot be discarded ({tile_name(tile)})")
     _need_holds(state, seat, tile, 1, "turn", "to discard")
     return [ev.Discarded(seat=seat, tile=tile)]
+
 
 
 # -- claims --------------------------------------------------------------------------------

@@ -81,3 +81,52 @@ def deal_sizes(players: Sequence[Seat] = SEATS) -> list[tuple[Seat, int]]:
     steps += [(s, 1) for s in players]
     steps.append((players[0], 1))
     return steps
+
+
+def wall_for(
+    draws: Sequence[Tile], first_total: int, second_total: int, stacks: int
+) -> list[Tile]:
+    """The wall *as built* that, broken by these two throws, gives ``draws`` in draw order
+    (live draws from the front, loose tiles from the back). For setting up a known hand in
+    tests and demonstrations; the inverse of :func:`draw_order`."""
+    wall_of, stack = break_point(first_total, second_total, stacks)
+    positions = draw_order(list(range(len(draws))), wall_of, stack, stacks)
+    built = [0] * len(draws)
+    for i, p in enumerate(positions):
+        built[p] = draws[i]
+    return built
+
+
+def deal_for(
+    hands: Sequence[Sequence[Tile]],
+    draws: Sequence[Tile],
+    loose: Sequence[Tile],
+    tiles: Sequence[Tile],
+) -> list[Tile]:
+    """A draw order that deals ``hands`` (E, S, W, N; 14, 13, 13, 13 tiles), then gives the
+    live ``draws`` in order and the ``loose`` tiles in order; the rest of ``tiles`` (the set)
+    fills the middle, its flowers and seasons in the very middle. ``ValueError`` if the set does not hold them."""
+    pool = list(tiles)
+
+    def take(t: Tile) -> Tile:
+        try:
+            pool.remove(t)
+        except ValueError:
+            raise ValueError(f"the set has no more {t}") from None
+        return t
+
+    queues = [[take(t) for t in h] for h in hands]
+    order: list[Tile] = []
+    for seat, n in deal_sizes():
+        order.extend(queues[seat][:n])
+        del queues[seat][:n]
+    if any(queues):
+        raise ValueError("hands must hold 14, 13, 13 and 13 tiles")
+    order.extend(take(t) for t in draws)
+    tail = [take(t) for t in loose]
+    # Bonus tiles left over go to the middle, away from the next draws at either end.
+    plain = [t for t in pool if not 34 <= t < 42]
+    half = len(plain) // 2
+    order.extend(plain[:half] + [t for t in pool if 34 <= t < 42] + plain[half:])
+    order.extend(reversed(tail))
+    return order
