@@ -7,6 +7,7 @@ once and in order. No I/O and no real time: each example runs in milliseconds.
 
 from __future__ import annotations
 
+import functools
 import random
 
 from hypothesis import given, settings
@@ -48,6 +49,10 @@ class Channel:
                 del raw[self.rng.randrange(1, len(raw)) :]
             out += raw + b"\x00"
         return bytes(out)
+
+
+def brightness(value: int, seq: int) -> bytes:
+    return wire.encode_config(seq, wire.CFG_BRIGHTNESS, value)
 
 
 class Table:
@@ -94,9 +99,7 @@ def test_events_and_commands_arrive_exactly_once_in_order_over_a_lossy_channel(
             t.board.record_button(recorded % 4, recorded % 3, recorded % 2 == 0, t.now)
             recorded += 1
         if queued < n_commands and t.host.handshaken and t.host.can_queue():
-            t.host.queue_command(
-                lambda seq, v=queued: wire.encode_config(seq, wire.CFG_BRIGHTNESS, v)
-            )
+            t.host.queue_command(functools.partial(brightness, queued))
             queued += 1
         t.step()
         buttons = [e for e in t.delivered if isinstance(e, ButtonEvent)]

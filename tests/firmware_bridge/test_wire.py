@@ -5,7 +5,7 @@ from __future__ import annotations
 import binascii
 import contextlib
 
-import cobs.cobs
+import cobs.cobs  # type: ignore[import-untyped]
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
