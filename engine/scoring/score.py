@@ -292,7 +292,9 @@ def score_reading(
     r: Reading, s: Situation, ruleset: Ruleset, opts: Mapping[str, Any], restricted: bool = False
 ) -> tuple[HandScore, set[str]]:
     feats: list[Feature] = part_features(r, s) + flower_features(s)
-    feats += composition_features(r.tiles)
+    if r.shape is None:
+        # a special shape is priced as itself (Law 100 II and III want four triplets)
+        feats += composition_features(r.tiles)
     if r.shape is None:
         feats += arrangement_features(r, s)
     if s.winner:
