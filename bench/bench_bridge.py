@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -50,10 +51,8 @@ class Emulator:
         return reply
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(BrokenPipeError, ValueError):
             self.op(op="quit")
-        except (BrokenPipeError, ValueError):
-            pass
         self.proc.wait(timeout=5)
 
 
