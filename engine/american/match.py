@@ -267,3 +267,98 @@ def check(card: CompiledCard, hand: Hand) -> dict[str, object]:
         "closest": [{"line": card.lines[line].id, "tiles_away": away}
                     for line, away in tiles_away(card, hand)],
     }
+
+
+@dataclass(frozen=True)
+class Target:
+    """The completion of one expansion nearest to a hand: what is still wanted, per tile,
+    after the exposures are laid on their groups."""
+
+    expansion: int
+    line: int
+    tiles_away: int
+    nat: dict[Tile, int]  # joker-proof demand left for the concealed part
+    jok: dict[Tile, int]  # demand a Joker may fill
+
+    def need(self, tile: Tile) -> int:
+        return self.nat.get(tile, 0) + self.jok.get(tile, 0)
+
+
+def closest(card: CompiledCard, hand: Hand, allow_concealed: bool = True) -> Target | None:
+    """The single nearest completion (fewest tiles away; earliest on the card among equals).
+    ``allow_concealed=False`` skips C lines (a player who means to call for an exposure)."""
+    best: tuple[int, int, dict[Tile, int], dict[Tile, int]] | None = None
+    best_kept = -1
+    held = therm(hand.concealed)
+    exposed_size = sum(e.size for e in hand.exposures)
+    exposed: dict[Tile, int] = {}
+    for e in hand.exposures:
+        exposed[e.tile] = exposed.get(e.tile, 0) + e.size
+    upper = therm(exposed)
+    for i, need in enumerate(card.need_code):
+        line = card.line_of[i]
+        if card.lines[line].concealed and (hand.exposures or not allow_concealed):
+            continue
+        if not hand.exposures:
+            nat = card.nat_code[i]
+            kept_code = held & need
+            spare = card.jok_total[i] - (kept_code & ~nat).bit_count()
+            kept = kept_code.bit_count() + min(hand.jokers, spare)
+            if kept > best_kept:
+                exp = card.expansions[i]
+                best_kept, best = kept, (i, line, dict(exp.nat), dict(exp.jok))
+            continue
+        if upper & ~need:
+            continue
+        for rest_nat, rest_jok in _remainders(card.expansions[i], hand.exposures):
+            kept = exposed_size + _kept_with(hand, rest_nat, rest_jok)
+            if kept > best_kept:
+                best_kept, best = kept, (i, line, rest_nat, rest_jok)
+    if best is None:
+        return None
+    index, line_index, want_nat, want_jok = best
+    return Target(index, line_index, 14 - best_kept, want_nat, want_jok)
+
+
+def exposures_fit(card: CompiledCard, exposures: tuple[Exposure, ...]) -> bool:
+    """Do these exposures fit some exposed line of the card (DH-2 (d), K-4)?"""
+    exposed: dict[Tile, int] = {}
+    for e in exposures:
+        exposed[e.tile] = exposed.get(e.tile, 0) + e.size
+    upper = therm(exposed)
+    for i, need in enumerate(card.need_code):
+        if upper & ~need or card.lines[card.line_of[i]].concealed:
+            continue
+        if _remainders(card.expansions[i], exposures):
+            return True
+    return False
+
+
+def unwinnable(card: CompiledCard, exposures: tuple[Exposure, ...], visible: dict[Tile, int],
+               literal: bool = False) -> bool:
+    """DH-2 (e): for every exposed line the exposures fit, some joker-proof tile still needed
+    cannot be had: more are needed than remain unseen (the physical reading), or, with
+    ``literal``, three or more of the four are already discarded or exposed. ``visible`` counts
+    naturals in the discards and in every exposure on the table. Only an exposed hand can be
+    judged (DH-3)."""
+    if not exposures:
+        return False
+    exposed: dict[Tile, int] = {}
+    for e in exposures:
+        exposed[e.tile] = exposed.get(e.tile, 0) + e.size
+    upper = therm(exposed)
+    for i, need in enumerate(card.need_code):
+        if upper & ~need or card.lines[card.line_of[i]].concealed:
+            continue
+        for nat, _ in _remainders(card.expansions[i], exposures):
+            blocked = False
+            for t, n in nat.items():
+                if n <= 0:
+                    continue
+                seen = visible.get(t, 0)
+                if n > supply(t) - seen or (literal and t != FLOWER and seen >= 3):
+                    blocked = True
+                    break
+            if not blocked:
+                return False
+    return True
