@@ -1,0 +1,130 @@
+"""`mjtable play` and `mjtable replay` (contracts.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller import cli
+from engine.rules import RULESETS
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
+    code = cli.main(args)
+    out = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(out[-1])
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_play_and_replay_every_ruleset(
+    ruleset: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "events.jsonl"
+    code, summary = run(["play", "--ruleset", ruleset, "--hands", "12", "--seed", "7",
+                         "--log", str(log)], capsys)
+    assert code == 0
+    assert summary["violations"] == 0 and summary["hands"] == 12
+    assert summary["wins"] + summary["draws"] + summary["false_mahjong"] == 12  # type: ignore[operator]
+    assert set(summary) >= {"hands", "wins", "draws", "events", "violations", "seconds"}
+    lines = log.read_text().splitlines()
+    assert sum(1 for line in lines if '"final"' in line) == 12
+    assert summary["events"] == len(lines) - 12
+    code, replayed = run(["replay", str(log)], capsys)
+    assert code == 0
+    assert replayed["matched"] == 12 and replayed["mismatches"] == []
+
+
+def test_the_same_seed_plays_the_same_hands(capsys: pytest.CaptureFixture[str],
+                                            tmp_path: Path) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    run(["play", "--hands", "3", "--seed", "42", "--log", str(a)], capsys)
+    run(["play", "--hands", "3", "--seed", "42", "--log", str(b)], capsys)
+    assert a.read_text() == b.read_text()
+
+
+@pytest.fixture
+def log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    path = tmp_path / "events.jsonl"
+    run(["play", "--hands", "2", "--seed", "3", "--log", str(path)], capsys)
+    return path
+
+
+def test_replay_finds_a_tampered_event(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = log.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if '"type":"Discarded"' in line)
+    event = json.loads(lines[i])
+    event["tile"] = "9D" if event["tile"] != "9D" else "1D"
+    lines[i] = json.dumps(event)
+    log.write_text("\n".join(lines) + "\n")
+    code, out = run(["replay", str(log)], capsys)
+    assert code == 1
+    assert out["mismatches"] and out["mismatches"][0]["hand"] == 0  # type: ignore[index]
+
+
+def test_replay_finds_a_tampered_final_state(log: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    lines = log.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if '"final"' in line)
+    final = json.loads(lines[i])
+    final["final"]["wall"] += 1
+    lines[i] = json.dumps(final)
+    log.write_text("\n".join(lines) + "\n")
+    code, out = run(["replay", str(log)], capsys)
+    assert code == 1
+    problems = out["mismatches"][0]["problems"]  # type: ignore[index]
+    assert "the rebuilt public view differs from the recorded one" in problems
+
+
+@pytest.mark.parametrize(
+    ("damage", "where"),
+    [
+        (lambda e: {**e, "tile": "ZZ"}, "tile"),
+        (lambda e: {k: v for k, v in e.items() if k != "seat"}, "seat"),
+        (lambda e: {**e, "seq": 99}, "seq"),
+        (lambda e: {**e, "type": "Teleport"}, "type"),
+    ],
+)
+def test_a_malformed_log_names_the_line_and_field(
+    log: Path, capsys: pytest.CaptureFixture[str], damage: object, where: str
+) -> None:
+    lines = log.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if '"type":"Discarded"' in line)
+    lines[i] = json.dumps(damage(json.loads(lines[i])))  # type: ignore[operator]
+    log.write_text("\n".join(lines) + "\n")
+    code, out = run(["replay", str(log)], capsys)
+    assert code == 2
+    assert out["where"] == f"line {i + 1}: {where}"
+
+
+def test_a_log_that_is_not_json_names_the_line(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"seq": 0, "hand": 0, "type": "HandStarted"\n')
+    code, out = run(["replay", str(bad)], capsys)
+    assert code == 2 and out["where"] == "line 1"
+
+
+def test_play_refuses_an_unknown_ruleset(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(["play", "--ruleset", "riichi"], capsys)
+    assert code == 2 and out["where"] == "--ruleset"
+    assert "unknown ruleset 'riichi'" in str(out["error"])
+
+
+def test_replay_of_a_missing_file_is_an_input_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(["replay", "/nonexistent/events.jsonl"], capsys)
+    assert code == 2 and out["where"] == "/nonexistent/events.jsonl"
+
+
+def test_play_imports_nothing_heavy() -> None:
+    code = (
+        "import sys; from controller.cli import main; main(['play', '--hands', '1']); "
+        "heavy = [m for m in ('cv2', 'numpy', 'paho', 'serial', 'pydantic') if m in sys.modules];"
+        "print(heavy, file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=Path(__file__).resolve().parents[2])
+    assert done.stderr.strip() == "[]"
