@@ -242,7 +242,8 @@ def parse_finished_hand(doc: object) -> FinishedHand:
     visible = tuple(
         _set_tile(t, f"visible[{i}]") for i, t in enumerate(_list(d.get("visible", []), "visible"))
     )
-    _check_counts(hands, winner, faults)
+    washing = win is not None and "washing" in win.context
+    _check_counts(hands, winner, faults, washing)
     _check_copies(hands, visible)
     return FinishedHand(ruleset, options, prevailing, hands, winner, win, faults, visible)
 
@@ -284,12 +285,17 @@ def expected_concealed(hand: SeatHand, winner: bool) -> int:
 
 
 def _check_counts(
-    hands: Mapping[Seat, SeatHand], winner: Seat | None, faults: Mapping[Seat, str]
+    hands: Mapping[Seat, SeatHand],
+    winner: Seat | None,
+    faults: Mapping[Seat, str],
+    washing: bool = False,
 ) -> None:
     for seat, hand in hands.items():
         if faults.get(seat) in ("short", "long", "dead", "false_mahjong"):
             continue  # the fault says the count is wrong; it is scored as such
         want = expected_concealed(hand, seat == winner)
+        if washing and seat == winner:
+            want = 14 if seat == Seat.E else 13  # the dealt hand (Pung-Chow, Washing the Tiles)
         have = len(hand.concealed)
         if have != want:
             raise MalformedInput(
