@@ -1,0 +1,350 @@
+"""Bots that play the American game legally, and the loop that plays whole hands.
+
+A bot reads only what its seat may know: its own concealed tiles and what the table shows.
+It aims at the nearest completion on the card (:func:`engine.american.match.closest`), passes
+and discards what that completion does not use, calls when a call brings it nearer, redeems
+Jokers with naturals it can spare (J-4) and declares Mah Jongg when its 14 tiles complete a
+line. ``play_hands`` checks the engine's invariants after every command: ``violations`` counts
+any broken one and any command the engine refused from a bot (bots only send legal ones).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.american import commands as cm
+from engine.american.card import CompiledCard
+from engine.american.game import (
+    AmericanHand,
+    AmericanOptions,
+    apply,
+    check_invariants,
+    new_hand,
+)
+from engine.american.match import Hand, Target, closest, make_hand, matches
+from engine.commands import Command
+from engine.errors import RuleViolation
+from engine.seats import SEATS, Seat
+from engine.tiles import JOKER, Tile
+
+
+def _hand(state: AmericanHand, seat: Seat, extra: Tile | None = None,
+          without: Tile | None = None) -> Hand:
+    rack = state.rack(seat)
+    concealed = list(rack.concealed)
+    if extra is not None:
+        concealed.append(extra)
+    if without is not None:
+        concealed.remove(without)
+    return make_hand(concealed, [e.tiles for e in rack.exposures if not e.erroneous],
+                     sizes=(12, 13, 14, 15))
+
+
+@dataclass
+class GreedyBot:
+    """Plays toward the nearest line; deterministic given its RNG."""
+
+    rng: random.Random
+    stop_second_charleston: float = 0.3
+    _cache: dict[Any, Target | None] = field(default_factory=dict)
+
+    def target(self, card: CompiledCard, hand: Hand) -> Target | None:
+        key = (hand.concealed, hand.jokers, hand.exposures)
+        if key not in self._cache:
+            if len(self._cache) > 512:
+                self._cache.clear()
+            self._cache[key] = closest(card, hand)
+        return self._cache[key]
+
+    def surplus(self, state: AmericanHand, seat: Seat) -> list[Tile]:
+        """Naturals the nearest completion does not use, most useless first."""
+        hand = _hand(state, seat)
+        target = self.target(state.card, hand)
+        spare: list[Tile] = []
+        for tile, n in hand.concealed:
+            want = target.need(tile) if target else 0
+            spare += [tile] * max(0, n - want)
+        self.rng.shuffle(spare)
+        spare.sort(key=lambda t: 0 if target is None or target.need(t) == 0 else 1)
+        return spare
+
+    # -- Charleston ----------------------------------------------------------------------------
+
+    def charleston_pass(self, state: AmericanHand, seat: Seat, allow_blind: bool) -> cm.CharlestonPass:
+        spare = self.surplus(state, seat)
+        if len(spare) < 3 and allow_blind:
+            return cm.CharlestonPass(seat, tuple(spare), blind=3 - len(spare))
+        return cm.CharlestonPass(seat, tuple(self._fill(state, seat, spare, 3)))
+
+    def _fill(self, state: AmericanHand, seat: Seat, spare: list[Tile], n: int) -> list[Tile]:
+        chosen = spare[:n]
+        rest = [t for t in state.rack(seat).concealed if t != JOKER]
+        for t in chosen:
+            rest.remove(t)
+        self.rng.shuffle(rest)
+        return chosen + rest[:n - len(chosen)]
+
+    def vote(self, state: AmericanHand, seat: Seat) -> cm.CharlestonVote:
+        return cm.CharlestonVote(seat, self.rng.random() < self.stop_second_charleston)
+
+    def courtesy_offer(self, state: AmericanHand, seat: Seat) -> cm.CourtesyOffer:
+        return cm.CourtesyOffer(seat, min(3, len(self.surplus(state, seat))))
+
+    def courtesy_pass(self, state: AmericanHand, seat: Seat, n: int) -> cm.CourtesyPass:
+        return cm.CourtesyPass(seat, tuple(self._fill(state, seat, self.surplus(state, seat), n)))
+
+    # -- play ------------------------------------------------------------------------------------
+
+    def complete(self, state: AmericanHand, seat: Seat, extra: Tile | None = None) -> bool:
+        hand = _hand(state, seat, extra)
+        return hand.size == 14 and bool(matches(state.card, hand))
+
+    def call(self, state: AmericanHand, seat: Seat) -> cm.Call | None:
+        live = state.live
+        if live is None or live.tile == JOKER or live.misnamed:
+            return None
+        if self.complete(state, seat, live.tile):
+            return cm.Call(seat, "mahjong")
+        if self.exposure_for(state, seat, live.tile) is not None:
+            return cm.Call(seat, "expose")
+        return None
+
+    def exposure_for(self, state: AmericanHand, seat: Seat, tile: Tile) -> list[Tile] | None:
+        """The set to expose with ``tile`` if that brings the hand nearer to a line."""
+        rack = state.rack(seat)
+        naturals = rack.concealed.count(tile)
+        jokers = rack.concealed.count(JOKER)
+        if naturals == 0 and jokers < 2:
+            return None
+        before = self.target(state.card, _hand(state, seat))
+        if before is None:
+            return None
+        best: list[Tile] | None = None
+        best_away = before.tiles_away
+        for size in (3, 4, 5, 6):
+            use = min(naturals, size - 1)
+            if size - 1 - use > jokers:
+                continue
+            shown = [tile] * (use + 1) + [JOKER] * (size - 1 - use)
+            remaining = list(rack.concealed)
+            for t in shown[1:]:
+                remaining.remove(t)
+            exposures = [e.tiles for e in rack.exposures if not e.erroneous] + [shown]
+            after = closest(state.card, make_hand(remaining, exposures, sizes=(14,)))
+            if after is not None and after.tiles_away < best_away:
+                best, best_away = shown, after.tiles_away
+        return best
+
+    def exchanges(self, state: AmericanHand, seat: Seat) -> cm.JokerExchange | None:
+        """A Joker to redeem (J-4) when giving up the natural costs nothing."""
+        rack = state.rack(seat)
+        hand = _hand(state, seat)
+        target = self.target(state.card, hand)
+        away = target.tiles_away if target else 14
+        for owner in SEATS:
+            other = state.racks.get(owner)
+            if other is None:
+                continue
+            for index, e in enumerate(other.exposures):
+                natural = e.natural
+                if e.erroneous or JOKER not in e.tiles or natural is None:
+                    continue
+                if natural not in rack.concealed:
+                    continue
+                swapped = list(rack.concealed)
+                swapped.remove(natural)
+                swapped.append(JOKER)
+                after = closest(state.card, make_hand(
+                    swapped, [x.tiles for x in rack.exposures if not x.erroneous],
+                    sizes=(14,)))
+                if after is not None and after.tiles_away <= away:
+                    return cm.JokerExchange(seat, owner, natural, index)
+        return None
+
+    def discard(self, state: AmericanHand, seat: Seat) -> cm.Discard:
+        spare = self.surplus(state, seat)
+        if spare:
+            return cm.Discard(seat, spare[0])
+        concealed = state.rack(seat).concealed
+        hand = _hand(state, seat)
+        target = self.target(state.card, hand)
+        if JOKER in concealed and (target is None or not target.jok):
+            return cm.Discard(seat, JOKER)  # no set left to fill: a dead Joker is safe (J-3)
+        naturals = [t for t in concealed if t != JOKER] or concealed
+        return cm.Discard(seat, self.rng.choice(naturals))
+
+
+@dataclass
+class PlayStats:
+    hands: int = 0
+    wins: int = 0
+    draws: int = 0
+    other_endings: int = 0
+    events: int = 0
+    violations: int = 0
+    calls: int = 0
+    exposures: int = 0
+    exchanges: int = 0
+    finesses: int = 0
+    charlestons: int = 0
+    second_charlestons: int = 0
+    blind_passes: int = 0
+    courtesy_passes: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
+              stats: PlayStats, log: Callable[[dict[str, Any]], None] | None = None) -> AmericanHand:
+    bots = {s: GreedyBot(random.Random(rng.random())) for s in SEATS}
+    state, events = new_hand(card, options, "full", rng)
+    emitted = list(events)
+
+    def send(command: Command) -> bool:
+        try:
+            out = apply(state, command)
+        except RuleViolation as exc:
+            stats.violations += 1
+            stats.problems.append(f"refused {command.to_json()}: {exc}")
+            return False
+        emitted.extend(out)
+        broken = check_invariants(state)
+        if broken:
+            stats.violations += len(broken)
+            stats.problems += [f"after {command.to_json()}: {b}" for b in broken]
+        return True
+
+    if bots[Seat.E].complete(state, Seat.E):
+        send(cm.DeclareMahJongg(Seat.E))  # a Heavenly Hand (CH-9)
+    guard = 0
+    while state.result is None and guard < 2000:
+        guard += 1
+        if stats.violations > 20:
+            break
+        if state.phase == "charleston":
+            blind_ok = state.stage_blind
+            for seat in state.players:
+                if seat in state.pending:
+                    continue
+                command = bots[seat].charleston_pass(state, seat, blind_ok)
+                if command.blind:
+                    try:
+                        emitted.extend(apply(state, command))
+                        stats.blind_passes += 1
+                        continue
+                    except RuleViolation:  # CH-10: everybody blind: pass from the hand
+                        command = bots[seat].charleston_pass(state, seat, False)
+                send(command)
+            stats.charlestons += 1
+        elif state.phase == "vote":
+            stopped_before = state.second
+            for seat in state.players:
+                if state.phase != "vote":
+                    break
+                send(bots[seat].vote(state, seat))
+            if state.second and not stopped_before:
+                stats.second_charlestons += 1
+        elif state.phase == "courtesy_offer":
+            for seat in state.players:
+                send(bots[seat].courtesy_offer(state, seat))
+        elif state.phase == "courtesy":
+            for seat, n in list(state.offers.items()):
+                if n and seat not in state.courtesy:
+                    send(bots[seat].courtesy_pass(state, seat, n))
+                    stats.courtesy_passes += 1
+        elif state.step == "window":
+            live = state.live
+            assert live is not None
+            for k in range(1, 4):
+                seat = SEATS[(live.seat + k) % 4]
+                if seat not in state.racks or state.rack(seat).out:
+                    continue
+                call = bots[seat].call(state, seat)
+                if call is not None and send(call):
+                    stats.calls += 1
+            send(cm.CloseWindow())
+        elif state.step == "awarded":
+            assert state.awarded is not None and state.called_tile is not None
+            seat, kind = state.awarded
+            if kind == "mahjong":
+                send(cm.DeclareMahJongg(seat))
+            else:
+                shown = bots[seat].exposure_for(state, seat, state.called_tile)
+                if shown is None:  # the hand changed since the call: pung with what is held
+                    rack = state.rack(seat)
+                    shown = [state.called_tile] + [t for t in rack.concealed
+                                                   if t in (state.called_tile, JOKER)][:2]
+                if send(cm.Expose(seat, tuple(shown))):
+                    stats.exposures += 1
+        elif state.step == "draw":
+            if state.wall_left == 0:
+                break
+            send(cm.Draw(state.turn))
+        elif state.step == "discard":
+            seat = state.turn
+            bot = bots[seat]
+            if bot.complete(state, seat):
+                send(cm.DeclareMahJongg(seat))
+                continue
+            exchange = bot.exchanges(state, seat)
+            if exchange is not None:
+                if send(exchange):
+                    stats.exchanges += 1
+                    if bot.complete(state, seat):
+                        stats.finesses += 1
+                        send(cm.DeclareMahJongg(seat))
+                continue
+            send(bot.discard(state, seat))
+    if state.result is None:
+        stats.violations += 1
+        stats.problems.append("the hand did not finish")
+    else:
+        kind = state.result["result"]
+        stats.wins += kind == "mahjong"
+        stats.draws += kind == "wall"
+        stats.other_endings += kind not in ("mahjong", "wall")
+    stats.hands += 1
+    stats.events += len(emitted)
+    if log is not None:
+        for e in emitted:
+            log(e.to_json())
+    return state
+
+
+def play_hands(card: CompiledCard, hands: int, seed: int, options: AmericanOptions | None = None,
+               log_path: str | None = None) -> dict[str, Any]:
+    """``mjtable play --ruleset american``: bots play ``hands`` full hands."""
+    rng = random.Random(seed)
+    stats = PlayStats()
+    start = time.perf_counter()
+    sink = open(log_path, "w", encoding="utf-8") if log_path else None  # noqa: SIM115
+    try:
+        def log(obj: dict[str, Any]) -> None:
+            if sink is not None:
+                sink.write(json.dumps(obj) + "\n")
+
+        for _ in range(hands):
+            play_hand(card, rng, options or AmericanOptions(), stats, log)
+    finally:
+        if sink is not None:
+            sink.close()
+    return {"ruleset": "american", "hands": stats.hands, "wins": stats.wins,
+            "draws": stats.draws, "events": stats.events, "violations": stats.violations,
+            "seconds": round(time.perf_counter() - start, 3),
+            "american": {"calls": stats.calls, "exposures": stats.exposures,
+                         "joker_exchanges": stats.exchanges, "finesses": stats.finesses,
+                         "charlestons": stats.charlestons,
+                         "second_charlestons": stats.second_charlestons,
+                         "blind_passes": stats.blind_passes,
+                         "courtesy_passes": stats.courtesy_passes,
+                         "other_endings": stats.other_endings},
+            "problems": stats.problems[:10]}
+
+
+def log_exists(path: str) -> bool:
+    return Path(path).exists()
