@@ -76,7 +76,8 @@ class GreedyBot:
 
     # -- Charleston ----------------------------------------------------------------------------
 
-    def charleston_pass(self, state: AmericanHand, seat: Seat, allow_blind: bool) -> cm.CharlestonPass:
+    def charleston_pass(self, state: AmericanHand, seat: Seat,
+                        allow_blind: bool) -> cm.CharlestonPass:
         spare = self.surplus(state, seat)
         if len(spare) < 3 and allow_blind:
             return cm.CharlestonPass(seat, tuple(spare), blind=3 - len(spare))
@@ -200,7 +201,8 @@ class PlayStats:
 
 
 def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
-              stats: PlayStats, log: Callable[[dict[str, Any]], None] | None = None) -> AmericanHand:
+              stats: PlayStats,
+              log: Callable[[dict[str, Any]], None] | None = None) -> AmericanHand:
     bots = {s: GreedyBot(random.Random(rng.random())) for s in SEATS}
     state, events = new_hand(card, options, "full", rng)
     emitted = list(events)
