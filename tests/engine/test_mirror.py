@@ -60,7 +60,7 @@ def test_mirror_follows_turns_counts_and_claims_without_seeing_hands() -> None:
     apply(state, Discard(seat=N, tile=T("3C")))
     apply(state, CloseClaims())
     apply(state, Draw(seat=E))
-    with pytest.raises(RuleViolation, match="fifth|cannot show"):
+    with pytest.raises(RuleViolation, match=r"fifth|cannot show"):
         apply(state, Discard(seat=E, tile=T("3C")))
 
 
