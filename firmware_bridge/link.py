@@ -322,7 +322,11 @@ class BoardLink:
     def _on_data(self, data: bytes) -> None:
         now = _now_us()
         self._last_rx_us = now
-        self._host.data_received(data, now)
+        try:
+            self._host.data_received(data, now)
+        except Exception:  # a bug here must cost one read, never the link (fuzzed: none known)
+            self._status.corrupt_frames += 1
+            log.exception("link %s: failed to process %d bytes from the board", self.url, len(data))
         self._flush()
         self._check_state()
 
@@ -337,6 +341,19 @@ class BoardLink:
             self._transport = None
 
     async def _run(self) -> None:
+        while True:
+            try:
+                await self._connect_loop()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the link must outlive any bug: log it, start over
+                log.exception("link %s: unexpected failure; reopening the port", self.url)
+                self._close_transport()
+                self._host.connection_lost()
+                self._set_state(LinkState.DOWN, "internal error, reopening (see the log)")
+                await asyncio.sleep(self.settings.reconnect_max_s)
+
+    async def _connect_loop(self) -> None:
         delay = self.settings.reconnect_min_s
         tick_s = min(self.settings.retransmit_s, self.settings.ping_interval_s) / 4
         while True:

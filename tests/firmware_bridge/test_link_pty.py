@@ -295,3 +295,35 @@ def test_a_rebooted_board_is_found_again_and_reported(link_path: Path) -> None:
 
     run(scenario)
     assert "board restarted" in details
+
+
+def test_a_slow_board_still_delivers_everything_in_order(link_path: Path) -> None:
+    info = BoardInfo()
+
+    async def scenario() -> None:
+        with EmulatedBoard(info=info, link_path=link_path) as board:
+            board.latency_s = 0.08  # every frame from the board arrives 80 ms late
+            async with BoardLink(board.path) as link:
+                await link.wait_up(timeout=5)
+                board.burst(300, rate_per_s=1000)
+                assert_burst(await collect_buttons(link, 300, timeout=10), 300, info)
+                await link.fill(0, (1, 1, 1))
+                await link.drain(timeout=5)
+                assert link.status().state is LinkState.UP
+
+    run(scenario)
+
+
+def test_the_link_waits_for_a_board_that_is_not_there_yet(link_path: Path) -> None:
+    async def scenario() -> None:
+        async with BoardLink(str(link_path)) as link:
+            await asyncio.sleep(0.2)
+            status = link.status()
+            assert status.state is LinkState.CONNECTING
+            assert f"cannot open {link_path}" in status.detail
+            with EmulatedBoard(link_path=link_path) as board:
+                await link.wait_up(timeout=5)
+                board.click(0, 1)
+                assert isinstance(await link.next_event(timeout=2), ButtonEvent)
+
+    run(scenario)
