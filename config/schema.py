@@ -27,7 +27,8 @@ RULESETS = (
 SEATS = ("E", "S", "W", "N")
 # The call buttons a seat can have: the kind of claim decides priority (Code 1924, Laws 50-52),
 # so each kind has its own button.
-BUTTONS = ("chow", "pung", "kong", "mahjong")
+ClaimButton = Literal["chow", "pung", "kong", "mahjong"]
+BUTTONS: tuple[ClaimButton, ...] = ("chow", "pung", "kong", "mahjong")
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 Ruleset = Literal[
@@ -81,6 +82,10 @@ class BoardSection(_Section):
     # built-in emulator on a pty. Empty when the table has no microcontroller (GPIO only).
     serial: str = "/dev/mahjong-mcu"
     baudrate: int = Field(default=115200, gt=0)
+    # What each of a seat's buttons means, by the board's button index.
+    buttons: list[ClaimButton] = Field(
+        default_factory=lambda: list(BUTTONS), min_length=1, max_length=8
+    )
 
 
 class GpioSeat(_Section):
@@ -121,10 +126,13 @@ class LedSegment(_Section):
 
 
 class LedSection(_Section):
-    # Segments of the addressable strip driven by the board; names like "seat-E", "wall-N".
+    # Segments of the LED strip driven by the board, in the board's segment order: one per
+    # seat ("seat-E" ...), "centre" (call window, errors) and "wall" (break and dead wall).
     segments: list[LedSegment] = Field(
         default_factory=lambda: [
-            LedSegment(name=f"seat-{s}", start=i * 18, count=18) for i, s in enumerate(SEATS)
+            *(LedSegment(name=f"seat-{s}", start=i * 18, count=18) for i, s in enumerate(SEATS)),
+            LedSegment(name="centre", start=72, count=24),
+            LedSegment(name="wall", start=96, count=72),
         ]
     )
     brightness: float = Field(default=0.5, ge=0.0, le=1.0)

@@ -2,9 +2,10 @@
 running totals per player.
 
 A mirrored hand knows what the table showed: every grounded set and flower, and the winner's
-hand shown at Mah-jongg. Losers' concealed tiles are never shown, so they score as "holding
-nothing that scores" (contracts.md), which is what a table without a referee counting every
-rack does too.
+hand shown at Mah-jongg. The losers' concealed tiles are never shown to the camera, so the
+sheet settles the winner's hand only: the others count as "holding nothing that scores"
+(contracts.md) and pay the winner. Settling the losers among themselves needs their hands
+shown at the end, which the table does not yet observe.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Any
 
 from engine import events as ev
 from engine.game import HandState
-from engine.seats import SEATS
 from engine.tiles import tile_name
 
 Scorer = Callable[[dict[str, Any]], dict[str, Any]]
@@ -33,21 +33,18 @@ def hand_document(state: HandState, options: Mapping[str, Any]) -> dict[str, Any
     )
     if declared is None:
         return None
-    hands: dict[str, Any] = {}
-    for seat in SEATS:
-        s = state.seats[seat]
-        melds = [
-            {"tiles": [tile_name(t) for t in m.tiles], "exposed": not m.concealed}
-            for m in s.melds
-        ]
-        hand: dict[str, Any] = {
-            "melds": melds,
-            "concealed": [],
+    # Only the winner's hand is known whole; the others pay as holding nothing that scores.
+    s = state.seats[winner]
+    hands: dict[str, Any] = {
+        winner.name: {
+            "melds": [
+                {"tiles": [tile_name(t) for t in m.tiles], "exposed": not m.concealed}
+                for m in s.melds
+            ],
+            "concealed": [tile_name(t) for t in declared.concealed],
             "flowers": [tile_name(t) for t in s.flowers],
         }
-        if seat == winner:
-            hand["concealed"] = [tile_name(t) for t in declared.concealed]
-        hands[seat.name] = hand
+    }
     doc: dict[str, Any] = {
         "ruleset": state.ruleset.name,
         "options": dict(options),
@@ -68,7 +65,8 @@ def hand_document(state: HandState, options: Mapping[str, Any]) -> dict[str, Any
 def contract_scorer(doc: dict[str, Any]) -> dict[str, Any]:
     """Score through the `mjtable score` command: the contract is the stable interface."""
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "score"],
+        [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
+         "score"],
         input=json.dumps(doc),
         capture_output=True,
         text=True,

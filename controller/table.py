@@ -44,6 +44,7 @@ from engine.game import HandState, apply, new_hand, public_view, rebuild
 from engine.rules import get_ruleset
 from engine.seats import SEATS, Seat
 from engine.tiles import tile_name
+from engine.wall import breaker
 
 log = logging.getLogger("mjtable.table")
 
@@ -127,6 +128,7 @@ class Table:
         self.window_deadline_us: int | None = None
         self.refused = 0
         self.since_snapshot = 0
+        self.last_dice: tuple[int, ...] = ()
         self.recover()
 
     # -- recovery: the state is a fold of the log ------------------------------------------
@@ -437,8 +439,11 @@ class Table:
         """A draw or a laid set shows the table has moved on: claims made before it are
         adjudicated first (the window closes on the next player's action)."""
         assert self.state is not None
+        if self.state.phase == "rob":
+            # The kong's owner going on (its loose tile) shows nobody robbed it (Law 90).
+            return self._apply(cm.CloseClaims(), now_us)
         moving_on = isinstance(command, cm.Draw | cm.Expose | cm.DeclareMahjong | cm.Discard)
-        if moving_on and self.state.phase in ("claims", "rob") and self.state.claims:
+        if moving_on and self.state.phase == "claims" and self.state.claims:
             return self._apply(cm.CloseClaims(), now_us)
         return []
 
@@ -485,8 +490,15 @@ class Table:
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
         """Roll the LED dice (``secrets``) for ``seat`` and apply the throw."""
         dice = (self.roll(), self.roll())
+        self.last_dice = dice
         obs = Observation(ObservationKind.DICE, seat, dice=dice, source="led-dice")
         return self.observe(obs, now_us)
+
+    def next_thrower(self) -> str:
+        """Who throws next: East first (Law 15), then the seat East's throw selects (Law 16)."""
+        if self.state is None or not self.state.throws:
+            return "E"
+        return breaker(self.state.throws[0][1]).name
 
     # -- referee commands --------------------------------------------------------------------
 

@@ -20,7 +20,9 @@ def _write(tmp_path: Path, text: str) -> Path:
 def test_bundled_files_are_valid() -> None:
     pi = load_config(bundled_path("table.toml"))
     assert pi.table.id == "table-01" and pi.board.serial == "/dev/mahjong-mcu"
-    assert [s.name for s in pi.leds.segments] == ["seat-E", "seat-S", "seat-W", "seat-N"]
+    assert [s.name for s in pi.leds.segments] == [
+        "seat-E", "seat-S", "seat-W", "seat-N", "centre", "wall"
+    ]
     sim = bundled_config("simulate.toml")
     assert sim.table.id == "sim" and sim.board.serial == "emulated"
 

@@ -1,0 +1,270 @@
+"""The table service: one asyncio loop wiring inputs to the table and the table to outputs.
+
+Inputs arrive from several threads (gpiozero's, paho's, a camera loop's) and from tasks (the
+board link); every one is posted to the loop's inbox, and only the loop touches the
+:class:`~controller.table.Table`. The loop also ticks the call window, keeps a status file
+for ``mjtable status``, and calls ``on_tick`` (the systemd watchdog) only while it is
+healthy: a stuck loop stops feeding the watchdog and systemd restarts the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from config.schema import TableConfig
+from controller.inputs import Observation, ObservationKind, Press
+from controller.lights import LightLog
+from controller.mqtt import BrokerSettings, MqttLink
+from controller.scoresheet import Scorer
+from controller.store import EventStore
+from controller.table import Table, TableSettings
+
+log = logging.getLogger("mjtable.service")
+
+
+def now_us() -> int:
+    return time.monotonic_ns() // 1000
+
+
+@dataclass
+class ServiceOptions:
+    store_path: str
+    board_url: str | None = None  # None: no board
+    broker: BrokerSettings | None = None  # None: no MQTT
+    client_id: str = ""
+    scorer: Scorer | None = None
+    gpio_factory: Any = None
+    status_file: str | None = None
+    tick_s: float = 0.005
+
+
+def settings_of(cfg: TableConfig) -> TableSettings:
+    return TableSettings(
+        table_id=cfg.table.id,
+        ruleset=cfg.table.ruleset,
+        options=dict(cfg.table.options),
+        courtesy_pause_ms=cfg.adjudication.courtesy_pause_ms,
+        min_confidence=cfg.adjudication.min_confidence,
+        snapshot_every=cfg.store.snapshot_every,
+        players={seat: section.player for seat, section in cfg.seats.items() if section.player},
+        topic_prefix=cfg.mqtt.topic_prefix,
+    )
+
+
+def broker_of(cfg: TableConfig) -> BrokerSettings | None:
+    m = cfg.mqtt
+    if not m.enabled:
+        return None
+    password = ""
+    if m.password_file:
+        password = Path(m.password_file).read_text().strip()
+    return BrokerSettings(m.host, m.port, m.username, password, m.tls, m.keepalive)
+
+
+class Service:
+    def __init__(self, cfg: TableConfig, options: ServiceOptions) -> None:
+        self.cfg = cfg
+        self.options = options
+        self.store = EventStore(options.store_path)
+        self.lights = LightLog()
+        self.mqtt: MqttLink | None = None
+        if options.broker is not None:
+            self.mqtt = MqttLink(
+                options.broker,
+                _topics(cfg),
+                self.store,
+                options.client_id or cfg.table.id,
+                on_command=self._command_from_thread,
+            )
+        self.table = Table(
+            settings_of(cfg),
+            self.store,
+            self.lights,
+            on_append=self.mqtt.kick if self.mqtt else None,
+            scorer=options.scorer,
+        )
+        self.board: Any = None  # the BoardLink once open
+        self.board_lights: Any = None
+        self.presses_handled = 0
+        self.started = time.time()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._inbox: asyncio.Queue[tuple[str, Any, asyncio.Future[Any] | None]] | None = None
+        self._status_due = 0.0
+
+    # -- thread-safe inputs (InputSink) ----------------------------------------------------
+
+    def _post(self, kind: str, payload: Any) -> None:
+        loop, inbox = self._loop, self._inbox
+        if loop is None or inbox is None:
+            log.warning("input %s before the service runs: dropped", kind)
+            return
+        loop.call_soon_threadsafe(inbox.put_nowait, (kind, payload, None))
+
+    def press(self, press: Press) -> None:
+        self._post("press", press)
+
+    def observe(self, observation: Observation) -> None:
+        self._post("observe", observation)
+
+    def _command_from_thread(self, verb: str, payload: bytes) -> None:
+        self._post("command", (verb, payload))
+
+    async def submit(self, kind: str, payload: Any) -> Any:
+        """From a task on the service's loop: post and wait for the result."""
+        assert self._inbox is not None and self._loop is not None
+        future: asyncio.Future[Any] = self._loop.create_future()
+        self._inbox.put_nowait((kind, payload, future))
+        return await future
+
+    # -- the loop --------------------------------------------------------------------------
+
+    def _handle(self, kind: str, payload: Any) -> Any:
+        now = now_us()
+        if kind == "press":
+            self.presses_handled += 1
+            return self.table.press(payload, now)
+        if kind == "observe":
+            return self.table.observe(payload, now)
+        if kind == "dice":
+            values, when = payload
+            seat = self.table.next_thrower()
+            obs = Observation(ObservationKind.DICE, seat, dice=values, time_us=when, source="board")
+            return self.table.observe(obs, now)
+        if kind == "command":
+            verb, body = payload
+            result = self.table.command(verb, body, now)
+            if verb == "roll" and result.get("ok") and self.board is not None:
+                self._spawn(self.board.show_dice(self.table.last_dice))
+            return result
+        raise ValueError(f"unknown input kind {kind!r}")
+
+    def _spawn(self, coro: Any) -> None:
+        assert self._loop is not None
+        task = self._loop.create_task(coro)
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    async def run(
+        self,
+        stop: asyncio.Event,
+        on_ready: Callable[[], None] | None = None,
+        on_tick: Callable[[], None] | None = None,
+    ) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._inbox = asyncio.Queue()
+        async with contextlib.AsyncExitStack() as stack:
+            if self.mqtt is not None:
+                self.mqtt.start()
+                stack.callback(self.mqtt.stop)
+            stack.callback(self.store.close)
+            stack.callback(self.lights.close)
+            if self.options.board_url:
+                await self._open_board(stack)
+            if self.cfg.gpio.enabled:
+                self._open_gpio(stack)
+            self.table.start()
+            self._write_status()
+            if on_ready is not None:
+                on_ready()
+            while not stop.is_set():
+                await self._step()
+                self.table.tick(now_us())
+                if on_tick is not None:
+                    on_tick()
+                if time.monotonic() >= self._status_due:
+                    self._write_status()
+
+    async def _step(self) -> None:
+        assert self._inbox is not None
+        try:
+            kind, payload, future = await asyncio.wait_for(
+                self._inbox.get(), timeout=self.options.tick_s
+            )
+        except TimeoutError:
+            return
+        try:
+            result = self._handle(kind, payload)
+        except Exception as exc:  # nothing an input does may take the service down
+            log.exception("input %s failed", kind)
+            if future is not None and not future.done():
+                future.set_exception(exc)
+            return
+        if future is not None and not future.done():
+            future.set_result(result)
+
+    async def _open_board(self, stack: contextlib.AsyncExitStack) -> None:
+        from controller.board_io import BoardLights, pump_board_events
+        from firmware_bridge.link import BoardLink
+
+        assert self.options.board_url is not None
+        link = BoardLink(self.options.board_url, baudrate=self.cfg.board.baudrate)
+        await stack.enter_async_context(link)
+        self.board = link
+        self.board_lights = BoardLights(link, [s.name for s in self.cfg.leds.segments])
+        self.lights.backends.append(self.board_lights)
+        pump = asyncio.get_running_loop().create_task(
+            pump_board_events(
+                link,
+                list(self.cfg.board.buttons),
+                lambda p: self._inbox.put_nowait(("press", p, None)),  # type: ignore[union-attr]
+                lambda v, t: self._inbox.put_nowait(("dice", (v, t), None)),  # type: ignore[union-attr]
+            ),
+            name="board-events",
+        )
+        stack.callback(pump.cancel)
+
+    def _open_gpio(self, stack: contextlib.ExitStack | contextlib.AsyncExitStack) -> None:
+        from controller.gpio import GpioButtons, GpioLights, pin_factory
+
+        factory = self.options.gpio_factory or pin_factory(self.cfg.gpio.factory)
+        buttons = GpioButtons(self.cfg.gpio, self, factory)
+        stack.callback(buttons.close)
+        lights = GpioLights(self.cfg.gpio, factory)
+        self.lights.backends.append(lights)
+
+    # -- status ----------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "pid": os.getpid(),
+            "started": round(self.started, 3),
+            "updated": round(time.time(), 3),
+            **self.table.status(),
+        }
+        if self.mqtt is not None:
+            out["mqtt"] = {
+                "connected": self.mqtt.connected,
+                "delivered": self.mqtt.delivered_count,
+                "last_error": self.mqtt.last_error,
+            }
+        if self.board is not None:
+            link = self.board.status()
+            out["board"] = {"state": link.state.value, "detail": link.detail}
+        return out
+
+    def _write_status(self) -> None:
+        self._status_due = time.monotonic() + 1.0
+        path = self.options.status_file
+        if not path:
+            return
+        tmp = f"{path}.tmp"
+        try:
+            Path(tmp).write_text(json.dumps(self.status()))
+            os.replace(tmp, path)
+        except OSError as exc:
+            log.warning("status file %s: %s", path, exc)
+
+
+def _topics(cfg: TableConfig) -> Any:
+    from controller.mqtt import Topics
+
+    return Topics(cfg.table.id, cfg.mqtt.topic_prefix)
+

@@ -1,0 +1,426 @@
+"""`mjtable simulate`: a whole table without hardware, wired as on a real one.
+
+- the board: the firmware bridge's emulator on a pty, opened by the service like the USB device;
+- the players: the engine's bots, playing a full-information hand (``controller.world``);
+  their calls are button clicks on the emulated board, so every claim crosses the serial link
+  with the board's timestamp;
+- the camera: observations of what the bots do, handed to the service as vision would;
+- the broker: the ``--mqtt`` one, or a private Mosquitto, or (without Mosquitto) an embedded
+  one; a watcher subscribes like a club's scorer and measures delivery;
+- the service itself, unchanged: store, engine in mirror mode, call windows, LEDs, MQTT.
+
+At the end of every hand the service's mirror is compared with the bots' real hand; any
+difference, refused input or lost event is a violation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+
+from config.load import bundled_path, parse_config
+from config.schema import TableConfig
+from controller.broker import BrokerUnavailable, LocalMosquitto
+from controller.inputs import Observation
+from controller.lights import Show
+from controller.mqtt import BrokerSettings, Topics
+from controller.scoresheet import Scorer, contract_scorer
+from controller.service import Service, ServiceOptions
+from controller.table import ENVELOPE, TABLE_EVENTS, Outcome
+from controller.world import Claims, SimulatedHand
+from engine import events as ev
+from engine.game import public_view, rebuild
+from engine.rules import get_ruleset
+from engine.seats import Seat
+
+SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
+
+
+@dataclass
+class SimulationSettings:
+    ruleset: str = "code1924/mixed"
+    hands: int = 4
+    seed: int = 1
+    table: str = "sim"
+    store: str | None = None
+    mqtt: tuple[str, int] | None = None  # None: start a broker of our own
+    headless: bool = False
+    pause_ms: int | None = None  # courtesy pause; default: 60 headless, 400 with the view
+    step_s: float | None = None  # between table actions; default 0 headless, 0.03 with the view
+    scorer: Scorer | None = contract_scorer
+    doubt: float = 0.0  # share of observations the simulated camera is unsure of
+
+
+@dataclass
+class Watcher:
+    """A club-side subscriber: every event once, in order; delivery times for the benchmark."""
+
+    host: str
+    port: int
+    topics: Topics
+    seqs: list[int] = field(default_factory=list)
+    claim_arrivals: list[tuple[int, str, int]] = field(default_factory=list)  # (ns, seat, t_us)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self) -> None:
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=f"sim-watcher-{random.getrandbits(24)}",
+            protocol=MQTTProtocolVersion.MQTTv311,
+        )
+        ready = threading.Event()
+        self.client.on_connect = lambda c, u, f, rc, p: c.subscribe(self.topics.events, qos=1)
+        self.client.on_subscribe = lambda *a: ready.set()
+        self.client.on_message = self._on_message
+        self.client.connect(self.host, self.port, keepalive=30)
+        self.client.loop_start()
+        if not ready.wait(5):
+            raise BrokerUnavailable(f"could not subscribe on {self.host}:{self.port}")
+
+    def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        arrived = time.monotonic_ns()
+        body = json.loads(msg.payload)
+        with self.lock:
+            self.seqs.append(int(body["seq"]))
+            if body.get("type") == "ClaimMade" and body.get("time_us") is not None:
+                self.claim_arrivals.append((arrived, body["seat"], int(body["time_us"])))
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def _percentiles(values: list[float]) -> dict[str, float] | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+    return {
+        "n": len(ordered),
+        "p50": round(statistics.median(ordered), 2),
+        "p99": round(p99, 2),
+        "max": round(ordered[-1], 2),
+    }
+
+
+def _config(settings: SimulationSettings, store: str, board: str, broker: tuple[str, int] | None,
+            pause_ms: int) -> TableConfig:
+    path = bundled_path("simulate.toml")
+    data: dict[str, Any] = tomllib.loads(path.read_text())
+    data["table"]["id"] = settings.table
+    data["table"]["ruleset"] = settings.ruleset
+    data["adjudication"]["courtesy_pause_ms"] = pause_ms
+    data["board"]["serial"] = board
+    data["store"]["path"] = store
+    if broker is None:
+        data["mqtt"] = {"enabled": False}
+    else:
+        data["mqtt"].update({"host": broker[0], "port": broker[1]})
+    return parse_config(data, str(path))
+
+
+class Progress:
+    """The live view: one line per thing the table did, as a spectator would tell it."""
+
+    def __init__(self, out: TextIO, enabled: bool) -> None:
+        self.out = out
+        self.enabled = enabled
+        self.last = 0
+
+    def show(self, service: Service) -> None:
+        if not self.enabled:
+            return
+        for record in service.store.events(self.last):
+            self.last = record["seq"]
+            line = describe(record)
+            if line:
+                self.out.write(f"{record['seq']:>6}  hand {record['hand']:<3} {line}\n")
+        self.out.flush()
+
+
+def describe(r: dict[str, Any]) -> str:
+    t = r["type"]
+    seat = r.get("seat", "")
+    if t == "HandStarted":
+        return f"── new hand ({r['ruleset']}, prevailing {r.get('prevailing') or '-'}) ──"
+    if t == "DiceThrown":
+        return f"{seat} throws {'+'.join(map(str, r['dice']))}"
+    if t == "WallBroken":
+        return f"the wall is broken at {r['wall_of']}'s wall, stack {r['stack']}"
+    if t == "Discarded":
+        return f"{seat} discards {r['tile']}"
+    if t == "ClaimMade":
+        return f"{seat} calls {r['kind']}!"
+    if t == "ClaimsClosed":
+        claims = ", ".join(r["claims"]) or "no calls"
+        won = f"{r['winner']} takes {r['discard']} ({r['kind']})" if r["winner"] else "nobody"
+        return f"[{claims}] -> {won}  ({r['rule']})"
+    if t == "MeldExposed":
+        return f"{seat} lays {' '.join(r['tiles'])}"
+    if t in ("KongDeclared", "KongAdded"):
+        return f"{seat} kong of {r['tile']}"
+    if t == "FlowerGrounded":
+        return f"{seat} grounds {r['tile']}"
+    if t == "MahjongDeclared":
+        return f"{seat} MAH-JONGG with {' '.join(r['concealed'])} (on {r['win_tile']}, {r['by']})"
+    if t == "FalseMahjong":
+        return f"{seat} false Mah-jongg: {r['reason']} ({r['rule']})"
+    if t == "HandEnded":
+        return f"hand over: {r['result']}{' by ' + r['winner'] if r.get('winner') else ''}"
+    if t == "HandScored":
+        net = r.get("net_by_player") or {}
+        scores = ", ".join(f"{k} {v:+d}" for k, v in net.items()) or r.get("error", "")
+        return f"score: {scores}"
+    if t == "ObservationHeld":
+        return f"table asked (#{r['id']}): {r['reason']}"
+    if t == "ObservationSettled":
+        return f"#{r['id']} {r['how']} by the referee"
+    return ""
+
+
+async def _wait(predicate: Callable[[], bool], timeout: float, poll: float = 0.002) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await asyncio.sleep(poll)
+    return predicate()
+
+
+def _mirror_of_hand(service: Service, hand: int) -> Any:
+    events = [
+        ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
+        for r in service.store.events(0)
+        if r["hand"] == hand and r["type"] not in TABLE_EVENTS
+    ]
+    return rebuild(events)
+
+
+async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]:
+    from firmware_bridge.emulator import EmulatedBoard
+
+    headless = settings.headless
+    pause_ms = settings.pause_ms if settings.pause_ms is not None else (60 if headless else 400)
+    step_s = settings.step_s if settings.step_s is not None else (0.0 if headless else 0.03)
+    tmp = tempfile.TemporaryDirectory(prefix="mjtable-sim-")
+    store = settings.store or str(Path(tmp.name) / "table.sqlite3")
+    problems: list[str] = []
+    broker_proc: LocalMosquitto | None = None
+    broker: tuple[str, int] | None = settings.mqtt
+    embedded: Any = None
+    if broker is None:
+        try:
+            broker_proc = LocalMosquitto(persistence=False)
+            broker_proc.start()
+            broker = (broker_proc.host, broker_proc.port)
+        except BrokerUnavailable:
+            from controller.embedded_broker import EmbeddedBroker
+
+            try:
+                embedded = EmbeddedBroker()
+                await embedded.start()
+                broker = (embedded.host, embedded.port)
+            except BrokerUnavailable as exc:
+                embedded = None
+                sys.stderr.write(f"mjtable simulate: no broker, nothing is published: {exc}\n")
+    board = EmulatedBoard(link_path=Path(tmp.name) / "mahjong-mcu", seed=settings.seed)
+    board.start()
+    cfg = _config(settings, store, board.path, broker, pause_ms)
+    topics = Topics(cfg.table.id, cfg.mqtt.topic_prefix)
+    service = Service(
+        cfg,
+        ServiceOptions(
+            store_path=store,
+            board_url=board.path,
+            broker=BrokerSettings(broker[0], broker[1], protocol="3.1.1" if embedded else "5")
+            if broker
+            else None,
+            client_id=f"mjtable-{cfg.table.id}",
+            scorer=settings.scorer,
+            status_file=f"{store}.status.json",
+        ),
+    )
+    published: list[int] = []
+    if service.mqtt is not None:
+        service.mqtt.on_delivered = lambda seq: published.append(seq) if seq else None
+    watcher = Watcher(broker[0], broker[1], topics) if broker else None
+    if watcher is not None:
+        watcher.start()
+    stop = asyncio.Event()
+    ready = asyncio.Event()
+    runner = asyncio.create_task(service.run(stop, on_ready=ready.set), name="service")
+    progress = Progress(out, not headless)
+    press_clicks: list[tuple[str, int]] = []  # (seat, host µs at the click)
+    rng = random.Random(settings.seed)
+    doubt = random.Random(settings.seed + 7)
+    started = time.monotonic()
+    first_seq = service.store.last_seq()
+    try:
+        await asyncio.wait_for(ready.wait(), 10)
+        await service.board.wait_up(timeout=5)
+        ruleset = get_ruleset(settings.ruleset)
+        for _ in range(settings.hands):
+            table = service.table
+            hand_no = table.hand_no
+            prevailing = Seat[table.prevailing] if table.prevailing else None
+            world = SimulatedHand(ruleset, rng, prevailing, hand_no)
+            for step in world.steps():
+                if step_s:
+                    await asyncio.sleep(step_s)
+                if isinstance(step, Claims):
+                    await _press(service, board, cfg, step, press_clicks, problems)
+                else:
+                    await _observe(service, step, doubt, settings.doubt, problems)
+                progress.show(service)
+            # The last discard of a drawn hand closes on the pause; then the next hand opens.
+            if not await _wait(lambda: service.table.hand_no > hand_no, pause_ms / 1000 + 3):
+                problems.append(f"hand {hand_no}: the mirror did not end the hand")
+                break
+            mirror = _mirror_of_hand(service, hand_no)
+            a, b = public_view(world.result()), public_view(mirror)
+            a.pop("mode")
+            b.pop("mode")
+            if a != b:
+                diff = sorted(k for k in a if a[k] != b.get(k))
+                problems.append(f"hand {hand_no}: the mirror differs from the game in {diff}")
+            progress.show(service)
+        if service.mqtt is not None and not service.mqtt.wait_idle(15):
+            problems.append("the outbox did not drain within 15 s")
+        last = service.store.last_seq()
+        if watcher is not None and not await _wait(
+            lambda: len(set(watcher.seqs)) >= last - first_seq, 10, 0.02
+        ):
+            problems.append(f"the watcher got {len(set(watcher.seqs))} of {last - first_seq} events")
+        if watcher is not None:
+            expected = list(range(first_seq + 1, last + 1))
+            deduped = sorted(set(watcher.seqs))
+            if deduped != expected or watcher.seqs != sorted(watcher.seqs):
+                problems.append("events reached the watcher out of order or with a gap")
+        summary = _summary(service, settings, first_seq, published, problems, started)
+        summary["latency_ms"] = _latencies(service, press_clicks, watcher)
+        return summary
+    finally:
+        stop.set()
+        try:
+            await asyncio.wait_for(runner, 10)
+        except Exception as exc:  # the summary must still be printed
+            problems.append(f"service stopped with {exc!r}")
+        if watcher is not None:
+            watcher.stop()
+        board.stop()
+        if broker_proc is not None:
+            broker_proc.close()
+        if embedded is not None:
+            await embedded.stop()
+        if settings.store is None:
+            tmp.cleanup()
+
+
+async def _press(
+    service: Service,
+    board: Any,
+    cfg: TableConfig,
+    claims: Claims,
+    clicks: list[tuple[str, int]],
+    problems: list[str],
+) -> None:
+    before = service.presses_handled
+    for seat, kind in claims.presses:
+        clicks.append((seat, time.monotonic_ns() // 1000))
+        button = [str(b) for b in cfg.board.buttons].index(kind)
+        board.click(seat=SEAT_INDEX[seat], button=button)
+    n = len(claims.presses)
+    if not await _wait(lambda: service.presses_handled >= before + n, 3):
+        problems.append(f"{n} press(es) sent, {service.presses_handled - before} arrived")
+    # The players wait for the LEDs: the window closes on the courtesy pause.
+    if not await _wait(lambda: service.table.window_deadline_us is None, 3):
+        problems.append("the call window did not close")
+
+
+async def _observe(
+    service: Service, obs: Observation, doubt: random.Random, share: float, problems: list[str]
+) -> None:
+    obs = Observation(
+        obs.kind, obs.seat, obs.tiles,
+        0.6 if share and doubt.random() < share else 0.99,
+        time.monotonic_ns() // 1000, obs.zone, obs.dice, "simulated", obs.winning,
+    )
+    outcome: Outcome = await service.submit("observe", obs)
+    if outcome.asked is not None and obs.confidence < 0.9:
+        # The simulated referee looks at the table and confirms what the camera doubted.
+        result = await service.submit(
+            "command", ("confirm", json.dumps({"pending": outcome.asked}).encode())
+        )
+        if not result.get("ok"):
+            problems.append(f"referee could not confirm #{outcome.asked}: {result.get('error')}")
+    elif not outcome.accepted:
+        problems.append(f"refused {obs.to_json()}: {outcome.error} ({outcome.rule})")
+
+
+def _summary(
+    service: Service,
+    settings: SimulationSettings,
+    first_seq: int,
+    published: list[int],
+    problems: list[str],
+    started: float,
+) -> dict[str, Any]:
+    table = service.table
+    hands_done = len(table.sheet)
+    results = [h.get("result") for h in table.sheet]
+    return {
+        "hands": hands_done,
+        "events": service.store.last_seq() - first_seq,
+        "published": len(set(published)),
+        "violations": len(problems),
+        "ruleset": settings.ruleset,
+        "table": settings.table,
+        "wins": results.count("mahjong"),
+        "draws": results.count("drawn"),
+        "totals": table.totals,
+        "refused_inputs": table.refused,
+        "seconds": round(time.monotonic() - started, 2),
+        "problems": problems[:20],
+    }
+
+
+def _latencies(
+    service: Service, clicks: list[tuple[str, int]], watcher: Watcher | None
+) -> dict[str, Any]:
+    """Press -> LED answer for that seat, and press -> the claim's event at a subscriber."""
+    shown = [
+        (s.at_ns // 1000, s.pattern.seat)
+        for s in service.lights.history
+        if s.pattern.show in (Show.CLAIM_HEARD, Show.CLAIM_REFUSED)
+    ]
+    to_led: list[float] = []
+    for seat, at in clicks:
+        match = next((t for t, who in shown if who == seat and t >= at), None)
+        if match is not None:
+            to_led.append((match - at) / 1000)
+    to_mqtt: list[float] = []
+    if watcher is not None:
+        with watcher.lock:
+            arrivals = list(watcher.claim_arrivals)
+        for seat, at in clicks:
+            match = next((ns for ns, who, _ in arrivals if who == seat and ns // 1000 >= at), None)
+            if match is not None:
+                to_mqtt.append((match // 1000 - at) / 1000)
+    return {"press_to_led": _percentiles(to_led), "press_to_mqtt": _percentiles(to_mqtt)}
+
+
+def simulate(settings: SimulationSettings, out: TextIO = sys.stdout) -> dict[str, Any]:
+    return asyncio.run(_simulate(settings, out))
