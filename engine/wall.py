@@ -105,7 +105,8 @@ def deal_for(
 ) -> list[Tile]:
     """A draw order that deals ``hands`` (E, S, W, N; 14, 13, 13, 13 tiles), then gives the
     live ``draws`` in order and the ``loose`` tiles in order; the rest of ``tiles`` (the set)
-    fills the middle, its flowers and seasons in the very middle. ``ValueError`` if the set does not hold them."""
+    fills the middle, its flowers and seasons in the very middle. ``ValueError`` if the set
+    does not hold them."""
     pool = list(tiles)
 
     def take(t: Tile) -> Tile:

@@ -1,0 +1,121 @@
+"""Engine benchmarks (issue 2): run `python bench/bench_engine.py [--hands N]`.
+
+1. One `apply()` in mirror mode: the commands of real bot hands replayed into mirror hands,
+   each call timed alone; median and p99 (targets: 50 us and 500 us).
+2. Whole bot hands per second per ruleset (target >= 300), with the per-command invariant
+   checks off (as a table service's simulator runs them) and on (as `mjtable play` does,
+   which also rebuilds and mirrors every hand).
+3. `mjtable play --hands 1` wall time, start-up included (target < 0.5 s).
+
+The machine is shared and noisy: numbers are medians, and the JSON line at the end is what to
+quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine import commands as cm  # noqa: E402
+from engine import events as ev  # noqa: E402
+from engine.game import apply, commands_of, new_hand  # noqa: E402
+from engine.rules import RULESETS, get_ruleset  # noqa: E402
+from engine.simulate import default_bots, play_hand  # noqa: E402
+
+
+def mirror_commands(state: object) -> list[cm.Command]:
+    """The commands a table would send for this hand (no hidden tiles)."""
+    out: list[cm.Command] = []
+    standing = state.standing  # type: ignore[attr-defined]
+    for _, command in commands_of(standing):
+        if isinstance(command, cm.Draw):
+            command = cm.Draw(seat=command.seat)
+        elif isinstance(command, cm.Claim):
+            command = cm.Claim(seat=command.seat, kind=command.kind, time_us=1)
+        elif isinstance(command, cm.DeclareMahjong):
+            shown = next(e for e in standing
+                         if isinstance(e, ev.MahjongDeclared | ev.FalseMahjong))
+            tile = shown.win_tile if isinstance(shown, ev.MahjongDeclared) else shown.tile
+            command = cm.DeclareMahjong(seat=command.seat, concealed=shown.concealed, tile=tile)
+        out.append(command)
+    return out
+
+
+def bench_apply(hands: int) -> dict[str, float]:
+    samples: list[int] = []
+    for name in RULESETS:
+        rules = get_ruleset(name)
+        rng = random.Random(99)
+        bots = default_bots(rng)
+        for _ in range(hands):
+            full = play_hand(rules, rng, bots, checks=False, cross_check=False).state
+            commands = mirror_commands(full)
+            state, _ = new_hand(rules, "mirror", prevailing=full.prevailing)
+            clock = time.perf_counter_ns
+            for command in commands:
+                t0 = clock()
+                apply(state, command)
+                samples.append(clock() - t0)
+    samples.sort()
+    return {
+        "calls": len(samples),
+        "median_us": round(samples[len(samples) // 2] / 1000, 2),
+        "p99_us": round(samples[int(len(samples) * 0.99)] / 1000, 2),
+        "max_us": round(samples[-1] / 1000, 1),
+    }
+
+
+def bench_hands(hands: int, checks: bool) -> dict[str, float]:
+    out = {}
+    for name in RULESETS:
+        rules = get_ruleset(name)
+        rng = random.Random(5)
+        bots = default_bots(rng)
+        t0 = time.perf_counter()
+        for _ in range(hands):
+            play_hand(rules, rng, bots, checks=checks, cross_check=checks)
+        out[name] = round(hands / (time.perf_counter() - t0), 1)
+    return out
+
+
+def bench_cli(runs: int) -> dict[str, float]:
+    exe = [sys.executable, "-m", "controller.cli", "play", "--hands", "1"]
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(exe, cwd=ROOT, check=True, capture_output=True)
+        times.append(time.perf_counter() - t0)
+    return {"median_s": round(statistics.median(times), 3), "max_s": round(max(times), 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=200, help="hands per ruleset")
+    args = parser.parse_args()
+    result = {
+        "apply_mirror": bench_apply(max(1, args.hands // 10)),
+        "hands_per_s": bench_hands(args.hands, checks=False),
+        "hands_per_s_checked": bench_hands(max(1, args.hands // 4), checks=True),
+        "play_1_hand": bench_cli(5),
+    }
+    a = result["apply_mirror"]
+    print(f"apply() mirror: median {a['median_us']} us, p99 {a['p99_us']} us "
+          f"over {a['calls']} calls (targets 50 / 500)")
+    for name, rate in result["hands_per_s"].items():  # type: ignore[union-attr]
+        checked = result["hands_per_s_checked"][name]  # type: ignore[index]
+        print(f"{name:22s} {rate:7.1f} hands/s   ({checked} with every check)")
+    print(f"mjtable play --hands 1: median {result['play_1_hand']['median_s']} s")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
