@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # typing does not exist on MicroPython; annotations stay stri
     from typing import Any
 
 
-class BoardInfo:
+class BoardSpec:
     """What the board announces in HELLO."""
 
     def __init__(
@@ -70,21 +70,21 @@ class Hardware:
 class BoardProtocol:
     def __init__(
         self,
-        info: BoardInfo,
+        spec: BoardSpec,
         hardware: Hardware,
         boot_id: int,
         window: int = 32,
         retransmit_us: int = 40000,
         host_timeout_us: int = 1000000,
     ) -> None:
-        self.info = info
+        self.spec = spec
         self.hardware = hardware
         self.boot_id = boot_id
         self.window = window
         self.retransmit_us = retransmit_us
         self.host_timeout_us = host_timeout_us
         self.deframer = wire.Deframer()
-        cap = info.ring_capacity
+        cap = spec.ring_capacity
         self._ring: "list[bytes | None]" = [None] * cap  # noqa: UP037 (MicroPython)
         self._cap = cap
         self.next_seq = 1  # the seq the next recorded event gets
@@ -185,7 +185,7 @@ class BoardProtocol:
         self.host_present = True
         self.next_send = self.oldest  # resend everything not yet acknowledged
         self._progress_us = now_us
-        info = self.info
+        spec = self.spec
         self._out += wire.frame(
             wire.encode_hello(
                 self.boot_id,
@@ -193,16 +193,16 @@ class BoardProtocol:
                 self.oldest,
                 self._expected_cmd - 1,
                 self._session,
-                info.seats,
-                info.buttons_per_seat,
-                info.dice_kind,
-                info.sensors,
-                info.ring_capacity,
-                info.segments,
-                info.firmware,
-                info.board_id,
-                info.protocol[0],
-                info.protocol[1],
+                spec.seats,
+                spec.buttons_per_seat,
+                spec.dice_kind,
+                spec.sensors,
+                spec.ring_capacity,
+                spec.segments,
+                spec.firmware,
+                spec.board_id,
+                spec.protocol[0],
+                spec.protocol[1],
             )
         )
 
@@ -256,13 +256,13 @@ class BoardProtocol:
         hw = self.hardware
         if kind == wire.LED_PIXELS:
             segment, start, rgb = fields
-            if segment >= len(self.info.segments):
+            if segment >= len(self.spec.segments):
                 self.record_error(wire.ERR_BAD_COMMAND, "no LED segment %d" % segment, now_us)
                 return
             hw.set_pixels(segment, start, rgb, now_us)
         elif kind == wire.LED_ANIMATION:
             segment = fields[0]
-            if segment >= len(self.info.segments) or fields[1] > wire.ANIM_LAST:
+            if segment >= len(self.spec.segments) or fields[1] > wire.ANIM_LAST:
                 detail = "no LED segment %d or animation %d" % (segment, fields[1])
                 self.record_error(wire.ERR_BAD_COMMAND, detail, now_us)
                 return

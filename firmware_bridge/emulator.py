@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge import wire
-from firmware_bridge.board import BoardInfo, BoardProtocol, Hardware, render
+from firmware_bridge.board import BoardProtocol, BoardSpec, Hardware, render
 
 
 @dataclass
@@ -99,12 +99,12 @@ class _Splitter:
 class EmulatedHardware(Hardware):
     """LED segments, dice and settings of the virtual board, inspectable from tests."""
 
-    def __init__(self, info: BoardInfo, rng: random.Random) -> None:
-        self.info = info
+    def __init__(self, spec: BoardSpec, rng: random.Random) -> None:
+        self.spec = spec
         self.rng = rng
         self.board: BoardProtocol | None = None
-        self.pixels = [bytearray(3 * n) for n in info.segments]
-        self.animations: list[tuple[tuple[int, ...], int] | None] = [None] * len(info.segments)
+        self.pixels = [bytearray(3 * n) for n in spec.segments]
+        self.animations: list[tuple[tuple[int, ...], int] | None] = [None] * len(spec.segments)
         self.dice_shown: tuple[int, ...] = ()
         self.roller_fired = 0
         self.config: dict[int, int] = {}
@@ -126,7 +126,7 @@ class EmulatedHardware(Hardware):
     def dice(self, action: int, count: int, values: tuple[int, ...], now_us: int) -> None:
         self.history.append(("dice", (action, count, values)))
         if action == wire.DICE_ROLL:
-            if self.info.dice_kind == wire.DICE_ROLLER:
+            if self.spec.dice_kind == wire.DICE_ROLLER:
                 self.roller_fired += 1
                 return
             rolled = [self.rng.randint(1, 6) for _ in range(count)]
@@ -147,7 +147,7 @@ class EmulatedHardware(Hardware):
 
     def leds(self, segment: int, now_us: int) -> list[tuple[int, int, int]]:
         running = self.animations[segment]
-        n = self.info.segments[segment]
+        n = self.spec.segments[segment]
         if running is None:
             raw = self.pixels[segment]
         else:
@@ -166,7 +166,7 @@ class EmulatedBoard:
     def __init__(
         self,
         *,
-        info: BoardInfo | None = None,
+        spec: BoardSpec | None = None,
         link_path: str | os.PathLike[str] | None = None,
         faults: Faults | None = None,
         seed: int = 0,
@@ -175,14 +175,14 @@ class EmulatedBoard:
         retransmit_ms: int = 40,
         host_timeout_ms: int = 1000,
     ) -> None:
-        self.info = info or BoardInfo()
+        self.spec = spec or BoardSpec()
         self.link_path = Path(link_path) if link_path is not None else None
         self.rng = random.Random(seed)
         self.injector_out = FaultInjector(faults or Faults(), random.Random(seed + 1))
         self.injector_in = FaultInjector(self.injector_out.faults, random.Random(seed + 2))
         self._proto_args = (window, retransmit_ms * 1000, host_timeout_ms * 1000)
         self.board_epoch_us = _monotonic_us()  # host-monotonic µs at board time 0
-        self.hardware = EmulatedHardware(self.info, self.rng)
+        self.hardware = EmulatedHardware(self.spec, self.rng)
         self.protocol = self._new_protocol(boot_id)
         self._lock = threading.RLock()
         self._wake_r, self._wake_w = os.pipe()
@@ -209,7 +209,7 @@ class EmulatedBoard:
     def _new_protocol(self, boot_id: int | None) -> BoardProtocol:
         window, retransmit_us, host_timeout_us = self._proto_args
         proto = BoardProtocol(
-            self.info,
+            self.spec,
             self.hardware,
             boot_id if boot_id is not None else self.rng.getrandbits(32),
             window=window,
@@ -314,7 +314,7 @@ class EmulatedBoard:
     def reboot(self, boot_id: int | None = None) -> None:
         """Power-cycle the board: a new boot id, an empty ring, LEDs dark."""
         with self._lock:
-            self.hardware = EmulatedHardware(self.info, self.rng)
+            self.hardware = EmulatedHardware(self.spec, self.rng)
             self.protocol = self._new_protocol(boot_id)
         self._wake()
 
@@ -380,11 +380,11 @@ class EmulatedBoard:
             return self._burst_left == 0
 
     def _check_button(self, seat: int, button: int) -> None:
-        if not 0 <= seat < self.info.seats:
-            raise ValueError(f"seat {seat}: the board has seats 0..{self.info.seats - 1}")
-        if not 0 <= button < self.info.buttons_per_seat:
+        if not 0 <= seat < self.spec.seats:
+            raise ValueError(f"seat {seat}: the board has seats 0..{self.spec.seats - 1}")
+        if not 0 <= button < self.spec.buttons_per_seat:
             raise ValueError(
-                f"button {button}: seats have buttons 0..{self.info.buttons_per_seat - 1}"
+                f"button {button}: seats have buttons 0..{self.spec.buttons_per_seat - 1}"
             )
 
     def _record(self, record: Any) -> None:
@@ -396,8 +396,8 @@ class EmulatedBoard:
     def leds(self, segment: int) -> list[tuple[int, int, int]]:
         """What segment ``segment`` shows right now (animations rendered)."""
         with self._lock:
-            if not 0 <= segment < len(self.info.segments):
-                raise ValueError(f"segment {segment}: the board has {len(self.info.segments)}")
+            if not 0 <= segment < len(self.spec.segments):
+                raise ValueError(f"segment {segment}: the board has {len(self.spec.segments)}")
             return self.hardware.leds(segment, self.now_us())
 
     def animation(self, segment: int) -> dict[str, int] | None:
@@ -500,20 +500,20 @@ class EmulatedBoard:
 
     def _generate(self, now: int) -> None:
         p = self.protocol
-        info = self.info
+        spec = self.spec
         while self._burst_left and now >= self._burst_next:
-            if p.ring_used() >= info.ring_capacity - 1:
+            if p.ring_used() >= spec.ring_capacity - 1:
                 break  # wait for acknowledgements: the burst never overflows the ring
             i = self._burst_index
-            seat, button, pressed = burst_edge(i, info.seats, info.buttons_per_seat)
+            seat, button, pressed = burst_edge(i, spec.seats, spec.buttons_per_seat)
             p.record_button(seat, button, pressed, now)
             self._burst_index += 1
             self._burst_left -= 1
             if self._burst_interval_us:
                 self._burst_next += self._burst_interval_us
         while self._random_rate and now >= self._random_next_us:
-            seat = self.rng.randrange(info.seats)
-            button = self.rng.randrange(info.buttons_per_seat)
+            seat = self.rng.randrange(spec.seats)
+            button = self.rng.randrange(spec.buttons_per_seat)
             p.record_button(seat, button, True, now)
             p.record_button(seat, button, False, now)
             self._random_next_us += max(1, int(self.rng.expovariate(self._random_rate) * 1e6))

@@ -56,7 +56,7 @@ def _probability(value: float, where: str) -> float:
 
 
 def _board(args: argparse.Namespace) -> EmulatedBoard:
-    from firmware_bridge.board import BoardInfo
+    from firmware_bridge.board import BoardSpec
     from firmware_bridge.emulator import EmulatedBoard, Faults
 
     try:
@@ -74,7 +74,7 @@ def _board(args: argparse.Namespace) -> EmulatedBoard:
     faults = Faults()
     for name in _FAULTS:
         setattr(faults, name, _probability(getattr(args, name), f"--{name.replace('_', '-')}"))
-    info = BoardInfo(
+    info = BoardSpec(
         seats=args.seats,
         buttons_per_seat=args.buttons,
         segments=segments,
@@ -83,7 +83,7 @@ def _board(args: argparse.Namespace) -> EmulatedBoard:
     )
     if args.link and not os.path.isdir(os.path.dirname(os.path.abspath(args.link))):
         raise CommandInputError(f"folder of {args.link!r} does not exist", "--link")
-    board = EmulatedBoard(info=info, link_path=args.link, faults=faults, seed=args.seed)
+    board = EmulatedBoard(spec=info, link_path=args.link, faults=faults, seed=args.seed)
     board.latency_s = max(0.0, args.latency_ms / 1000)
     return board
 

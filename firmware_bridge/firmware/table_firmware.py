@@ -10,7 +10,7 @@ from machine import WDT, Pin, unique_id
 
 import table_pins
 from firmware_bridge import wire
-from firmware_bridge.board import BoardInfo, BoardProtocol
+from firmware_bridge.board import BoardSpec, BoardProtocol
 from table_hw import PicoHardware
 
 FIRMWARE = "mjfw-1.0.0"
@@ -57,8 +57,8 @@ def board_id():
     return "pico-" + "".join("%02x" % b for b in uid[-4:])
 
 
-def board_info(pins):
-    return BoardInfo(
+def board_spec(pins):
+    return BoardSpec(
         seats=len(pins.BUTTONS),
         buttons_per_seat=len(pins.BUTTONS[0]),
         segments=[n for (_, _, n) in pins.SEGMENTS],
@@ -106,7 +106,7 @@ def run():
     hw = PicoHardware(table_pins)
     port = UsbPort()
     # A hung loop reboots the board; the host sees a new boot id and resends LED state.
-    fw = Firmware(port, hw, Clock(), boot_id, board_info(table_pins), WDT(timeout=2000))
+    fw = Firmware(port, hw, Clock(), boot_id, board_spec(table_pins), WDT(timeout=2000))
     port.write(b"\x00")  # end whatever half frame the host may hold
     while True:
         fw.step()

@@ -138,7 +138,7 @@ class Bench:
         self.cable = Wire()
         clock = fw.module.Clock(ticks_us=lambda: self.us % (1 << 30), ticks_diff=self._diff)
         self.hw = fw.hw.PicoHardware(fw.pins)
-        info = fw.module.board_info(fw.pins)
+        info = fw.module.board_spec(fw.pins)
         self.firmware = fw.module.Firmware(self.cable, self.hw, clock, 77, info)
         self.status = LinkStatus()
         self.host = HostProtocol(LinkSettings(), 5, self.status)

@@ -12,7 +12,7 @@ from typing import TypeVar
 import pytest
 
 from firmware_bridge import wire
-from firmware_bridge.board import BoardInfo
+from firmware_bridge.board import BoardSpec
 from firmware_bridge.emulator import EmulatedBoard, Faults, burst_edge
 from firmware_bridge.events import (
     Animation,
@@ -47,7 +47,7 @@ async def collect_buttons(link: BoardLink, count: int, timeout: float) -> list[B
     return got
 
 
-def assert_burst(events: list[ButtonEvent], count: int, info: BoardInfo) -> None:
+def assert_burst(events: list[ButtonEvent], count: int, info: BoardSpec) -> None:
     """Every edge of the burst exactly once, in order, with the right content."""
     assert len(events) == count
     seqs = [e.seq for e in events]
@@ -62,10 +62,10 @@ def link_path(tmp_path: Path) -> Path:
 
 
 def test_handshake_reports_the_boards_capabilities(link_path: Path) -> None:
-    info = BoardInfo(seats=4, buttons_per_seat=4, segments=[18, 24], board_id="pico-e661")
+    info = BoardSpec(seats=4, buttons_per_seat=4, segments=[18, 24], board_id="pico-e661")
 
     async def scenario() -> None:
-        with EmulatedBoard(info=info, link_path=link_path) as board:
+        with EmulatedBoard(spec=info, link_path=link_path) as board:
             async with BoardLink(board.path) as link:
                 got = await link.wait_up(timeout=5)
                 assert (got.board_id, got.seats, got.buttons_per_seat) == ("pico-e661", 4, 4)
@@ -80,10 +80,10 @@ def test_ten_thousand_events_exactly_once_in_order_under_bit_errors_and_dropped_
     link_path: Path,
 ) -> None:
     faults = Faults(bit_flip=0.01, drop_frame=0.01)  # per frame, both directions
-    info = BoardInfo()
+    info = BoardSpec()
 
     async def scenario() -> None:
-        with EmulatedBoard(info=info, link_path=link_path, faults=faults, seed=11) as board:
+        with EmulatedBoard(spec=info, link_path=link_path, faults=faults, seed=11) as board:
             async with BoardLink(board.path) as link:
                 await link.wait_up(timeout=5)
                 board.burst(10_000)
@@ -103,11 +103,11 @@ def test_ten_thousand_events_exactly_once_in_order_under_bit_errors_and_dropped_
 
 
 def test_unplug_and_replug_in_the_middle_of_a_burst_loses_nothing(link_path: Path) -> None:
-    info = BoardInfo()
+    info = BoardSpec()
     states: list[LinkState] = []
 
     async def scenario() -> None:
-        with EmulatedBoard(info=info, link_path=link_path) as board:
+        with EmulatedBoard(spec=info, link_path=link_path) as board:
             async with BoardLink(
                 board.path, on_state_change=lambda s, _detail: states.append(s)
             ) as link:
@@ -183,7 +183,7 @@ def test_commands_arrive_in_order_exactly_once_under_faults(link_path: Path) -> 
 
 def test_an_incompatible_board_is_refused_naming_both_versions(link_path: Path) -> None:
     async def scenario() -> None:
-        with EmulatedBoard(info=BoardInfo(protocol=(2, 1)), link_path=link_path) as board:
+        with EmulatedBoard(spec=BoardSpec(protocol=(2, 1)), link_path=link_path) as board:
             async with BoardLink(board.path) as link:
                 with pytest.raises(LinkRefused) as refused:
                     await link.wait_up(timeout=5)
@@ -197,10 +197,10 @@ def test_garbage_truncated_frames_and_lost_bytes_are_counted_and_survived(
     link_path: Path,
 ) -> None:
     faults = Faults(garbage=0.05, truncate=0.03, drop_byte=0.03)
-    info = BoardInfo()
+    info = BoardSpec()
 
     async def scenario() -> None:
-        with EmulatedBoard(info=info, link_path=link_path, faults=faults, seed=3) as board:
+        with EmulatedBoard(spec=info, link_path=link_path, faults=faults, seed=3) as board:
             async with BoardLink(board.path) as link:
                 await link.wait_up(timeout=10)
                 board.burst(2000)
@@ -238,10 +238,10 @@ def test_a_service_that_stops_reading_gets_backpressure_not_unbounded_memory(
     link_path: Path,
 ) -> None:
     settings = LinkSettings(max_pending_events=50)
-    info = BoardInfo(ring_capacity=1024)
+    info = BoardSpec(ring_capacity=1024)
 
     async def scenario() -> None:
-        with EmulatedBoard(info=info, link_path=link_path) as board:
+        with EmulatedBoard(spec=info, link_path=link_path) as board:
             async with BoardLink(board.path, settings=settings) as link:
                 await link.wait_up(timeout=5)
                 board.burst(600)
@@ -298,10 +298,10 @@ def test_a_rebooted_board_is_found_again_and_reported(link_path: Path) -> None:
 
 
 def test_a_slow_board_still_delivers_everything_in_order(link_path: Path) -> None:
-    info = BoardInfo()
+    info = BoardSpec()
 
     async def scenario() -> None:
-        with EmulatedBoard(info=info, link_path=link_path) as board:
+        with EmulatedBoard(spec=info, link_path=link_path) as board:
             board.latency_s = 0.08  # every frame from the board arrives 80 ms late
             async with BoardLink(board.path) as link:
                 await link.wait_up(timeout=5)

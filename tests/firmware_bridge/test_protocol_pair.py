@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge import wire
-from firmware_bridge.board import BoardInfo, BoardProtocol, Hardware
+from firmware_bridge.board import BoardProtocol, BoardSpec, Hardware
 from firmware_bridge.events import (
     BoardError,
     ButtonEvent,
@@ -62,7 +62,7 @@ class Table:
         rng = random.Random(seed)
         self.now = 0
         self.hw = RecordingHardware()
-        self.board = BoardProtocol(BoardInfo(ring_capacity=ring), self.hw, boot_id=seed + 1)
+        self.board = BoardProtocol(BoardSpec(ring_capacity=ring), self.hw, boot_id=seed + 1)
         self.status = LinkStatus()
         self.host = HostProtocol(LinkSettings(), host_session=4242, status=self.status)
         self.to_host = Channel(rng, drop, flip, cut)
@@ -155,7 +155,7 @@ def test_board_with_another_major_version_is_refused_naming_both() -> None:
     status = LinkStatus()
     host = HostProtocol(LinkSettings(), host_session=9, status=status)
     host.connection_made(0)
-    board = BoardProtocol(BoardInfo(protocol=(2, 3)), Hardware(), boot_id=5)
+    board = BoardProtocol(BoardSpec(protocol=(2, 3)), Hardware(), boot_id=5)
     board.receive(host.take_output(), 10)
     host.data_received(board.poll(20), 30)
     assert status.state is LinkState.REFUSED
@@ -220,7 +220,7 @@ def test_a_rebooted_board_restarts_the_event_numbering() -> None:
     for _ in range(5):
         t.step()
     assert len(t.delivered) == 3
-    t.board = BoardProtocol(BoardInfo(), t.hw, boot_id=999)  # power cycle
+    t.board = BoardProtocol(BoardSpec(), t.hw, boot_id=999)  # power cycle
     t.board.record_button(2, 1, True, t.now)
     t.host.connection_lost()
     t.host.connection_made(t.now)
