@@ -57,6 +57,7 @@ def settings_of(cfg: TableConfig) -> TableSettings:
         snapshot_every=cfg.store.snapshot_every,
         players={seat: section.player for seat, section in cfg.seats.items() if section.player},
         topic_prefix=cfg.mqtt.topic_prefix,
+        publish=cfg.mqtt.enabled,
     )
 
 

@@ -66,6 +66,7 @@ class TableSettings:
     snapshot_every: int = 50
     players: Mapping[str, str] = field(default_factory=dict)
     topic_prefix: str = "mahjong/v1"
+    publish: bool = True  # False: no broker configured, so nothing goes to the outbox
 
 
 @dataclass
@@ -242,6 +243,8 @@ class Table:
         retained = {self.topics.state: dumps(self.public_state()).encode()}
         if any(r["type"] in (SCORED, "HandStarted") for r in records):
             retained[self.topics.scores] = dumps(self.scores()).encode()
+        if not self.settings.publish:
+            messages, retained = [], {}
         self.since_snapshot += len(records)
         snapshot = None
         if self.since_snapshot >= self.settings.snapshot_every or any(
@@ -260,6 +263,8 @@ class Table:
 
     def _message(self, topic: str, body: Mapping[str, Any]) -> None:
         """A message that is not an event (a prompt, a command result): outbox only."""
+        if not self.settings.publish:
+            return
         self.store.append([], [(topic, dumps(body).encode(), None)])
         self.on_append()
 
@@ -502,7 +507,7 @@ class Table:
 
     # -- referee commands --------------------------------------------------------------------
 
-    VERBS = ("confirm", "correct", "dismiss", "observe", "roll", "status")
+    VERBS = ("claim", "confirm", "correct", "dismiss", "observe", "roll", "status")
 
     def command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
         """A ``cmd/<verb>`` message. Always answers on ``cmd/<verb>/result``; never raises."""
@@ -511,7 +516,7 @@ class Table:
         except CommandError as exc:
             result = {"ok": False, "error": str(exc), "where": exc.where}
         except (RuleViolation, MalformedInput, InputError) as exc:
-            result = {"ok": False, "error": str(exc), "where": "command"}
+            result = {"ok": False, "error": str(exc), "where": "payload"}
             if isinstance(exc, RuleViolation):
                 result["rule"] = exc.rule
         if verb in self.VERBS or not result.get("ok"):
@@ -537,6 +542,9 @@ class Table:
         if verb == "observe":
             obs = Observation.from_json(body, "payload")
             return self._outcome(self.observe(obs, now_us))
+        if verb == "claim":  # a call entered by the referee (a seat's button is broken)
+            press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
+            return self._outcome(self.press(press, now_us))
         if verb == "correct" and "at" in body:
             return self._amend(body, now_us)
         pid = body.get("pending")
