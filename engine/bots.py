@@ -113,6 +113,20 @@ def _chow_pairs(hand: Sequence[int], tile: Tile) -> list[tuple[Tile, Tile]]:
 _ORPHAN_KINDS = frozenset((0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33))
 
 
+def _touches(hand: Sequence[int], tile: Tile, no_sets: bool) -> bool:
+    """Could ``tile`` complete anything? It must match a held tile, sit within two of a held
+    tile of its suit, or (no set grounded) be a Terminal or Honour for Thirteen Orphans."""
+    if hand[tile]:
+        return True
+    if tile >= 27:
+        return no_sets
+    r = tile % 9
+    if no_sets and r in (0, 8):
+        return True
+    base = tile - r
+    return any(hand[base + k] for k in range(max(0, r - 2), min(8, r + 2) + 1))
+
+
 def may_be_complete(hand: Sequence[int], extra: Tile | None, no_sets: bool) -> bool:
     """A cheap necessary condition for a complete hand, before the real test: four sets and a
     pair leave each suit's count at 0 or 2 modulo 3 with exactly one 2, and no Honour single;
@@ -218,10 +232,10 @@ class GreedyBot:
         if phase != "play":
             return None
         h = view.hand
-        if view.ruleset.flowers:
-            for t in range(34, 42):
-                if h[t] and (view.on_turn or view.before_first_discard):
-                    return cm.GroundFlower(seat=seat, tile=t)
+        if view.ruleset.flowers and any(h[34:42]) and (
+            view.on_turn or view.before_first_discard
+        ):
+            return cm.GroundFlower(seat=seat, tile=next(t for t in range(34, 42) if h[t]))
         if not view.on_turn:
             return None
         if may_be_complete(h, None, not view.melds) and view.can_win():
@@ -245,17 +259,23 @@ class GreedyBot:
         if seat == discarder:
             return None
         h = view.hand
-        if may_be_complete(h, tile, not view.melds) and view.can_win(tile):
+        melds = view.melds
+        no_sets = not melds
+        if _touches(h, tile, no_sets) and may_be_complete(h, tile, no_sets) \
+                and view.can_win(tile):
             return cm.Claim(seat=seat, kind="mahjong")
+        held = h[tile]
+        left = (seat - discarder) % 4 == 1
+        if held < 2 and not (left and tile < 27):
+            return None
         target = self._target_suit(view)
         if target is not None and tile < 27 and tile // 9 != target:
             return None
-        grounded = any(m.kind == "pung" and m.tiles[0] == tile for m in view.melds)
-        if h[tile] >= 3 and not grounded:
+        if held >= 3 and not any(m.kind == "pung" and m.tiles[0] == tile for m in melds):
             return cm.Claim(seat=seat, kind="kong")
-        if h[tile] == 2:
+        if held == 2:
             return cm.Claim(seat=seat, kind="pung")
-        if (seat - discarder) % 4 == 1:
+        if left:
             for a, b in _chow_pairs(h, tile):
                 if h[a] == 1 and h[b] == 1 and self.rng.random() < self.chow_rate:
                     return cm.Claim(seat=seat, kind="chow", tiles=(a, b))
