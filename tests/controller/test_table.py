@@ -1,0 +1,217 @@
+"""Live adjudication at a mirrored table: claims on board time, the call window, held
+observations, referee commands, recovery from the log. No network: the store on disk."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.inputs import Observation, ObservationKind, Press
+from controller.lights import LightLog, Show
+from controller.store import EventStore
+from controller.table import HELD, SETTLED, Table, TableSettings
+from controller.world import Claims, SimulatedHand
+from engine.game import public_view
+from engine.rules import get_ruleset
+from engine.seats import Seat
+
+PAUSE_US = 100_000
+
+
+def _table(tmp_path: Path, ruleset: str = "code1924/mixed") -> Table:
+    store = EventStore(tmp_path / "table.sqlite3")
+    settings = TableSettings("t1", ruleset, courtesy_pause_ms=PAUSE_US // 1000)
+    return Table(settings, store, LightLog(), scorer=None)
+
+
+def obs(kind: str, seat: str | None, *tiles: str, conf: float = 0.99, **kw: Any) -> Observation:
+    return Observation(ObservationKind(kind), seat, tuple(tiles), conf, **kw)
+
+
+def _to_first_discard(table: Table, now: int = 1_000_000) -> int:
+    """Dice (East 3+4 selects West, Law 15), West's throw, the deal, East's first discard."""
+    table.start()
+    for step in (
+        obs("dice", "E", dice=(3, 4)),
+        obs("dice", "W", dice=(2, 2)),
+        obs("deal", None),
+        obs("discard", "E", "5C"),
+    ):
+        now += 10_000
+        outcome = table.observe(step, now)
+        assert outcome.accepted, outcome.error
+    return now
+
+
+def _decision(table: Table) -> dict[str, Any]:
+    return [e for e in table.store.events() if e["type"] == "ClaimsClosed"][-1]
+
+
+def test_two_pungs_within_a_millisecond_go_to_the_earlier_board_time(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    # S's press reaches the service first, but W pressed 400 µs earlier on the board clock.
+    assert table.press(Press("S", "pung", now + 900), now + 2_000).accepted
+    assert table.press(Press("W", "pung", now + 500), now + 2_100).accepted
+    assert table.tick(now + PAUSE_US - 1) == []  # the courtesy pause is not over
+    table.tick(now + PAUSE_US + 10_000)
+    decision = _decision(table)
+    assert decision["winner"] == "W" and decision["kind"] == "pung"
+    assert decision["rule"] == "Code 1924, Law 52"
+    assert decision["claims"] == ["S:pung", "W:pung"]  # in arrival order, as recorded
+    shown = [(s.pattern.show, s.pattern.seat) for s in table.lights.history]
+    assert (Show.CLAIM_WON, "W") in shown and (Show.CLAIM_REFUSED, "S") in shown
+
+
+def test_mahjong_beats_an_earlier_pung(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.press(Press("N", "pung", now + 100), now + 1_000)
+    table.press(Press("S", "mahjong", now + 700), now + 1_100)
+    table.tick(now + PAUSE_US + 1_000)
+    decision = _decision(table)
+    assert (decision["winner"], decision["kind"]) == ("S", "mahjong")
+    assert decision["rule"] == "Code 1924, Law 50"
+
+
+def test_the_next_draw_closes_the_window_and_adjudicates_first(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.press(Press("W", "pung", now + 100), now + 1_000)
+    # West was awarded the tile, so South's draw seen by the camera contradicts the table:
+    outcome = table.observe(obs("draw", "S"), now + 20_000)
+    assert _decision(table)["winner"] == "W"
+    assert not outcome.accepted and outcome.asked is not None
+    assert outcome.rule.startswith("Code 1924")
+
+
+def test_a_refused_press_names_its_rule_and_lights_no(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    outcome = table.press(Press("N", "chow", now + 100), now + 1_000)  # only S may chow E
+    assert not outcome.accepted and outcome.rule == "Code 1924, Law 34"
+    assert table.lights.last(Show.CLAIM_REFUSED).pattern.seat == "N"  # type: ignore[union-attr]
+    refusal = json.loads(table.store.pending()[-1].payload)
+    assert refusal["type"] == "refused" and refusal["rule"] == "Code 1924, Law 34"
+
+
+def test_low_confidence_is_held_asked_and_confirmed(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.tick(now + PAUSE_US + 1)
+    table.observe(obs("draw", "S"), now + PAUSE_US + 2)
+    doubtful = obs("discard", "S", "7D", conf=0.55)
+    outcome = table.observe(doubtful, now + PAUSE_US + 3)
+    assert not outcome.accepted and outcome.asked == 1
+    assert table.pending[1]["tiles"] == ["7D"]
+    assert table.lights.last().pattern.show is Show.ASK  # type: ignore[union-attr]
+    assert public_view(table.state)["seats"]["S"]["discards"] == []  # type: ignore[arg-type]
+    result = table.command("confirm", b'{"pending": 1}', now + PAUSE_US + 4)
+    assert result["ok"] is True and result["pending"] == 1
+    assert public_view(table.state)["seats"]["S"]["discards"] == ["7D"]  # type: ignore[arg-type]
+    kinds = [e["type"] for e in table.store.events()]
+    assert kinds.count(HELD) == 1 and kinds.count(SETTLED) == 1 and not table.pending
+
+
+def test_referee_corrects_a_misread_tile(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.tick(now + PAUSE_US + 1)
+    table.observe(obs("draw", "S"), now + PAUSE_US + 2)
+    asked = table.observe(obs("discard", "S", "XX"), now + PAUSE_US + 3)  # not a tile
+    assert asked.asked == 1 and "XX" in asked.error
+    result = table.command("correct", b'{"pending": 1, "tiles": ["8D"]}', now + PAUSE_US + 4)
+    assert result["ok"] is True
+    settled = [e for e in table.store.events() if e["type"] == SETTLED][-1]
+    assert settled["how"] == "corrected" and settled["observation"]["tiles"] == ["8D"]
+
+
+@pytest.mark.parametrize(
+    ("verb", "payload", "where", "words"),
+    [
+        ("frobnicate", b"{}", "verb", "unknown command 'frobnicate'"),
+        ("confirm", b"{not json", "payload", "not JSON"),
+        ("confirm", b"[1, 2]", "payload", "expected a JSON object"),
+        ("confirm", b'{"pending": 99}', "pending", "no held observation 99"),
+        ("correct", b'{"at": 2, "command": null}', "reason", "names its reason"),
+        ("observe", b'{"kind": "sneeze"}', "payload", "is not one of"),
+        ("claim", b'{"seat": "Q", "kind": "pung"}', "payload", "not one of E S W N"),
+        ("roll", b'{"seat": 7}', "seat", "is not one of"),
+        ("confirm", b"\xff\xfe", "payload", "not JSON"),
+    ],
+)
+def test_malformed_commands_get_an_error_result_never_a_crash(
+    tmp_path: Path, verb: str, payload: bytes, where: str, words: str
+) -> None:
+    table = _table(tmp_path)
+    _to_first_discard(table)
+    seq = table.seq
+    result = table.command(verb, payload, 2_000_000)
+    assert result["ok"] is False and result["where"] == where and words in result["error"]
+    published = json.loads(table.store.pending()[-1].payload)
+    assert table.store.pending()[-1].topic == f"mahjong/v1/t1/cmd/{verb}/result"
+    assert published == result
+    assert table.seq == seq  # nothing happened to the game
+
+
+def test_status_command_answers(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    _to_first_discard(table)
+    result = table.command("status", b"", 2_000_000)
+    assert result["ok"] and result["phase"] == "claims" and result["seq"] == table.seq
+
+
+def test_roll_uses_the_injected_dice_and_applies_the_throw(tmp_path: Path) -> None:
+    faces = iter([6, 3])
+    store = EventStore(tmp_path / "t.sqlite3")
+    table = Table(TableSettings("t1"), store, roll=lambda: next(faces), scorer=None)
+    result = table.command("roll", b'{"seat": "E"}', 1_000)
+    assert result["ok"] and table.last_dice == (6, 3)
+    thrown = [e for e in store.events() if e["type"] == "DiceThrown"][0]
+    assert thrown["dice"] == [6, 3] and thrown["seat"] == "E"
+    assert table.next_thrower() == "E"  # 9 selects East again (Law 15)
+
+
+def _play(table: Table, steps: int, seed: int) -> int:
+    """Feed ``steps`` steps of a bots' hand to the table; the time reached."""
+    world = SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), Seat.E, 1)
+    now = 1_000_000
+    for i, step in enumerate(world.steps()):
+        if i >= steps:
+            break
+        now += 20_000
+        if isinstance(step, Claims):
+            for seat, kind in step.presses:
+                now += 200
+                table.press(Press(seat, kind, now), now)
+        else:
+            assert table.observe(step, now).accepted
+    return now
+
+
+@pytest.mark.parametrize("steps", [5, 37, 80])
+def test_a_new_table_on_the_same_store_is_in_the_same_state(tmp_path: Path, steps: int) -> None:
+    table = _table(tmp_path)
+    table.start()
+    _play(table, steps, seed=11)
+    before = (table.public_state(), table.scores(), table.seq, table.hand_no)
+    again = _table(tmp_path)  # what a restart after kill -9 does
+    assert (again.public_state(), again.scores(), again.seq, again.hand_no) == before
+
+
+def test_nothing_published_names_a_concealed_tile(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    table.start()
+    _play(table, 400, seed=3)
+    for message in table.store.pending(limit=100_000):
+        body = json.loads(message.payload)
+        for private in ("wall", "concealed_tiles", "own"):
+            assert private not in body
+        if body.get("type") in ("Drew", "DrawReturned"):
+            assert body.get("tile") is None
+        if body.get("type") == "Dealt":
+            assert "tiles" not in body
