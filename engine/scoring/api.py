@@ -70,6 +70,8 @@ def score_finished(fh: FinishedHand) -> dict[str, Any]:
     out["payments"] = [p.to_json() for p in payments]
     out["net"] = net_of(payments)
     out["mahjong"] = mahjong
+    out["ruleset"] = fh.ruleset.name
+    out["winner"] = winner.name if winner is not None else None
     return out
 
 
