@@ -171,7 +171,7 @@ def test_roll_uses_the_injected_dice_and_applies_the_throw(tmp_path: Path) -> No
     table = Table(TableSettings("t1"), store, roll=lambda: next(faces), scorer=None)
     result = table.command("roll", b'{"seat": "E"}', 1_000)
     assert result["ok"] and table.last_dice == (6, 3)
-    thrown = [e for e in store.events() if e["type"] == "DiceThrown"][0]
+    thrown = next(e for e in store.events() if e["type"] == "DiceThrown")
     assert thrown["dice"] == [6, 3] and thrown["seat"] == "E"
     assert table.next_thrower() == "E"  # 9 selects East again (Law 15)
 
