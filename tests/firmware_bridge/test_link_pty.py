@@ -327,3 +327,27 @@ def test_the_link_waits_for_a_board_that_is_not_there_yet(link_path: Path) -> No
                 assert isinstance(await link.next_event(timeout=2), ButtonEvent)
 
     run(scenario)
+
+
+@pytest.mark.slow
+def test_soak_a_hundred_thousand_events_through_faults_and_repeated_unplugs(
+    link_path: Path,
+) -> None:
+    faults = Faults(bit_flip=0.01, drop_frame=0.01, garbage=0.005, truncate=0.005)
+    info = BoardSpec()
+
+    async def scenario() -> None:
+        with EmulatedBoard(spec=info, link_path=link_path, faults=faults, seed=99) as board:
+            async with BoardLink(board.path) as link:
+                await link.wait_up(timeout=5)
+                board.burst(100_000, rate_per_s=5000)  # 20 s
+                collecting = asyncio.create_task(collect_buttons(link, 100_000, timeout=120))
+                for _ in range(5):
+                    await asyncio.sleep(3)
+                    board.unplug()
+                    await asyncio.sleep(0.5)
+                    board.replug()
+                assert_burst(await collecting, 100_000, info)
+                assert link.status().reconnects >= 5
+
+    run(scenario, timeout=180)
