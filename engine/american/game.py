@@ -500,7 +500,12 @@ def _check_exposed_hands(state: AmericanHand) -> None:
         if not good:
             continue
         if not exposures_fit(state.card, good):
-            _record(state, seat, "DH-2 (d)", "exposures that match no hand on the card")
+            if exposures_fit(state.card, good, concealed_lines=True):
+                # Only a concealed line has these sets: a concealed hand was being played and
+                # tiles were exposed ("Calling ends a concealed hand").
+                _record(state, seat, "DH-2 (f)", "exposures on a concealed hand")
+            else:
+                _record(state, seat, "DH-2 (d)", "exposures that match no hand on the card")
         elif unwinnable(state.card, good, seen, state.options.unwinnable == "literal"):
             _record(state, seat, "DH-2 (e)", "the tiles the exposed hand still needs are "
                     "gone")
@@ -808,9 +813,11 @@ def _win_kind(state: AmericanHand, seat: Seat) -> WinBy | None:
     if state.awarded == (seat, "mahjong"):
         return "discard"
     if seat == state.turn and state.step == "discard" and state.awarded is None:
+        if state.last_move_exchange:
+            return "finesse"  # J-12: the last move was a Joker exchange
         if seat == Seat.E and not state.first_discard and not state.rack(seat).discards:
             return "earthly" if state.charleston_played else "heavenly"
-        return "finesse" if state.last_move_exchange else "wall"
+        return "wall"
     return None
 
 
@@ -829,7 +836,13 @@ def _mahjong(state: AmericanHand, c: cm.DeclareMahJongg) -> list[AmericanEvent]:
                                  "reads once the hand is shown")
         concealed = [american_tile(t) for t in c.concealed]
     if by == "discard" and state.called_tile is not None and state.mode == "full":
-        concealed.append(state.called_tile)
+        live = state.live
+        if state.called_tile == JOKER and live is not None and live.named is not None:
+            # MN-4: a Joker called by a tile's name is no real claim; the hand is judged with
+            # the tile named, and the misnamer pays.
+            concealed.append(live.named)
+        else:
+            concealed.append(state.called_tile)
     exposures = [e.tiles for e in rack.exposures]
     found = []
     problem = ""

@@ -320,14 +320,16 @@ def closest(card: CompiledCard, hand: Hand, allow_concealed: bool = True) -> Tar
     return Target(index, line_index, 14 - best_kept, want_nat, want_jok)
 
 
-def exposures_fit(card: CompiledCard, exposures: tuple[Exposure, ...]) -> bool:
-    """Do these exposures fit some exposed line of the card (DH-2 (d), K-4)?"""
+def exposures_fit(card: CompiledCard, exposures: tuple[Exposure, ...],
+                  concealed_lines: bool = False) -> bool:
+    """Do these exposures fit some exposed line of the card (DH-2 (d), K-4)? With
+    ``concealed_lines``, the groups of some C line instead (the evidence of DH-2 (f))."""
     exposed: dict[Tile, int] = {}
     for e in exposures:
         exposed[e.tile] = exposed.get(e.tile, 0) + e.size
     upper = therm(exposed)
     for i, need in enumerate(card.need_code):
-        if upper & ~need or card.lines[card.line_of[i]].concealed:
+        if upper & ~need or card.lines[card.line_of[i]].concealed != concealed_lines:
             continue
         if _remainders(card.expansions[i], exposures):
             return True
