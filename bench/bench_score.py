@@ -1,0 +1,77 @@
+"""Scoring one finished hand in-process (best arrangement, items, settlement of all four seats)
+and the wall time of a whole `mjtable score` process.
+
+Run: `.venv/bin/python bench/bench_score.py [--hands N] [--procs N]`. Targets (issue 3): median
+<= 1 ms per hand in-process; `mjtable score` <= 0.3 s per process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from engine.scoring import RULESETS, score_hand
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "scoring"))
+from test_settlement_properties import _deal  # noqa: E402  (the same random hands the tests use)
+
+
+def hands(n: int) -> list[dict[str, Any]]:
+    rng = random.Random(1924)
+    names = sorted(RULESETS)
+    return [_deal(rng, names[i % len(names)]) for i in range(n)]
+
+
+def in_process(docs: list[dict[str, Any]]) -> list[float]:
+    times = []
+    for doc in docs:
+        start = time.perf_counter()
+        score_hand(doc)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def processes(doc: dict[str, Any], n: int) -> list[float]:
+    mjtable = Path(sys.executable).parent / "mjtable"
+    text = json.dumps(doc)
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        subprocess.run([str(mjtable), "score"], input=text, capture_output=True, text=True,
+                       check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hands", type=int, default=2000)
+    parser.add_argument("--procs", type=int, default=20)
+    args = parser.parse_args()
+    docs = hands(args.hands)
+    in_process(docs[:200])  # warm the divider's memo as a running service would have it
+    times = sorted(in_process(docs))
+    median = statistics.median(times) * 1e3
+    p99 = times[int(len(times) * 0.99) - 1] * 1e3
+    print(f"score_hand, {len(docs)} random four-seat hands of all rulesets:")
+    print(f"  median {median:.3f} ms   p99 {p99:.3f} ms   max {times[-1] * 1e3:.3f} ms")
+    wall = processes(docs[0], args.procs)
+    print(f"mjtable score process wall time, {args.procs} runs:")
+    print(f"  median {statistics.median(wall) * 1e3:.0f} ms   max {max(wall) * 1e3:.0f} ms")
+    python = [time.perf_counter()]
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    python.append(time.perf_counter())
+    print(f"  (a bare `python -c pass` on this machine: {(python[1] - python[0]) * 1e3:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()
