@@ -63,7 +63,9 @@ def board_spec(pins):
         buttons_per_seat=len(pins.BUTTONS[0]),
         segments=[n for (_, _, n) in pins.SEGMENTS],
         dice_kind=wire.DICE_LED if pins.DICE else wire.DICE_NONE,
-        sensors=wire.SENSE_PRESENCE if pins.PRESENCE else 0,
+        sensors=(wire.SENSE_PRESENCE if pins.PRESENCE else 0)
+        | (wire.SENSE_RACK if pins.RACKS else 0)
+        | (wire.SENSE_WEIGHT if pins.LOAD_CELLS else 0),
         firmware=FIRMWARE,
         board_id=board_id(),
         ring_capacity=1024,

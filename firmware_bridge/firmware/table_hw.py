@@ -99,6 +99,39 @@ class Debouncer:
                 self.edge[i] = -1
 
 
+class HX711:
+    """A load-cell amplifier, read only when it says a conversion is ready (never waits)."""
+
+    def __init__(self, dout, sck, grams_per_count):
+        self.dout = Pin(dout, Pin.IN)
+        self.sck = Pin(sck, Pin.OUT)
+        self.sck.value(0)
+        self.grams_per_count = grams_per_count
+        self.tare = None
+
+    def ready(self):
+        return self.dout.value() == 0
+
+    def read(self):
+        """24 bits, most significant first, then one more pulse: channel A, gain 128 next."""
+        raw = 0
+        for _ in range(24):
+            self.sck.value(1)
+            self.sck.value(0)
+            raw = (raw << 1) | self.dout.value()
+        self.sck.value(1)
+        self.sck.value(0)
+        if raw & 0x800000:
+            raw -= 0x1000000
+        return raw
+
+    def grams(self):
+        raw = self.read()
+        if self.tare is None:
+            self.tare = raw  # the empty table at power-up
+        return int((raw - self.tare) * self.grams_per_count)
+
+
 class PicoHardware(Hardware):
     def __init__(self, pins):
         self.pins = pins
@@ -116,6 +149,12 @@ class PicoHardware(Hardware):
         self.per_seat = len(pins.BUTTONS[0])
         self.buttons = Debouncer(flat, 15000)
         self.presence = Debouncer(pins.PRESENCE, 200000)
+        self.racks = Debouncer(pins.RACKS, 100000)
+        self.cells = [HX711(d, c, g) for (d, c, g, _) in pins.LOAD_CELLS]
+        self.cell_zones = [zone for (_, _, _, zone) in pins.LOAD_CELLS]
+        self.cell_reported = [None] * len(self.cells)
+        self.sensor_interval_us = 500000
+        self.next_weigh = 0
         self.dirty = True
 
     # -- commands from the host (Hardware interface) --------------------------------------
@@ -149,6 +188,8 @@ class PicoHardware(Hardware):
     def configure(self, key, value):
         if key == wire.CFG_DEBOUNCE_MS:
             self.buttons.debounce_us = value * 1000
+        elif key == wire.CFG_SENSOR_INTERVAL_MS:
+            self.sensor_interval_us = value * 1000
         elif key == wire.CFG_BRIGHTNESS:
             self.level = min(value, 255) + 1
             self.dirty = True
@@ -167,8 +208,21 @@ class PicoHardware(Hardware):
         def present(i, active, t):
             board.record_sensor(wire.SENSOR_PRESENCE, i, 1 if active else 0, t)
 
+        def racked(i, active, t):
+            board.record_sensor(wire.SENSOR_RACK, i, 1 if active else 0, t)
+
         self.buttons.scan(now_us, button)
         self.presence.scan(now_us, present)
+        self.racks.scan(now_us, racked)
+        if self.cells and now_us >= self.next_weigh:
+            self.next_weigh = now_us + self.sensor_interval_us
+            for i in range(len(self.cells)):
+                if self.cells[i].ready():
+                    grams = self.cells[i].grams()
+                    last = self.cell_reported[i]
+                    if last is None or abs(grams - last) >= 2:  # 2 g: below a tile's weight
+                        self.cell_reported[i] = grams
+                        board.record_sensor(wire.SENSOR_WEIGHT, self.cell_zones[i], grams, now_us)
 
     # -- output -----------------------------------------------------------------------------
     def refresh(self, now_us):

@@ -34,5 +34,13 @@ DICE = ((3, 0), (3, 7))
 # Presence sensors (IR proximity modules, output low when someone sits): one per seat.
 PRESENCE = (26, 27, 28, 1)
 
+# Rack switches (a microswitch under each rack, closed = rack in place), one per seat; () if
+# the table has none.
+RACKS = ()
+
+# Load cells through HX711 amplifiers (e.g. under the discard area, to count tiles by weight):
+# (DOUT GPIO, SCK GPIO, grams per count, zone). () if none. Tared at power-up.
+LOAD_CELLS = ()
+
 # Hold this pin to GND at power-up to keep the REPL (the link does not start).
 SAFE_MODE = 22

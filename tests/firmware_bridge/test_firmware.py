@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -63,13 +63,39 @@ def test_shared_modules_use_only_what_micropython_has(source: Path) -> None:
 class FakePin:
     IN, OUT, PULL_UP = 0, 1, 2
     levels: ClassVar[dict[int, int]] = {}
+    on_write: ClassVar[dict[int, Callable[[int], None]]] = {}
 
     def __init__(self, gpio: int, mode: int = 0, pull: int | None = None) -> None:
         self.gpio = gpio
         FakePin.levels.setdefault(gpio, 1)  # pulled up: not pressed
 
-    def value(self) -> int:
+    def value(self, level: int | None = None) -> int:
+        if level is not None:
+            FakePin.levels[self.gpio] = level
+            hook = FakePin.on_write.get(self.gpio)
+            if hook is not None:
+                hook(level)
         return FakePin.levels[self.gpio]
+
+
+class FakeHX711:
+    """The amplifier's side of its two wires: DOUT low when a conversion is ready, then one
+    bit (most significant first) per SCK pulse, and a 25th pulse to select the gain."""
+
+    def __init__(self, dout: int, sck: int) -> None:
+        self.dout = dout
+        self.bits: list[int] = []
+        FakePin.levels[dout] = 1
+        FakePin.on_write[sck] = self._clock
+
+    def convert(self, raw: int) -> None:
+        word = raw & 0xFFFFFF
+        self.bits = [(word >> (23 - i)) & 1 for i in range(24)]
+        FakePin.levels[self.dout] = 0
+
+    def _clock(self, level: int) -> None:
+        if level == 1:  # rising edge: the next bit appears
+            FakePin.levels[self.dout] = self.bits.pop(0) if self.bits else 1
 
 
 class FakeStateMachine:
@@ -91,6 +117,7 @@ class FakeStateMachine:
 @pytest.fixture
 def firmware(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.SimpleNamespace]:
     FakePin.levels = {}
+    FakePin.on_write = {}
     FakeStateMachine.machines = {}
     machine = types.ModuleType("machine")
     machine.Pin = FakePin  # type: ignore[attr-defined]
@@ -234,3 +261,25 @@ def test_the_clock_keeps_counting_across_tick_wraparound(firmware: types.SimpleN
     assert clock.now() == 1000
     now[0] += 300_000_000
     assert clock.now() == 300_001_000
+
+
+def test_racks_and_load_cells_are_reported_as_sensor_readings(
+    firmware: types.SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(firmware.pins, "RACKS", (40, 41, 42, 43))
+    monkeypatch.setattr(firmware.pins, "LOAD_CELLS", ((44, 45, 0.5, 7),))
+    cell = FakeHX711(dout=44, sck=45)
+    bench = Bench(firmware)
+    bench.run_ms(5)
+    board = bench.status.board
+    assert board is not None
+    assert {k.name for k in board.sensors} == {"PRESENCE", "RACK", "WEIGHT"}
+    cell.convert(-1000)  # the empty area at power-up: the tare
+    bench.run_ms(600)
+    FakePin.levels[41] = 0  # South's rack goes in
+    cell.convert(-1000 + 60)  # 60 counts at 0.5 g each: one tile of 30 g
+    bench.run_ms(600)
+    readings = [
+        (r.kind.name, r.zone, r.value) for r in bench.events if isinstance(r, SensorReading)
+    ]
+    assert readings == [("WEIGHT", 7, 0), ("RACK", 1, 1), ("WEIGHT", 7, 30)]
