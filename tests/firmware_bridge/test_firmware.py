@@ -16,7 +16,14 @@ from typing import Any, ClassVar
 import pytest
 
 from firmware_bridge import wire
-from firmware_bridge.events import ButtonEvent, DiceResult, LinkState, LinkStatus, SensorReading
+from firmware_bridge.events import (
+    ButtonEvent,
+    DiceResult,
+    LinkState,
+    LinkStatus,
+    SensorKind,
+    SensorReading,
+)
 from firmware_bridge.host import HostProtocol, LinkSettings
 
 PACKAGE = Path(__file__).resolve().parents[2] / "firmware_bridge"
@@ -279,7 +286,6 @@ def test_racks_and_load_cells_are_reported_as_sensor_readings(
     FakePin.levels[41] = 0  # South's rack goes in
     cell.convert(-1000 + 60)  # 60 counts at 0.5 g each: one tile of 30 g
     bench.run_ms(600)
-    readings = [
-        (r.kind.name, r.zone, r.value) for r in bench.events if isinstance(r, SensorReading)
-    ]
-    assert readings == [("WEIGHT", 7, 0), ("RACK", 1, 1), ("WEIGHT", 7, 30)]
+    readings = [(r.kind, r.zone, r.value) for r in bench.events if isinstance(r, SensorReading)]
+    weight, rack = SensorKind.WEIGHT, SensorKind.RACK
+    assert readings == [(weight, 7, 0), (rack, 1, 1), (weight, 7, 30)]
