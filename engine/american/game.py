@@ -494,9 +494,10 @@ def _check_exposed_hands(state: AmericanHand) -> None:
         if rack.out or not rack.exposures:
             continue
         for e in rack.exposures:
-            if e.erroneous:
+            if e.erroneous == "DH-2 (c)":
                 _record(state, seat, "DH-2 (c)", "an exposure that is no set of like tiles")
-        good = tuple(e.exposure() for e in rack.exposures if not e.erroneous)
+        good = tuple(e.exposure() for e in rack.exposures
+                     if not e.erroneous and e.natural is not None)
         if not good:
             continue
         if not exposures_fit(state.card, good):
@@ -577,6 +578,7 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
         for e in other.exposures:
             if e.wrong_exchange:
                 e.wrong_exchange = False
+                e.erroneous = "DH-2 (m)"  # no longer like tiles: never redeemable (J-13)
                 blamed = seat if state.options.wrong_exchange_dead == "owner" else c.seat
                 _record(state, blamed, "DH-2 (m)", "a wrong tile left in a Joker exchange")
     rack.exchanged_jokers = 0
