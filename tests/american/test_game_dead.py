@@ -13,6 +13,7 @@ from engine.american.card import compile_card
 from engine.american.game import (
     AmericanHand,
     AmericanOptions,
+    Evidence,
     ExposedSet,
     apply,
     new_hand,
