@@ -122,7 +122,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    print(f"# bench_bridge on {os.cpu_count()} cores, python {sys.version.split()[0]}")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"# bench_bridge on {os.cpu_count()} cores (load {load}), python {sys.version.split()[0]}"
+    )
     asyncio.run(bench(args.quick))
     return 0
 
