@@ -43,7 +43,11 @@ def score_finished(fh: FinishedHand) -> dict[str, Any]:
 
     offender = next((s for s, f in fh.faults.items() if f == "false_mahjong"), None)
     winner = fh.winner
-    if winner is not None and fh.win is not None and "washing" in fh.win.context:
+    washing = winner is not None and fh.win is not None and "washing" in fh.win.context
+    if washing and winner == Seat.E and fh.win is not None and "heaven" in fh.win.context:
+        # "East Wind winning on original draw ... has preference over washing" (Limit Hands 6)
+        washing = winner is None or not scores[winner].valid
+    if washing and winner is not None:
         mahjong, payments = _washing(fh, winner)
     elif winner is not None and not scores[winner].valid:
         w = scores[winner]
