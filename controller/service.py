@@ -162,10 +162,12 @@ class Service:
         self._loop = asyncio.get_running_loop()
         self._inbox = asyncio.Queue()
         async with contextlib.AsyncExitStack() as stack:
+            # Closed in reverse: the lights, then MQTT (which drains from the store), then
+            # the store itself.
+            stack.callback(self.store.close)
             if self.mqtt is not None:
                 self.mqtt.start()
                 stack.callback(self.mqtt.stop)
-            stack.callback(self.store.close)
             stack.callback(self.lights.close)
             if self.options.board_url:
                 await self._open_board(stack)

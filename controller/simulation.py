@@ -258,7 +258,7 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
         service.mqtt.on_delivered = lambda seq: published.append(seq) if seq else None
     watcher = Watcher(broker[0], broker[1], topics) if broker else None
     if watcher is not None:
-        watcher.start()
+        await asyncio.to_thread(watcher.start)  # the embedded broker runs on this loop
     stop = asyncio.Event()
     ready = asyncio.Event()
     runner = asyncio.create_task(service.run(stop, on_ready=ready.set), name="service")
@@ -297,7 +297,7 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
                 diff = sorted(k for k in a if a[k] != b.get(k))
                 problems.append(f"hand {hand_no}: the mirror differs from the game in {diff}")
             progress.show(service)
-        if service.mqtt is not None and not service.mqtt.wait_idle(15):
+        if service.mqtt is not None and not await asyncio.to_thread(service.mqtt.wait_idle, 15):
             problems.append("the outbox did not drain within 15 s")
         last = service.store.last_seq()
         if watcher is not None and not await _wait(

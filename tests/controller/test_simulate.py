@@ -1,0 +1,96 @@
+"""End to end: `mjtable simulate` plays hands of each rule family through the emulated board,
+the service, the store and a real Mosquitto; a club-side subscriber checks the stream."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import simulation
+from controller.broker import BrokerUnavailable, LocalMosquitto
+from controller.simulation import SimulationSettings, simulate
+from controller.store import EventStore
+from controller.table import Table, TableSettings
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "hands", "seed"),
+    [("code1924/mixed", 2, 3), ("pungchow", 1, 5), ("classical", 1, 8)],
+)
+def test_simulated_hands_arrive_once_in_order_and_retained_state_is_the_log(
+    tmp_path: Path,
+    broker: LocalMosquitto,
+    recorder_factory: Callable[..., Any],
+    ruleset: str,
+    hands: int,
+    seed: int,
+) -> None:
+    rec = recorder_factory(broker.host, broker.port, "mahjong/v1/sim/#", "club")
+    store = tmp_path / "table.sqlite3"
+    summary = simulate(
+        SimulationSettings(
+            ruleset=ruleset, hands=hands, seed=seed, store=str(store),
+            mqtt=(broker.host, broker.port), headless=True, doubt=0.03,
+        )
+    )
+    assert summary["violations"] == 0, summary["problems"]
+    assert summary["hands"] == hands
+    assert summary["published"] == summary["events"] > 50
+    # Every event once, in order, nothing missing.
+    seqs = [e["seq"] for e in rec.json_on("/events")]
+    assert seqs == list(range(1, summary["events"] + 1))
+    # Every claim decision published with its rule.
+    decisions = [a for a in rec.json_on("/adjudications") if a["type"] == "decision"]
+    assert decisions and all(a["rule"] for a in decisions)
+    # The retained state is what a replay of the log gives.
+    replayed = Table(TableSettings("sim", ruleset), EventStore(store), scorer=None)
+    late = recorder_factory(broker.host, broker.port, "mahjong/v1/sim/+", "late")
+    assert late.wait_for(lambda: len(late.json_on("/state")) and len(late.json_on("/scores")))
+    assert late.json_on("/state")[-1] == json.loads(json.dumps(replayed.public_state()))
+    assert late.json_on("/scores")[-1] == json.loads(json.dumps(replayed.scores()))
+    assert late.json_on("/status")[-1] == {"state": "offline"}  # it said goodbye
+
+
+def test_headless_cli_prints_the_summary(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
+         "simulate", "--headless", "--hands", "1", "--seed", "2", "--table", "cli-test"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["hands"] == 1 and summary["violations"] == 0
+    assert summary["events"] == summary["published"] > 0
+    assert summary["latency_ms"]["press_to_led"] is None or summary["latency_ms"]["press_to_led"][
+        "p50"
+    ] >= 0
+
+
+def test_simulate_rejects_bad_arguments_with_json() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
+         "simulate", "--mqtt", "nohost", "--headless"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert json.loads(done.stdout) == {"error": "expected HOST:PORT, not 'nohost'",
+                                       "where": "--mqtt"}
+
+
+def test_without_mosquitto_the_embedded_broker_carries_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class NoMosquitto:
+        def __init__(self, *a: object, **k: object) -> None:
+            raise BrokerUnavailable("mosquitto is not installed")
+
+    monkeypatch.setattr(simulation, "LocalMosquitto", NoMosquitto)
+    summary = simulate(SimulationSettings(hands=1, seed=6, headless=True, scorer=None))
+    assert summary["violations"] == 0, summary["problems"]
+    assert summary["published"] == summary["events"] > 0
