@@ -92,6 +92,11 @@ class SeatView:
     def award(self) -> tuple[Seat, str] | None:
         return self._state.award
 
+    def may_chow(self, discarder: Seat) -> bool:
+        """Is this seat the one that may chow ``discarder``'s discard (Law 34)?"""
+        s = self._state
+        return len(s.players) > 2 and s.next_of[discarder] == self.seat
+
     def can_win(self, tile: Tile | None = None) -> bool:
         """Would this seat go out validly now (own hand, or with ``tile``)?"""
         return can_win(self._state, self.seat, tile)
@@ -265,7 +270,7 @@ class GreedyBot:
                 and view.can_win(tile):
             return cm.Claim(seat=seat, kind="mahjong")
         held = h[tile]
-        left = (seat - discarder) % 4 == 1
+        left = view.may_chow(discarder)
         if held < 2 and not (left and tile < 27):
             return None
         target = self._target_suit(view)

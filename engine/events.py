@@ -46,6 +46,7 @@ class HandStarted(Event):
     prevailing: Seat | None
     number: int = 0  # the hand's number in the match
     wall: tuple[Tile, ...] | None = None
+    players: tuple[Seat, ...] = (Seat.E, Seat.S, Seat.W, Seat.N)  # the seats in play
 
 
 @event("DiceThrown")

@@ -52,12 +52,17 @@ def new_hand(
     wall: Sequence[Tile] | None = None,
     prevailing: Seat | None = Seat.E,
     hand: int = 0,
+    players: int | Sequence[Seat] = 4,
 ) -> tuple[HandState, list[ev.Event]]:
     """Start a hand. Full mode needs the wall as built (``wall``) or an ``rng`` to build one;
-    mirror mode knows no tile until the table shows it."""
+    mirror mode knows no tile until the table shows it.
+
+    ``players``: 4, or for the 1924 Two- and Three-Hand Games 2 (East and West) or 3 (no
+    West player), or the seats in play (East always among them)."""
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     if mode not in ("full", "mirror"):
         raise MalformedInput("mode", f"mode is 'full' or 'mirror', not {mode!r}")
+    seats = _players(rules, players)
     built: tuple[Tile, ...] | None = None
     if mode == "full":
         if wall is None:
@@ -72,9 +77,25 @@ def new_hand(
         prevailing=prevailing if rules.prevailing_wind else None,
         number=hand,
         wall=built,
+        players=seats,
     )
     _commit(state, [started])
     return state, [started]
+
+
+_DEFAULT_PLAYERS = {4: SEATS, 3: (Seat.E, Seat.S, Seat.N), 2: (Seat.E, Seat.W)}
+
+
+def _players(rules: Ruleset, players: int | Sequence[Seat]) -> tuple[Seat, ...]:
+    if isinstance(players, int):
+        seats = _DEFAULT_PLAYERS.get(players, ())
+    else:
+        seats = tuple(sorted(set(players)))
+    if len(seats) not in rules.player_counts or Seat.E not in seats:
+        sizes = " or ".join(str(n) for n in rules.player_counts)
+        raise MalformedInput("players", f"{rules.name} is played by {sizes} players, East "
+                             f"among them, not {players!r}")
+    return seats
 
 
 def _commit(state: HandState, events: list[ev.Event]) -> None:
@@ -147,7 +168,8 @@ def _ending_if_no_loose(state: HandState, seat: int, adds: int = 1) -> list[ev.E
 
 
 def _drawn_game(state: HandState, why: str) -> ev.HandEnded:
-    stays = state.ruleset.rotation != "every_hand"
+    # Two-Hand Game: "the positions changing after each game, regardless of which player wins".
+    stays = state.ruleset.rotation != "every_hand" and len(state.players) > 2
     return ev.HandEnded(result="drawn", winner=None, rule=state.ruleset.rule("drawn_game"),
                         east_stays=stays)
 
@@ -165,13 +187,15 @@ def _throw(state: HandState, c: cm.Throw) -> list[ev.Event]:
     if not state.throws:
         if c.seat != Seat.E:
             raise _no(state, "break_first", f"East throws first, not {c.seat}")
-        return [ev.DiceThrown(seat=c.seat, dice=tuple(dice), selects=int(breaker(total)))]
+        selected = breaker(total, state.players)
+        return [ev.DiceThrown(seat=c.seat, dice=tuple(dice), selects=int(selected))]
     _first_seat, first_total = state.throws[0]
-    who = breaker(first_total)
+    who = breaker(first_total, state.players)
     if c.seat != who:
         raise _no(state, "break_second",
                   f"East threw {first_total}, which selects {who} to throw next, not {c.seat}")
-    wall_of, stack = break_point(first_total, total, state.ruleset.stacks_per_wall)
+    wall_of, stack = break_point(first_total, total, state.ruleset.stacks_per_wall,
+                                 state.players)
     return [
         ev.DiceThrown(seat=c.seat, dice=tuple(dice), selects=stack),
         ev.WallBroken(wall_of=wall_of, stack=stack, total=first_total + total),
@@ -182,16 +206,23 @@ def _deal(state: HandState, c: cm.Deal) -> list[ev.Event]:
     if state.phase != "deal":
         what = "the wall is not broken yet" if state.phase == "break" else "already dealt"
         raise _no(state, "deal", f"cannot deal: {what}")
+    players = state.players
     expected = [0, 0, 0, 0]
-    for seat, n in deal_sizes():
+    for seat, n in deal_sizes(players):
         expected[seat] += n
     counts = list(expected)
     if c.counts is not None:
-        if len(c.counts) != 4 or any(not isinstance(n, int) or n < 0 for n in c.counts):
-            raise MalformedInput("counts", f"four tile counts (E S W N), not {list(c.counts)}")
-        if state.mode == "full" and list(c.counts) != expected:
-            raise _no(state, "deal", f"the deal gives {expected}, not {list(c.counts)}")
-        counts = list(c.counts)
+        names = " ".join(s.name for s in players)
+        if len(c.counts) != len(players) or any(
+            not isinstance(n, int) or n < 0 for n in c.counts
+        ):
+            raise MalformedInput("counts", f"one tile count per player ({names}), "
+                                 f"not {list(c.counts)}")
+        for seat, n in zip(players, c.counts, strict=True):
+            counts[seat] = n
+        if state.mode == "full" and counts != expected:
+            raise _no(state, "deal", f"the deal gives {[expected[p] for p in players]}, "
+                      f"not {list(c.counts)}")
         if sum(counts) > state.remaining:
             raise MalformedInput("counts", f"{sum(counts)} tiles dealt from a wall of "
                                  f"{state.remaining}")
@@ -200,13 +231,13 @@ def _deal(state: HandState, c: cm.Deal) -> list[ev.Event]:
     if state.mode == "full":
         assert state.wall is not None
         pos = state.front
-        for seat, n in deal_sizes():
+        for seat, n in deal_sizes(players):
             hands[seat].extend(state.wall[pos : pos + n])
             pos += n
-    for seat in SEATS:
+    for seat in players:
         tiles = tuple(sorted(hands[seat])) if state.mode == "full" else None
         events.append(ev.Dealt(seat=seat, count=counts[seat], tiles=tiles))
-    for seat in SEATS:
+    for seat in players:
         if counts[seat] != expected[seat]:
             fault = "long" if counts[seat] > expected[seat] else "short"
             events.append(ev.FaultRecorded(seat=seat, fault=fault,
@@ -327,6 +358,11 @@ def _can_chow(state: HandState, seat: int, tile: Tile) -> list[tuple[Tile, Tile]
     return out
 
 
+def _may_chow(state: HandState, seat: Seat, discarder: Seat) -> bool:
+    """Only the next player chows (Law 34); in the Two-Hand Game nobody does."""
+    return len(state.players) > 2 and state.next_of[discarder] == seat
+
+
 def legal_claim_kinds(state: HandState, seat: Seat) -> list[str]:
     """The set-claims a seat could make on the live discard (full mode; no Mah-jongg check)."""
     if state.phase != "claims" or state.claimable is None:
@@ -336,7 +372,7 @@ def legal_claim_kinds(state: HandState, seat: Seat) -> list[str]:
         return []
     kinds = []
     c = state.seats[seat].concealed
-    if (seat - discarder) % 4 == 1 and _can_chow(state, seat, tile):
+    if _may_chow(state, seat, discarder) and _can_chow(state, seat, tile):
         kinds.append("chow")
     if c[tile] >= 2:
         kinds.append("pung")
@@ -375,10 +411,14 @@ def _claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
     if state.late_drawer is not None and seat == state.late_drawer:
         raise _no(state, "late_claim",
                   f"{seat} drew from the wall instead of claiming {tile_name(tile)}")
+    if seat not in state.players:
+        raise MalformedInput("seat", f"{seat} has no player in this game")
     if kind == "chow":
         if tile >= 27:
             raise _no(state, "chow_left", f"{tile_name(tile)} is an Honour: it makes no sequence")
-        if (seat - discarder) % 4 != 1:
+        if len(state.players) == 2:
+            raise _no(state, "two_hand", "a discard cannot be chowed in the two-hand game")
+        if state.next_of[discarder] != seat:
             why = (" (a chow that completes the hand may be claimed as Mah-jongg)"
                    if state.ruleset.mahjong_chow_from_anyone else "")
             raise _no(state, "chow_left",
@@ -403,7 +443,10 @@ def _claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
 
 
 def adjudicate(
-    ruleset: Ruleset, claims: Sequence[ev.ClaimMade], discarder: Seat
+    ruleset: Ruleset,
+    claims: Sequence[ev.ClaimMade],
+    discarder: Seat,
+    players: Sequence[Seat] = SEATS,
 ) -> tuple[Seat | None, ClaimKind | None, str]:
     """Who takes the discard, as what, and the rule that decided (Laws 50-52; Classical
     (a)-(c); Pung-Chow F rules 4-6). Ties among Mah-jongg calls go to the first in the order
@@ -415,10 +458,11 @@ def adjudicate(
         i, cl = item
         rank = ruleset.rank(cl.kind)
         if cl.kind == "mahjong":
-            return rank, (cl.seat - discarder) % 4, i
+            return rank, (players.index(cl.seat) - players.index(discarder)) % n, i
         t = cl.time_us if cl.time_us is not None else 0
         return rank, t, i
 
+    n = len(players)
     ordered = sorted(enumerate(claims), key=key)
     _, best = ordered[0]
     if len(claims) == 1:
@@ -442,7 +486,7 @@ def _close(state: HandState, c: cm.CloseClaims) -> list[ev.Event]:
     if state.phase == "rob":
         assert state.rob is not None
         tile, adder = state.rob
-        winner, kind, rule = adjudicate(state.ruleset, state.claims, adder)
+        winner, kind, rule = adjudicate(state.ruleset, state.claims, adder, state.players)
         if winner is None:
             rule = state.ruleset.rule("rob_kong")
         closed = ev.ClaimsClosed(discard=tile, discarder=adder,
@@ -454,7 +498,7 @@ def _close(state: HandState, c: cm.CloseClaims) -> list[ev.Event]:
     if state.claimable is None or state.phase not in ("claims", "play"):
         raise _no(state, "turn", "no call window is open")
     tile, discarder = state.claimable
-    winner, kind, rule = adjudicate(state.ruleset, state.claims, discarder)
+    winner, kind, rule = adjudicate(state.ruleset, state.claims, discarder, state.players)
     events: list[ev.Event] = [
         ev.ClaimsClosed(discard=tile, discarder=discarder,
                         claims=tuple(f"{e.seat}:{e.kind}" for e in state.claims),
@@ -633,14 +677,14 @@ def _mahjong(state: HandState, c: cm.DeclareMahjong) -> list[ev.Event]:
     problem = win_problem(state, seat, shown, win_tile, claimed, discarder, by, context)
     if problem is not None:
         false_rule, reason = problem
-        stays = rules.rotation != "every_hand" and seat != Seat.E
+        stays = rules.rotation != "every_hand" and seat != Seat.E and len(state.players) > 2
         return [
             ev.FalseMahjong(seat=seat, concealed=tuple(shown), reason=reason, rule=false_rule,
                             tile=win_tile),
             ev.HandEnded(result="false_mahjong", winner=None, rule=rules.rule("false_mahjong"),
                          east_stays=stays),
         ]
-    stays = rules.rotation != "every_hand" and seat == Seat.E
+    stays = rules.rotation != "every_hand" and seat == Seat.E and len(state.players) > 2
     return [
         ev.MahjongDeclared(seat=seat, concealed=tuple(shown), win_tile=win_tile, by=by,
                            discarder=discarder, context=tuple(context)),
@@ -686,7 +730,7 @@ def win_problem(
     if not is_complete(shown, melds, rules.specials):
         return rules.rule("false_mahjong"), "the hand is not complete"
     if (claimed and by == "discard" and discarder is not None
-            and (seat - discarder) % 4 != 1 and not rules.mahjong_chow_from_anyone
+            and not _may_chow(state, seat, discarder) and not rules.mahjong_chow_from_anyone
             and not _completes_without_chow(shown, melds, win_tile, rules)):
         return (rules.rule("chow_left"),
                 "the discard completes only a sequence, and only the next player may chow")
@@ -755,7 +799,8 @@ def commands_of(standing: Sequence[ev.Event]) -> list[tuple[int, cm.Command]]:
         if isinstance(e, ev.DiceThrown):
             command = cm.Throw(seat=e.seat, dice=e.dice)
         elif isinstance(e, ev.Dealt) and e.seat == Seat.E:
-            counts = tuple(d.count for d in standing[i : i + 4] if isinstance(d, ev.Dealt))
+            seats = len(standing[0].players) if isinstance(standing[0], ev.HandStarted) else 4
+            counts = tuple(d.count for d in standing[i : i + seats] if isinstance(d, ev.Dealt))
             command = cm.Deal(counts=counts if mirror else None)
         elif isinstance(e, ev.Drew):
             command = cm.Draw(seat=e.seat, tile=e.tile)
@@ -877,6 +922,7 @@ def public_view(state: HandState) -> dict[str, Any]:
         "mode": state.mode,
         "hand": state.hand,
         "prevailing": None if state.prevailing is None else state.prevailing.name,
+        "players": [s.name for s in state.players],
         "phase": state.phase,
         "turn": state.turn.name,
         "wall": state.remaining,

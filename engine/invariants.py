@@ -40,6 +40,10 @@ def check(state: HandState) -> None:
             public[t] += 1
         for t in s.discards:
             public[t] += 1
+        if seat not in state.players:
+            if s.n or s.melds or s.flowers or s.discards:
+                _fail(f"seat {seat} has no player but holds tiles")
+            continue
         if state.phase in ("break", "deal", "ended") or s.fault:
             continue
         total = s.n + s.owed_loose + 3 * len(s.melds)

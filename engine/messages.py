@@ -99,6 +99,16 @@ def _enc_seat(s: Seat) -> str:
     return s.name
 
 
+def _enc_seats(v: tuple[Seat, ...]) -> list[str]:
+    return [s.name for s in v]
+
+
+def _dec_seats(v: Json, where: str) -> tuple[Seat, ...]:
+    if not isinstance(v, list):
+        raise MalformedInput(where, f"a list of seats, not {v!r}")
+    return tuple(parse_seat(x, f"{where}[{i}]") for i, x in enumerate(v))
+
+
 def _list(v: tuple[Any, ...]) -> list[Any]:
     return list(v)
 
@@ -144,6 +154,7 @@ CODECS: dict[str, tuple[_Enc, _Dec]] = {
     "tuple[Tile, ...] | None": _optional(_enc_tiles, _dec_tiles),
     "Seat": (_enc_seat, _dec_seat),
     "Seat | None": _optional(_enc_seat, _dec_seat),
+    "tuple[Seat, ...]": (_enc_seats, _dec_seats),
     "int": (_ident, _dec_int),
     "int | None": _optional(_ident, _dec_int),
     "str": (_ident, _dec_str),

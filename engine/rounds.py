@@ -14,34 +14,50 @@ from dataclasses import dataclass
 from engine.rules import Ruleset
 from engine.seats import SEATS, Seat
 
+# The chairs taken, counted from the first East's to his right. The Three-Hand Game leaves
+# the first West's chair empty; the Two-Hand Game seats the players opposite each other.
+CHAIRS = {4: (0, 1, 2, 3), 3: (0, 1, 3), 2: (0, 2)}
+
 
 @dataclass(frozen=True, slots=True)
 class Match:
     """Where a match stands before a hand: the hand number, the prevailing wind, how many
-    times East has passed in this round, and which player (0-3, by first seat) is East."""
+    times East has passed in this round, the chair of the player who is East, and the
+    chairs taken (players do not move, Law 95; the winds do)."""
 
     hand: int = 0
     prevailing: Seat | None = Seat.E
     passes: int = 0
     east_player: int = 0
+    chairs: tuple[int, ...] = (0, 1, 2, 3)
 
-    def seat_of(self, player: int) -> Seat:
-        """The seat wind a player holds this hand (players do not move, Law 95)."""
-        return SEATS[(player - self.east_player) % 4]
+    def seat_of(self, chair: int) -> Seat:
+        """The seat wind of a chair this hand."""
+        return SEATS[(chair - self.east_player) % 4]
+
+    @property
+    def players(self) -> tuple[Seat, ...]:
+        """The seats in play this hand (for ``new_hand(players=...)``)."""
+        return tuple(sorted(self.seat_of(c) for c in self.chairs))
 
 
-def start(ruleset: Ruleset) -> Match:
-    return Match(prevailing=Seat.E if ruleset.prevailing_wind else None)
+def start(ruleset: Ruleset, players: int = 4) -> Match:
+    return Match(prevailing=Seat.E if ruleset.prevailing_wind else None, chairs=CHAIRS[players])
 
 
 def next_hand(ruleset: Ruleset, match: Match, east_stays: bool) -> Match:
-    """The match after a hand ended with ``east_stays`` (``HandEnded.east_stays``)."""
+    """The match after a hand ended with ``east_stays`` (``HandEnded.east_stays``). East
+    passes to the next player in play: in the Three-Hand Game the empty chair is skipped, so
+    the missing wind goes West, South, North (1924, Three-Hand Game)."""
     if east_stays:
-        return Match(match.hand + 1, match.prevailing, match.passes, match.east_player)
+        return Match(match.hand + 1, match.prevailing, match.passes, match.east_player,
+                     match.chairs)
     passes = match.passes + 1
     prevailing = match.prevailing
-    if passes == 4:
+    if passes == len(match.chairs):
         passes = 0
         if prevailing is not None:
             prevailing = SEATS[(prevailing + 1) % 4]
-    return Match(match.hand + 1, prevailing, passes, (match.east_player + 1) % 4)
+    k = match.chairs.index(match.east_player)
+    east = match.chairs[(k + 1) % len(match.chairs)]
+    return Match(match.hand + 1, prevailing, passes, east, match.chairs)

@@ -42,6 +42,8 @@ class Ruleset:
     prevailing_wind: bool  # Pung-Chow Part I plays without one
     rotation: Rotation  # Laws 94-95; Classical rotates after every hand
     # Claim priority, highest first; kinds in one tuple rank equal (Law 50, 52).
+    # Table sizes the book gives laws for (1924: the Two- and Three-Hand Games).
+    player_counts: tuple[int, ...] = (4,)
     priority: tuple[tuple[ClaimKind, ...], ...] = (("mahjong",), ("pung", "kong"), ("chow",))
     cite: Mapping[str, str] = field(default_factory=dict)
 
@@ -106,6 +108,8 @@ _CODE1924_LAWS = dict(
     prevailing="Law 96",
     count="Law 21",
     table_time="Law 52",  # ties among equal claims fall to the earlier call on table time
+    two_hand="Two-Hand Game",
+    three_hand="Three-Hand Game",
 )
 
 
@@ -127,6 +131,7 @@ def _code1924(name: str, dead_wall: int, qualification: Qualification) -> Rulese
         robbing_kong=True,
         prevailing_wind=True,
         rotation="east_keeps_on_win_or_draw",
+        player_counts=(2, 3, 4),
         cite=_cites("Code 1924", **_CODE1924_LAWS),
     )
 
@@ -239,6 +244,8 @@ _CLASSICAL = dict(
     prevailing="when the scoring is done",
     count="the object of the game",
     table_time="claim priority",
+    two_hand="the object of the game (two or three players)",
+    three_hand="the object of the game (two or three players)",
 )
 
 CLASSICAL = Ruleset(
@@ -258,6 +265,7 @@ CLASSICAL = Ruleset(
     robbing_kong=True,  # decision: the classical scoring lineage (Law 89) scores it
     prevailing_wind=True,
     rotation="every_hand",
+    player_counts=(2, 3, 4),
     cite=_cites("Classical", **_CLASSICAL),
 )
 

@@ -47,12 +47,14 @@ def play_hand(
     *,
     prevailing: Seat | None = Seat.E,
     hand: int = 0,
+    players: int | Sequence[Seat] = 4,
     checks: bool = True,
     cross_check: bool = True,
 ) -> HandOutcome:
     """Play one hand. ``checks`` runs the invariants after every command; ``cross_check``
     then rebuilds the hand from its log and mirrors it (``verify_record``)."""
-    state, _ = new_hand(ruleset, "full", rng=rng, prevailing=prevailing, hand=hand)
+    state, _ = new_hand(ruleset, "full", rng=rng, prevailing=prevailing, hand=hand,
+                        players=players)
     out = HandOutcome(state)
     views = [SeatView(state, s) for s in SEATS]
 
@@ -73,10 +75,10 @@ def play_hand(
     try:
         first = throw_dice(rng)
         do(cm.Throw(seat=Seat.E, dice=first))
-        do(cm.Throw(seat=breaker(sum(first)), dice=throw_dice(rng)))
+        do(cm.Throw(seat=breaker(sum(first), state.players), dice=throw_dice(rng)))
         do(cm.Deal())
         # Law 22: beginning with East, each grounds flowers and replaces them.
-        for seat in SEATS:
+        for seat in state.players:
             while state.phase == "play":
                 command = bots[seat].act(views[seat])
                 if not isinstance(command, cm.GroundFlower | cm.Draw | cm.DeclareKong):
@@ -102,8 +104,9 @@ def _step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
     if phase in ("claims", "rob"):
         owner = state.claimable[1] if phase == "claims" and state.claimable else \
             (state.rob[1] if state.rob else state.turn)
-        for k in range(1, 4):
-            seat = SEATS[(owner + k) % 4]
+        seat = owner
+        for _ in range(len(state.players) - 1):
+            seat = state.next_of[seat]
             command = bots[seat].act(views[seat])
             if isinstance(command, cm.Claim):
                 do(command)
@@ -139,7 +142,7 @@ def mirror_of(state: HandState) -> HandState:
     started = state.standing[0]
     assert isinstance(started, ev.HandStarted)
     mirror, _ = new_hand(state.ruleset, "mirror", prevailing=started.prevailing,
-                         hand=started.number)
+                         hand=started.number, players=started.players)
     for _, command in commands_of(state.standing):
         if isinstance(command, cm.Draw):
             command = cm.Draw(seat=command.seat)

@@ -71,6 +71,10 @@ class HandState:
         self.hand = 0
         self.phase: Phase = "break"
         self.seats = [SeatState() for _ in SEATS]
+        # The seats in play (the Two- and Three-Hand Games leave some empty) and, for each
+        # seat, the next one in the order of play.
+        self.players: tuple[Seat, ...] = SEATS
+        self.next_of: list[Seat] = [SEATS[(s + 1) % 4] for s in SEATS]
         self.seen: list[int] = [0] * NUM_TILE_KINDS  # tiles face up anywhere
         # The wall: built order (full), then draw order; ``front``/``back`` bound what is left.
         self.built: tuple[Tile, ...] | None = None
@@ -135,6 +139,7 @@ class HandState:
         new.seen = self.seen[:]
         new.wall = None if self.wall is None else self.wall[:]
         new.throws = self.throws[:]
+        new.next_of = self.next_of[:]
         new.claims = self.claims[:]
         new.log = self.log[:]
         new.standing = self.standing[:]
@@ -156,6 +161,9 @@ def _take(state: HandState, seat: int, tile: Tile | None, n: int = 1) -> None:
 
 
 def _hand_started(state: HandState, e: ev.HandStarted) -> None:
+    state.players = e.players
+    state.next_of = [e.players[(e.players.index(s) + 1) % len(e.players)]
+                     if s in e.players else s for s in SEATS]
     state.prevailing = e.prevailing
     state.hand = e.number
     state.built = e.wall
@@ -179,7 +187,7 @@ def _dealt(state: HandState, e: ev.Dealt) -> None:
     if e.tiles is not None and state.mode == "full":
         for t in e.tiles:
             s.concealed[t] += 1
-    if e.seat == Seat.N:
+    if e.seat == state.players[-1]:
         state.phase = "play"
         state.turn = Seat.E
         state.need_draw = False
@@ -235,7 +243,7 @@ def _discarded(state: HandState, e: ev.Discarded) -> None:
     state.late_drawer = None
     state.claims = []
     state.phase = "claims"
-    state.turn = SEATS[(e.seat + 1) % 4]
+    state.turn = state.next_of[e.seat]
     state.need_draw = True
     state.drew = False
     state.drew_loose = False

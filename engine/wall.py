@@ -38,16 +38,19 @@ def check_dice(dice: Sequence[int]) -> None:
         raise ValueError(f"two dice of 1-6, not {list(dice)}")
 
 
-def breaker(first_total: int) -> Seat:
-    """The seat East's throw selects (Law 15: 5 or 9 East, 2, 6, 10 South, ...)."""
-    return SEATS[(first_total - 1) % 4]
+def breaker(first_total: int, players: Sequence[Seat] = SEATS) -> Seat:
+    """The seat East's throw selects (Law 15: 5 or 9 East, 2, 6, 10 South, ...), counting
+    the actual players (Two-Hand Game: odd East, even West; Three-Hand Game)."""
+    return players[(first_total - 1) % len(players)]
 
 
-def break_point(first_total: int, second_total: int, stacks: int) -> tuple[Seat, int]:
+def break_point(
+    first_total: int, second_total: int, stacks: int, players: Sequence[Seat] = SEATS
+) -> tuple[Seat, int]:
     """``(wall_of, stack)``: the wall and the stack (1 = rightmost) lifted to open it (Law 16).
     A count past the end of the breaker's wall carries on into the wall on his left."""
     total = first_total + second_total
-    owner = breaker(first_total)
+    owner = breaker(first_total, players)
     wall_steps, stack = divmod(total - 1, stacks)
     return SEATS[(owner - wall_steps) % 4], stack + 1
 

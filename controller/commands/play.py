@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "code1924/cleared, pungchow, pungchow/limit, classical")
     parser.add_argument("--hands", type=int, default=1, help="how many hands (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="the RNG seed (default 0)")
+    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4),
+                        help="4 (default); 2 or 3 for the 1924 Two- and Three-Hand Games "
+                             "(code1924/*, classical)")
     parser.add_argument("--log", metavar="FILE", help="write every event as JSON Lines")
     parser.add_argument("--no-checks", action="store_true",
                         help="skip the replay and mirror cross-checks (invariants still run)")
@@ -38,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
         ruleset = get_ruleset(args.ruleset)
     except ValueError as exc:
         raise CommandInputError(str(exc), "--ruleset") from None
+    if args.players not in ruleset.player_counts:
+        raise CommandInputError(f"{ruleset.name} is played by "
+                                f"{' or '.join(map(str, ruleset.player_counts))} players",
+                                "--players")
     if args.hands < 0:
         raise CommandInputError(f"--hands must be 0 or more, not {args.hands}", "--hands")
     log: IO[str] | None = None
@@ -49,13 +56,14 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rng = random.Random(args.seed)
     bots = default_bots(rng)
-    match = start(ruleset)
+    match = start(ruleset, args.players)
     wins = draws = false_calls = events = violations = seq = 0
     problems: list[dict[str, object]] = []
     try:
         for hand in range(args.hands):
             outcome = play_hand(ruleset, rng, bots, prevailing=match.prevailing, hand=hand,
-                                checks=True, cross_check=not args.no_checks)
+                                players=match.players, checks=True,
+                                cross_check=not args.no_checks)
             state = outcome.state
             found = list(outcome.violations)
             if state.phase != "ended" and not found:
@@ -86,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         "violations": violations,
         "seconds": round(time.perf_counter() - started, 3),
         "ruleset": ruleset.name,
+        "players": args.players,
         "seed": args.seed,
     }
     if problems:

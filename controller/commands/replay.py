@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             again, _ = new_hand(started_event.ruleset, started_event.mode,  # type: ignore[arg-type]
                                 wall=started_event.wall, prevailing=started_event.prevailing,
-                                hand=started_event.number)
+                                hand=started_event.number, players=started_event.players)
             for _, command in commands_of(state.standing):
                 apply(again, command)
             if digest(again) != digest(state):
