@@ -203,6 +203,9 @@ class EmulatedBoard:
         self._burst_index = 0
         self._random_rate = 0.0
         self._random_next_us = 0
+        self._sensor_rate = 0.0
+        self._sensor_next_us = 0
+        self._sensor_state: dict[tuple[int, int], int] = {}
         self.plugged = False
         self.replugs = 0
 
@@ -375,6 +378,14 @@ class EmulatedBoard:
             self._pending_out += data
         self._wake()
 
+    def random_sensors(self, rate_per_s: float) -> None:
+        """Random sensor readings of the kinds the board announces: seats sitting down and
+        getting up, racks in and out, weights on the load cells (0 stops them)."""
+        with self._lock:
+            self._sensor_rate = rate_per_s
+            self._sensor_next_us = self.now_us()
+        self._wake()
+
     def burst_done(self) -> bool:
         with self._lock:
             return self._burst_left == 0
@@ -454,6 +465,8 @@ class EmulatedBoard:
                 deadline = min(deadline, self._burst_next)
             if self._random_rate:
                 deadline = min(deadline, self._random_next_us)
+            if self._sensor_rate:
+                deadline = min(deadline, self._sensor_next_us)
             if self._delayed:
                 deadline = min(deadline, self._delayed[0][0])
             want_write = bool(self._pending_out)
@@ -517,6 +530,33 @@ class EmulatedBoard:
             p.record_button(seat, button, True, now)
             p.record_button(seat, button, False, now)
             self._random_next_us += max(1, int(self.rng.expovariate(self._random_rate) * 1e6))
+        while self._sensor_rate and now >= self._sensor_next_us:
+            self._random_sensor(now)
+            self._sensor_next_us += max(1, int(self.rng.expovariate(self._sensor_rate) * 1e6))
+
+    def _random_sensor(self, now: int) -> None:
+        kinds = [
+            kind
+            for bit, kind in (
+                (wire.SENSE_PRESENCE, wire.SENSOR_PRESENCE),
+                (wire.SENSE_RACK, wire.SENSOR_RACK),
+                (wire.SENSE_WEIGHT, wire.SENSOR_WEIGHT),
+                (wire.SENSE_TILE_COUNT, wire.SENSOR_TILE_COUNT),
+            )
+            if self.spec.sensors & bit
+        ]
+        if not kinds:
+            return
+        kind = self.rng.choice(kinds)
+        zone = self.rng.randrange(self.spec.seats)
+        if kind in (wire.SENSOR_PRESENCE, wire.SENSOR_RACK):
+            value = 1 - self._sensor_state.get((kind, zone), 0)  # toggles, like the real thing
+        elif kind == wire.SENSOR_WEIGHT:
+            value = self.rng.randrange(0, 136) * 30  # grams: up to the whole set of tiles
+        else:
+            value = self.rng.randrange(0, 137)
+        self._sensor_state[(kind, zone)] = value
+        self.protocol.record_sensor(kind, zone, value, now)
 
     def _queue_out(self, out: bytes, now: int) -> None:
         faults = self.injector_out.faults

@@ -37,6 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--random-presses", type=float, default=0.0, metavar="RATE", help="random clicks per second"
     )
+    parser.add_argument(
+        "--random-sensors",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="random sensor readings per second",
+    )
     for name in _FAULTS:
         parser.add_argument(
             f"--{name.replace('_', '-')}",
@@ -165,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.random_presses > 0:
             board.random_presses(args.random_presses)
+        if args.random_sensors > 0:
+            board.random_sensors(args.random_sensors)
         emit_json(
             {
                 "link": board.path,

@@ -21,6 +21,8 @@ from firmware_bridge.events import (
     DiceResult,
     DiceSource,
     LinkState,
+    SensorKind,
+    SensorReading,
 )
 from firmware_bridge.host import LinkSettings
 from firmware_bridge.link import BoardLink, LinkRefused
@@ -325,6 +327,30 @@ def test_the_link_waits_for_a_board_that_is_not_there_yet(link_path: Path) -> No
                 await link.wait_up(timeout=5)
                 board.click(0, 1)
                 assert isinstance(await link.next_event(timeout=2), ButtonEvent)
+
+    run(scenario)
+
+
+def test_random_presses_and_sensor_readings_arrive_as_a_gapless_stream(link_path: Path) -> None:
+    spec = BoardSpec(sensors=wire.SENSE_PRESENCE | wire.SENSE_WEIGHT)
+
+    async def scenario() -> None:
+        with EmulatedBoard(spec=spec, link_path=link_path, seed=4) as board:
+            async with BoardLink(board.path) as link:
+                await link.wait_up(timeout=5)
+                board.random_presses(300)
+                board.random_sensors(200)
+                await asyncio.sleep(0.4)
+                board.random_presses(0)
+                board.random_sensors(0)
+                await asyncio.sleep(0.1)
+                events = link.pop_events()
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        clicks = [e for e in events if isinstance(e, ButtonEvent)]
+        readings = [e for e in events if isinstance(e, SensorReading)]
+        assert len(clicks) > 40 and len(readings) > 20
+        assert [e.pressed for e in clicks] == [True, False] * (len(clicks) // 2)
+        assert {r.kind for r in readings} <= {SensorKind.PRESENCE, SensorKind.WEIGHT}
 
     run(scenario)
 
