@@ -156,29 +156,44 @@ def _group_order(g: Group) -> tuple[int, int]:
     return (g.tile, ("pair", "chow", "pung", "kong").index(g.kind))
 
 
+@lru_cache(maxsize=1 << 16)
+def _suit_flags(counts: tuple[int, ...]) -> tuple[bool, bool]:
+    """Whether one suit's counts divide into sets alone, and into sets and one pair."""
+    options = _suit_divisions(counts, 1)
+    return (any(not _has_pair(d) for d in options), any(_has_pair(d) for d in options))
+
+
+@lru_cache(maxsize=1 << 12)
+def _honour_flags(counts: tuple[int, ...]) -> tuple[bool, bool]:
+    division = _honour_division(counts)
+    if division is None:
+        return (False, False)
+    pairs = sum(1 for kind, _ in division if kind == 0)
+    return (pairs == 0, pairs == 1)
+
+
+def _group_flags(counts: Sequence[int]) -> list[tuple[bool, bool]]:
+    return [
+        _suit_flags(tuple(counts[0:9])),
+        _suit_flags(tuple(counts[9:18])),
+        _suit_flags(tuple(counts[18:27])),
+        _honour_flags(tuple(counts[27:34])),
+    ]
+
+
+def _one_pair(flags: Sequence[tuple[bool, bool]]) -> bool:
+    """Some group takes the one pair and every other divides into sets alone."""
+    without = [f[0] for f in flags]
+    missing = without.count(False)
+    if missing > 1:
+        return False
+    if missing == 1:
+        return flags[without.index(False)][1]
+    return any(f[1] for f in flags)
+
+
 def _standard_complete(counts: Sequence[int]) -> bool:
-    honours = _honour_division(tuple(counts[27:34]))
-    if honours is None:
-        return False
-    pairs = sum(1 for kind, _ in honours if kind == 0)
-    if pairs > 1:
-        return False
-    for suit in range(3):
-        options = _suit_divisions(tuple(counts[suit * 9 : suit * 9 + 9]), 1)
-        if not options:
-            return False
-        # A suit whose tiles only divide with a pair must take the one pair.
-        if all(_has_pair(d) for d in options):
-            pairs += 1
-    if pairs == 1:
-        return True
-    if pairs > 1:
-        return False
-    # No suit forced a pair and honours have none: some suit must offer a division with one.
-    return any(
-        any(_has_pair(d) for d in _suit_divisions(tuple(counts[s * 9 : s * 9 + 9]), 1))
-        for s in range(3)
-    )
+    return _one_pair(_group_flags(counts))
 
 
 def _check_size(counts: Sequence[int], melds: int, extra: int = 0) -> int:
@@ -306,11 +321,22 @@ def _special_complete(counts: Sequence[int], specials: Collection[str]) -> bool:
     return any(name in specials for name in _shapes_of_counts(counts))
 
 
+def _special_plausible(counts: Sequence[int]) -> bool:
+    """Could one more tile make a special shape? (Saves trying each candidate.)"""
+    held = [t for t, c in enumerate(counts) if c]
+    if all(t in _ORPHAN_SET for t in held):
+        return True  # thirteen orphans, or honour pairs
+    if all(c <= 2 for c in counts) and sum(1 for c in counts if c == 1) == 1:
+        return True  # seven pairs and the shapes that refine it
+    return len({t // 9 for t in held}) == 1 and held[-1] < 27  # nine gates
+
+
 def _candidates(counts: Sequence[int], specials: Collection[str]) -> list[Tile]:
     """Tiles that could possibly complete the hand: neighbours of held suit tiles, held
     honours, and every orphan when Thirteen Orphans is in play (the pairs hands and Nine Gates
     complete only with a kind already held or next to one)."""
-    near: set[Tile] = set(ORPHANS) if "thirteen_orphans" in specials else set()
+    orphans_only = all(c == 0 or t in _ORPHAN_SET for t, c in enumerate(counts))
+    near: set[Tile] = set(ORPHANS) if "thirteen_orphans" in specials and orphans_only else set()
     for t, c in enumerate(counts):
         if not c:
             continue
@@ -337,13 +363,22 @@ def waits(
     counts = _counts(concealed)
     if _check_size(counts, melds, 1) != 14 - 3 * melds:
         return []
+    flags = _group_flags(counts)
+    size = sum(counts)
+    special_ok = bool(specials) and melds == 0 and size == 13 and _special_plausible(counts)
     result = []
     for t in _candidates(counts, specials):
         seen = counts[t] + (visible[t] if visible is not None and t < len(visible) else 0)
         if seen >= 4:
             continue
         counts[t] += 1
-        if _complete_counts(counts, melds, specials):
+        group = 3 if t >= 27 else t // 9
+        lo = 27 if group == 3 else group * 9
+        hi = 34 if group == 3 else lo + 9
+        trial = list(flags)
+        key = tuple(counts[lo:hi])
+        trial[group] = _honour_flags(key) if group == 3 else _suit_flags(key)
+        if _one_pair(trial) or (special_ok and _special_complete(counts, specials)):
             result.append(t)
         counts[t] -= 1
     return result
