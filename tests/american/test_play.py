@@ -1,0 +1,41 @@
+"""Whole simulated American hands: Charleston, calls, exposures and Joker exchanges with no
+broken invariant (`mjtable play --ruleset american` must report violations: 0)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.american.card import CompiledCard
+from engine.american.family import options_for, play
+
+
+def test_bots_play_whole_hands_without_violations(card: CompiledCard, tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    summary = play("american", 6, seed=11, log_path=str(log), card=card)
+    assert summary["violations"] == 0, summary["problems"]
+    assert summary["hands"] == 6 and summary["wins"] + summary["draws"] == 6
+    american = summary["american"]
+    assert american["charlestons"] > 0 and american["calls"] > 0
+    assert american["exposures"] > 0 and american["joker_exchanges"] > 0
+    kinds = {json.loads(line)["kind"] for line in log.read_text().splitlines()}
+    assert {"CharlestonPassed", "Exposed", "JokerExchanged", "HandEnded"} <= kinds
+    assert summary["events"] == len(log.read_text().splitlines())
+
+
+@pytest.mark.parametrize("ruleset", ["american/3", "american/2"])
+def test_two_and_three_handed_games_play_through(card: CompiledCard, ruleset: str) -> None:
+    summary = play(ruleset, 3, seed=4, card=card)
+    assert summary["violations"] == 0 and summary["american"]["charlestons"] == 0
+
+
+def test_unknown_american_ruleset() -> None:
+    with pytest.raises(ValueError, match="american/5"):
+        options_for("american/5")
+
+
+@pytest.mark.slow
+def test_many_hands_soak(card: CompiledCard) -> None:
+    assert play("american", 200, seed=99, card=card)["violations"] == 0
