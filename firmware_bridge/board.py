@@ -96,7 +96,7 @@ class BoardProtocol:
         self.commands_applied = 0
         self._progress_us = 0
         self._out = bytearray()
-        self._session = 0  # the host session adopted at HELLO_REQ; 0 before any
+        self._host_id = 0  # the host id adopted at HELLO_REQ; 0 before any
         self._expected_cmd = 1
         self._ack_due = False
         self._nack_due = False
@@ -145,7 +145,7 @@ class BoardProtocol:
         """Feed bytes from the host. Never raises: bad frames are counted and dropped."""
         for body in self.deframer.feed(data):
             self._last_host_us = now_us
-            if self._session:
+            if self._host_id:
                 self.host_present = True
             self._dispatch(body, now_us)
 
@@ -156,7 +156,7 @@ class BoardProtocol:
                 self._command(body, now_us)
             elif kind == wire.HELLO_REQ:
                 self._hello(body, now_us)
-            elif not self._session:
+            elif not self._host_id:
                 return  # until a host has said HELLO_REQ, nothing else is answered
             elif kind == wire.PING:
                 self._out += wire.frame(
@@ -177,10 +177,10 @@ class BoardProtocol:
             self.deframer.corrupt += 1  # a valid CRC over a body too short for its type
 
     def _hello(self, body: bytes, now_us: int) -> None:
-        _major, _minor, session, first_cmd = wire.decode_hello_req(body)
-        if session != self._session:
+        _major, _minor, host_id, first_cmd = wire.decode_hello_req(body)
+        if host_id != self._host_id:
             # A new host (or a restarted one): take its numbering of commands.
-            self._session = session
+            self._host_id = host_id
             self._expected_cmd = first_cmd
         self.host_present = True
         self.next_send = self.oldest  # resend everything not yet acknowledged
@@ -192,7 +192,7 @@ class BoardProtocol:
                 self.next_seq,
                 self.oldest,
                 self._expected_cmd - 1,
-                self._session,
+                self._host_id,
                 spec.seats,
                 spec.buttons_per_seat,
                 spec.dice_kind,
@@ -230,7 +230,7 @@ class BoardProtocol:
         self._progress_us = now_us
 
     def _command(self, body: bytes, now_us: int) -> None:
-        if not self._session:
+        if not self._host_id:
             return  # no HELLO yet: the numbering of commands is unknown
         seq = wire.decode_u32(body, "command")
         if seq < self._expected_cmd:

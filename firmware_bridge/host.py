@@ -51,9 +51,9 @@ def _us(seconds: float) -> int:
 
 
 class HostProtocol:
-    def __init__(self, settings: LinkSettings, host_session: int, status: LinkStatus) -> None:
+    def __init__(self, settings: LinkSettings, host_id: int, status: LinkStatus) -> None:
         self.settings = settings
-        self.session = host_session
+        self.host_id = host_id
         self.status = status
         self.deframer = wire.Deframer()
         self.events: deque[BoardEvent] = deque()
@@ -92,7 +92,7 @@ class HostProtocol:
         self._send_hello(now_us)
 
     def _send_hello(self, now_us: int) -> None:
-        self._out += wire.frame(wire.encode_hello_req(self.session, self.cmd_oldest))
+        self._out += wire.frame(wire.encode_hello_req(self.host_id, self.cmd_oldest))
         self._last_hello_us = now_us
 
     def take_output(self) -> bytes:
@@ -120,7 +120,7 @@ class HostProtocol:
             self._hello(body, now_us)
             return
         if not self.handshaken:
-            return  # leftovers of an earlier session: the handshake resends what matters
+            return  # leftovers of an earlier connection: the handshake resends what matters
         if wire.EVENT_FIRST <= kind <= wire.EVENT_LAST:
             self._event(body, now_us)
         elif kind == wire.HEARTBEAT:
@@ -161,7 +161,7 @@ class HostProtocol:
             self.handshaken = False
             return
         hello = wire.decode_hello(body)
-        if hello["host_session"] != self.session:
+        if hello["host_id"] != self.host_id:
             return  # an answer to another host's HELLO_REQ
         info = BoardInfo.from_hello(hello)
         oldest = int(hello["oldest_unacked_seq"])

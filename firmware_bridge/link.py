@@ -86,15 +86,15 @@ class BoardLink:
         settings: LinkSettings | None = None,
         baudrate: int = 115200,
         on_state_change: Callable[[LinkState, str], None] | None = None,
-        host_session: int | None = None,
+        host_id: int | None = None,
     ) -> None:
         self.url = url
         self.settings = settings or LinkSettings()
         self.baudrate = baudrate
         self.on_state_change = on_state_change
         self._status = LinkStatus()
-        session = host_session if host_session is not None else random.getrandbits(32) or 1
-        self._host = HostProtocol(self.settings, session, self._status)
+        own_id = host_id if host_id is not None else random.getrandbits(32) or 1
+        self._host = HostProtocol(self.settings, own_id, self._status)
         self._transport: asyncio.Transport | None = None
         self._runner: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()  # set whenever events arrive or the state changes

@@ -291,7 +291,7 @@ def encode_hello(
     next_event_seq: int,
     oldest_unacked_seq: int,
     last_cmd_seq: int,
-    host_session: int,
+    host_id: int,
     seats: int,
     buttons_per_seat: int,
     dice_kind: int,
@@ -312,7 +312,7 @@ def encode_hello(
         next_event_seq,
         oldest_unacked_seq,
         last_cmd_seq,
-        host_session,
+        host_id,
         seats,
         buttons_per_seat,
         dice_kind,
@@ -348,7 +348,7 @@ def decode_hello(body: bytes) -> "dict[str, Any]":
         "next_event_seq": f[4],
         "oldest_unacked_seq": f[5],
         "last_cmd_seq": f[6],
-        "host_session": f[7],
+        "host_id": f[7],
         "seats": f[8],
         "buttons_per_seat": f[9],
         "dice_kind": f[10],
@@ -454,13 +454,13 @@ def decode_event(body: bytes) -> "tuple[int, int, int, tuple[Any, ...]]":
 
 # --- host -> board ------------------------------------------------------------------------
 def encode_hello_req(
-    host_session: int, first_cmd_seq: int, major: int = PROTOCOL_MAJOR, minor: int = PROTOCOL_MINOR
+    host_id: int, first_cmd_seq: int, major: int = PROTOCOL_MAJOR, minor: int = PROTOCOL_MINOR
 ) -> bytes:
-    return struct.pack("<BBBII", HELLO_REQ, major, minor, host_session, first_cmd_seq)
+    return struct.pack("<BBBII", HELLO_REQ, major, minor, host_id, first_cmd_seq)
 
 
 def decode_hello_req(body: bytes) -> "tuple[int, int, int, int]":
-    """(major, minor, host_session, first_cmd_seq)"""
+    """(major, minor, host_id, first_cmd_seq)"""
     return _unpack("<BBBII", body, "HELLO_REQ")[1:]
 
 

@@ -64,7 +64,7 @@ class Table:
         self.hw = RecordingHardware()
         self.board = BoardProtocol(BoardSpec(ring_capacity=ring), self.hw, boot_id=seed + 1)
         self.status = LinkStatus()
-        self.host = HostProtocol(LinkSettings(), host_session=4242, status=self.status)
+        self.host = HostProtocol(LinkSettings(), host_id=4242, status=self.status)
         self.to_host = Channel(rng, drop, flip, cut)
         self.to_board = Channel(rng, drop, flip, cut)
         self.delivered: list[object] = []
@@ -153,7 +153,7 @@ def test_a_silent_board_is_declared_stalled_after_the_heartbeat_timeout() -> Non
 
 def test_board_with_another_major_version_is_refused_naming_both() -> None:
     status = LinkStatus()
-    host = HostProtocol(LinkSettings(), host_session=9, status=status)
+    host = HostProtocol(LinkSettings(), host_id=9, status=status)
     host.connection_made(0)
     board = BoardProtocol(BoardSpec(protocol=(2, 3)), Hardware(), boot_id=5)
     board.receive(host.take_output(), 10)
@@ -205,7 +205,7 @@ def test_commands_resent_after_a_reconnect_are_not_applied_twice() -> None:
     t.board.receive(t.host.take_output(), t.now)  # applied, but its CMD_ACK is lost
     t.board.poll(t.now)
     t.host.connection_lost()
-    t.host.connection_made(t.now)  # reconnect: same host session, HELLO_REQ again
+    t.host.connection_made(t.now)  # reconnect: same host id, HELLO_REQ again
     for _ in range(10):
         t.step()
     assert t.board.commands_applied == 1

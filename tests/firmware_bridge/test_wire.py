@@ -129,7 +129,7 @@ def test_hello_round_trip() -> None:
         "next_event_seq": 9,
         "oldest_unacked_seq": 3,
         "last_cmd_seq": 41,
-        "host_session": 0x1234,
+        "host_id": 0x1234,
         "seats": 4,
         "buttons_per_seat": 4,
         "dice_kind": wire.DICE_LED,
