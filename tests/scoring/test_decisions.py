@@ -69,3 +69,51 @@ def test_pungchow_5_east_original_hand_beats_washing() -> None:
         game("pungchow/limit", {"E": seat_hand(hand)}, "E", None, context=("washing", "heaven"))
     )
     assert heaven["hands"]["E"]["limit_hand"] == "East wins on his original draw"
+
+
+def test_1924_law_75_a_short_hand_loses_its_suit_doubles() -> None:
+    north = seat_hand("1C 1C 1C 2C 3C 4C 5C 5C 5C 7C")  # 10 tiles: short
+    doc = game(
+        "code1924/one-double",
+        {"S": seat_hand("2B 3B 4B 5B 5B 5B 7B 7B 7B 9B 9B 9B EW EW"), "N": north},
+        "S",
+        "EW",
+        by="discard",
+        source="W",
+        faults={"N": "short"},
+    )
+    result = score(doc)
+    assert result["hands"]["N"]["doubles"] == 0  # all one suit would be 3 for a full hand
+    assert result["hands"]["N"]["points"] == 8 + 4
+
+
+def test_pungchow_6_mandarins_double_in_the_limit_game_too() -> None:
+    hand = seat_hand("2B 3B 4B 5C 6C 7C 3D 4D 5D 6D 6D 6D 9B 9B", flowers="F3 S3 F1")
+    result = score(game("pungchow/limit", {"W": hand}, "W", "9B", by="discard", source="N"))
+    assert has(result, "W", "Own Flower") == 1 and has(result, "W", "Own Season") == 1
+
+
+def test_classical_caps_each_losers_score_before_the_difference() -> None:
+    west = seat_hand("RD RD RD GD GD GD WD WD WD 1C 1C 1C 2D")  # far above the limit
+    east = seat_hand("5B 5B 5B 1D 2C 4D 6D 8D 9D 3B 6C 7C 2D")
+    doc = game("classical", {"S": seat_hand(SEQ_HAND), "W": west, "E": east}, "S", "9B")
+    result = score(doc)
+    east_score = result["hands"]["E"]["score"]
+    pays = {(p["from"], p["to"]): p["amount"] for p in result["payments"]}
+    assert pays[("E", "W")] == 2 * (500 - east_score)
+    by_difference = score({**doc, "options": {"loser_limit": "difference"}})
+    pays = {(p["from"], p["to"]): p["amount"] for p in by_difference["payments"]}
+    assert pays[("E", "W")] == 2 * 500
+
+
+def test_east_double_can_be_switched_off() -> None:
+    # the two-hand game of 1924: East neither pays nor receives double
+    doc = game(
+        "code1924/mixed",
+        {"S": seat_hand(SEQ_HAND)},
+        "S",
+        "9B",
+        options={"east_double": False, "losers_settle": False},
+    )
+    result = score(doc)
+    assert len({p["amount"] for p in result["payments"]}) == 1
