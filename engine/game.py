@@ -398,6 +398,9 @@ def _claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
         if seat == adder:
             raise _no(state, "rob_kong", f"{seat} cannot rob its own kong")
         return [ev.ClaimMade(seat=seat, kind=kind, time_us=c.time_us, tiles=c.tiles)]
+    if state.phase == "award" and state.award is not None:
+        raise _no(state, "mahjong_claim" if state.award[1] == "mahjong" else "set_tiles",
+                  f"the discard was already awarded to {state.award[0]}")
     if state.claimable is None or state.phase not in ("claims", "play"):
         rules = state.ruleset
         if state.phase == "play" and state.discards_made and not rules.claims_after_next_draw:
