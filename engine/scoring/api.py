@@ -118,8 +118,9 @@ def _pay_for_all(
     return _reckless(fh, winner, hand, win)
 
 
-def _classes(tiles: tuple[Tile, ...], limit_hand: str | None) -> list[frozenset[Tile]]:
-    """The target classes of Law 77 the winning hand falls in, as the tiles each allows."""
+def _classes(tiles: tuple[Tile, ...]) -> list[frozenset[Tile]]:
+    """The target hands of Law 77 the winning hand is, each as the tiles its sets may hold:
+    all one suit, all Honours, all four Winds, all Terminals, all Green."""
     keys = {k for k, _ in composition_features(tiles)}
     out: list[frozenset[Tile]] = []
     suits = {t // 9 for t in tiles if t < 27}
@@ -129,12 +130,8 @@ def _classes(tiles: tuple[Tile, ...], limit_hand: str | None) -> list[frozenset[
         out.append(frozenset(range(s * 9, s * 9 + 9)) | honours)
     if "all_honours" in keys:
         out.append(frozenset(range(27, 34)))
-    if (
-        all(t in WINDS for t in tiles if True)
-        and tiles
-        and sum(1 for t in set(tiles) if t in WINDS) == 4
-    ):
-        out.append(frozenset(WINDS))
+    if all(tiles.count(w) >= 3 for w in WINDS):
+        out.append(frozenset(WINDS))  # a triplet of every Wind: the sets that count are Winds
     if "all_terminals" in keys:
         out.append(frozenset(t for t in range(27) if is_terminal(t)))
     if all(t in GREEN for t in tiles):
@@ -159,7 +156,7 @@ def _insurance(
     # Law 77: three or four sets grounded within the class of the hand the discard completed.
     if win.by != "discard" or win.from_seat is None:
         return None, ""
-    for cls in _classes(hand.all_tiles, score.limit_hand):
+    for cls in _classes(hand.all_tiles):
         inside = [m for m in grounded if all(t in cls for t in m.tiles)]
         if len(inside) >= 3 and not _exempt_1924(fh, win.from_seat, win):
             return win.from_seat, "Code 1924, Laws 77, 79"

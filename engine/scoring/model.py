@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import MalformedInput
+from engine.scoring.options import validate_options
 from engine.scoring.tables import RULESETS, Ruleset
 from engine.seats import SEATS, Seat, parse_seat
 from engine.tiles import NUM_KINDS, Tile, TileError, is_bonus, parse_tile, tile_name
@@ -182,8 +183,6 @@ def _seat_hand(obj: object, where: str) -> SeatHand:
 
 
 def _options(ruleset: Ruleset, raw: object) -> dict[str, Any]:
-    from engine.scoring.options import validate_options
-
     return validate_options(ruleset, _obj(raw, "options") if raw is not None else {})
 
 

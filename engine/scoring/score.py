@@ -263,11 +263,10 @@ def _requirement(
 ) -> str:
     """Why this reading cannot go Mah-jongg in this game, or "" if it can."""
     if r.shape is not None:
-        accepted = r.shape in ruleset.specials or (
-            r.shape == "seven_twins" and ruleset.name.startswith("code1924")
-        )
         if r.shape == "seven_twins" and ruleset.name.startswith("code1924"):
-            accepted = bool(opts.get("seven_twins_qualifies"))
+            accepted = bool(opts.get("seven_twins_qualifies"))  # 1924 A11
+        else:
+            accepted = r.shape in ruleset.specials
         if not accepted:
             return f"{r.shape.replace('_', ' ')} is not a complete hand in {ruleset.name}"
     qualifying_limit = result.limit_hand is not None and any(
@@ -376,7 +375,7 @@ def score_seat(fh: FinishedHand, seat: Seat, opts: Mapping[str, Any]) -> HandSco
             arrangement=[],
             items=[
                 Item(
-                    f"{fault.replace('_', ' ')} hand scores nothing" if fault else "",
+                    f"{(fault or '').replace('_', ' ')} hand scores nothing",
                     ruleset.fault_rule,
                     "fault",
                 )

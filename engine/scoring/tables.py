@@ -87,9 +87,7 @@ class Ruleset:
     pay_for_all_cancels_losers: bool = True
     settlement_order: str = "turn"  # "turn" (Law 82, to the right) | "score" (Pung-Chow)
     limit_hand_value: int = 500  # what a limit hand is worth when play has no limit
-    options: Mapping[str, object] = field(default_factory=dict)  # documented option defaults
     washing: Mapping[int, int] = field(default_factory=dict)  # heads -> points (Pung-Chow II)
-    flowers_counted: bool = True
     # "Filling the only place": "wait" = the hand waited for that one tile alone (1924 A6;
     # Kajongg "Last Tile is Only Possible Tile"); "shape" = the tile matched the pair or filled
     # a sequence in the middle or at its only open end (Pung-Chow, bonus 4).
@@ -275,7 +273,6 @@ def _pungchow() -> Ruleset:
         pay_for_all=None,
         pay_for_all_cancels_losers=False,
         settlement_order="score",
-        flowers_counted=False,
         only_place="shape",
     )
 
@@ -365,9 +362,7 @@ def _pungchow_limit() -> Ruleset:
         pay_for_all_cancels_losers=True,  # Penalties, note (b)
         settlement_order="score",
         washing=MappingProxyType({9: 50, 10: 70, 11: 100, 12: 150, 13: 200}),
-        flowers_counted=False,
         final_pair_replaces=True,
-        options={"mahjong_points": 10},
     )
 
 
