@@ -129,6 +129,17 @@ class DeclareMahjong(Command):
     tile: Tile | None = None  # the winning tile; needed in mirror mode for a win on a draw
 
 
+@command("RecordFault")
+@dataclass(frozen=True, slots=True)
+class RecordFault(Command):
+    """A referee records a Long, Short or Foul hand the table found (Laws 58, 71-76): the
+    hand plays on (Law 74) but cannot go out (Laws 75-76)."""
+
+    seat: Seat
+    fault: str
+    reason: str = ""
+
+
 @command("Correct")
 @dataclass(frozen=True, slots=True)
 class Correct(Command):

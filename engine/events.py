@@ -210,6 +210,8 @@ class FaultRecorded(Event):
     seat: Seat
     fault: str
     rule: str
+    reason: str = ""
+    referee: bool = False  # recorded by a RecordFault command (not found by the engine)
 
 
 @event("HandEnded")
@@ -236,6 +238,15 @@ class Amended(Event):
     command: Command | None
     reason: str
     events: tuple[Event, ...]
+
+    def public_json(self) -> dict[str, Json]:
+        """The standing events in their public form, and the command without private tiles
+        (a referee may amend a draw the table never showed)."""
+        out = self.to_json()
+        out["events"] = [e.public_json() for e in self.events]
+        if self.command is not None and "tile" in out["command"] and self.command.TYPE == "Draw":
+            out["command"].pop("tile")
+        return out
 
 
 def event_from_json(obj: Json, where: str = "") -> Event:

@@ -785,12 +785,19 @@ def _completes_without_chow(shown: list[Tile], melds: int, tile: Tile, rules: Ru
     return False
 
 
+def _record_fault(state: HandState, c: cm.RecordFault) -> list[ev.Event]:
+    if c.fault not in ("long", "short", "foul"):
+        raise MalformedInput("fault", f"a fault is long, short or foul, not {c.fault!r}")
+    if c.seat not in state.players:
+        raise MalformedInput("seat", f"{c.seat} has no player in this game")
+    if state.phase in ("break", "deal"):
+        raise _no(state, "long_short", "a fault is recorded once the hands are dealt")
+    key = "foul" if c.fault == "foul" else "long_short"
+    return [ev.FaultRecorded(seat=c.seat, fault=c.fault, rule=state.ruleset.rule(key),
+                             reason=c.reason, referee=True)]
+
+
 # -- corrections ---------------------------------------------------------------------------
-
-_PRIMARY = (ev.DiceThrown, ev.Dealt, ev.Drew, ev.FlowerGrounded, ev.Discarded, ev.ClaimMade,
-            ev.ClaimsClosed, ev.MeldExposed, ev.KongDeclared, ev.KongAdded,
-            ev.MahjongDeclared, ev.FalseMahjong)
-
 
 def commands_of(standing: Sequence[ev.Event]) -> list[tuple[int, cm.Command]]:
     """The commands behind a standing record, each with the seq of its first event."""
@@ -824,6 +831,8 @@ def commands_of(standing: Sequence[ev.Event]) -> list[tuple[int, cm.Command]]:
         elif isinstance(e, ev.MahjongDeclared):
             command = cm.DeclareMahjong(seat=e.seat, concealed=e.concealed,
                                         tile=e.win_tile if mirror else None)
+        elif isinstance(e, ev.FaultRecorded) and e.referee:
+            command = cm.RecordFault(seat=e.seat, fault=e.fault, reason=e.reason)
         elif isinstance(e, ev.FalseMahjong):
             command = cm.DeclareMahjong(seat=e.seat, concealed=e.concealed,
                                         tile=e.tile if mirror else None)
@@ -973,5 +982,6 @@ _DECIDE: dict[type[cm.Command], Callable[[HandState, Any], list[ev.Event]]] = {
     cm.DeclareKong: _declare_kong,
     cm.AddKong: _add_kong,
     cm.DeclareMahjong: _mahjong,
+    cm.RecordFault: _record_fault,
     cm.Correct: _correct,
 }

@@ -19,6 +19,7 @@ from engine.commands import (
     Draw,
     Expose,
     GroundFlower,
+    RecordFault,
     Throw,
     command_from_json,
 )
@@ -205,3 +206,36 @@ def test_the_public_view_never_shows_a_concealed_tile() -> None:
             text = json.dumps(e.public_json())
             if isinstance(e, ev.Drew | ev.Dealt):
                 assert '"tile' not in text
+
+
+def test_law_73_75_a_foul_hand_plays_on_but_cannot_go_out() -> None:
+    state = mirror()
+    apply(state, RecordFault(seat=S, fault="foul", reason="a grounded 4B 5B 7B"))
+    assert state.seats[S].fault == "foul"
+    apply(state, Discard(seat=E, tile=T("3C")))
+    apply(state, Claim(seat=S, kind="mahjong"))
+    apply(state, CloseClaims())
+    shown = parse_tiles("1C 2C 3C 5D 5D 5D 7B 8B 9B GD GD GD WD WD")
+    _, events = apply(state, DeclareMahjong(seat=S, concealed=tuple(shown)))
+    assert isinstance(events[0], ev.FalseMahjong)
+    assert events[0].rule == "Code 1924, Law 75"
+    # The referee's record survives a rebuild and is a command again for a correction.
+    assert rebuild(state.log).seats[S].fault == "foul"
+
+
+def test_an_amendment_publishes_no_concealed_tile() -> None:
+    rng = random.Random(2)
+    full = play_hand(get_ruleset("code1924/mixed"), rng, default_bots(rng),
+                     cross_check=False).state
+    draw_at = next(i for i, e in enumerate(full.standing)
+                   if isinstance(e, ev.Drew) and not e.loose and e.seat == S)
+    state = rebuild(full.standing[: draw_at + 3])
+    drawn = state.seats[S].last_drawn
+    _, events = apply(state, Correct(at=draw_at, command=Draw(seat=S, tile=drawn),
+                                     reason="re-count"))
+    public = events[0].public_json()
+    assert "tile" not in public["command"]
+    assert "tile" in events[0].to_json()["command"]  # the full record keeps it
+    for e in public["events"]:
+        if e["type"] in ("Drew", "Dealt"):
+            assert "tile" not in e and "tiles" not in e
