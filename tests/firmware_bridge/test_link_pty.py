@@ -355,6 +355,27 @@ def test_random_presses_and_sensor_readings_arrive_as_a_gapless_stream(link_path
     run(scenario)
 
 
+def test_a_board_that_only_sends_garbage_is_declared_down_and_recovered(
+    link_path: Path,
+) -> None:
+    settings = LinkSettings(heartbeat_timeout_s=0.3)
+
+    async def scenario() -> None:
+        with EmulatedBoard(link_path=link_path) as board:
+            async with BoardLink(board.path, settings=settings) as link:
+                await link.wait_up(timeout=5)
+                board.faults = Faults(bit_flip=1.0, to_board=False)  # every frame garbled
+                board.inject(bytes(range(1, 256)) * 40)  # and noise without delimiters
+                await link.wait_state(LinkState.DOWN, timeout=2)
+                assert link.status().corrupt_frames >= 2
+                board.faults = Faults()
+                await link.wait_up(timeout=5)
+                board.click(1, 1)
+                assert isinstance(await link.next_event(timeout=2), ButtonEvent)
+
+    run(scenario)
+
+
 @pytest.mark.slow
 def test_soak_a_hundred_thousand_events_through_faults_and_repeated_unplugs(
     link_path: Path,

@@ -266,3 +266,23 @@ def test_board_survives_any_validly_framed_bodies(bodies: list[bytes]) -> None:
         t.board.receive(wire.frame(body), t.now)
         t.board.poll(t.now)
     t.step()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=700), max_size=8))
+def test_host_survives_any_raw_bytes_and_counts_what_it_drops(chunks: list[bytes]) -> None:
+    t = Table(seed=9, drop=0.0, flip=0.0, cut=0.0)
+    for _ in range(3):
+        t.step()
+    for chunk in chunks:
+        t.host.data_received(chunk, t.now)
+        t.host.tick(t.now)
+        t.host.take_output()
+    assert t.status.corrupt_frames >= 0
+    assert len(t.host.deframer._buf) <= wire.MAX_ENCODED
+    # And the link still works afterwards.
+    t.host.data_received(b"\x00", t.now)
+    t.board.record_button(1, 2, True, t.now)
+    for _ in range(5):
+        t.step()
+    assert any(isinstance(e, ButtonEvent) and e.seat == 1 for e in t.delivered)
