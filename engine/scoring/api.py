@@ -22,11 +22,21 @@ from engine.scoring.settle import Payment, false_mahjong, net_of, pay_winner, se
 from engine.seats import SEATS, Seat
 from engine.tiles import DRAGONS, WINDS, Tile, is_honour, is_terminal
 
+_WINNER_RULE = {
+    "code1924": "Code 1924, Law 81",
+    "pungchow": "Pung-Chow, Settling the Scores",
+    "classical": "Classical: all pay the winner, East double",
+}
+
 _DRAWN_RULE = {
     "code1924": "Code 1924, Law 88",
     "pungchow": "Pung-Chow Part II, the last 14 tiles are never drawn: a draw game",
     "classical": "Classical rules of play: washout",
 }
+
+
+def family_of(fh: FinishedHand) -> str:
+    return fh.ruleset.name.split("/")[0]
 
 
 def score_hand(doc: object) -> dict[str, Any]:
@@ -83,7 +93,9 @@ def _settle_win(
     fh: FinishedHand, winner: Seat, scores: Mapping[Seat, HandScore], opts: Mapping[str, Any]
 ) -> list[Payment]:
     payer, rule = _pay_for_all(fh, winner, scores[winner], opts)
-    payments = pay_winner(winner, scores[winner].value, opts, SEATS, payer, rule)
+    payments = pay_winner(
+        winner, scores[winner].value, opts, SEATS, payer, rule, _WINNER_RULE[family_of(fh)]
+    )
     if not opts.get("losers_settle", True):
         return payments
     if payer is not None and fh.ruleset.pay_for_all_cancels_losers:

@@ -50,8 +50,9 @@ def pay_winner(
     seats: Sequence[Seat] = SEATS,
     pay_for_all: Seat | None = None,
     pay_for_all_rule: str = "",
+    rule: str = "Code 1924, Law 81",
 ) -> list[Payment]:
-    """Each other seat pays the winner ``value`` (already limited), East double."""
+    """Each other seat pays the winner ``value`` (already limited), East double (``rule``)."""
     out = []
     for seat in _in_turn(winner, seats):
         amount = value * _east_factor(seat, winner, opts)
@@ -61,13 +62,12 @@ def pay_winner(
             why = f"{seat.name}'s share, paid for all by {pay_for_all.name} ({pay_for_all_rule})"
             out.append(Payment(pay_for_all, winner, amount, why))
             continue
-        why = "winner" + (
-            ", East pays double (Law 81)"
-            if _east_factor(seat, winner, opts) == 2 and seat == EAST
-            else ""
-        )
-        if winner == EAST:
-            why = "winner is East: paid double (Law 81)"
+        if _east_factor(seat, winner, opts) == 1:
+            why = f"winner ({rule})"
+        elif winner == EAST:
+            why = f"winner is East: paid double ({rule})"
+        else:
+            why = f"winner, East pays double ({rule})"
         out.append(Payment(seat, winner, amount, why))
     return out
 
