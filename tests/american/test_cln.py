@@ -28,6 +28,7 @@ def test_sample_card_loads_clean() -> None:
 
 
 def test_header_options_sections_and_line_fields() -> None:
+    """K-2: each line shows its value and X or C."""
     parsed, problems = parse_card(
         'card "Club card" 2027 v3\noption heavenly_double off\noption units 5\n'
         'section EV "Evens"\nEV-1 C 40 : 88a 666a 44b 222b 0000 ; a~b "1 or 2 suits"\n')
@@ -114,6 +115,7 @@ def test_dragons_follow_suits_t4_and_opposite_by_colour() -> None:
 
 
 def test_suits_differ_unless_tilde_and_fixed_suits_are_fixed() -> None:
+    """K-3: colours mean how many suits, never which; words ("Any 1 or 2 Suits") override."""
     one_or_two, _ = compile_card(card("A-1 X 25 : 1111a 2222b 3333b 44a ; a~b"))
     two, _ = compile_card(card("A-1 X 25 : 1111a 2222b 3333b 44a"))
     assert one_or_two is not None and two is not None

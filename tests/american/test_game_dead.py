@@ -99,6 +99,7 @@ def test_dh2_b_exchange_before_drawing(table: Table) -> None:
 
 
 def test_dh2_c_incorrect_exposure_is_upheld_on_challenge() -> None:
+    """DH-2 (c), C-11: a call that cannot be completed legally."""
     state = mirror()
     apply(state, cm.Discard(E, T("3B")))
     apply(state, cm.Call(S, "expose"))
@@ -164,12 +165,14 @@ def test_dh2_f_exposures_on_a_concealed_hand() -> None:
 
 
 def test_dh2_g_discarding_before_drawing(table: Table) -> None:
+    """DH-2 (g), P-7: a 12-tile hand."""
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH, turn="S", step="draw")
     apply(state, cm.Discard(S, T("1B")))
     assert rules(state, S) == ["DH-2 (g)"]
 
 
 def test_dh2_h_drawing_out_of_turn_in_mirror_refused_in_full(table: Table) -> None:
+    """DH-2 (h), P-6: no drawing or looking ahead."""
     state = mirror()
     apply(state, cm.Discard(E, T("GD")))
     apply(state, cm.CloseWindow())
@@ -183,6 +186,7 @@ def test_dh2_h_drawing_out_of_turn_in_mirror_refused_in_full(table: Table) -> No
 @pytest.mark.parametrize(("cause", "rule"), [("i", "DH-2 (i)"), ("j", "DH-2 (j)"),
                                              ("n", "DH-2 (n)"), ("k", "DH-2 (k)")])
 def test_dh2_i_j_n_k_faults_the_table_reports(cause: str, rule: str) -> None:
+    """P-8: wrong wall, wrong end, a wall pushed out wrongly; MN-2 for (k)."""
     state = mirror()
     apply(state, cm.Observed(N, cause))
     assert rules(state, N) == [rule]

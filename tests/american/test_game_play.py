@@ -43,6 +43,8 @@ def test_p1_east_starts_by_discarding_without_drawing(table: Table) -> None:
 
 
 def test_p2_play_passes_to_the_right_and_c5_a_draw_closes_the_window(table: Table) -> None:
+    """P-2, P-3: the next player's draw (racked) closes the window, C-5 (a); P-4: the wall
+    tile moved is the drawer's."""
     state = after_east_discard(table)
     assert state.step == "window"
     events = apply(state, cm.Draw(S))  # no calls: South's draw closes the window (C-5 (a))
@@ -59,6 +61,7 @@ def test_c5_pending_calls_are_adjudicated_before_the_next_draw(table: Table) -> 
 
 
 def test_c1_no_chows_and_c3_never_your_own_discard(table: Table) -> None:
+    """C-1, S-4: a discard is called only for a set or for Mah Jongg."""
     state = after_east_discard(table)
     with pytest.raises(RuleViolation, match="C-1"):
         apply(state, cm.Call(S, "chow"))
@@ -189,6 +192,7 @@ def test_j4_natural_for_joker_in_any_exposure_never_the_reverse(table: Table) ->
 
 
 def test_j9_a_discarded_tile_cannot_be_used_for_an_exchange(table: Table) -> None:
+    """J-9, P-5: down is down."""
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH_MJ)
     state.rack(S).exposures.append(_exposure("GD GD J"))
     apply(state, cm.Discard(E, T("GD")))
@@ -208,6 +212,7 @@ def test_j5_exchange_before_drawing_leaves_the_hand_dead(table: Table) -> None:
 
 
 def test_j7_c5b_an_exchange_closes_the_call_window(table: Table) -> None:
+    """J-7 (call first, then redeem), J-10 (no calls during an exchange), C-5 (b)."""
     state = after_east_discard(table)
     state.rack(N).exposures.append(_exposure("2D 2D J"))
     apply(state, cm.Call(S, "expose"))
@@ -270,6 +275,8 @@ def test_m2_nobody_throws_in_before_a_mahjong_is_verified(table: Table) -> None:
 
 
 def test_m4_false_mahjong_declarer_dead_others_play_on(table: Table) -> None:
+    """M-4; M-5 (the tournament convention, our default): dead on the spot. W-4: no house
+    walls (hot, cold, mushing) exist in the engine to switch on."""
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH_MJ)
     events = apply(state, cm.DeclareMahJongg(E))
     assert kinds(events)[0] == "FalseMahJongg" and state.rack(E).declared_dead
@@ -298,6 +305,7 @@ def test_c12_no_call_after_mahjong(table: Table) -> None:
 
 
 def test_w1_wall_game_nobody_pays(table: Table) -> None:
+    """W-1 (SC-7)."""
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH_MJ, wall="")
     apply(state, cm.Discard(E, T("GD")))
     events = apply(state, cm.CloseWindow())

@@ -153,6 +153,7 @@ def test_ch5_courtesy_lower_wish_wins_and_none_if_either_wants_none(card: Compil
 
 
 def test_ch6_no_joker_is_ever_passed(card: CompiledCard) -> None:
+    """CH-6, J-2."""
     state = fresh(card)
     state.rack(E).concealed[0] = JOKER
     with pytest.raises(RuleViolation, match="CH-6"):
@@ -183,6 +184,7 @@ def test_ch9_heavenly_hand_waives_the_charleston(card: CompiledCard) -> None:
 
 
 def test_ch9_earthly_hand_declared_when_the_charleston_ends(card: CompiledCard) -> None:
+    """CH-9; SC-11: a concealed line pays its printed value, no concealed bonus."""
     state = fresh(card, second_charleston=False, courtesy=False)
     for _ in range(3):
         pass_all(state)

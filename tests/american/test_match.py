@@ -112,6 +112,7 @@ def test_tiles_away_jokers_only_fill_sets(sample: CompiledCard) -> None:
     ("1B 1B 2B 2B 3B 3B 4B 4B 5B 5B 6B 6B", ("7B 7B",), "exposure 1", "3 to 6"),
     ("1B 1B 1B 2B 2B 2B 3B 3B 3B 4B 4B", ("1B 1B J",), "1B", "only 4"),
 ])
+# S-8: an exposure always holds a real tile; "Four of every tile".
 def test_impossible_hands_are_refused_naming_the_tile(
         tiles: str, exposed: tuple[str, ...], where: str, words: str) -> None:
     with pytest.raises(HandError) as info:

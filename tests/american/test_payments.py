@@ -109,6 +109,7 @@ def test_bettor_b3_b4() -> None:
 
 
 def test_sc9_tournament_points() -> None:
+    """SC-9 and W-2 (wall game points; dead hands score 0)."""
     pts = tournament_points(Win(S, 30, "wall", jokerless=True), SEATS)
     assert pts["S"][0] == 60  # 30 + 10 self-pick + 20 jokerless
     heavenly = tournament_points(Win(E, 30, "heavenly"), SEATS)

@@ -1,0 +1,95 @@
+"""Concealed hands, changing target hands (K-4, C-11), the exchange procedure (J-6) and the
+courtesy pause (P-10, P-11), by code."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from engine.american import commands as cm
+from engine.american.card import compile_card
+from engine.american.game import AmericanHand, AmericanOptions, ExposedSet, apply, new_hand
+from engine.seats import SEATS
+from engine.tiles import JOKER, parse_tile, parse_tiles
+
+E, S, W, N = SEATS
+T = parse_tile
+Table = Callable[..., AmericanHand]
+
+EAST = "WD 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD"
+SOUTH = "6B 6B 8B 8B 4D 4D 2D 2D 2D WD WD WD 1B"
+WEST = "6B 3C 3C 3C 7C 7C 9D 9D 9D 5D 5D 1D 2B"
+SP1_WAITING = "F F 1B 3B 5B 7B 9B 1C 3C 5C 7C 9C WD"
+
+
+def exposed(tiles: str) -> ExposedSet:
+    shown = parse_tiles(tiles)
+    return ExposedSet(shown, next(t for t in shown if t != JOKER), this_turn=False)
+
+
+def test_concealed_line_wins_on_a_discard(table: Table) -> None:
+    """"What concealed means": the 14th tile may be called for Mah Jongg; it is no exposure."""
+    state = table(E=EAST, S=SOUTH, W=WEST, N=SP1_WAITING)
+    apply(state, cm.Discard(E, T("WD")))
+    apply(state, cm.Call(N, "mahjong"))
+    apply(state, cm.CloseWindow())
+    apply(state, cm.DeclareMahJongg(N))
+    result = state.result
+    assert result is not None and result["line"] == "SP-1" and result["concealed_line"]
+    assert result["jokerless"] is False  # SC-5: Singles and Pairs never doubled again
+    assert result["net"] == {"E": -100, "S": -50, "W": -50, "N": 200}
+
+
+CONCEALED_SETS = """card "concealed sets" 2026
+T-1 X 25 : 1111a 2222a 3333a 44a
+T-2 C 50 : NNNN EEEE WWW SSS
+"""
+
+
+def test_redeeming_jokers_while_concealed_keeps_the_hand_concealed() -> None:
+    """"Redeeming Jokers while concealed": an exchange is not an exposure; the concealed
+    line still wins with the redeemed Joker (and by Finesse, J-12)."""
+    card, _ = compile_card(CONCEALED_SETS)
+    assert card is not None
+    state, _ = new_hand(card, AmericanOptions(), "full", random.Random(1))
+    state.phase, state.turn, state.step = "play", E, "discard"
+    state.rack(E).concealed = parse_tiles("NW NW NW EW EW EW EW WW WW WW SW SW SW 1B")
+    state.rack(E).count = 14
+    state.rack(S).exposures.append(exposed("1B 1B J"))
+    apply(state, cm.JokerExchange(E, S, T("1B")))
+    apply(state, cm.DeclareMahJongg(E))
+    result = state.result
+    assert result is not None and result["line"] == "T-2" and result["by"] == "finesse"
+
+
+def test_k4_c11_a_legal_set_that_fits_another_line_is_no_fault(table: Table) -> None:
+    """K-4: a player may change hands while the exposures fit; C-11: only a set that fits
+    no line is an incorrect exposure."""
+    north = "5C 5C 1D 1D 1D 3D 3D 3D 5D 5D 5D 7D RD"
+    state = table(E="5C 1C 2C 3C 7C 9C NW NW EW EW SW SW GD GD", S=SOUTH, W=WEST, N=north)
+    apply(state, cm.Discard(E, T("5C")))
+    apply(state, cm.Call(N, "expose"))
+    apply(state, cm.CloseWindow())
+    apply(state, cm.Expose(N, parse_tiles("5C 5C 5C")))
+    assert state.rack(N).evidence == []  # 5C pung fits OD-1, LK-3, ... of the card
+
+
+def test_j6_a_natural_put_down_unannounced_is_a_discard(table: Table) -> None:
+    """J-6: a natural that touches the table with no announcement is a discard; the Joker
+    stays where it is."""
+    state = table(E=EAST, S=SOUTH, W=WEST, N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
+    state.rack(S).exposures.append(exposed("NW NW J"))
+    events = apply(state, cm.Discard(E, T("NW")))
+    assert events[0].kind == "Discarded" and state.rack(S).exposures[0].tiles.count(JOKER) == 1
+
+
+def test_p10_p11_the_window_waits_and_a_wait_is_not_a_call(table: Table) -> None:
+    """P-10, P-11: the courtesy pause has no fixed length: the window stays open until the
+    table closes it or the next player draws; a player who only said "wait" has no claim,
+    so the next player's call takes the tile."""
+    state = table(E=EAST, S=SOUTH, W=WEST, N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
+    apply(state, cm.Discard(E, T("1C")))
+    assert state.step == "window" and state.live is not None
+    apply(state, cm.Call(S, "expose", time_us=9_000_000))
+    closed = apply(state, cm.CloseWindow())[0].public
+    assert closed["winner"] == "S"
