@@ -231,3 +231,50 @@ def test_waits_match_brute_force(hand: tuple[list[int], int], data: st.DataObjec
         if tiles.count(t) + visible[t] < 4 and oracle_arrangements(sorted([*tiles, t]))
     ]
     assert waits(tiles, melds, visible, specials=SPECIALS_NONE) == expected
+
+
+# -- special hands against their definitions ------------------------------------------------------
+
+
+def oracle_special_1924(tiles: list[int]) -> bool:
+    """Law 100 IX, XVI, XVI (a) read straight from the text."""
+    if len(tiles) != 14:
+        return False
+    kinds = set(tiles)
+    if kinds == set(range(27, 34)) | {0, 8, 9, 17, 18, 26}:
+        return True  # one of each orphan and a fourteenth pairing one
+    if len(kinds) != 7 or any(tiles.count(k) != 2 for k in kinds):
+        return False
+    suits = {k // 9 for k in kinds if k < 27}
+    honours = any(k >= 27 for k in kinds)
+    return len(suits) <= 1 and (bool(suits) or honours)
+
+
+_orphans = [0, 8, 9, 17, 18, 26, *range(27, 34)]
+
+
+@st.composite
+def special_like(draw: st.DrawFn) -> list[int]:
+    if draw(st.booleans()):
+        extra = draw(st.sampled_from(_orphans + [4, 13]))
+        return sorted([*_orphans, extra])
+    suit = draw(st.integers(0, 2))
+    pool = [suit * 9 + r for r in range(9)] + list(range(27, 34)) + [((suit + 1) % 3) * 9]
+    kinds = draw(st.lists(st.sampled_from(pool), min_size=7, max_size=7))
+    return sorted(k for k in kinds for _ in range(2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(special_like())
+def test_special_hands_match_their_definitions(tiles: list[int]) -> None:
+    if not _legal(tiles):
+        return
+    expected = bool(oracle_arrangements(tiles)) or oracle_special_1924(tiles)
+    assert is_complete(tiles) == expected
+    waiting = tiles[1:]
+    assert waits(waiting) == [
+        t
+        for t in range(NUM_KINDS)
+        if waiting.count(t) < 4
+        and (oracle_arrangements(sorted([*waiting, t])) or oracle_special_1924([*waiting, t]))
+    ]
