@@ -77,10 +77,13 @@ class Watcher:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def start(self) -> None:
+        # A persistent session, so the broker keeps what arrives while the watcher is cut off
+        # (a broker restart); MQTT 3.1.1 so the embedded broker serves it too.
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=f"sim-watcher-{random.getrandbits(24)}",
-            protocol=MQTTProtocolVersion.MQTTv311,
+            protocol=MQTTProtocolVersion.MQTTv311, clean_session=False,
         )
+        self.client.reconnect_delay_set(min_delay=1, max_delay=2)
         ready = threading.Event()
         self.client.on_connect = lambda c, u, f, rc, p: c.subscribe(self.topics.events, qos=1)
         self.client.on_subscribe = lambda *a: ready.set()

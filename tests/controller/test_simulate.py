@@ -4,8 +4,11 @@ the service, the store and a real Mosquitto; a club-side subscriber checks the s
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -94,3 +97,38 @@ def test_without_mosquitto_the_embedded_broker_carries_the_game(
     summary = simulate(SimulationSettings(hands=1, seed=6, headless=True, scorer=None))
     assert summary["violations"] == 0, summary["problems"]
     assert summary["published"] == summary["events"] > 0
+
+
+def test_broker_stopped_mid_game_loses_nothing(
+    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any]
+) -> None:
+    """The game goes on while the broker is away (OUTAGE_S; 30 s with MJTABLE_OUTAGE_S=30);
+    the outbox keeps every event, and the club's subscriber gets them all after."""
+    outage = float(os.environ.get("MJTABLE_OUTAGE_S", "3"))
+    rec = recorder_factory(broker.host, broker.port, "mahjong/v1/sim/events", "club")
+    stopped = threading.Event()
+
+    def outage_window() -> None:
+        time.sleep(0.8)
+        broker.stop()
+        stopped.set()
+        time.sleep(outage)
+        broker.start()
+
+    cut = threading.Thread(target=outage_window, daemon=True)
+    cut.start()
+    summary = simulate(
+        SimulationSettings(
+            hands=2, seed=9, store=str(tmp_path / "t.sqlite3"), mqtt=(broker.host, broker.port),
+            headless=True, step_s=0.003 + outage / 600, scorer=None,
+        )
+    )
+    cut.join()
+    assert stopped.is_set()
+    assert summary["violations"] == 0, summary["problems"]
+    last = summary["events"]
+    assert rec.wait_for(lambda: {e["seq"] for e in rec.json_on("/events")} >= set(
+        range(1, last + 1)), 20)
+    seqs = [e["seq"] for e in rec.json_on("/events")]
+    deduped = list(dict.fromkeys(seqs))
+    assert deduped == list(range(1, last + 1))
