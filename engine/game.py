@@ -160,9 +160,15 @@ def _no_loose_owed(state: HandState, seat: int, doing: str) -> None:
         raise _no(state, "kong", f"{Seat(seat)} must draw a loose tile before it may {doing}")
 
 
+def _no_replacement(state: HandState) -> bool:
+    """Law 88: once the last available tile is drawn, a Flower or a Kong ends the hand (no
+    replacement is drawn); before that, only an empty wall does."""
+    return state.loose_left() <= 0 or state.last_available_drawn
+
+
 def _ending_if_no_loose(state: HandState, seat: int, adds: int = 1) -> list[ev.Event]:
     """Law 88: a replacement owed when none may be drawn ends the hand drawn."""
-    if state.loose_left() > 0:
+    if not _no_replacement(state):
         return []
     return [_drawn_game(state, "no loose tile is left to replace the kong or flower")]
 
@@ -495,7 +501,7 @@ def _close(state: HandState, c: cm.CloseClaims) -> list[ev.Event]:
         closed = ev.ClaimsClosed(discard=tile, discarder=adder,
                                  claims=tuple(f"{e.seat}:{e.kind}" for e in state.claims),
                                  winner=winner, kind=kind, rule=rule)
-        if winner is None and state.loose_left() <= 0:
+        if winner is None and _no_replacement(state):
             return [closed, _drawn_game(state, "no loose tile")]
         return [closed]
     if state.claimable is None or state.phase not in ("claims", "play"):

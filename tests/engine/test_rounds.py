@@ -4,14 +4,19 @@ Pung-Chow A), and the end of a hand (Law 88 drawn game)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
 from engine import events as ev
+from engine.commands import Claim, CloseClaims, Discard, Draw, Expose
+from engine.game import apply
 from engine.rounds import Match, next_hand, start
 from engine.rules import get_ruleset
 from engine.seats import Seat
 from engine.simulate import default_bots, play_hand
+from engine.state import HandState
+from engine.tiles import parse_tile, parse_tiles, tile_name, tile_set
 
 
 def test_law_94_east_keeps_his_seat_on_his_win_or_a_draw() -> None:
@@ -80,3 +85,32 @@ def test_east_loses_his_seat_when_another_wins() -> None:
         state = play_hand(rules, rng, default_bots(rng), cross_check=False).state
         if state.result == "mahjong":
             assert state.east_stays == (state.winner == Seat.E)
+
+
+def test_law_88_the_last_discard_taken_for_a_kong_draws_the_game(
+    rig: Callable[..., HandState],
+) -> None:
+    five = parse_tile("5D")
+    east, west = "1B 1B 2B 3B 4B 6C 7C 8C 9C 9C NW NW WD WD", "5D 5D 5D"
+    pool = [t for t in tile_set(144) if t < 34 and t != five]
+    for t in parse_tiles(east + " " + west):
+        if t != five:
+            pool.remove(t)
+    live = 144 - 53 - 14
+    draws = [tile_name(t) for t in pool[-(live - 1) :]] + ["5D"]
+    state = rig(hands={"E": east, "W": west}, draws=" ".join(draws))
+    apply(state, Discard(seat=Seat.E, tile=parse_tile("WD")))
+    apply(state, CloseClaims())
+    while state.live_left() > 0:
+        seat = state.turn
+        apply(state, Draw(seat=seat))
+        apply(state, Discard(seat=seat, tile=state.seats[seat].last_drawn or 0))
+        if state.live_left() > 0:
+            apply(state, CloseClaims())
+    assert state.last_available_drawn and state.claimable == (five, Seat.S)
+    apply(state, Claim(seat=Seat.W, kind="kong"))
+    apply(state, CloseClaims())
+    _, events = apply(state, Expose(seat=Seat.W, tiles=(five,) * 4))
+    ended = events[-1]
+    assert isinstance(ended, ev.HandEnded)
+    assert (ended.result, ended.rule) == ("drawn", "Code 1924, Law 88")
