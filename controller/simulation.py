@@ -110,7 +110,7 @@ def _percentiles(values: list[float]) -> dict[str, float] | None:
     if not values:
         return None
     ordered = sorted(values)
-    p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
     return {
         "n": len(ordered),
         "p50": round(statistics.median(ordered), 2),
@@ -289,7 +289,10 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
                     await _observe(service, step, doubt, settings.doubt, problems)
                 progress.show(service)
             # The last discard of a drawn hand closes on the pause; then the next hand opens.
-            if not await _wait(lambda: service.table.hand_no > hand_no, pause_ms / 1000 + 3):
+            def ended(h: int = hand_no) -> bool:
+                return service.table.hand_no > h
+
+            if not await _wait(ended, pause_ms / 1000 + 3):
                 problems.append(f"hand {hand_no}: the mirror did not end the hand")
                 break
             mirror = _mirror_of_hand(service, hand_no)
@@ -306,7 +309,8 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
         if watcher is not None and not await _wait(
             lambda: len(set(watcher.seqs)) >= last - first_seq, 10, 0.02
         ):
-            problems.append(f"the watcher got {len(set(watcher.seqs))} of {last - first_seq} events")
+            got = len(set(watcher.seqs))
+            problems.append(f"the watcher got {got} of {last - first_seq} events")
         if watcher is not None:
             expected = list(range(first_seq + 1, last + 1))
             deduped = sorted(set(watcher.seqs))
