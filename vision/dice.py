@@ -14,13 +14,19 @@ import numpy as np
 from vision.artwork import Image
 from vision.calibration import Calibration
 
-CROP = 56  # pixels across the die's crop
+CROP = 48  # pixels across the die's face
 
 
-def die_crop(frame: Image, calibration: Calibration, x: float, y: float) -> Image:
-    side = calibration.geometry.die_mm * 1.3  # the whole die whichever way it is turned
-    corners = np.array([[x - side / 2, y - side / 2], [x + side / 2, y - side / 2],
-                        [x + side / 2, y + side / 2], [x - side / 2, y + side / 2]])  # fmt: skip
+def die_crop(frame: Image, calibration: Calibration, x: float, y: float,
+             angle: float = 0.0) -> Image:  # fmt: skip
+    """The die's top face, cut square to its sides (``angle``: its turn in degrees, the
+    finder measures it) so that the pips sit on a known grid."""
+    half = calibration.geometry.die_mm / 2
+    t = np.deg2rad(angle)
+    u = np.array([np.cos(t), np.sin(t)]) * half
+    v = np.array([-np.sin(t), np.cos(t)]) * half
+    c = np.array([x, y])
+    corners = np.array([c - u - v, c + u - v, c + u + v, c - u + v])
     src = calibration.to_frame(corners).astype(np.float32)
     dst = np.float32([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]])
     m = cv2.getPerspectiveTransform(src, dst)
@@ -29,37 +35,42 @@ def die_crop(frame: Image, calibration: Calibration, x: float, y: float) -> Imag
 
 
 def count_pips(crop: Image) -> tuple[int | None, float]:
-    """(pips, confidence); ``None`` when the crop does not look like a die's face."""
+    """(pips, confidence) of a crop from :func:`die_crop`; ``None`` when it does not look like
+    a die's face."""
     hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
     v = hsv[:, :, 2].astype(np.float32)
     s = hsv[:, :, 1].astype(np.float32)
-    body = float(np.percentile(v, 90))
-    if body < 60:
+    # The face inside the rounded, shaded rim.
+    margin = CROP // 8
+    face = np.zeros(crop.shape[:2], np.uint8)
+    face[margin:-margin, margin:-margin] = 1
+    inner = v[margin:-margin, margin:-margin]
+    body = float(np.percentile(inner, 85))
+    if body < 60 or float(np.percentile(s[margin:-margin, margin:-margin], 50)) > 80:
+        return None, 0.0  # not a white die
+    # How much each pixel looks like paint: dark against the body, or saturated (red pips).
+    paint = np.maximum(1.0 - v / max(body, 1.0), s / 170.0)
+    paint = cv2.GaussianBlur(paint.astype(np.float32), (0, 0), 1.8)
+    paint[face == 0] = 0
+    # One peak per pip: local maxima at least most of a pip spacing apart.
+    spacing = max(3, round(CROP * 0.27 * 0.7))  # pips are 0.27 of the side apart
+    peaks = (paint == cv2.dilate(paint, np.ones((2 * spacing + 1, 2 * spacing + 1), np.float32)))
+    peaks &= paint > 0.3
+    peaks &= paint > 0.5 * float(paint.max())  # pips are alike; shading on the rim is weaker
+    ys, xs = np.nonzero(peaks)
+    # The 1 is one large pip in the middle: one blob far bigger than an ordinary pip.
+    blobs = (paint > 0.5 * float(paint.max())).astype(np.uint8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+    centre_blob = labels[CROP // 2, CROP // 2]
+    if centre_blob and stats[centre_blob, cv2.CC_STAT_AREA] > np.pi * (0.13 * CROP) ** 2:
+        return 1, 0.9
+    pips = len(ys)
+    if pips == 0:
         return None, 0.0
-    # The die's face: the hull of its white body (the cloth shows at its corners when turned).
-    white = ((v > body * 0.75) & (s < 70)).astype(np.uint8)
-    points = cv2.findNonZero(white)
-    if points is None or len(points) < CROP * CROP * 0.15:
-        return None, 0.0
-    face = np.zeros_like(white)
-    cv2.fillConvexPoly(face, cv2.convexHull(points), 1)
-    face = cv2.erode(face, np.ones((3, 3), np.uint8), iterations=4)
-    # Dark against the body, or saturated (red pips).
-    ink = (((v < body * 0.72) | (s > 50)) & (face > 0)).astype(np.uint8)
-    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in range(1, count)], np.float64)
-    areas = areas[areas >= 6]
-    if len(areas) == 0:
-        return None, 0.0
-    big_pip = CROP * CROP * 0.03  # the 1's large pip at this crop size
-    if len(areas) == 1:
-        return (1, 0.95) if areas[0] > big_pip else (None, 0.0)
-    # Several pips: they are alike, so a blob twice the usual size is two pips run together.
-    single = float(np.median(areas)) if len(areas) >= 3 else float(areas.min())
-    pips = int(sum(max(1, round(a / single)) for a in areas))
+    strength = paint[ys, xs]
     if not 1 <= pips <= 6:
         return None, 0.0
-    # A clean count is when every blob is one pip's size.
-    spread = float(np.abs(areas / np.median(areas) - 1).max())
-    confidence = 0.95 if spread < 0.6 else 0.7
+    # A clean count: every pip about as strong as the others.
+    spread = float(strength.min() / strength.max())
+    confidence = 0.95 if spread > 0.5 else 0.7
     return pips, confidence

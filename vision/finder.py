@@ -88,14 +88,21 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
         contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         outline = max(contours, key=len)
         points = (outline.reshape(-1, 2) + (x, y)).astype(np.float32)
-        (cx, cy), (rw, rh), _ = cv2.minAreaRect(points)
+        (cx, cy), (rw, rh), rect_angle = cv2.minAreaRect(points)
         short, long_ = sorted((rw / PX_PER_MM, rh / PX_PER_MM))
         if abs(short - g.die_mm) < 4 and abs(long_ - g.die_mm) < 4 and area < 0.6 * tile_area:
-            found.append(Found("die", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_))
+            found.append(Found("die", cx / PX_PER_MM, cy / PX_PER_MM, rect_angle % 90.0, short,
+                               long_))  # fmt: skip
             continue
         if area < 0.55 * tile_area:
             continue
-        found += _split(points, grey, mask, calibration)
+        pieces = [f for f in _split(points, grey, mask, calibration) if f.kind == "tile"]
+        # Tiles fill their blob; a blob much larger than the tiles cut from it is something
+        # else over the table (a hand, a sleeve): report it, trust nothing inside it.
+        if area > 1.35 * max(1, len(pieces)) * tile_area:
+            found.append(Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_))
+        else:
+            found += pieces
     return found
 
 
@@ -121,36 +128,53 @@ def _strip(grey: Image, centre: NDArray[np.float64], along: NDArray[np.float64],
                                      borderMode=cv2.BORDER_REPLICATE), np.uint8)  # fmt: skip
 
 
-def _seam_profile(strip: Image) -> NDArray[np.float64]:
-    """Per column, how bright the column's brighter part is: low only where a seam or a gap
-    crosses the whole depth (an engraving never does)."""
+def _seam_profile(strip: Image, cover: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
+    """Per column, how unlike a seam it is (low at a seam or a gap).
+
+    Two signals: the brightness of the column's brighter part (a seam's dark rim crosses the
+    whole depth, an engraving never does), and the notches the rounded corners of two
+    touching tiles cut into the row's outline (taken on the fuller of the two long edges, so
+    a sideways tile, shallower than the row, does not look like a seam)."""
     h = strip.shape[0]
     core = strip[round(h * 0.2) : max(round(h * 0.8), round(h * 0.2) + 1)].astype(np.float64)
     prof = np.percentile(core, 75, axis=0)
     prof = np.convolve(prof, np.ones(3) / 3, mode="same")
     top = max(1.0, float(np.percentile(prof, 90)))
-    return np.asarray(prof / top)
+    prof = np.clip(prof / top, 0, 1)
+    if cover is not None:
+        band = max(2, round(h * 0.15))
+        edge = np.maximum(cover[:band].mean(axis=0), cover[-band:].mean(axis=0))
+        prof = prof * np.convolve(edge, np.ones(3) / 3, mode="same")
+    return np.asarray(prof)
 
 
-def _partition(profile: NDArray[np.float64], lengths: list[float], tol: float
+def _partition(profile: NDArray[np.float64], lengths: list[float], tol: float,
+               depth_cover: NDArray[np.float64] | None = None, shallow: float = 1.0
                ) -> list[tuple[int, int]] | None:  # fmt: skip
     """Cut [0, n) into pieces of the allowed lengths (within ``tol``), cutting where the
-    profile is darkest. Dynamic programming over cut positions."""
+    profile is darkest. Dynamic programming over cut positions.
+
+    ``depth_cover`` is the fraction of the row's depth covered in each column: an upright
+    tile (``lengths[0]``) covers it all, a sideways one only ``shallow`` of it; pieces are
+    charged for covering otherwise."""
     n = len(profile)
     inf = float("inf")
     best = [inf] * (n + 1)
     prev = [-1] * (n + 1)
     best[0] = 0.0
+    csum = np.concatenate([[0.0], np.cumsum(depth_cover)]) if depth_cover is not None else None
     for end in range(1, n + 1):
         for length in lengths:
+            upright = length == lengths[0]
             lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol))
             for start in range(max(0, end - hi), max(0, end - lo) + 1):
                 if best[start] == inf or start >= end:
                     continue
                 seam = profile[end - 1] if end < n else 0.0
-                # Upright tiles are the rule in a row; a sideways one must earn its seam.
-                rare = 0.6 if length != lengths[0] else 0.0
-                cost = best[start] + seam + rare + abs((end - start) - length) / (2 * tol)
+                cost = best[start] + seam + abs((end - start) - length) / (2 * tol)
+                if csum is not None:
+                    covered = (csum[end] - csum[start]) / (end - start)
+                    cost += 3.0 * abs(covered - (1.0 if upright else shallow))
                 if cost < best[end]:
                     best[end], prev[end] = cost, start
     if best[n] == inf:
@@ -200,8 +224,8 @@ def _split(points: NDArray[np.float32], grey: Image, mask: Image, calibration: C
     if depth_mm > 1.6 * g.tile_w_mm + 4 and depth_mm < 2 * g.tile_h_mm + 16:
         # Two rows: cut along the darkest line near the middle, then treat each row.
         strip = _strip(grey, centre, across, along, depth, length)
-        cover = _strip(mask, centre, across, along, depth, length).mean(axis=0) / 255.0
-        prof = _seam_profile(strip) * np.clip(cover * 1.5, 0, 1)
+        cover2d = _strip(mask, centre, across, along, depth, length) > 127
+        prof = _seam_profile(strip, cover2d) * np.clip(cover2d.mean(axis=0) * 1.5, 0, 1)
         quarter = round(0.25 * len(prof))
         mid = len(prof) // 2
         cut = mid - quarter + int(np.argmin(prof[mid - quarter : mid + quarter]))
@@ -244,12 +268,13 @@ def _split_row(rect: Rect, grey: Image, mask: Image, calibration: Calibration) -
     strip = _strip(grey, centre, along, across, length, depth)
     cover2d = _strip(mask, centre, along, across, length, depth) > 127
     cover = cover2d.mean(axis=0)
-    profile = _seam_profile(strip) * np.clip(cover * 1.5, 0, 1)
+    profile = _seam_profile(strip, cover2d) * np.clip(cover * 1.5, 0, 1)
     out = []
     for a0, b0 in _runs(cover > 0.3):
         if b0 - a0 < tw - 6 * PX_PER_MM:
             continue
-        pieces = _partition(profile[a0:b0], lengths, tol=3.5 * PX_PER_MM)
+        pieces = _partition(profile[a0:b0], lengths, 3.5 * PX_PER_MM, cover[a0:b0] * depth / th,
+                            tw / th)  # fmt: skip
         if pieces is None:
             c = centre + along * ((a0 + b0) / 2 - length / 2)
             out.append(_obstruction(c, depth, b0 - a0))

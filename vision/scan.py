@@ -122,7 +122,7 @@ class Scanner:
             ))  # fmt: skip
         for spot in found:
             if spot.kind == "die":
-                pips, conf = count_pips(die_crop(frame, self.calibration, spot.x, spot.y))
+                pips, conf = count_pips(die_crop(frame, self.calibration, spot.x, spot.y, spot.angle))
                 zone = geometry.zone_at(spot.x, spot.y)
                 result.dice.append(DieSeen(pips, conf, spot.x, spot.y, zone.name if zone else None))
             elif spot.kind == "obstruction":

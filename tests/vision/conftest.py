@@ -1,0 +1,28 @@
+"""Shared rendered scenes for the vision tests (rendered once per session: rendering is the
+slow part)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.artwork import LABELS
+from vision.geometry import TableGeometry
+from vision.render import Rendered, Style, random_layout, render
+
+# Art sets held out of the bundled network's training (vision/models/tile_embed.json).
+HELD_OUT_ART = "xmj-real"
+
+
+def rendered_table(seed: int, art: str, **layout_options: object) -> Rendered:
+    rng = np.random.default_rng(seed)
+    geometry = TableGeometry()
+    style = Style.random(rng, art)
+    layout = random_layout(rng, LABELS, geometry, **layout_options)  # type: ignore[arg-type]
+    return render(layout, style, rng, geometry)
+
+
+@pytest.fixture(scope="session")
+def tables() -> list[Rendered]:
+    arts = ["xmj-real", "kde-traditional", "symbola", "kde-jade"]
+    return [rendered_table(500 + i, arts[i % len(arts)]) for i in range(4)]

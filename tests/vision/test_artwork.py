@@ -1,0 +1,42 @@
+"""The art sets load from the installed packages with every face, distinct and the right size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.artwork import (
+    ART_SETS,
+    BACK,
+    CHINESE_LABELS,
+    FACE_H,
+    FACE_W,
+    JOKER,
+    load_set,
+)
+
+
+@pytest.mark.parametrize("name", list(ART_SETS))
+def test_every_set_has_all_faces_and_generated_extras(name: str) -> None:
+    faces = load_set(name)
+    expected = set(CHINESE_LABELS)
+    if name == "kde-egypt":  # its bonus tiles are drawn alike and left out
+        expected -= {lab for lab in CHINESE_LABELS if lab[0] in "FS" and len(lab) == 2}
+    assert expected <= set(faces)
+    assert {JOKER, BACK} <= set(faces)
+    for label, face in faces.items():
+        assert face.shape == (FACE_H, FACE_W, 3), label
+        assert face.dtype == np.uint8
+
+
+@pytest.mark.parametrize("name", ["kde-traditional", "xmj-real", "symbola", "xmj-dorothys"])
+def test_faces_of_a_set_differ_from_each_other(name: str) -> None:
+    """A wrong grid cut or a broken SVG element would give blank or repeated faces."""
+    faces = load_set(name)
+    suited = [faces[lab].astype(np.int16) for lab in CHINESE_LABELS[:34]]
+    for i in range(len(suited)):
+        for j in range(i + 1, len(suited)):
+            diff = np.abs(suited[i] - suited[j]).mean()
+            assert diff > 2.0, (name, CHINESE_LABELS[i], CHINESE_LABELS[j])
+        # Every face carries an engraving: not one flat colour (the white dragon has a frame).
+        assert suited[i].std() > 8, (name, CHINESE_LABELS[i])

@@ -1,0 +1,89 @@
+"""Tile finding on rendered tables: every tile found once, at the right place, in the right
+zone, the claimed tiles turned sideways, and touching tiles separated."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.calibration import calibrate
+from vision.finder import find
+from vision.render import Layout, Rendered, Style, TilePlacement, render
+from vision.geometry import TableGeometry
+
+from .conftest import rendered_table
+
+
+def _match(table: Rendered) -> tuple[int, int, list[float], list[tuple[TilePlacement, object]]]:
+    cal = calibrate(table.image, table.geometry)
+    found = [f for f in find(table.image, cal) if f.kind == "tile"]
+    truth = np.array([[t.x, t.y] for t in table.layout.tiles])
+    used: set[int] = set()
+    errors, pairs, false = [], [], 0
+    for f in found:
+        d = np.linalg.norm(truth - [f.x, f.y], axis=1)
+        k = int(d.argmin())
+        if d[k] < 8 and k not in used:
+            used.add(k)
+            errors.append(float(d[k]))
+            pairs.append((table.layout.tiles[k], f))
+        else:
+            false += 1
+    return len(used), false, errors, pairs
+
+
+def test_tiles_found_once_and_placed_within_millimetres(tables: list[Rendered]) -> None:
+    total = matched = false = 0
+    errors: list[float] = []
+    for table in tables:
+        m, f, e, _ = _match(table)
+        total += len(table.layout.tiles)
+        matched += m
+        false += f
+        errors += e
+    assert matched / total >= 0.95
+    assert false <= 0.03 * total
+    assert float(np.median(errors)) < 2.5
+
+
+def test_zones_and_sideways_claimed_tiles(tables: list[Rendered]) -> None:
+    geometry = tables[0].geometry
+    pairs_all = []
+    for table in tables:
+        pairs_all += _match(table)[3]
+    right_zone = right_turn = sideways = 0
+    for truth, found in pairs_all:
+        right_zone += geometry.zone_at(found.x, found.y) == geometry.zone_at(truth.x, truth.y)  # type: ignore[attr-defined]
+        # Orientation of the long side, folded to [0, 180): a quarter turn is sideways.
+        want = (-truth.angle) % 180.0
+        diff = abs(want - found.angle) % 180.0  # type: ignore[attr-defined]
+        right_turn += min(diff, 180 - diff) < 10
+        sideways += abs(((truth.angle % 180) - 90)) < 10 and min(diff, 180 - diff) < 10
+    assert right_zone / len(pairs_all) >= 0.98
+    assert right_turn / len(pairs_all) >= 0.95
+    assert sideways >= 3  # claimed tiles in exposures, and South/North seats' tiles
+
+
+def test_a_row_of_touching_tiles_is_cut_at_the_seams() -> None:
+    rng = np.random.default_rng(3)
+    geometry = TableGeometry()
+    row = [TilePlacement(label, 300 + i * geometry.tile_w_mm, 450)
+           for i, label in enumerate(["1D", "2D", "3D", "4D", "5D", "6D", "7D", "8D"])]
+    # A claimed tile lying sideways, touching an upright one.
+    row.append(TilePlacement("RD", 300 + 8 * 22 - 11 + 15, 450 + 4, 90))
+    table = render(Layout(tiles=row), Style.random(rng, "kde-classic"), rng, geometry)
+    cal = calibrate(table.image, geometry)
+    found = sorted((f for f in find(table.image, cal) if f.kind == "tile"), key=lambda f: f.x)
+    assert len(found) == 9
+    for truth, f in zip(row, found, strict=True):
+        assert abs(f.x - truth.x) < 4 and abs(f.y - truth.y) < 4
+    assert abs(found[-1].angle - 90) < 10
+
+
+def test_a_hand_over_the_table_is_an_obstruction_not_tiles() -> None:
+    table = rendered_table(77, "symbola", hand=1.0)
+    assert table.layout.hand is not None
+    cal = calibrate(table.image, table.geometry)
+    found = find(table.image, cal)
+    hx, hy = table.layout.hand
+    near = [f for f in found if abs(f.x - hx) < 80 and abs(f.y - hy) < 80]
+    assert any(f.kind == "obstruction" for f in near)
