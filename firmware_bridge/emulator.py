@@ -346,18 +346,31 @@ class EmulatedBoard:
         self.release(seat, button)
 
     def sensor(self, kind: int, zone: int, value: int) -> None:
+        """A sensor reading (kind: wire.SENSOR_*; value: a signed 32-bit number)."""
+        _check_range("kind", kind, 0, 255)
+        _check_range("zone", zone, 0, 255)
+        _check_range("value", value, -(2**31), 2**31 - 1)
         self._record(lambda now: self.protocol.record_sensor(kind, zone, value, now))
 
     def dice_result(self, values: list[int], source: int = wire.DICE_SENSED) -> None:
-        self._record(lambda now: self.protocol.record_dice(source, values, now))
+        """Dice the board read (physical dice), reported as a DICE event."""
+        for i, v in enumerate(values):
+            _check_range(f"values[{i}]", v, 1, 6)
+        _check_range("number of dice", len(values), 1, 8)
+        _check_range("source", source, 0, 255)
+        self._record(lambda now: self.protocol.record_dice(source, list(values), now))
 
     def error(self, code: int, detail: str) -> None:
+        _check_range("code", code, 0, 255)
         self._record(lambda now: self.protocol.record_error(code, detail, now))
 
     def burst(self, count: int, rate_per_s: float | None = None) -> None:
         """``count`` button edges from the board's thread, at ``rate_per_s`` or as fast as
         the ring has room. Edge i: seat i % seats, button (i // seats) % buttons, pressed when
         (i // (seats * buttons)) is even (see :func:`burst_edge`)."""
+        _check_range("count", count, 0, 10**9)
+        if rate_per_s is not None and not rate_per_s > 0:
+            raise ValueError(f"rate_per_s = {rate_per_s!r}: must be a positive number")
         with self._lock:
             self._burst_left += count
             self._burst_interval_us = int(1e6 / rate_per_s) if rate_per_s else 0
@@ -366,6 +379,8 @@ class EmulatedBoard:
 
     def random_presses(self, rate_per_s: float) -> None:
         """Random clicks on random seats and buttons (0 stops them)."""
+        if not rate_per_s >= 0:
+            raise ValueError(f"rate_per_s = {rate_per_s!r}: must be 0 (off) or more")
         with self._lock:
             self._random_rate = rate_per_s
             self._random_next_us = self.now_us()
@@ -381,6 +396,8 @@ class EmulatedBoard:
     def random_sensors(self, rate_per_s: float) -> None:
         """Random sensor readings of the kinds the board announces: seats sitting down and
         getting up, racks in and out, weights on the load cells (0 stops them)."""
+        if not rate_per_s >= 0:
+            raise ValueError(f"rate_per_s = {rate_per_s!r}: must be 0 (off) or more")
         with self._lock:
             self._sensor_rate = rate_per_s
             self._sensor_next_us = self.now_us()
@@ -412,7 +429,10 @@ class EmulatedBoard:
             return self.hardware.leds(segment, self.now_us())
 
     def animation(self, segment: int) -> dict[str, int] | None:
+        """The animation a segment runs, or None (dark, or set pixel by pixel)."""
         with self._lock:
+            if not 0 <= segment < len(self.spec.segments):
+                raise ValueError(f"segment {segment}: the board has {len(self.spec.segments)}")
             running = self.hardware.animations[segment]
         if running is None:
             return None
@@ -583,6 +603,11 @@ class EmulatedBoard:
         del self._pending_out[:n]
         if len(self._pending_out) > 1 << 20:
             self._pending_out.clear()  # a USB endpoint nobody reads drops data too
+
+
+def _check_range(name: str, value: int, low: int, high: int) -> None:
+    if not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} = {value!r}: must be an integer {low}..{high}")
 
 
 def burst_edge(i: int, seats: int, buttons: int) -> tuple[int, int, bool]:

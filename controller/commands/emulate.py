@@ -206,8 +206,8 @@ def _read_stdin(board: EmulatedBoard, stop: threading.Event) -> None:
             except ValueError as exc:
                 raise ValueError(f"not JSON: {exc}") from None
             reply = handle(board, cmd)
-        except (ValueError, TypeError, IndexError) as exc:
-            reply = {"error": str(exc), "where": f"stdin line {number}"}
+        except Exception as exc:  # a bad line is answered; the board keeps running
+            reply = {"error": str(exc) or type(exc).__name__, "where": f"stdin line {number}"}
         emit_json(reply)
         sys.stdout.flush()
         if isinstance(cmd, dict) and cmd.get("op") == "quit" and "error" not in reply:

@@ -94,6 +94,14 @@ def test_a_bad_line_is_answered_with_an_error_and_the_board_keeps_running(
         "where": "stdin line 2",
     }
     assert emulate.op(op="fly") == {"error": "unknown op 'fly'", "where": "stdin line 3"}
+    assert emulate.op(op="sensor", kind=3, zone=0, value=2**40) == {
+        "error": "value = 1099511627776: must be an integer -2147483648..2147483647",
+        "where": "stdin line 4",
+    }
+    assert emulate.op(op="burst", count=-1) == {
+        "error": "count = -1: must be an integer 0..1000000000",
+        "where": "stdin line 5",
+    }
     assert emulate.op(op="stats")["events_recorded"] == 0
 
 
