@@ -220,6 +220,8 @@ def winner_features(r: Reading, s: Situation, pair_points: int) -> list[Feature]
         out.append(("carrying_pole", ""))
     if "kong_on_kong" in ctx and w.by == "loose_tile":
         out.append(("kong_on_kong", ""))
+    if "fourth_tile" in ctx:
+        out.append(("kong_completion", tile_name(w.tile) if w.tile is not None else ""))
 
     if r.shape is not None:
         out.append((r.shape, ""))

@@ -242,6 +242,8 @@ def parse_finished_hand(doc: object) -> FinishedHand:
         _set_tile(t, f"visible[{i}]") for i, t in enumerate(_list(d.get("visible", []), "visible"))
     )
     washing = win is not None and "washing" in win.context
+    if winner is not None and win is not None and "kong_completion" in ruleset.table:
+        hands, win = _fourth_tile(hands, winner, win)
     _check_counts(hands, winner, faults, washing)
     _check_copies(hands, visible)
     return FinishedHand(ruleset, options, prevailing, hands, winner, win, faults, visible)
@@ -275,6 +277,29 @@ def _win(obj: object, winner: Seat) -> Win:
     elif source is not None:
         raise MalformedInput("win.from", f"a win by {by} comes from no one; from must be null")
     return Win(tile, by, from_seat, ctx)
+
+
+def _fourth_tile(
+    hands: Mapping[Seat, SeatHand], winner: Seat, win: Win
+) -> tuple[dict[Seat, SeatHand], Win]:
+    """Pung-Chow II, bonus 6: the winning tile is the fourth of a set of three exposed on the
+    table. The hand then holds one tile more than its sets allow; that tile goes onto the set,
+    which becomes an exposed kong, and the win is marked ``fourth_tile``."""
+    hand = hands[winner]
+    extra = len(hand.concealed) - expected_concealed(hand, True)
+    if extra != 1 or win.tile is None:
+        return dict(hands), win
+    for i, m in enumerate(hand.melds):
+        if m.kind == "pung" and m.exposed and m.tile == win.tile:
+            concealed = list(hand.concealed)
+            concealed.remove(win.tile)
+            melds = list(hand.melds)
+            melds[i] = Meld("kong", m.tile, True, m.claimed_from)
+            fixed = SeatHand(tuple(melds), tuple(concealed), hand.flowers)
+            return {**hands, winner: fixed}, Win(
+                win.tile, win.by, win.from_seat, win.context | {"fourth_tile"}
+            )
+    return dict(hands), win
 
 
 def expected_concealed(hand: SeatHand, winner: bool) -> int:

@@ -232,7 +232,7 @@ def _visible_counts(fh: FinishedHand) -> list[int]:
 
 def _only_place(hand: SeatHand, fh: FinishedHand, opts: Mapping[str, Any]) -> bool:
     win = fh.win
-    if win is None or win.tile is None:
+    if win is None or win.tile is None or "fourth_tile" in win.context:
         return False
     if win.claimed and not opts.get("only_place_on_discard", True):
         return False

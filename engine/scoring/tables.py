@@ -333,6 +333,9 @@ def _pungchow_limit() -> Ruleset:
         "own_season": both("Own Season (mandarin)", "Pung-Chow, Use of the Mandarins", dbl(1)),
         "last_tile": win("Winning tile drawn from the last tile of the wall", f"{_PC2B} 3", dbl(1)),
         "loose_tile": win("Winning on a draw from a loose tile", f"{_PC2B} 4", dbl(1)),
+        "kong_completion": win(
+            "Completing the hand with the fourth tile of an exposed set", f"{_PC2B} 6", dbl(1)
+        ),
         "first_discard": win(
             "Winning on the first discard (half the limit)", f"{_PC2B} 5", Award(limit_points=0.5)
         ),

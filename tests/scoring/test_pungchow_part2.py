@@ -195,3 +195,12 @@ def test_reckless_discard_pays_for_all_and_cancels_the_other_scores() -> None:
     # Note (a): a discarder with no choice is not penalized
     excused = score({**doc, "win": {**doc["win"], "context": ["no_choice"]}})
     assert {p["from"] for p in excused["payments"]} >= {"E", "N"}
+
+
+def test_bonus_6_the_fourth_tile_of_an_exposed_set_completes_the_hand() -> None:
+    # the 5C drawn is the fourth of the 5C set on the table and the last tile the hand needed
+    hand = seat_hand("2B 3B 4B 6D 7D 8D 9B 9B 5C", meld("5C 5C 5C"), meld("RD RD RD"))
+    result = score(game(PC2, {"S": hand}, "S", "5C", prevailing="E"))
+    assert has(result, "S", "Completing the hand with the fourth tile") == 1
+    assert has(result, "S", "Four of a kind 2 to 8, on table") == 8
+    assert result["hands"]["S"]["arrangement"][0] == ["5C", "5C", "5C", "5C"]
