@@ -14,7 +14,7 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -206,8 +206,16 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
     bots = {s: GreedyBot(random.Random(rng.random())) for s in SEATS}
     state, events = new_hand(card, options, "full", rng)
     emitted = list(events)
+    record: list[Command] = []
 
     def send(command: Command) -> bool:
+        if isinstance(command, cm.DeclareMahJongg):
+            shown = list(state.rack(command.seat).concealed)
+            if state.awarded == (command.seat, "mahjong") and state.called_tile is not None:
+                shown.append(state.called_tile)
+            record.append(replace(command, concealed=tuple(shown)))
+        else:
+            record.append(command)
         try:
             out = apply(state, command)
         except RuleViolation as exc:
@@ -237,6 +245,7 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
                 if command.blind:
                     try:
                         emitted.extend(apply(state, command))
+                        record.append(command)
                         stats.blind_passes += 1
                         continue
                     except RuleViolation:  # CH-10: everybody blind: pass from the hand
@@ -310,12 +319,46 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
         stats.wins += kind == "mahjong"
         stats.draws += kind == "wall"
         stats.other_endings += kind not in ("mahjong", "wall")
+    if state.result is not None:
+        disagreement = mirror_disagreement(card, options, record, state.result)
+        if disagreement:
+            stats.violations += 1
+            stats.problems.append(disagreement)
     stats.hands += 1
     stats.events += len(emitted)
     if log is not None:
         for e in emitted:
             log(e.to_json())
     return state
+
+
+def _as_seen(command: Command) -> Command:
+    """What a real table's camera and buttons report of a full-mode command: no concealed
+    faces (a pass is three tiles, a draw is a draw)."""
+    if isinstance(command, cm.CharlestonPass):
+        return cm.CharlestonPass(command.seat, blind=command.blind, count=3)
+    if isinstance(command, cm.CourtesyPass):
+        return cm.CourtesyPass(command.seat, count=len(command.tiles))
+    if isinstance(command, cm.Draw):
+        return cm.Draw(command.seat)
+    return command
+
+
+def mirror_disagreement(card: CompiledCard, options: AmericanOptions, commands: list[Command],
+                        result: dict[str, Any]) -> str:
+    """Feed a mirror-mode engine only what the table showed; it must reach the same ending,
+    winner and payments as the full-information engine. Returns the disagreement, or ""."""
+    mirror, _ = new_hand(card, options, "mirror")
+    try:
+        for command in commands:
+            apply(mirror, _as_seen(command))
+    except RuleViolation as exc:
+        return f"mirror refused what the full engine accepted: {exc}"
+    seen = mirror.result or {}
+    for key in ("result", "winner", "line", "net"):
+        if seen.get(key) != result.get(key):
+            return f"mirror disagrees on {key}: {seen.get(key)!r} vs {result.get(key)!r}"
+    return ""
 
 
 def play_hands(card: CompiledCard, hands: int, seed: int, options: AmericanOptions | None = None,
@@ -340,7 +383,7 @@ def play_hands(card: CompiledCard, hands: int, seed: int, options: AmericanOptio
             "seconds": round(time.perf_counter() - start, 3),
             "american": {"calls": stats.calls, "exposures": stats.exposures,
                          "joker_exchanges": stats.exchanges, "finesses": stats.finesses,
-                         "charlestons": stats.charlestons,
+                         "charleston_passes": stats.charlestons,
                          "second_charlestons": stats.second_charlestons,
                          "blind_passes": stats.blind_passes,
                          "courtesy_passes": stats.courtesy_passes,

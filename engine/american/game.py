@@ -1129,7 +1129,10 @@ def check_invariants(state: AmericanHand) -> list[str]:
         if not rack.out and not rack.evidence and state.result is None:
             held = rack.count + rack.exposed_count()
             turn_here = seat == state.turn and state.step in ("discard",)
-            allowed = {14} if turn_here else {13, 14} if state.phase != "play" else {13}
+            if state.phase != "play":  # passes never change a count: East 14, others 13
+                allowed = {14} if seat == Seat.E else {13}
+            else:
+                allowed = {14} if turn_here else {13}
             if seat == state.turn and state.step == "awarded":
                 allowed = {13}
             if held not in allowed:

@@ -18,7 +18,7 @@ def test_bots_play_whole_hands_without_violations(card: CompiledCard, tmp_path: 
     assert summary["violations"] == 0, summary["problems"]
     assert summary["hands"] == 6 and summary["wins"] + summary["draws"] == 6
     american = summary["american"]
-    assert american["charlestons"] > 0 and american["calls"] > 0
+    assert american["charleston_passes"] > 0 and american["calls"] > 0
     assert american["exposures"] > 0 and american["joker_exchanges"] > 0
     kinds = {json.loads(line)["kind"] for line in log.read_text().splitlines()}
     assert {"CharlestonPassed", "Exposed", "JokerExchanged", "HandEnded"} <= kinds
@@ -28,7 +28,7 @@ def test_bots_play_whole_hands_without_violations(card: CompiledCard, tmp_path: 
 @pytest.mark.parametrize("ruleset", ["american/3", "american/2"])
 def test_two_and_three_handed_games_play_through(card: CompiledCard, ruleset: str) -> None:
     summary = play(ruleset, 3, seed=4, card=card)
-    assert summary["violations"] == 0 and summary["american"]["charlestons"] == 0
+    assert summary["violations"] == 0 and summary["american"]["charleston_passes"] == 0
 
 
 def test_unknown_american_ruleset() -> None:
@@ -39,3 +39,22 @@ def test_unknown_american_ruleset() -> None:
 @pytest.mark.slow
 def test_many_hands_soak(card: CompiledCard) -> None:
     assert play("american", 200, seed=99, card=card)["violations"] == 0
+
+
+def test_the_checks_catch_a_corrupted_hand(card: CompiledCard) -> None:
+    # The invariants and the mirror cross-check are what make "violations: 0" mean something.
+    import random
+
+    from engine.american.bots import PlayStats, mirror_disagreement, play_hand
+    from engine.american.game import AmericanOptions, check_invariants, new_hand
+
+    state, _ = new_hand(card, AmericanOptions(), "full", random.Random(1))
+    state.rack(state.players[1]).concealed.append(state.wall[0])  # a tile in two places
+    state.rack(state.players[1]).count += 1
+    assert any("152-tile set" in p for p in check_invariants(state))
+    assert any("holds 14" in p for p in check_invariants(state))
+    stats = PlayStats()
+    played = play_hand(card, random.Random(8), AmericanOptions(), stats)
+    assert played.result is not None and stats.violations == 0
+    tampered = dict(played.result, net={"E": 1})
+    assert mirror_disagreement(card, AmericanOptions(), [], tampered) != ""
