@@ -13,7 +13,8 @@ import time
 
 from mahjong.hand_calculating.divider import HandDivider
 
-from engine.hands import _honour_division, _suit_divisions, arrangements, is_complete, waits
+from engine import hands as hands_module
+from engine.hands import arrangements, is_complete, waits
 
 
 def complete_hands(n: int, seed: int) -> list[list[int]]:
@@ -62,8 +63,9 @@ def main() -> None:
         assert ours == theirs, (h, ours, theirs)
 
     # A cold pass: our per-suit memo emptied, so the first sight of every hand is paid for.
-    _suit_divisions.cache_clear()
-    _honour_division.cache_clear()
+    for memo in (hands_module._suit_divisions, hands_module._honour_division,
+                 hands_module._suit_flags, hands_module._honour_flags):
+        memo.cache_clear()
     cold_ours = per_hand_us(arrangements, hands)
     cold_theirs = per_hand_us(lambda h: HandDivider.divide_hand(counts34(h)), hands)
     ours_t: list[float] = []
