@@ -249,6 +249,10 @@ class Deframer:
         if len(raw) < 3:
             return None
         body = raw[:-2]
+        if body[0] == 0:
+            # No message has type 0. CRC-16/XMODEM of an all-zero body is 0, so a run of
+            # zeros cut out of a damaged frame would otherwise pass as a valid frame.
+            return None
         if crc16(body) != (raw[-2] << 8) | raw[-1]:
             return None
         return body

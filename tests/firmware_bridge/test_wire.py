@@ -60,7 +60,10 @@ def test_frame_refuses_an_oversized_body() -> None:
         wire.frame(bytes(wire.MAX_BODY + 1))
 
 
-bodies = st.binary(min_size=1, max_size=wire.MAX_BODY)
+# Every body starts with a message type (never 0).
+bodies = st.builds(
+    lambda t, rest: bytes([t]) + rest, st.integers(1, 255), st.binary(max_size=wire.MAX_BODY - 1)
+)
 
 
 @given(st.lists(bodies, max_size=8), st.data())
@@ -109,6 +112,13 @@ def test_deframer_counts_an_overlong_frame_and_resynchronises() -> None:
     assert d.corrupt == 1
     good = bytes([wire.PING, 1, 2, 3, 4, 5, 6, 7, 8])
     assert d.feed(b"\x07\x07\x00" + wire.frame(good)) == [good]
+
+
+def test_a_zero_run_cut_from_a_damaged_frame_is_not_a_frame() -> None:
+    # CRC-16/XMODEM of zeros is zero: 01 01 01 01 decodes to a "valid" 00 00 00.
+    d = wire.Deframer()
+    assert d.feed(b"\x01\x01\x01\x01\x00") == []
+    assert d.corrupt == 1
 
 
 def test_idle_delimiters_are_not_corrupt_frames() -> None:
