@@ -1,0 +1,186 @@
+"""Mah-jongg: by draw, on a discard or by robbing a kong, and checking the hand shown
+(Laws 44-49, 75-76, 80, 86; Pung-Chow E; the entry requirements of ``engine.qualify``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine import commands as cm
+from engine import events as ev
+from engine.checks import check_tile, own_turn_after_draw, refuse
+from engine.claims import may_chow
+from engine.errors import MalformedInput
+from engine.hands import arrangements, is_complete
+from engine.qualify import has_a_double, is_cleared, limit_hand
+from engine.rules import Ruleset
+from engine.seats import Seat
+from engine.state import HandState
+from engine.tiles import NUM_KINDS, Tile, copies_in_set, tile_name
+
+
+def decide_mahjong(state: HandState, c: cm.DeclareMahjong) -> list[ev.Event]:
+    seat = c.seat
+    s = state.seats[seat]
+    rules = state.ruleset
+    discarder: Seat | None = None
+    context: list[str] = []
+    if state.phase == "award" and state.award is not None and state.award[0] == seat:
+        if state.award[1] != "mahjong":
+            raise refuse(state, "set_tiles", f"{seat} claimed a {state.award[1]}: lay the set")
+        by = state.award_by
+        if by == "robbed_kong":
+            assert state.rob is not None
+            win_tile, discarder = state.rob
+        else:
+            assert state.claimable is not None
+            win_tile, discarder = state.claimable
+            if state.discards_made == 1 and discarder == Seat.E:
+                context.append("earth")
+            if state.last_available_drawn:
+                context.append("last_discard")
+        claimed = True
+    elif state.phase in ("claims", "rob") or (state.phase == "play" and state.claimable
+                                              and seat != state.turn):
+        raise refuse(state, "mahjong_claim",
+                  f"{seat} must call for the tile (a Mah-jongg claim) before showing the hand")
+    else:
+        own_turn_after_draw(state, seat, "mahjong", "declare Mah-jongg")
+        if state.first_discard_done and not state.drew:
+            raise refuse(state, "mahjong",
+                      f"{seat} took a discard for a set: Mah-jongg needs a draw or a claim")
+        by = "loose_tile" if state.drew_loose else "wall"
+        claimed = False
+        if not state.first_discard_done and seat == Seat.E:
+            context.append("heaven")
+        elif by == "wall" and state.last_available_drawn:
+            context.append("last_tile")
+        win_tile = c.tile if c.tile is not None else s.last_drawn  # type: ignore[assignment]
+    # The hand shown.
+    if state.mode == "full":
+        held = state.concealed_tiles(seat) + ([win_tile] if claimed else [])
+        if c.concealed is not None and sorted(c.concealed) != sorted(held):
+            raise MalformedInput("concealed", f"{seat} does not hold "
+                                 f"{' '.join(tile_name(t) for t in sorted(c.concealed))}")
+        shown = sorted(held)
+    else:
+        if c.concealed is None:
+            raise MalformedInput("concealed", "the hand must be shown to Mah-jongg (Law 80)")
+        shown = sorted(c.concealed)
+        for i, t in enumerate(shown):
+            check_tile(t, f"concealed[{i}]")
+    if win_tile is None:
+        if state.mode == "mirror":
+            raise MalformedInput("tile", "the winning tile must be named (stood on end, Law 80)")
+        win_tile = shown[-1]
+    problem = win_problem(state, seat, shown, win_tile, claimed, discarder, by, context)
+    if problem is not None:
+        false_rule, reason = problem
+        stays = rules.rotation != "every_hand" and seat != Seat.E and len(state.players) > 2
+        return [
+            ev.FalseMahjong(seat=seat, concealed=tuple(shown), reason=reason, rule=false_rule,
+                            tile=win_tile),
+            ev.HandEnded(result="false_mahjong", winner=None, rule=rules.rule("false_mahjong"),
+                         east_stays=stays),
+        ]
+    stays = rules.rotation != "every_hand" and seat == Seat.E and len(state.players) > 2
+    return [
+        ev.MahjongDeclared(seat=seat, concealed=tuple(shown), win_tile=win_tile, by=by,
+                           discarder=discarder, context=tuple(context)),
+        ev.HandEnded(result="mahjong", winner=seat, rule=rules.rule("mahjong"),
+                     east_stays=stays),
+    ]
+
+
+def win_problem(
+    state: HandState,
+    seat: Seat,
+    shown: list[Tile],
+    win_tile: Tile,
+    claimed: bool,
+    discarder: Seat | None,
+    by: str,
+    context: Sequence[str] = (),
+) -> tuple[str, str] | None:
+    """Why showing ``shown`` (sorted, the winning tile included) is not a Mah-jongg:
+    ``(rule, reason)``, or ``None`` for a valid win. Raises ``RuleViolation`` only for a hand
+    the table cannot hold (a fifth copy)."""
+    rules = state.ruleset
+    s = state.seats[seat]
+    expected = s.n + (1 if claimed else 0)
+    if s.fault in ("short", "foul"):
+        return rules.rule("no_mahjong_short_foul"), f"a {s.fault} hand"
+    if s.fault == "long":
+        return rules.rule("no_mahjong_long"), "a long hand"
+    if len(shown) != expected:
+        return rules.rule("long_short"), f"{len(shown)} tiles shown, {expected} held"
+    if not all(0 <= t < NUM_KINDS for t in shown) or win_tile not in shown:
+        return rules.rule("mahjong"), "the winning tile is not in the hand shown"
+    if state.mode == "mirror":
+        counts = [0] * 44
+        for t in shown:
+            counts[t] += 1
+        if claimed:
+            counts[win_tile] -= 1  # already face up
+        for t, n in enumerate(counts):
+            if n and state.seen[t] + n > copies_in_set(t, rules.tiles):
+                raise refuse(state, "count", f"the hand shows a fifth {tile_name(t)}")
+    melds = len(s.melds)
+    if not is_complete(shown, melds, rules.specials):
+        return rules.rule("false_mahjong"), "the hand is not complete"
+    if (claimed and by == "discard" and discarder is not None
+            and not may_chow(state, seat, discarder) and not rules.mahjong_chow_from_anyone
+            and not completes_without_chow(shown, melds, win_tile, rules)):
+        return (rules.rule("chow_left"),
+                "the discard completes only a sequence, and only the next player may chow")
+    ctx = [*context, by]
+    if rules.qualification == "any":
+        return None
+    limit = limit_hand(s.melds, shown, ctx)
+    if limit is not None:
+        return None
+    if rules.qualification == "cleared" and not is_cleared(
+        shown + [t for m in s.melds for t in m.tiles]
+    ):
+        return rules.rule("qualify_cleared"), "the hand is not cleared"
+    if rules.qualification == "one_double" and not has_a_double(
+        s.melds, shown, seat, state.prevailing, ctx
+    ):
+        return rules.rule("qualify_one_double"), "the hand scores no double"
+    return None
+
+
+def can_win(state: HandState, seat: Seat, tile: Tile | None = None) -> bool:
+    """Full mode: would ``seat`` go out validly now, on its own hand (``tile=None``) or on the
+    live discard / robbable tile ``tile``? For bots; the engine decides by ``apply``."""
+    held = state.concealed_tiles(seat)
+    s = state.seats[seat]
+    if tile is None:
+        if len(held) + 3 * len(s.melds) != 14:
+            return False
+        win = s.last_drawn if s.last_drawn is not None else held[-1]
+        by = "loose_tile" if state.drew_loose else "wall"
+        ctx = ["heaven"] if not state.first_discard_done else []
+        if state.last_available_drawn and by == "wall":
+            ctx.append("last_tile")
+        return win_problem(state, seat, held, win, False, None, by, ctx) is None
+    shown = sorted([*held, tile])
+    if state.phase == "rob" and state.rob is not None:
+        return win_problem(state, seat, shown, tile, True, state.rob[1], "robbed_kong") is None
+    discarder = state.claimable[1] if state.claimable else None
+    ctx = ["last_discard"] if state.last_available_drawn else []
+    return win_problem(state, seat, shown, tile, True, discarder, "discard", ctx) is None
+
+
+def completes_without_chow(shown: list[Tile], melds: int, tile: Tile, rules: Ruleset) -> bool:
+    if melds == 0 and is_complete(shown, 0, rules.specials) and not arrangements(shown, 0):
+        return True  # a special hand
+    for arr in arrangements(shown, melds):
+        if any(g.kind != "chow" and g.tile == tile for g in arr):
+            return True
+    return False
+
+
+DECIDERS: dict[type[cm.Command], Callable[[HandState, Any], list[ev.Event]]] = {
+    cm.DeclareMahjong: decide_mahjong,
+}

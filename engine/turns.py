@@ -1,0 +1,250 @@
+"""Deciding the commands of a player's turn: the throws and the deal (Laws 14-17), drawing
+(live and loose), flowers (Laws 22-24), discarding, kongs from the hand (Laws 40-42) and a
+referee's record of a fault (Laws 58, 71-76). Each returns the events or refuses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine import commands as cm
+from engine import events as ev
+from engine.checks import (
+    check_tile,
+    ending_if_no_loose,
+    need_holds,
+    no_loose_owed,
+    own_turn_after_draw,
+    refuse,
+    seat_turn,
+)
+from engine.errors import MalformedInput
+from engine.seats import Seat
+from engine.state import HandState
+from engine.tiles import NUM_KINDS, Tile, copies_in_set, is_bonus, tile_name
+from engine.wall import break_point, breaker, deal_sizes
+
+
+def decide_throw(state: HandState, c: cm.Throw) -> list[ev.Event]:
+    if state.phase != "break":
+        raise refuse(state, "break_first", "the wall is already broken")
+    dice = c.dice
+    if len(dice) != 2 or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
+        raise MalformedInput("dice", f"two dice of 1 to 6, not {list(dice)}")
+    total = dice[0] + dice[1]
+    if not state.throws:
+        if c.seat != Seat.E:
+            raise refuse(state, "break_first", f"East throws first, not {c.seat}")
+        selected = breaker(total, state.players)
+        return [ev.DiceThrown(seat=c.seat, dice=tuple(dice), selects=int(selected))]
+    _first_seat, first_total = state.throws[0]
+    who = breaker(first_total, state.players)
+    if c.seat != who:
+        raise refuse(state, "break_second",
+                  f"East threw {first_total}, which selects {who} to throw next, not {c.seat}")
+    wall_of, stack = break_point(first_total, total, state.ruleset.stacks_per_wall,
+                                 state.players)
+    return [
+        ev.DiceThrown(seat=c.seat, dice=tuple(dice), selects=stack),
+        ev.WallBroken(wall_of=wall_of, stack=stack, total=first_total + total),
+    ]
+
+
+def decide_deal(state: HandState, c: cm.Deal) -> list[ev.Event]:
+    if state.phase != "deal":
+        what = "the wall is not broken yet" if state.phase == "break" else "already dealt"
+        raise refuse(state, "deal", f"cannot deal: {what}")
+    players = state.players
+    expected = [0, 0, 0, 0]
+    for seat, n in deal_sizes(players):
+        expected[seat] += n
+    counts = list(expected)
+    if c.counts is not None:
+        names = " ".join(s.name for s in players)
+        if len(c.counts) != len(players) or any(
+            not isinstance(n, int) or n < 0 for n in c.counts
+        ):
+            raise MalformedInput("counts", f"one tile count per player ({names}), "
+                                 f"not {list(c.counts)}")
+        for seat, n in zip(players, c.counts, strict=True):
+            counts[seat] = n
+        if state.mode == "full" and counts != expected:
+            raise refuse(state, "deal", f"the deal gives {[expected[p] for p in players]}, "
+                      f"not {list(c.counts)}")
+        if sum(counts) > state.remaining:
+            raise MalformedInput("counts", f"{sum(counts)} tiles dealt from a wall of "
+                                 f"{state.remaining}")
+    events: list[ev.Event] = []
+    hands: list[list[Tile]] = [[], [], [], []]
+    if state.mode == "full":
+        assert state.wall is not None
+        pos = state.front
+        for seat, n in deal_sizes(players):
+            hands[seat].extend(state.wall[pos : pos + n])
+            pos += n
+    for seat in players:
+        tiles = tuple(sorted(hands[seat])) if state.mode == "full" else None
+        events.append(ev.Dealt(seat=seat, count=counts[seat], tiles=tiles))
+    for seat in players:
+        if counts[seat] != expected[seat]:
+            fault = "long" if counts[seat] > expected[seat] else "short"
+            events.append(ev.FaultRecorded(seat=seat, fault=fault,
+                                           rule=state.ruleset.rule("long_short")))
+    return events
+
+
+# -- drawing, flowers, discarding ----------------------------------------------------------
+
+
+def decide_draw(state: HandState, c: cm.Draw) -> list[ev.Event]:
+    seat = c.seat
+    s = state.seats[seat]
+    if c.tile is not None:
+        check_tile(c.tile, "tile")
+    if state.phase in ("break", "deal"):
+        raise refuse(state, "deal", "no draw before the deal")
+    if s.owed_loose:
+        if state.phase == "rob":
+            raise refuse(state, "rob_kong",
+                      f"the kong of {tile_name(state.rob[0]) if state.rob else '?'} may be "
+                      "robbed: close the claims before the loose tile is drawn")
+        if state.loose_left() <= 0:
+            raise refuse(state, "dead_wall", "no loose tile is left")
+        tile = None
+        if state.mode == "full":
+            assert state.wall is not None
+            tile = state.wall[state.back - 1]
+            if c.tile is not None and c.tile != tile:
+                raise refuse(state, "draw_turn",
+                          f"the next loose tile is {tile_name(tile)}, not {tile_name(c.tile)}")
+        else:
+            tile = c.tile
+        return [ev.Drew(seat=seat, loose=True, tile=tile)]
+    if state.phase not in ("play", "claims"):
+        raise refuse(state, "draw_turn", f"{seat} may not draw now ({state.phase})")
+    owing = [Seat(i) for i, t in enumerate(state.seats) if t.owed_loose]
+    if owing:
+        raise refuse(state, "flowers", f"{owing[0]} must first draw its loose tile")
+    if seat != state.turn or not state.need_draw:
+        if seat == state.turn:
+            raise refuse(state, "draw_turn", f"{seat} has already drawn or taken a discard")
+        raise refuse(state, "draw_turn", f"{seat} drew out of turn: it is {state.turn}'s turn")
+    if state.phase == "claims" and state.claims:
+        raise refuse(state, "late_claim",
+                  f"calls on {tile_name(state.claimable[0]) if state.claimable else '?'} are "
+                  "pending: close the claims before the next draw")
+    if state.live_left() <= 0:
+        raise refuse(state, "dead_wall", "the last available tile has been drawn")
+    tile = None
+    if state.mode == "full":
+        assert state.wall is not None
+        tile = state.wall[state.front]
+        if c.tile is not None and c.tile != tile:
+            raise refuse(state, "draw_turn",
+                      f"the next tile in the wall is {tile_name(tile)}, not {tile_name(c.tile)}")
+    else:
+        tile = c.tile
+        if tile is not None and state.seen[tile] >= copies_in_set(tile, state.ruleset.tiles):
+            raise refuse(state, "count", f"a fifth {tile_name(tile)}: all copies are face up")
+    return [ev.Drew(seat=seat, loose=False, tile=tile)]
+
+
+def decide_ground_flower(state: HandState, c: cm.GroundFlower) -> list[ev.Event]:
+    seat, tile = c.seat, check_tile(c.tile, "tile")
+    if not state.ruleset.flowers:
+        raise refuse(state, "flowers", "this game is played without flowers")
+    if not is_bonus(tile):
+        raise refuse(state, "flowers", f"{tile_name(tile)} is not a flower or season")
+    if state.phase != "play":
+        raise refuse(state, "flowers", f"a flower is grounded in play, not now ({state.phase})")
+    if state.first_discard_done:
+        seat_turn(state, seat, "flowers", "ground a flower")
+        if state.need_draw:
+            raise refuse(state, "flowers", f"{seat} must draw before grounding a flower")
+    if state.seen[tile]:
+        raise refuse(state, "count", f"{tile_name(tile)} is already grounded")
+    need_holds(state, seat, tile, 1, "flowers", "to ground")
+    events: list[ev.Event] = [ev.FlowerGrounded(seat=seat, tile=tile)]
+    return events + ending_if_no_loose(state, seat)
+
+
+def decide_discard(state: HandState, c: cm.Discard) -> list[ev.Event]:
+    seat, tile = c.seat, check_tile(c.tile, "tile")
+    if state.phase not in ("play",):
+        raise refuse(state, "turn", f"{seat} may not discard now ({state.phase})")
+    if not state.first_discard_done and seat != Seat.E:
+        raise refuse(state, "first_discard", f"East discards first, not {seat}")
+    seat_turn(state, seat, "turn", "discard")
+    if state.need_draw:
+        raise refuse(state, "discard_before_draw", f"{seat} must draw before discarding")
+    no_loose_owed(state, seat, "discard")
+    owing = [Seat(i) for i, t in enumerate(state.seats) if t.owed_loose]
+    if owing:
+        raise refuse(state, "flowers", f"{owing[0]} must first draw its loose tile")
+    if state.ruleset.flowers and is_bonus(tile):
+        raise refuse(state, "flower_short", f"a flower cannot be discarded ({tile_name(tile)})")
+    need_holds(state, seat, tile, 1, "turn", "to discard")
+    return [ev.Discarded(seat=seat, tile=tile)]
+
+
+
+
+def decide_declare_kong(state: HandState, c: cm.DeclareKong) -> list[ev.Event]:
+    seat, tile = c.seat, check_tile(c.tile, "tile")
+    before_play = not state.first_discard_done
+    if before_play and state.phase == "play":
+        # Law 24: a Four in the original hand may be grounded in the turn to replace flowers.
+        no_loose_owed(state, seat, "ground a Four")
+    else:
+        own_turn_after_draw(state, seat, "concealed_kong", "declare a concealed kong")
+        if not state.drew:
+            raise refuse(state, "concealed_kong",
+                      "a concealed Four is grounded only immediately after drawing")
+    if tile >= NUM_KINDS:
+        raise refuse(state, "concealed_kong", f"{tile_name(tile)} makes no set")
+    if state.mode == "full":
+        need_holds(state, seat, tile, 4, "concealed_kong", "for a concealed Four")
+    elif state.seen[tile] or state.seats[seat].n < 4:
+        raise refuse(state, "count", f"{seat} cannot hold four {tile_name(tile)}: "
+                  f"{state.seen[tile]} face up elsewhere, {state.seats[seat].n} held")
+    return [ev.KongDeclared(seat=seat, tile=tile)] + ending_if_no_loose(state, seat)
+
+
+def decide_add_kong(state: HandState, c: cm.AddKong) -> list[ev.Event]:
+    seat, tile = c.seat, check_tile(c.tile, "tile")
+    own_turn_after_draw(state, seat, "add_kong", "add to a grounded pung")
+    if not state.drew:
+        raise refuse(state, "kong_after_draw",
+                  "the fourth tile may be added to a grounded triplet only after drawing")
+    if not any(m.kind == "pung" and m.tiles[0] == tile for m in state.seats[seat].melds):
+        raise refuse(state, "add_kong", f"{seat} has no grounded triplet of {tile_name(tile)}")
+    need_holds(state, seat, tile, 1, "add_kong", "to add")
+    events: list[ev.Event] = [ev.KongAdded(seat=seat, tile=tile)]
+    if not state.ruleset.robbing_kong:
+        events += ending_if_no_loose(state, seat)
+    return events
+
+
+
+def decide_record_fault(state: HandState, c: cm.RecordFault) -> list[ev.Event]:
+    if c.fault not in ("long", "short", "foul"):
+        raise MalformedInput("fault", f"a fault is long, short or foul, not {c.fault!r}")
+    if c.seat not in state.players:
+        raise MalformedInput("seat", f"{c.seat} has no player in this game")
+    if state.phase in ("break", "deal"):
+        raise refuse(state, "long_short", "a fault is recorded once the hands are dealt")
+    key = "foul" if c.fault == "foul" else "long_short"
+    return [ev.FaultRecorded(seat=c.seat, fault=c.fault, rule=state.ruleset.rule(key),
+                             reason=c.reason, referee=True)]
+
+
+DECIDERS: dict[type[cm.Command], Callable[[HandState, Any], list[ev.Event]]] = {
+    cm.Throw: decide_throw,
+    cm.Deal: decide_deal,
+    cm.Draw: decide_draw,
+    cm.GroundFlower: decide_ground_flower,
+    cm.Discard: decide_discard,
+    cm.DeclareKong: decide_declare_kong,
+    cm.AddKong: decide_add_kong,
+    cm.RecordFault: decide_record_fault,
+}

@@ -1,0 +1,75 @@
+"""What the table shows (``public_view``) and what one seat sees (``seat_view``): JSON-ready,
+and never a concealed tile in the public form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import events as ev
+from engine.seats import SEATS, Seat
+from engine.state import HandState, Meld
+from engine.tiles import tile_name
+
+
+def _meld_json(m: Meld) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": m.kind, "tiles": [tile_name(t) for t in m.tiles],
+                           "exposed": not m.concealed}
+    if m.claimed is not None:
+        out["claimed"] = tile_name(m.claimed)
+        out["from"] = str(m.discarder)
+    return out
+
+
+def public_view(state: HandState) -> dict[str, Any]:
+    """What the table shows, JSON-ready: never a concealed tile."""
+    seats = {}
+    for seat in SEATS:
+        s = state.seats[seat]
+        entry: dict[str, Any] = {
+            "concealed": s.n,
+            "melds": [_meld_json(m) for m in s.melds],
+            "flowers": [tile_name(t) for t in s.flowers],
+            "discards": [tile_name(t) for t in s.discards],
+        }
+        if s.fault:
+            entry["fault"] = s.fault
+        seats[seat.name] = entry
+    view: dict[str, Any] = {
+        "ruleset": state.ruleset.name,
+        "mode": state.mode,
+        "hand": state.hand,
+        "prevailing": None if state.prevailing is None else state.prevailing.name,
+        "players": [s.name for s in state.players],
+        "phase": state.phase,
+        "turn": state.turn.name,
+        "wall": state.remaining,
+        "live": state.live_left(),
+        "seats": seats,
+        "discard": None if state.claimable is None else
+        {"tile": tile_name(state.claimable[0]), "from": state.claimable[1].name},
+        "claims": [f"{e.seat}:{e.kind}" for e in state.claims],
+    }
+    if state.phase == "ended":
+        view["result"] = {"result": state.result,
+                          "winner": None if state.winner is None else state.winner.name,
+                          "rule": state.end_rule, "east_stays": state.east_stays}
+        if state.result == "mahjong" and state.winner is not None:
+            view["seats"][state.winner.name]["shown"] = [
+                tile_name(t) for t in state.concealed_tiles(state.winner)
+            ] if state.mode == "full" else _shown(state)
+    return view
+
+
+def _shown(state: HandState) -> list[str]:
+    for e in reversed(state.standing):
+        if isinstance(e, ev.MahjongDeclared):
+            return [tile_name(t) for t in e.concealed]
+    return []
+
+
+def seat_view(state: HandState, seat: Seat) -> dict[str, Any]:
+    """The public view plus the seat's own concealed tiles (full mode)."""
+    view = public_view(state)
+    view["seat"] = seat.name
+    view["own"] = [tile_name(t) for t in state.concealed_tiles(seat)]
+    return view
