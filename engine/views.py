@@ -48,6 +48,10 @@ def public_view(state: HandState) -> dict[str, Any]:
         "discard": None if state.claimable is None else
         {"tile": tile_name(state.claimable[0]), "from": state.claimable[1].name},
         "claims": [f"{e.seat}:{e.kind}" for e in state.claims],
+        "robbable": None if state.rob is None or state.phase != "rob" else
+        {"tile": tile_name(state.rob[0]), "from": state.rob[1].name},
+        "awarded": None if state.award is None else
+        {"seat": state.award[0].name, "kind": state.award[1]},
     }
     if state.phase == "ended":
         view["result"] = {"result": state.result,

@@ -377,3 +377,14 @@ def test_refused_command_changes_nothing(rig: Rig) -> None:
     with pytest.raises(RuleViolation):
         apply(state, Claim(seat=W, kind="chow"))
     assert (list(state.standing), state.phase, [s.n for s in state.seats]) == before
+
+
+def test_equal_set_claims_fall_to_the_earlier_call_on_the_board_clock(rig: Rig) -> None:
+    # Two pungs of one tile cannot both be real; a mirrored table may still see two presses.
+    state = rig(hands={"E": EAST}, mode="mirror")
+    east_discards(state, "3C")
+    apply(state, Claim(seat=N, kind="pung", time_us=5_000_100))
+    apply(state, Claim(seat=S, kind="pung", time_us=5_000_400))
+    closed = close(state)
+    assert (closed.winner, closed.rule) == (N, "Code 1924, Law 52")
+    assert state.phase == "award"
