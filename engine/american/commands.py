@@ -145,6 +145,25 @@ class DeclareMahJongg(Command):
     line: str | None = None
 
 
+@command("american/RetractMahJongg")
+@dataclass(frozen=True, slots=True)
+class RetractMahJongg(Command):
+    """M-4: a Mah Jongg called on a discard and found wrong before the hand is shown:
+    withdrawn with no penalty, or (``to_exposure``) changed into a call for an exposure."""
+
+    seat: Seat
+    to_exposure: bool = False
+
+
+@command("american/PlaceBet")
+@dataclass(frozen=True, slots=True)
+class PlaceBet(Command):
+    """The Bettor's secret bet (B-1): a seat, or "wall" for a wall game; after the
+    Charleston and before East's first discard; never changed."""
+
+    choice: str
+
+
 @command("american/Challenge")
 @dataclass(frozen=True, slots=True)
 class Challenge(Command):

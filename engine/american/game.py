@@ -39,6 +39,7 @@ from engine.american.payments import (
     Settlement,
     Win,
     WinBy,
+    bettor_settlement,
     false_mahjong_cascade,
     pay_for_the_table,
     settle_challenge,
@@ -71,6 +72,7 @@ class AmericanOptions:
     # Q2: after an uncorrected wrong Joker exchange (J-8, DH-2 (m)) "the hand with the incorrect
     # exposure is dead": by default read literally (the rack that holds it).
     wrong_exchange_dead: Literal["owner", "exchanger"] = "owner"
+    bettor: bool = False  # B-1..B-4: a fifth player may bet (optional)
     payments: PaymentOptions = field(default_factory=PaymentOptions)
 
 
@@ -173,6 +175,7 @@ class AmericanHand:
     last_move_exchange: bool = False
     challenges: list[tuple[Seat, Seat, bool]] = field(default_factory=list)
     false_declarer: Seat | None = None
+    bet: str | None = None  # private until the hand ends (B-1)
     result: dict[str, Any] | None = None
     log: list[AmericanEvent] = field(default_factory=list)
 
@@ -877,6 +880,7 @@ def _mahjong(state: AmericanHand, c: cm.DeclareMahJongg) -> list[AmericanEvent]:
     else:
         settlement = settle_win(win, state.players, dead, state.options.payments)
     settlement.payments += _settle_challenges(state)
+    bettor = _bettor(state, settlement, c.seat)
     state.result = {
         "result": "mahjong", "winner": c.seat.name, "by": by, "line": line.id,
         "points": line.points, "jokerless": jokerless, "concealed_line": line.concealed,
@@ -886,10 +890,56 @@ def _mahjong(state: AmericanHand, c: cm.DeclareMahJongg) -> list[AmericanEvent]:
         ).items()},
         "shown": {s.name: _names(r.concealed) for s, r in state.racks.items()},
     }
+    if bettor:
+        state.result["bettor"] = {"bet": state.bet, "payments": bettor}
     events.append(_ev("MahJongg", c.seat, {"line": line.id, "points": line.points, "by": by,
                                            "jokerless": jokerless}))
     events.append(_ev("HandEnded", None, state.result))
     return events
+
+
+def _retract(state: AmericanHand, c: cm.RetractMahJongg) -> list[AmericanEvent]:
+    if state.awarded != (c.seat, "mahjong") or state.called_tile is None or state.live is None:
+        raise _no("M-4", "only a Mah Jongg called on a discard, not yet shown, may be taken back")
+    if c.to_exposure:
+        # Found short: the declaration becomes a call for an exposure, no penalty (M-4).
+        state.awarded = (c.seat, "expose")
+        return [_ev("MahJonggRetracted", c.seat, {"rule": "American M-4", "now": "expose"})]
+    # Corrected at once: no penalty, play on; the tile goes back and is dead (C-5).
+    live = state.live
+    state.rack(live.seat).discards.append(live.tile)
+    state.awarded = None
+    state.called_tile = None
+    state.live = None
+    state.turn = state.next_player(live.seat)
+    state.step = "draw"
+    return [_ev("MahJonggRetracted", c.seat, {"rule": "American M-4", "now": "play on"})]
+
+
+def _place_bet(state: AmericanHand, c: cm.PlaceBet) -> list[AmericanEvent]:
+    if not state.options.bettor:
+        raise _no("B-1", "this table plays without a Bettor")
+    if state.bet is not None:
+        raise _no("B-1", "the bet may not be changed during play")
+    if state.phase != "play" or state.first_discard:
+        raise _no("B-1", "the bet is placed after the Charleston and before East's first "
+                  "discard")
+    choice = c.choice.strip().upper()
+    if choice != "WALL" and choice not in {s.name for s in state.players}:
+        raise MalformedInput("choice", f"a seat at the table or 'wall', not {c.choice!r}")
+    state.bet = choice
+    return [_ev("BetPlaced", None, None, {"choice": choice})]  # secret until the end (B-1)
+
+
+def _bettor(state: AmericanHand, settlement: Settlement, winner: Seat | None) -> list[Any]:
+    if state.bet is None:
+        return []
+    rows = bettor_settlement(settlement, chosen=Seat[state.bet] if state.bet != "WALL" else
+                             Seat.E, winner=winner, lowest_value=state.card.lowest_value,
+                             bet_on_wall=state.bet == "WALL", players=state.players)
+    if state.bet == "WALL" and winner is not None:
+        rows = []  # B-4: a wall-game bet wins only a wall game; otherwise nothing is paid
+    return [{"from": a, "to": b, "amount": n, "why": why} for a, b, n, why in rows]
 
 
 def _settle_challenges(state: AmericanHand) -> list[Payment]:
@@ -975,8 +1025,10 @@ def _wall_game(state: AmericanHand) -> list[AmericanEvent]:
     """W-1: the wall is exhausted with no Mah Jongg: nobody pays (challenges still settle)."""
     dead = [s for s, r in state.racks.items() if r.out or r.evidence]
     settlement = Settlement(list(_settle_challenges(state)))
+    bettor = _bettor(state, settlement, None)
     state.result = {"result": "wall", "winner": None, "rule": "American W-1",
                     **settlement.as_json(state.players),
+                    **({"bettor": {"bet": state.bet, "payments": bettor}} if state.bet else {}),
                     "tournament": {s: p for s, (p, _) in tournament_points(
                         None, state.players, dead).items()}}
     return [_ev("HandEnded", None, state.result)]
@@ -1087,6 +1139,8 @@ _HANDLERS: dict[type, Any] = {
     cm.ConcedeDead: _concede,
     cm.ThrowIn: _throw_in,
     cm.Observed: _observed,
+    cm.RetractMahJongg: _retract,
+    cm.PlaceBet: _place_bet,
 }
 
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+import pytest
+
 from engine.american import commands as cm
 from engine.american.card import compile_card
 from engine.american.game import AmericanHand, AmericanOptions, ExposedSet, apply, new_hand
+from engine.errors import RuleViolation
 from engine.seats import SEATS
 from engine.tiles import JOKER, parse_tile, parse_tiles
 
@@ -93,3 +96,62 @@ def test_p10_p11_the_window_waits_and_a_wait_is_not_a_call(table: Table) -> None
     apply(state, cm.Call(S, "expose", time_us=9_000_000))
     closed = apply(state, cm.CloseWindow())[0].public
     assert closed["winner"] == "S"
+
+
+def test_m4_mahjong_in_error_corrected_at_once_no_penalty(table: Table) -> None:
+    state = table(E="6B 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD", S=SOUTH, W=WEST,
+                  N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
+    apply(state, cm.Discard(E, T("6B")))
+    apply(state, cm.Call(S, "mahjong"))
+    apply(state, cm.CloseWindow())
+    apply(state, cm.RetractMahJongg(S))
+    assert state.rack(S).declared_dead is None and state.rack(S).evidence == []
+    assert state.turn == S and state.step == "draw" and state.rack(E).discards == [T("6B")]
+
+
+def test_m4_mahjong_found_short_becomes_an_exposure_call(table: Table) -> None:
+    state = table(E="6B 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD", S=SOUTH, W=WEST,
+                  N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
+    apply(state, cm.Discard(E, T("6B")))
+    apply(state, cm.Call(S, "mahjong"))
+    apply(state, cm.CloseWindow())
+    apply(state, cm.RetractMahJongg(S, to_exposure=True))
+    apply(state, cm.Expose(S, parse_tiles("6B 6B 6B")))
+    assert state.rack(S).evidence == [] and state.step == "discard"
+    with pytest.raises(RuleViolation, match="M-4"):
+        apply(state, cm.RetractMahJongg(S))
+
+
+def test_b1_b3_the_bettor(table: Table) -> None:
+    opts = AmericanOptions(bettor=True)
+    north = "8B 8B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD"
+    state = table(E="6B 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD", S=SOUTH, W=WEST, N=north,
+                  options=opts)
+    events = apply(state, cm.PlaceBet("N"))
+    assert events[0].public_json().get("private") is None  # the bet stays secret (B-1)
+    with pytest.raises(RuleViolation, match="B-1"):
+        apply(state, cm.PlaceBet("S"))
+    apply(state, cm.Discard(E, T("6B")))
+    apply(state, cm.Call(N, "mahjong"))
+    apply(state, cm.CloseWindow())
+    apply(state, cm.DeclareMahJongg(N))
+    result = state.result
+    assert result is not None
+    # Paid exactly as the player bet on: East 100 (discarder, jokerless), the others 50.
+    assert sum(p["amount"] for p in result["bettor"]["payments"]) == 200
+
+
+def test_b1_no_bettor_unless_the_table_plays_one(table: Table) -> None:
+    state = table(E=EAST, S=SOUTH, W=WEST, N=SP1_WAITING)
+    with pytest.raises(RuleViolation, match="B-1"):
+        apply(state, cm.PlaceBet("N"))
+
+
+def test_j5_several_exchanges_in_one_turn(table: Table) -> None:
+    east = "NW GD 1C 2C 3C 5C 7C 9C NW EW EW SW SW WD"
+    state = table(E=east, S=SOUTH, W=WEST, N=SP1_WAITING)
+    state.rack(S).exposures.append(exposed("NW NW J"))
+    state.rack(W).exposures.append(exposed("GD GD GD J"))
+    apply(state, cm.JokerExchange(E, S, T("NW")))
+    apply(state, cm.JokerExchange(E, W, T("GD")))
+    assert state.rack(E).concealed.count(JOKER) == 2 and state.rack(E).evidence == []
