@@ -4,7 +4,8 @@
     .venv/bin/python bench/vision/train_embedding.py --minutes 15 --hold-out xmj-real kde-traditional
 
 Data: every installed art set except the held-out ones (see vision/artwork.py and
-docs/artwork.md), each face turned into camera-like crops by vision.crops.synthetic_crop with
+docs/artwork.md) and ``--procedural`` random sets drawn by vision/procedural.py (half of each
+batch), each face turned into camera-like crops by vision.crops.synthetic_crop with
 fresh randomness every step, so no image is seen twice. The net is small (four conv blocks,
 global average pooling, a 64-d L2-normalised embedding) and trained with a cosine-margin
 softmax (CosFace), which pulls each kind to its own direction: recognition then compares an
@@ -30,7 +31,17 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.artwork import ART_SETS, LABELS, load_set  # noqa: E402
+from vision.artwork import (  # noqa: E402
+    ART_SETS,
+    BACK,
+    JOKER,
+    LABELS,
+    back_face,
+    body_colour,
+    joker_face,
+    load_set,
+)
+from vision.procedural import procedural_set  # noqa: E402
 from vision.crops import CROP_H, CROP_W, synthetic_crop  # noqa: E402
 
 EMBED_DIM = 64
@@ -95,6 +106,8 @@ def main() -> int:
     parser.add_argument("--hold-out", nargs="*", default=["xmj-real", "kde-traditional"])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--batch", type=int, default=96)
+    parser.add_argument("--procedural", type=int, default=120,
+                        help="random procedural art sets added to the packaged ones")  # fmt: skip
     parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "tile_embed.onnx")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -106,7 +119,15 @@ def main() -> int:
     for name in train_sets:
         for label, face in load_set(name).items():
             faces.append((LABELS.index(label), face))
-    print(f"training on {train_sets} ({len(faces)} faces), holding out {args.hold_out}")
+    packaged = len(faces)
+    generated: list[tuple[int, np.ndarray]] = []
+    for seed in range(args.procedural):
+        procedural = procedural_set(10_000 + seed)
+        procedural[JOKER] = joker_face(body_colour(procedural), seed)
+        procedural[BACK] = back_face(seed)
+        generated += [(LABELS.index(label), face) for label, face in procedural.items()]
+    print(f"training on {train_sets} ({packaged} faces) and {args.procedural} procedural sets "
+          f"({len(generated)} faces), holding out {args.hold_out}", flush=True)  # fmt: skip
 
     net = TileNet(len(LABELS))
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -119,7 +140,14 @@ def main() -> int:
         for group in opt.param_groups:  # cosine decay of the learning rate
             group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * min(progress, 1.0)))
         strength = min(1.0, 0.4 + progress * 1.5)  # easy crops first, the full damage soon after
-        x, y = batch(faces, rng, args.batch, strength)
+        # Half of each batch from the packaged sets, half from the procedural ones.
+        half = args.batch // 2 if generated else args.batch
+        x1, y1 = batch(faces, rng, half, strength)
+        if generated:
+            x2, y2 = batch(generated, rng, args.batch - half, strength)
+            x, y = torch.cat([x1, x2]), torch.cat([y1, y2])
+        else:
+            x, y = x1, y1
         net.train()
         emb = net(x)
         cos = emb @ F.normalize(net.weight, dim=1).T
@@ -145,6 +173,7 @@ def main() -> int:
         "embedding_dim": EMBED_DIM,
         "labels_trained": list(LABELS),
         "train_sets": train_sets,
+        "procedural_sets": args.procedural,
         "held_out_sets": args.hold_out,
         "steps": step,
         "batch": args.batch,
