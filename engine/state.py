@@ -41,6 +41,7 @@ class Meld:
 class SeatState:
     __slots__ = (
         "concealed",
+        "discarded",
         "discards",
         "fault",
         "flowers",
@@ -56,6 +57,7 @@ class SeatState:
         self.melds: list[Meld] = []
         self.flowers: list[Tile] = []
         self.discards: list[Tile] = []
+        self.discarded = 0  # discards made (claimed ones included)
         self.owed_loose = 0
         self.fault: str | None = None
         self.last_drawn: Tile | None = None
@@ -132,6 +134,7 @@ class HandState:
             t.melds = s.melds[:]
             t.flowers = s.flowers[:]
             t.discards = s.discards[:]
+            t.discarded = s.discarded
             t.owed_loose = s.owed_loose
             t.fault = s.fault
             t.last_drawn = s.last_drawn
@@ -238,6 +241,7 @@ def _discarded(state: HandState, e: ev.Discarded) -> None:
     s = state.seats[e.seat]
     _take(state, e.seat, e.tile)
     s.discards.append(e.tile)
+    s.discarded += 1
     state.seen[e.tile] += 1
     state.claimable = (e.tile, e.seat)
     state.late_drawer = None

@@ -161,6 +161,11 @@ def decide_ground_flower(state: HandState, c: cm.GroundFlower) -> list[ev.Event]
         seat_turn(state, seat, "flowers", "ground a flower")
         if state.need_draw:
             raise refuse(state, "flowers", f"{seat} must draw before grounding a flower")
+        s = state.seats[seat]
+        if s.discarded and s.last_drawn is not None and s.last_drawn != tile:
+            # Law 23: an original flower not shown before the first discard stays unreplaced.
+            raise refuse(state, "flower_short", f"{seat} kept {tile_name(tile)} past its first "
+                         "discard: it may no longer be replaced, and the hand is short")
     if state.seen[tile]:
         raise refuse(state, "count", f"{tile_name(tile)} is already grounded")
     need_holds(state, seat, tile, 1, "flowers", "to ground")
@@ -184,7 +189,13 @@ def decide_discard(state: HandState, c: cm.Discard) -> list[ev.Event]:
     if state.ruleset.flowers and is_bonus(tile):
         raise refuse(state, "flower_short", f"a flower cannot be discarded ({tile_name(tile)})")
     need_holds(state, seat, tile, 1, "turn", "to discard")
-    return [ev.Discarded(seat=seat, tile=tile)]
+    events: list[ev.Event] = [ev.Discarded(seat=seat, tile=tile)]
+    s = state.seats[seat]
+    if state.mode == "full" and not s.discarded and any(s.concealed[34:42]) and not s.fault:
+        events.append(ev.FaultRecorded(seat=seat, fault="short",
+                                       rule=state.ruleset.rule("flower_short"),
+                                       reason="a flower not grounded before the first discard"))
+    return events
 
 
 

@@ -20,6 +20,7 @@ from engine.commands import (
     Discard,
     Draw,
     Expose,
+    GroundFlower,
 )
 from engine.errors import RuleViolation
 from engine.game import apply
@@ -388,3 +389,25 @@ def test_equal_set_claims_fall_to_the_earlier_call_on_the_board_clock(rig: Rig) 
     closed = close(state)
     assert (closed.winner, closed.rule) == (N, "Code 1924, Law 52")
     assert state.phase == "award"
+
+
+def test_law_23_a_flower_kept_past_the_first_discard_makes_a_short_hand(rig: Rig) -> None:
+    state = rig(hands={"E": "F2 " + EAST[3:]})
+    _, events = apply(state, Discard(seat=E, tile=T("1B")))
+    assert events[-1] == ev.FaultRecorded(seat=E, fault="short", rule="Code 1924, Law 23",
+                                          reason="a flower not grounded before the first "
+                                                 "discard")
+    close(state)
+    for seat in (S, W, N):
+        apply(state, Draw(seat=seat))
+        drawn = state.seats[seat].last_drawn or 0
+        if drawn >= 34:
+            apply(state, GroundFlower(seat=seat, tile=drawn))  # a flower just drawn: fine
+            apply(state, Draw(seat=seat))
+            drawn = state.seats[seat].last_drawn or 0
+        apply(state, Discard(seat=seat, tile=drawn))
+        close(state)
+    apply(state, Draw(seat=E))
+    with pytest.raises(RuleViolation) as refused:
+        apply(state, GroundFlower(seat=E, tile=T("F2")))
+    assert refused.value.rule == "Code 1924, Law 23"
