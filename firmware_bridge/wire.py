@@ -7,8 +7,8 @@ to what both run: ``struct``, bytes/bytearray, plain classes, %-formatting; no d
 no ``typing`` at run time, no f-strings.
 
 A frame on the wire is ``COBS(body + crc16_be(body)) + b"\\x00"``; the body is a type byte
-and little-endian fields. CRC-16/XMODEM: poly 0x1021, init 0, no reflection, no xorout;
-check value ``crc16(b"123456789") == 0x31C3``.
+and little-endian fields. CRC-16/GENIBUS: poly 0x1021, init 0xFFFF, no reflection, xorout
+0xFFFF; check value ``crc16(b"123456789") == 0xD64E``.
 """
 
 import struct
@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing does not exist on MicroPython; annotations stay strings
     from typing import Any
 
-try:  # CPython: C implementation of the same CRC (binascii.crc_hqx is CRC-16/XMODEM).
+try:  # CPython: binascii.crc_hqx is the same polynomial in C (init given, no xorout).
     from binascii import crc_hqx as _crc_hqx
 except ImportError:  # MicroPython has no crc_hqx
     _crc_hqx = None  # type: ignore[assignment]
@@ -113,7 +113,11 @@ class FrameError(ValueError):
     """A body that does not parse as the message its type byte names."""
 
 
-# --- CRC-16/XMODEM -----------------------------------------------------------------------
+# --- CRC-16/GENIBUS ----------------------------------------------------------------------
+# Not CRC-16/XMODEM (init 0, xorout 0): with it an all-zero body has CRC 0, and a frame whose
+# body ends in 0x00 and whose CRC ends in 0x00 stays valid when its last byte is cut off -- a
+# single flipped bit in the last COBS code byte does that. A non-zero init and xorout close
+# both holes; the fuzz tests found them.
 def _make_crc_table() -> "list[int]":
     table = []
     for i in range(256):
@@ -128,18 +132,18 @@ _CRC_TABLE = _make_crc_table()
 
 
 def crc16_table(data: bytes) -> int:
-    """CRC-16/XMODEM by table: what MicroPython runs."""
-    crc = 0
+    """CRC-16/GENIBUS by table: what MicroPython runs."""
+    crc = 0xFFFF
     table = _CRC_TABLE
     for b in data:
         crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ b) & 0xFF]
-    return crc
+    return crc ^ 0xFFFF
 
 
 def crc16(data: bytes) -> int:
-    """CRC-16/XMODEM of ``data`` (check value 0x31C3 for b"123456789")."""
+    """CRC-16/GENIBUS of ``data`` (check value 0xD64E for b"123456789")."""
     if _crc_hqx is not None:
-        return int(_crc_hqx(data, 0))
+        return int(_crc_hqx(data, 0xFFFF)) ^ 0xFFFF
     return crc16_table(data)
 
 
@@ -250,9 +254,7 @@ class Deframer:
             return None
         body = raw[:-2]
         if body[0] == 0:
-            # No message has type 0. CRC-16/XMODEM of an all-zero body is 0, so a run of
-            # zeros cut out of a damaged frame would otherwise pass as a valid frame.
-            return None
+            return None  # no message has type 0
         if crc16(body) != (raw[-2] << 8) | raw[-1]:
             return None
         return body

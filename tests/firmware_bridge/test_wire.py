@@ -13,15 +13,15 @@ from hypothesis import strategies as st
 from firmware_bridge import wire
 
 
-def test_crc16_is_xmodem_with_its_check_value() -> None:
-    assert wire.crc16(b"123456789") == 0x31C3
-    assert wire.crc16_table(b"123456789") == 0x31C3
+def test_crc16_is_genibus_with_its_check_value() -> None:
+    assert wire.crc16(b"123456789") == 0xD64E
+    assert wire.crc16_table(b"123456789") == 0xD64E
 
 
 @given(st.binary(max_size=600))
 def test_crc16_table_matches_binascii(data: bytes) -> None:
     # The table is what MicroPython runs; binascii.crc_hqx is the CPython fast path.
-    assert wire.crc16_table(data) == binascii.crc_hqx(data, 0)
+    assert wire.crc16_table(data) == binascii.crc_hqx(data, 0xFFFF) ^ 0xFFFF
 
 
 def test_cobs_known_encodings() -> None:
@@ -51,7 +51,7 @@ def test_cobs_decode_names_the_bad_block(encoded: bytes, message: str) -> None:
 
 def test_frame_is_cobs_of_body_and_big_endian_crc() -> None:
     body = bytes([wire.EVENT_ACK, 1, 0, 0, 0])
-    crc = binascii.crc_hqx(body, 0)
+    crc = binascii.crc_hqx(body, 0xFFFF) ^ 0xFFFF
     assert wire.frame(body) == cobs.cobs.encode(body + crc.to_bytes(2, "big")) + b"\x00"
 
 
@@ -115,10 +115,22 @@ def test_deframer_counts_an_overlong_frame_and_resynchronises() -> None:
 
 
 def test_a_zero_run_cut_from_a_damaged_frame_is_not_a_frame() -> None:
-    # CRC-16/XMODEM of zeros is zero: 01 01 01 01 decodes to a "valid" 00 00 00.
+    # 01 01 01 01 decodes to 00 00 00: with CRC-16/XMODEM that would be a valid empty frame.
     d = wire.Deframer()
     assert d.feed(b"\x01\x01\x01\x01\x00") == []
     assert d.corrupt == 1
+
+
+def test_cutting_a_trailing_zero_is_detected() -> None:
+    # The hole in CRC-16/XMODEM that fuzzing found: body ...00 whose CRC ends in 00 stays
+    # valid when the last COBS code byte (01, the final zero) is flipped to a delimiter.
+    body = bytes.fromhex("75010000")
+    assert binascii.crc_hqx(body, 0) & 0xFF == 0  # the case XMODEM gets wrong
+    raw = bytearray(wire.frame(body)[:-1])
+    for bit in range(8):
+        damaged = bytearray(raw)
+        damaged[-1] ^= 1 << bit
+        assert wire.Deframer().feed(bytes(damaged) + b"\x00") == []
 
 
 def test_idle_delimiters_are_not_corrupt_frames() -> None:
