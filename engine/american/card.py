@@ -141,8 +141,8 @@ def load_card_text(data: bytes, source: str = "<card>", use_cache: bool = True) 
                 cached = pickle.load(fh)
             if isinstance(cached, CompiledCard):
                 return cached
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError):
-            pass  # no cache yet, or a broken one: compile afresh
+        except Exception:  # no cache yet, or a broken one: compile afresh
+            pass
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -888,13 +888,14 @@ def _mahjong(state: AmericanHand, c: cm.DeclareMahJongg) -> list[AmericanEvent]:
         "tournament": {s: p for s, (p, _) in tournament_points(
             win, state.players, dead, misnamer=live.seat if live and live.misnamed else None
         ).items()},
-        "shown": {s.name: _names(r.concealed) for s, r in state.racks.items()},
     }
     if bettor:
         state.result["bettor"] = {"bet": state.bet, "payments": bettor}
     events.append(_ev("MahJongg", c.seat, {"line": line.id, "points": line.points, "by": by,
                                            "jokerless": jokerless}))
-    events.append(_ev("HandEnded", None, state.result))
+    # Concealed racks are not published: only the winner's hand is shown face up (M-1).
+    shown = {s.name: _names(r.concealed) for s, r in state.racks.items() if s != c.seat}
+    events.append(_ev("HandEnded", None, state.result, {"racks": shown}))
     return events
 
 

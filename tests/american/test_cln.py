@@ -149,3 +149,13 @@ def test_cache_is_reused_and_keyed_by_content(tmp_path: Path,
     path.write_text(card("A-1 X 30 : 1111a 2222a 3333a 44a"))
     assert load_card(path).lines[0].points == 30
     assert len(list((tmp_path / "mahjong-table").glob("card-*.pickle"))) == 2
+
+
+def test_a_broken_cache_file_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = tmp_path / "c.card"
+    path.write_text(card("A-1 X 25 : 1111a 2222a 3333a 44a"))
+    load_card(path)
+    [cached] = (tmp_path / "mahjong-table").glob("card-*.pickle")
+    cached.write_bytes(b"not a pickle")
+    assert load_card(path).lines[0].id == "A-1"

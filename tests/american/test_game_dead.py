@@ -317,3 +317,15 @@ def test_mirror_mode_mahjong_is_verified_from_the_shown_hand() -> None:
     apply(state, cm.DeclareMahJongg(S, concealed=tuple(shown)))
     assert state.result is not None and state.result["line"] == "EV-1"
     assert state.result["net"]["S"] == 150
+
+
+def test_nothing_published_names_a_concealed_tile(table: Table) -> None:
+    """Contracts: only tiles shown face up are published; the losers' racks stay private."""
+    state = table(E=EAST, S=SOUTH, W=WEST, N="8B 8B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD")
+    apply(state, cm.Discard(E, T("6B")))
+    apply(state, cm.Call(N, "mahjong"))
+    apply(state, cm.CloseWindow())
+    events = apply(state, cm.DeclareMahJongg(N))
+    published = str([e.public_json() for e in events]) + str(public_view(state))
+    assert "1B" not in published and "9D" not in published  # South's and West's racks
+    assert events[-1].private["racks"]["S"][0] == "6B"
