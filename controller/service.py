@@ -96,6 +96,7 @@ class Service:
         self.board: Any = None  # the BoardLink once open
         self.board_lights: Any = None
         self.presses_handled = 0
+        self.press_to_led_ms: list[float] = []
         self.started = time.time()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: asyncio.Queue[tuple[str, Any, asyncio.Future[Any] | None]] | None = None
@@ -132,7 +133,12 @@ class Service:
         now = now_us()
         if kind == "press":
             self.presses_handled += 1
-            return self.table.press(payload, now)
+            outcome = self.table.press(payload, now)
+            shown = self.lights.last()
+            if shown is not None and shown.pattern.seat == payload.seat:
+                # Button edge (board clock, mapped to ours) to the LED answer handed out.
+                self.press_to_led_ms.append((shown.at_ns // 1000 - payload.time_us) / 1000)
+            return outcome
         if kind == "observe":
             return self.table.observe(payload, now)
         if kind == "dice":

@@ -36,7 +36,6 @@ from config.load import bundled_path, parse_config
 from config.schema import TableConfig
 from controller.broker import BrokerUnavailable, LocalMosquitto
 from controller.inputs import Observation
-from controller.lights import Show
 from controller.mqtt import BrokerSettings, Topics
 from controller.scoresheet import Scorer, contract_scorer
 from controller.service import Service, ServiceOptions
@@ -266,7 +265,6 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
     ready = asyncio.Event()
     runner = asyncio.create_task(service.run(stop, on_ready=ready.set), name="service")
     progress = Progress(out, not headless)
-    press_clicks: list[tuple[str, int]] = []  # (seat, host µs at the click)
     rng = random.Random(settings.seed)
     doubt = random.Random(settings.seed + 7)
     started = time.monotonic()
@@ -284,7 +282,7 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
                 if step_s:
                     await asyncio.sleep(step_s)
                 if isinstance(step, Claims):
-                    await _press(service, board, cfg, step, press_clicks, problems)
+                    await _press(service, board, cfg, step, problems)
                 else:
                     await _observe(service, step, doubt, settings.doubt, problems)
                 progress.show(service)
@@ -317,7 +315,7 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
             if deduped != expected or watcher.seqs != sorted(watcher.seqs):
                 problems.append("events reached the watcher out of order or with a gap")
         summary = _summary(service, settings, first_seq, published, problems, started)
-        summary["latency_ms"] = _latencies(service, press_clicks, watcher)
+        summary["latency_ms"] = _latencies(service, watcher)
         return summary
     finally:
         stop.set()
@@ -341,12 +339,10 @@ async def _press(
     board: Any,
     cfg: TableConfig,
     claims: Claims,
-    clicks: list[tuple[str, int]],
     problems: list[str],
 ) -> None:
     before = service.presses_handled
     for seat, kind in claims.presses:
-        clicks.append((seat, time.monotonic_ns() // 1000))
         button = [str(b) for b in cfg.board.buttons].index(kind)
         board.click(seat=SEAT_INDEX[seat], button=button)
     n = len(claims.presses)
@@ -404,29 +400,17 @@ def _summary(
     }
 
 
-def _latencies(
-    service: Service, clicks: list[tuple[str, int]], watcher: Watcher | None
-) -> dict[str, Any]:
-    """Press -> LED answer for that seat, and press -> the claim's event at a subscriber."""
-    shown = [
-        (s.at_ns // 1000, s.pattern.seat)
-        for s in service.lights.history
-        if s.pattern.show in (Show.CLAIM_HEARD, Show.CLAIM_REFUSED)
-    ]
-    to_led: list[float] = []
-    for seat, at in clicks:
-        match = next((t for t, who in shown if who == seat and t >= at), None)
-        if match is not None:
-            to_led.append((match - at) / 1000)
+def _latencies(service: Service, watcher: Watcher | None) -> dict[str, Any]:
+    """Button edge (the board's clock, mapped to the Pi's) to the LED answer for that seat,
+    and to the claim's event arriving at a club-side subscriber."""
     to_mqtt: list[float] = []
     if watcher is not None:
         with watcher.lock:
-            arrivals = list(watcher.claim_arrivals)
-        for seat, at in clicks:
-            match = next((ns for ns, who, _ in arrivals if who == seat and ns // 1000 >= at), None)
-            if match is not None:
-                to_mqtt.append((match // 1000 - at) / 1000)
-    return {"press_to_led": _percentiles(to_led), "press_to_mqtt": _percentiles(to_mqtt)}
+            to_mqtt = [(ns // 1000 - t_us) / 1000 for ns, _, t_us in watcher.claim_arrivals]
+    return {
+        "press_to_led": _percentiles(service.press_to_led_ms),
+        "press_to_mqtt": _percentiles(to_mqtt),
+    }
 
 
 def simulate(settings: SimulationSettings, out: TextIO = sys.stdout) -> dict[str, Any]:
