@@ -829,6 +829,10 @@ def _win_kind(state: AmericanHand, seat: Seat) -> WinBy | None:
 def _mahjong(state: AmericanHand, c: cm.DeclareMahJongg) -> list[AmericanEvent]:
     _not_dead(state, c.seat, "win")
     by = _win_kind(state, c.seat)
+    if by is None and state.phase != "play":
+        raise _no("CH-9", "a Mah Jongg during the Charleston does not stop it; only East "
+                  "wins there: dealt complete (Heavenly), or declared as the Charleston ends "
+                  "(Earthly)")
     if by is None:
         raise _no("M-1", "Mah Jongg is declared on the 14th tile: after your own draw or "
                   "exchange, or on a discard awarded to you")

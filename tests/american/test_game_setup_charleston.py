@@ -208,3 +208,13 @@ def test_two_and_three_handed_have_no_charleston(card: CompiledCard) -> None:
     with pytest.raises(RuleViolation, match="Two and three players"):
         apply(two, cm.Draw(S))
     assert check_invariants(three) == [] and check_invariants(two) == []
+
+
+def test_ch9_mahjong_during_the_charleston_does_not_stop_it(card: CompiledCard) -> None:
+    state = fresh(card)
+    state.rack(S).concealed = parse_tiles("8B 8B 6B 6B 6B 4D 4D 2D 2D 2D WD WD WD")
+    with pytest.raises(RuleViolation, match="CH-9"):
+        apply(state, cm.DeclareMahJongg(S))
+    pass_all(state)
+    with pytest.raises(RuleViolation, match="CH-9"):
+        apply(state, cm.DeclareMahJongg(E))  # Heavenly only before any pass
