@@ -64,6 +64,7 @@ class HostProtocol:
         self.expected_event: int | None = None
         self._ack_due = False
         self._last_nack = (-1, 0)
+        self._unparsable = (-1, 0)  # (seq, times) of an event whose fields did not parse
         # commands to the board
         self._cmds: dict[int, bytes] = {}  # seq -> frame, until acknowledged
         self.cmd_next_seq = 1
@@ -204,17 +205,24 @@ class HostProtocol:
             return
         if len(self.events) >= self.settings.max_pending_events:
             return  # not acknowledged: the board keeps it and resends (backpressure)
-        self.expected_event = seq + 1
-        self._ack_due = True
         try:
             event = event_from_body(body)
         except wire.FrameError as exc:
             if "unknown" in str(exc):
-                self._unknown(body[0])
+                self._unknown(body[0])  # a newer board's event: acknowledged and skipped
             else:
                 self._field_errors += 1
-                log.warning("skipping event %d whose fields do not parse: %s", seq, exc)
+                bad_seq, tries = self._unparsable
+                tries = tries + 1 if bad_seq == seq else 1
+                self._unparsable = (seq, tries)
+                if tries < 3:
+                    return  # not acknowledged: a resend may arrive intact
+                log.error("skipping event %d: its fields do not parse, 3 times: %s", seq, exc)
+            self.expected_event = seq + 1
+            self._ack_due = True
             return
+        self.expected_event = seq + 1
+        self._ack_due = True
         self.events.append(event)
         self.status.events_delivered += 1
         if isinstance(event, EventsDropped):

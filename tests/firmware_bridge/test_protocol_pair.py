@@ -286,3 +286,17 @@ def test_host_survives_any_raw_bytes_and_counts_what_it_drops(chunks: list[bytes
     for _ in range(5):
         t.step()
     assert any(isinstance(e, ButtonEvent) and e.seat == 1 for e in t.delivered)
+
+
+def test_an_event_that_does_not_parse_is_waited_for_then_skipped_after_three_tries() -> None:
+    t = Table(seed=10, drop=0.0, flip=0.0, cut=0.0)
+    for _ in range(3):
+        t.step()
+    broken = wire.event_header(wire.BUTTON, t.board.next_seq, t.now) + b"\x01"  # too short
+    t.board._push(broken)
+    t.board.record_button(3, 3, True, t.now)
+    for _ in range(200):
+        t.step()
+    assert [(e.seq, type(e)) for e in t.delivered] == [(2, ButtonEvent)]
+    assert t.board.retransmissions >= 2  # the host asked twice for it again
+    assert t.status.corrupt_frames == 3
