@@ -14,9 +14,8 @@ from engine.tiles import Tile, copies_in_set, tile_name
 
 
 def refuse(state: HandState, key: str, message: str) -> RuleViolation:
-    return RuleViolation(state.ruleset.rule(key), message)
-
-
+    """The refusal: the family's citation for ``key``, which is also the stable code."""
+    return RuleViolation(state.ruleset.rule(key), message, code=key)
 
 def holds(state: HandState, seat: int, tile: Tile, n: int = 1) -> bool:
     """Full mode: the seat holds ``n`` of ``tile``. Mirror: it could (count and copies)."""

@@ -8,15 +8,18 @@ class EngineError(ValueError):
 
 
 class RuleViolation(EngineError):
-    """A command the rules forbid. ``rule`` names the rule that forbids it, as the book cites it.
+    """A command the rules forbid. ``rule`` names the rule that forbids it, as the book cites it;
+    ``code`` is a stable key for the kind of refusal (the same in every family, e.g.
+    ``"chow_left"``), for programs that react to it.
 
     >>> str(RuleViolation("Code 1924, Law 43", "a grounded triplet cannot be konged"))
     'Code 1924, Law 43: a grounded triplet cannot be konged'
     """
 
-    def __init__(self, rule: str, message: str) -> None:
+    def __init__(self, rule: str, message: str, code: str = "") -> None:
         self.rule = rule
         self.message = message
+        self.code = code
         super().__init__(f"{rule}: {message}")
 
 

@@ -124,6 +124,7 @@ def apply(state: HandState, command: cm.Command) -> tuple[HandState, list[ev.Eve
         raise RuleViolation(
             state.end_rule or state.ruleset.rule("mahjong"),
             f"the hand is over ({state.result}); no {command.TYPE} is accepted",
+            "hand_over",
         )
     events = decide(state, command)
     if isinstance(command, cm.Correct):
@@ -204,7 +205,7 @@ def _correct(state: HandState, c: cm.Correct) -> list[ev.Event]:
             apply(fresh, cmd)
         except RuleViolation as exc:
             raise RuleViolation(exc.rule, f"correction refused: with it, {cmd.TYPE} "
-                                f"#{j} would be illegal: {exc.message}") from None
+                                f"#{j} would be illegal: {exc.message}", exc.code) from None
         except EngineError as exc:
             raise MalformedInput("command", f"correction refused at {cmd.TYPE} #{j}: {exc}") \
                 from None

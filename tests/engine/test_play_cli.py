@@ -128,3 +128,26 @@ def test_play_imports_nothing_heavy() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, cwd=Path(__file__).resolve().parents[2])
     assert done.stderr.strip() == "[]"
+
+
+def test_play_counts_a_broken_engine_as_violations(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The checks of `mjtable play` are real: an engine that forgets to move a discarded tile
+    onto the table is caught, and the exit code says so."""
+    from engine import events as ev
+    from engine import state as st
+
+    original = st._FOLD[ev.Discarded]
+
+    def forgetful(state: st.HandState, e: ev.Event) -> None:
+        original(state, e)
+        assert isinstance(e, ev.Discarded)
+        if state.discards_made == 7:
+            state.seats[e.seat].discards.pop()  # the tile vanishes from the table
+
+    monkeypatch.setitem(st._FOLD, ev.Discarded, forgetful)
+    code, summary = run(["play", "--hands", "3", "--seed", "1"], capsys)
+    assert code == 1
+    assert summary["violations"] == 3
+    assert "problems" in summary
