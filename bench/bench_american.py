@@ -7,7 +7,8 @@ Measures, on a 60-line card made of the sample card and generated lines:
   (target: load <= 200 ms);
 * checking one hand against the whole card (target: median <= 2 ms);
 * tiles-away for every line (target: median <= 20 ms);
-* a whole `mjtable card check` process, start to answer (target: <= 0.3 s).
+* a whole `mjtable card check` process, start to answer (target: <= 0.3 s);
+* whole simulated hands on the sample card (bots, invariants and the mirror cross-check).
 Prints one JSON object. Medians, never single runs: the machine is shared and noisy.
 """
 
@@ -134,6 +135,14 @@ def main() -> None:
             baseline.append(time.perf_counter() - t)
         report["process"] = {"card_check_median_s": round(statistics.median(runs), 3),
                              "python_startup_median_s": round(statistics.median(baseline), 3)}
+
+        from engine.american.family import play
+
+        t = time.perf_counter()
+        summary = play("american", 20, seed=1, card=load_card(SAMPLE_CARD))
+        elapsed = time.perf_counter() - t
+        report["play"] = {"hands": summary["hands"], "violations": summary["violations"],
+                          "seconds_per_hand": round(elapsed / summary["hands"], 3)}
     print(json.dumps(report, indent=2))
 
 
