@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.american.card import CompiledCard
 from engine.american.family import options_for, play
@@ -58,3 +60,12 @@ def test_the_checks_catch_a_corrupted_hand(card: CompiledCard) -> None:
     assert played.result is not None and stats.violations == 0
     tampered = dict(played.result, net={"E": 1})
     assert mirror_disagreement(card, AmericanOptions(), [], tampered) != ""
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(min_value=0, max_value=2**31), st.sampled_from(["american", "american/3"]))
+def test_any_seed_plays_without_violations(seed: int, ruleset: str) -> None:
+    from engine.american.card import SAMPLE_CARD, load_card
+
+    summary = play(ruleset, 1, seed=seed, card=load_card(SAMPLE_CARD))
+    assert summary["violations"] == 0, summary["problems"]
