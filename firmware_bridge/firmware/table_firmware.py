@@ -32,6 +32,10 @@ class Clock:
         self.last = t
         return self.us
 
+    def at(self, ticks):
+        """The clock at raw ``ticks`` taken shortly before the last now() (an interrupt)."""
+        return self.us - self.ticks_diff(self.last, ticks)
+
 
 class UsbPort:
     """The USB CDC serial port, read without blocking."""
@@ -105,10 +109,11 @@ def run():
         return  # safe mode: keep the REPL for maintenance
     micropython.kbd_intr(-1)  # 0x03 is data on this link, not Ctrl-C
     boot_id = int.from_bytes(os.urandom(4), "little")
-    hw = PicoHardware(table_pins)
+    clock = Clock()
+    hw = PicoHardware(table_pins, clock)
     port = UsbPort()
     # A hung loop reboots the board; the host sees a new boot id and resends LED state.
-    fw = Firmware(port, hw, Clock(), boot_id, board_spec(table_pins), WDT(timeout=2000))
+    fw = Firmware(port, hw, clock, boot_id, board_spec(table_pins), WDT(timeout=2000))
     port.write(b"\x00")  # end whatever half frame the host may hold
     while True:
         fw.step()

@@ -72,17 +72,29 @@ ROLL_US = 700000  # LED dice tumble this long before showing the result
 
 class Debouncer:
     """Digital inputs, active low. A change is accepted once the input has been steady for
-    the debounce time, and is stamped with the time of its first edge, so the order of two
-    calls is the order of the fingers, not of the bounce."""
+    the debounce time, and is stamped with the time of its first edge, taken in a pin
+    interrupt, so two calls are ordered by the fingers, to the microsecond -- not by the
+    bounce, nor by where the main loop happened to be (an LED refresh takes milliseconds)."""
 
-    def __init__(self, gpios, debounce_us):
+    def __init__(self, gpios, debounce_us, clock):
         self.pins = [Pin(g, Pin.IN, Pin.PULL_UP) for g in gpios]
         n = len(gpios)
         self.debounce_us = debounce_us
+        self.clock = clock
         self.state = [False] * n  # accepted: True = active (pressed, present)
         self.raw = [False] * n
         self.steady_since = [0] * n
         self.edge = [-1] * n  # first departure from the accepted state, -1 if none
+        self.irq_ticks = [-1] * n  # raw ticks of the first edge the interrupt saw, -1 if none
+        for i in range(n):
+            self.pins[i].irq(handler=self._irq(i), trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING)
+
+    def _irq(self, i):
+        def handler(pin):
+            if self.irq_ticks[i] < 0:
+                self.irq_ticks[i] = self.clock.ticks_us()
+
+        return handler
 
     def scan(self, now_us, changed):
         for i in range(len(self.pins)):
@@ -91,12 +103,14 @@ class Debouncer:
                 self.raw[i] = raw
                 self.steady_since[i] = now_us
                 if raw != self.state[i] and self.edge[i] < 0:
-                    self.edge[i] = now_us
+                    ticks = self.irq_ticks[i]
+                    self.edge[i] = self.clock.at(ticks) if ticks >= 0 else now_us
             elif now_us - self.steady_since[i] >= self.debounce_us:
                 if raw != self.state[i]:
                     self.state[i] = raw
                     changed(i, raw, self.edge[i] if self.edge[i] >= 0 else now_us)
                 self.edge[i] = -1
+                self.irq_ticks[i] = -1
 
 
 class HX711:
@@ -133,7 +147,7 @@ class HX711:
 
 
 class PicoHardware(Hardware):
-    def __init__(self, pins):
+    def __init__(self, pins, clock):
         self.pins = pins
         self.board = None  # the BoardProtocol, set by the firmware
         self.strips = [Strip(i, gpio, n) for i, (gpio, n) in enumerate(pins.STRIPS)]
@@ -147,9 +161,9 @@ class PicoHardware(Hardware):
         for seat in pins.BUTTONS:
             flat.extend(seat)
         self.per_seat = len(pins.BUTTONS[0])
-        self.buttons = Debouncer(flat, 15000)
-        self.presence = Debouncer(pins.PRESENCE, 200000)
-        self.racks = Debouncer(pins.RACKS, 100000)
+        self.buttons = Debouncer(flat, 15000, clock)
+        self.presence = Debouncer(pins.PRESENCE, 200000, clock)
+        self.racks = Debouncer(pins.RACKS, 100000, clock)
         self.cells = [HX711(d, c, g) for (d, c, g, _) in pins.LOAD_CELLS]
         self.cell_zones = [zone for (_, _, _, zone) in pins.LOAD_CELLS]
         self.cell_reported = [None] * len(self.cells)

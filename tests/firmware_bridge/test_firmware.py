@@ -69,12 +69,27 @@ def test_shared_modules_use_only_what_micropython_has(source: Path) -> None:
 # --- stand-ins for the RP2040's MicroPython modules ------------------------------------------
 class FakePin:
     IN, OUT, PULL_UP = 0, 1, 2
+    IRQ_FALLING, IRQ_RISING = 4, 8
     levels: ClassVar[dict[int, int]] = {}
     on_write: ClassVar[dict[int, Callable[[int], None]]] = {}
+    interrupts: ClassVar[dict[int, tuple[FakePin, Callable[[FakePin], None]]]] = {}
 
     def __init__(self, gpio: int, mode: int = 0, pull: int | None = None) -> None:
         self.gpio = gpio
         FakePin.levels.setdefault(gpio, 1)  # pulled up: not pressed
+
+    def irq(self, handler: Callable[[FakePin], None], trigger: int) -> None:
+        assert trigger == FakePin.IRQ_FALLING | FakePin.IRQ_RISING
+        FakePin.interrupts[self.gpio] = (self, handler)
+
+    @staticmethod
+    def drive(gpio: int, level: int) -> None:
+        """Someone presses or lets go: the level changes and the edge interrupt runs."""
+        if FakePin.levels.get(gpio, 1) != level:
+            FakePin.levels[gpio] = level
+            if gpio in FakePin.interrupts:
+                pin, handler = FakePin.interrupts[gpio]
+                handler(pin)
 
     def value(self, level: int | None = None) -> int:
         if level is not None:
@@ -125,6 +140,7 @@ class FakeStateMachine:
 def firmware(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.SimpleNamespace]:
     FakePin.levels = {}
     FakePin.on_write = {}
+    FakePin.interrupts = {}
     FakeStateMachine.machines = {}
     machine = types.ModuleType("machine")
     machine.Pin = FakePin  # type: ignore[attr-defined]
@@ -171,7 +187,7 @@ class Bench:
         self.us = 0
         self.cable = Wire()
         clock = fw.module.Clock(ticks_us=lambda: self.us % (1 << 30), ticks_diff=self._diff)
-        self.hw = fw.hw.PicoHardware(fw.pins)
+        self.hw = fw.hw.PicoHardware(fw.pins, clock)
         info = fw.module.board_spec(fw.pins)
         self.firmware = fw.module.Firmware(self.cable, self.hw, clock, 77, info)
         self.status = LinkStatus()
@@ -212,12 +228,13 @@ def test_a_bouncing_button_is_one_press_stamped_at_its_first_edge(
     bench = Bench(firmware)
     bench.run_ms(5)
     gpio = firmware.pins.BUTTONS[2][3]  # West, mah-jongg
-    first_edge = bench.us + 1000
+    bench.us += 317  # the finger lands between two passes of the main loop
+    first_edge = bench.us
     for level in (0, 1, 0, 1, 0):  # contact bounce, a millisecond apart
-        FakePin.levels[gpio] = level
+        FakePin.drive(gpio, level)
         bench.run_ms(1)
     bench.run_ms(30)
-    FakePin.levels[gpio] = 1
+    FakePin.drive(gpio, 1)
     bench.run_ms(30)
     buttons = [e for e in bench.events if isinstance(e, ButtonEvent)]
     assert [(e.seat, e.button, e.pressed) for e in buttons] == [(2, 3, True), (2, 3, False)]
@@ -227,7 +244,7 @@ def test_a_bouncing_button_is_one_press_stamped_at_its_first_edge(
 def test_presence_is_reported_as_a_sensor_reading(firmware: types.SimpleNamespace) -> None:
     bench = Bench(firmware)
     bench.run_ms(5)
-    FakePin.levels[firmware.pins.PRESENCE[1]] = 0
+    FakePin.drive(firmware.pins.PRESENCE[1], 0)
     bench.run_ms(250)
     readings = [e for e in bench.events if isinstance(e, SensorReading)]
     assert [(r.zone, r.value) for r in readings] == [(1, 1)]
@@ -283,9 +300,26 @@ def test_racks_and_load_cells_are_reported_as_sensor_readings(
     assert {k.name for k in board.sensors} == {"PRESENCE", "RACK", "WEIGHT"}
     cell.convert(-1000)  # the empty area at power-up: the tare
     bench.run_ms(600)
-    FakePin.levels[41] = 0  # South's rack goes in
+    FakePin.drive(41, 0)  # South's rack goes in
     cell.convert(-1000 + 60)  # 60 counts at 0.5 g each: one tile of 30 g
     bench.run_ms(600)
     readings = [(r.kind, r.zone, r.value) for r in bench.events if isinstance(r, SensorReading)]
     weight, rack = SensorKind.WEIGHT, SensorKind.RACK
     assert readings == [(weight, 7, 0), (rack, 1, 1), (weight, 7, 30)]
+
+
+def test_two_calls_in_one_pass_of_the_loop_keep_the_order_of_the_fingers(
+    firmware: types.SimpleNamespace,
+) -> None:
+    bench = Bench(firmware)
+    bench.run_ms(5)
+    south_kong, north_pung = firmware.pins.BUTTONS[1][2], firmware.pins.BUTTONS[3][1]
+    bench.us += 200
+    FakePin.drive(north_pung, 0)  # North is 90 µs ahead of South ...
+    bench.us += 90
+    FakePin.drive(south_kong, 0)  # ... though the loop scans South's pins first
+    bench.run_ms(30)
+    presses = [e for e in bench.events if isinstance(e, ButtonEvent)]
+    assert [(e.seat, e.button) for e in presses] == [(1, 2), (3, 1)]  # scan order
+    north, south = presses[1], presses[0]
+    assert south.board_us - north.board_us == 90

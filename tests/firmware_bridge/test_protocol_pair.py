@@ -17,6 +17,7 @@ from firmware_bridge import wire
 from firmware_bridge.board import BoardProtocol, BoardSpec, Hardware
 from firmware_bridge.events import (
     BoardError,
+    BoardEvent,
     ButtonEvent,
     EventsDropped,
     LinkState,
@@ -67,7 +68,7 @@ class Table:
         self.host = HostProtocol(LinkSettings(), host_id=4242, status=self.status)
         self.to_host = Channel(rng, drop, flip, cut)
         self.to_board = Channel(rng, drop, flip, cut)
-        self.delivered: list[object] = []
+        self.delivered: list[BoardEvent] = []
         self.host.connection_made(self.now)
 
     def step(self, dt_us: int = 1000) -> None:
@@ -190,7 +191,7 @@ def test_unknown_event_type_is_acknowledged_skipped_and_reported_once() -> None:
     for _ in range(10):
         t.step()
     assert [type(e) for e in t.delivered] == [ButtonEvent]
-    assert t.delivered[0].seq == 3  # type: ignore[attr-defined]
+    assert t.delivered[0].seq == 3
     assert t.status.unknown_types == 2
     assert t.status.unknown_type_codes == [0x3A]
     assert t.board.ring_used() == 0
