@@ -185,8 +185,7 @@ class EmulatedBoard:
         self.hardware = EmulatedHardware(self.spec, self.rng)
         self.protocol = self._new_protocol(boot_id)
         self._lock = threading.RLock()
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_w, False)
+        self._wake_r = self._wake_w = -1  # a pipe that wakes the board's thread, from start()
         self._master: int | None = None
         self._slave: int | None = None
         self.pty_name = ""
@@ -231,6 +230,8 @@ class EmulatedBoard:
     def start(self) -> str:
         if self._thread is not None:
             return self.path
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
         self._plug()
         self._running = True
         self._thread = threading.Thread(target=self._loop, name="emulated-board", daemon=True)
@@ -319,6 +320,7 @@ class EmulatedBoard:
         with self._lock:
             self.hardware = EmulatedHardware(self.spec, self.rng)
             self.protocol = self._new_protocol(boot_id)
+            self.board_epoch_us = _monotonic_us()  # its clock starts again from 0
         self._wake()
 
     @property

@@ -170,6 +170,8 @@ class HostProtocol:
             self.board_restarted = self.boot_id is not None
             self.boot_id = info.boot_id
             self.expected_event = oldest
+            self._sync_samples.clear()  # a new boot is a new clock
+            self.status.rtt_us = self.status.clock_offset_us = None
         elif self.expected_event is not None and oldest > self.expected_event:
             self.expected_event = oldest  # cannot happen with a conforming board
         self._cmd_ack(int(hello["last_cmd_seq"]), now_us)

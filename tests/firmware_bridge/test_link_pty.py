@@ -294,6 +294,9 @@ def test_a_rebooted_board_is_found_again_and_reported(link_path: Path) -> None:
                 event = await link.next_event(timeout=2)
                 assert isinstance(event, ButtonEvent) and (event.seq, event.seat) == (1, 2)
                 assert link.board is not None and link.board.boot_id == first.boot_id + 1
+                await asyncio.sleep(0.05)
+                offset = link.status().clock_offset_us  # the new boot's clock, not the old
+                assert offset is not None and abs(offset + board.board_epoch_us) < 3000
 
     run(scenario)
     assert "board restarted" in details
@@ -398,3 +401,21 @@ def test_soak_a_hundred_thousand_events_through_faults_and_repeated_unplugs(
                 assert link.status().reconnects >= 5
 
     run(scenario, timeout=180)
+
+
+def test_an_emulated_board_can_be_stopped_and_started_again(link_path: Path) -> None:
+    board = EmulatedBoard(link_path=link_path)
+
+    async def once() -> None:
+        async with BoardLink(board.path) as link:
+            await link.wait_up(timeout=5)
+            board.click(0, 0)
+            assert isinstance(await link.next_event(timeout=2), ButtonEvent)
+
+    for _ in range(2):
+        board.start()
+        try:
+            run(once)
+        finally:
+            board.stop()
+    assert not link_path.exists()
