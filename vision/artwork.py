@@ -113,8 +113,12 @@ def _kde_element(svg: Path, tmp: Path, element: str, size: tuple[int, int]) -> N
     some faces wrongly), so the drawn pixels are what counts.
     """
     out = tmp / "element.png"
-    subprocess.run(["rsvg-convert", "-i", element, "-z", "1", "-o", str(out), str(svg)],
-                   check=True, capture_output=True, timeout=60)  # fmt: skip
+    subprocess.run(
+        ["rsvg-convert", "-i", element, "-z", "1", "-o", str(out), str(svg)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     rgba = _read_rgba(out)
     ys, xs = np.nonzero(rgba[:, :, 3] > 8)
     face_w, face_h = size
@@ -125,7 +129,8 @@ def _kde_element(svg: Path, tmp: Path, element: str, size: tuple[int, int]) -> N
     ch, cw = content.shape[:2]
     scale = min(1.0, face_w / cw, face_h / ch)
     if scale < 1.0:
-        content = cv2.resize(content, (max(1, round(cw * scale)), max(1, round(ch * scale))))
+        size = (max(1, round(cw * scale)), max(1, round(ch * scale)))
+        content = np.asarray(cv2.resize(content, size), np.uint8)
         ch, cw = content.shape[:2]
     y0, x0 = (face_h - ch) // 2, (face_w - cw) // 2
     canvas[y0 : y0 + ch, x0 : x0 + cw] = content
@@ -172,10 +177,23 @@ _REAL_GRID.update({"GD": (4, 4), "WD": (4, 5), "RD": (4, 6), BLANK: (4, 7)})
 # `dorothys.gif` / `dorwhite.gif` (Dorothy Robinson): 21 x 2 faces (rows 2-3 are highlights).
 _DOROTHY_ORDER: tuple[str, ...] = (
     *(f"{r}D" for r in range(1, 10)),
-    "NW", "WW", "SW", "EW", "RD", "GD",
+    "NW",
+    "WW",
+    "SW",
+    "EW",
+    "RD",
+    "GD",
     *(f"{r}C" for r in range(1, 10)),
     *(f"{r}B" for r in range(1, 10)),
-    "S1", "S2", "S3", "S4", "WD", "F4", "F2", "F1", "F3",
+    "S1",
+    "S2",
+    "S3",
+    "S4",
+    "WD",
+    "F4",
+    "F2",
+    "F1",
+    "F3",
 )
 
 
@@ -221,11 +239,22 @@ def _dorothy_set(name: str) -> dict[str, Image]:
 # -- Symbola glyphs -----------------------------------------------------------------------
 
 _SYMBOLA_CODES: dict[str, int] = {
-    "EW": 0x1F000, "SW": 0x1F001, "WW": 0x1F002, "NW": 0x1F003,
-    "RD": 0x1F004, "GD": 0x1F005, "WD": 0x1F006,
-    "F1": 0x1F022, "F2": 0x1F023, "F3": 0x1F025, "F4": 0x1F024,
-    "S1": 0x1F026, "S2": 0x1F027, "S3": 0x1F028, "S4": 0x1F029,
-}  # fmt: skip
+    "EW": 0x1F000,
+    "SW": 0x1F001,
+    "WW": 0x1F002,
+    "NW": 0x1F003,
+    "RD": 0x1F004,
+    "GD": 0x1F005,
+    "WD": 0x1F006,
+    "F1": 0x1F022,
+    "F2": 0x1F023,
+    "F3": 0x1F025,
+    "F4": 0x1F024,
+    "S1": 0x1F026,
+    "S2": 0x1F027,
+    "S3": 0x1F028,
+    "S4": 0x1F029,
+}
 for _r in range(9):
     _SYMBOLA_CODES[f"{_r + 1}C"] = 0x1F007 + _r
     _SYMBOLA_CODES[f"{_r + 1}B"] = 0x1F010 + _r
@@ -278,8 +307,9 @@ def joker_face(body: NDArray[np.uint8], variant: int) -> Image:
         cv2.drawMarker(face, (36, 26), ink, cv2.MARKER_STAR, 20, 2)
     elif style == 1:  # the letters stacked down the tile
         for i, letter in enumerate("JOKER"):
-            cv2.putText(face, letter, (26, 20 + i * 17), cv2.FONT_HERSHEY_SIMPLEX, 0.6, ink, 2,
-                        cv2.LINE_AA)  # fmt: skip
+            cv2.putText(
+                face, letter, (26, 20 + i * 17), cv2.FONT_HERSHEY_SIMPLEX, 0.6, ink, 2, cv2.LINE_AA
+            )
     else:  # a framed word with a diamond below
         cv2.rectangle(face, (6, 8), (65, 87), ink, 2)
         cv2.putText(face, "JOKER", (9, 40), cv2.FONT_HERSHEY_TRIPLEX, 0.5, ink, 1, cv2.LINE_AA)
@@ -289,8 +319,13 @@ def joker_face(body: NDArray[np.uint8], variant: int) -> Image:
 
 
 BACK_COLOURS: tuple[tuple[int, int, int], ...] = (
-    (60, 120, 40), (150, 90, 30), (40, 150, 200), (60, 60, 170), (150, 80, 150), (40, 100, 80),
-)  # fmt: skip
+    (60, 120, 40),
+    (150, 90, 30),
+    (40, 150, 200),
+    (60, 60, 170),
+    (150, 80, 150),
+    (40, 100, 80),
+)
 
 
 def back_face(variant: int) -> Image:
@@ -305,6 +340,7 @@ def back_face(variant: int) -> Image:
 
 
 # -- the registry -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ArtSet:
@@ -325,15 +361,25 @@ def _kde(name: str) -> ArtSet:
 
 ART_SETS: dict[str, ArtSet] = {
     **{f"kde-{n}": _kde(n) for n in KDE_SETS},
-    "xmj-real": ArtSet("xmj-real", f"xmahjongg: {XMAHJONGG_DIR}/real.gif", "GPL-2.0-or-later",
-                       _real_set),
-    "xmj-dorothys": ArtSet("xmj-dorothys", f"xmahjongg: {XMAHJONGG_DIR}/dorothys.gif",
-                           "GPL-2.0-or-later", lambda: _dorothy_set("dorothys.gif")),
-    "xmj-dorwhite": ArtSet("xmj-dorwhite", f"xmahjongg: {XMAHJONGG_DIR}/dorwhite.gif",
-                           "GPL-2.0-or-later", lambda: _dorothy_set("dorwhite.gif")),
-    "symbola": ArtSet("symbola", f"fonts-symbola: {SYMBOLA_FONT}", "free for any use (Symbola)",
-                      _symbola_set),
-}  # fmt: skip
+    "xmj-real": ArtSet(
+        "xmj-real", f"xmahjongg: {XMAHJONGG_DIR}/real.gif", "GPL-2.0-or-later", _real_set
+    ),
+    "xmj-dorothys": ArtSet(
+        "xmj-dorothys",
+        f"xmahjongg: {XMAHJONGG_DIR}/dorothys.gif",
+        "GPL-2.0-or-later",
+        lambda: _dorothy_set("dorothys.gif"),
+    ),
+    "xmj-dorwhite": ArtSet(
+        "xmj-dorwhite",
+        f"xmahjongg: {XMAHJONGG_DIR}/dorwhite.gif",
+        "GPL-2.0-or-later",
+        lambda: _dorothy_set("dorwhite.gif"),
+    ),
+    "symbola": ArtSet(
+        "symbola", f"fonts-symbola: {SYMBOLA_FONT}", "free for any use (Symbola)", _symbola_set
+    ),
+}
 
 
 def body_colour(faces: dict[str, Image]) -> NDArray[np.uint8]:

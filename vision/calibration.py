@@ -72,21 +72,30 @@ class Calibration:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise CalibrationError(f"no calibration file at {path}; run `mjtable calibrate`")
+            raise CalibrationError(
+                f"no calibration file at {path}; run `mjtable calibrate`"
+            ) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CalibrationError(f"calibration file {path} is not readable JSON: {exc}") from exc
         try:
             if data.get("version") != FORMAT_VERSION:
-                raise CalibrationError(f"calibration format {data.get('version')!r} is not "
-                                       f"{FORMAT_VERSION}; calibrate again")  # fmt: skip
+                raise CalibrationError(
+                    f"calibration format {data.get('version')!r} is not "
+                    f"{FORMAT_VERSION}; calibrate again"
+                )
             homography = np.array(data["homography_mm_to_px"], np.float64)
             if homography.shape != (3, 3) or not np.isfinite(homography).all():
                 raise CalibrationError("homography_mm_to_px must be a finite 3x3 matrix")
             width, height = (int(v) for v in data["image_size"])
             felt = data.get("felt_lab")
-            return cls(homography, (width, height), float(data["reprojection_error_px"]),
-                       TableGeometry.from_json(data.get("geometry", {})),
-                       tuple(float(v) for v in felt) if felt else None)  # type: ignore[arg-type]
+            felt_lab = (float(felt[0]), float(felt[1]), float(felt[2])) if felt else None
+            return cls(
+                homography,
+                (width, height),
+                float(data["reprojection_error_px"]),
+                TableGeometry.from_json(data.get("geometry", {})),
+                felt_lab,
+            )
         except CalibrationError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
@@ -96,8 +105,9 @@ class Calibration:
 def detect_markers(image: Image) -> dict[int, NDArray[np.float64]]:
     """Marker id -> its 4 corners in pixels. Ids seen more than once are dropped."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY),
-                                       cv2.aruco.DetectorParameters())  # fmt: skip
+    detector = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY), cv2.aruco.DetectorParameters()
+    )
     corners, ids, _ = detector.detectMarkers(grey)
     found: dict[int, NDArray[np.float64]] = {}
     seen: set[int] = set()
@@ -113,8 +123,9 @@ def detect_markers(image: Image) -> dict[int, NDArray[np.float64]]:
     return found
 
 
-def calibrate(image: Image, geometry: TableGeometry | None = None,
-              max_error_px: float = MAX_REPROJECTION_PX) -> Calibration:  # fmt: skip
+def calibrate(
+    image: Image, geometry: TableGeometry | None = None, max_error_px: float = MAX_REPROJECTION_PX
+) -> Calibration:
     """A calibration from one frame of the empty (or not) table; raises CalibrationError."""
     geometry = geometry or TableGeometry()
     markers = detect_markers(image)
@@ -153,8 +164,12 @@ def felt_colour(image: Image, calibration: Calibration) -> tuple[float, float, f
     g = calibration.geometry
     m = g.marker_inset_mm + g.marker_mm + 10
     samples = []
-    for x, y in ((m, m + 40), (g.size_mm - m, m + 40), (m, g.size_mm - m - 40),
-                 (g.size_mm - m - 40, g.size_mm - m)):  # fmt: skip
+    for x, y in (
+        (m, m + 40),
+        (g.size_mm - m, m + 40),
+        (m, g.size_mm - m - 40),
+        (g.size_mm - m - 40, g.size_mm - m),
+    ):
         px = calibration.to_frame(np.array([[x, y]]))[0]
         xi, yi = int(px[0]), int(px[1])
         patch = image[max(0, yi - 6) : yi + 6, max(0, xi - 6) : xi + 6]
@@ -172,17 +187,37 @@ def marker_sheet(geometry: TableGeometry | None = None, dpi: int = 150) -> Image
     sheet = np.full((round(297 * px_per_mm), round(210 * px_per_mm)), 255, np.uint8)
     dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)
     size = round(geometry.marker_mm * px_per_mm)
-    names = ("top-left (West/North corner)", "top-right (West/South)",
-             "bottom-right (East/South)", "bottom-left (East/North)")  # fmt: skip
+    names = (
+        "top-left (West/North corner)",
+        "top-right (West/South)",
+        "bottom-right (East/South)",
+        "bottom-left (East/North)",
+    )
     for i, marker_id in enumerate(geometry.marker_ids):
         col, row = i % 2, i // 2
         x = round((25 + col * 95) * px_per_mm)
         y = round((30 + row * 130) * px_per_mm)
-        sheet[y : y + size, x : x + size] = cv2.aruco.generateImageMarker(dictionary, marker_id,
-                                                                          size)  # fmt: skip
-        cv2.putText(sheet, f"id {marker_id}: {names[i]}", (x, y + size + round(8 * px_per_mm)),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.45, 0, 1, cv2.LINE_AA)  # fmt: skip
-    cv2.putText(sheet, f"mahjong-table corner markers, {geometry.marker_mm:.0f} mm; print at 100%",
-                (round(20 * px_per_mm), round(285 * px_per_mm)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, 0,
-                1, cv2.LINE_AA)  # fmt: skip
+        sheet[y : y + size, x : x + size] = cv2.aruco.generateImageMarker(
+            dictionary, marker_id, size
+        )
+        cv2.putText(
+            sheet,
+            f"id {marker_id}: {names[i]}",
+            (x, y + size + round(8 * px_per_mm)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.45,
+            0,
+            1,
+            cv2.LINE_AA,
+        )
+    cv2.putText(
+        sheet,
+        f"mahjong-table corner markers, {geometry.marker_mm:.0f} mm; print at 100%",
+        (round(20 * px_per_mm), round(285 * px_per_mm)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.5,
+        0,
+        1,
+        cv2.LINE_AA,
+    )
     return sheet

@@ -13,6 +13,7 @@ service then reports the camera as missing and asks the table, it never stops.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -90,8 +91,9 @@ class VideoCaptureSource:
     def read(self) -> Image:
         ok, frame = self.capture.read()
         if not ok or frame is None:
-            raise CameraUnavailable(f"video source {self.device!r} gave no frame "
-                                    "(unplugged or ended)")  # fmt: skip
+            raise CameraUnavailable(
+                f"video source {self.device!r} gave no frame (unplugged or ended)"
+            )
         return np.asarray(frame, np.uint8)
 
     def close(self) -> None:
@@ -105,12 +107,14 @@ class Picamera2Source:
         try:
             from picamera2 import Picamera2
         except ImportError as exc:
-            raise CameraUnavailable("picamera2 is not installed (Raspberry Pi OS: "
-                                    "apt install python3-picamera2)") from exc  # fmt: skip
+            raise CameraUnavailable(
+                "picamera2 is not installed (Raspberry Pi OS: apt install python3-picamera2)"
+            ) from exc
         try:
             self.camera: Any = Picamera2()
             config = self.camera.create_still_configuration(
-                main={"size": (width, height), "format": "BGR888"})
+                main={"size": (width, height), "format": "BGR888"}
+            )
             self.camera.configure(config)
             self.camera.start()
         except Exception as exc:  # the library raises many kinds; all mean "no camera"
@@ -124,10 +128,8 @@ class Picamera2Source:
         return np.asarray(frame[:, :, :3], np.uint8)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing a dead camera must not raise
             self.camera.stop()
-        except Exception:  # closing a dead camera must not raise
-            pass
 
 
 class RenderedSource:
@@ -149,8 +151,11 @@ class RenderedSource:
             from vision.render import Style, random_layout
 
             geometry = TableGeometry()
-            self._default = (random_layout(self.rng, LABELS, geometry),
-                             Style.random(self.rng, "kde-traditional"), geometry)  # fmt: skip
+            self._default = (
+                random_layout(self.rng, LABELS, geometry),
+                Style.random(self.rng, "kde-traditional"),
+                geometry,
+            )
         return self._default
 
     def read(self) -> Image:
@@ -183,5 +188,6 @@ def open_source(spec: str) -> FrameSource:
             return RenderedSource(int(spec.split(":", 1)[1] or 0))
         except ValueError:
             raise CameraUnavailable(f"bad seed in {spec!r}") from None
-    raise CameraUnavailable(f"unknown camera source {spec!r}; expected picamera2, v4l2:N, "
-                            "file:PATH or render:SEED")  # fmt: skip
+    raise CameraUnavailable(
+        f"unknown camera source {spec!r}; expected picamera2, v4l2:N, file:PATH or render:SEED"
+    )

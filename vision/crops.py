@@ -22,16 +22,20 @@ def normalise_crop(image: Image) -> Image:
     """Any tile image (an enrolment photo, a scanned patch) to the recogniser's input size,
     long side vertical."""
     if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        image = np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
     elif image.shape[2] == 4:
-        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        image = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGRA2BGR), np.uint8)
     if image.shape[1] > image.shape[0]:
-        image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+        image = np.asarray(cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE), np.uint8)
     return np.asarray(cv2.resize(image, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA), np.uint8)
 
 
-def synthetic_crop(face: Image, rng: np.random.Generator, body: NDArray[np.uint8] | None = None,
-                   strength: float = 1.0) -> Image:  # fmt: skip
+def synthetic_crop(
+    face: Image,
+    rng: np.random.Generator,
+    body: NDArray[np.uint8] | None = None,
+    strength: float = 1.0,
+) -> Image:
     """One camera-like crop of a tile showing ``face``; ``strength`` scales the damage."""
     big_w, big_h = CROP_W * 2, CROP_H * 2
     felt = rng.integers(20, 200, size=3).astype(np.float32)
@@ -43,8 +47,9 @@ def synthetic_crop(face: Image, rng: np.random.Generator, body: NDArray[np.uint8
     y0 = big_h * rng.uniform(-err, err)
     x1 = big_w * (1 + rng.uniform(-err, err))
     y1 = big_h * (1 + rng.uniform(-err, err))
-    tile = cv2.resize(face, (max(4, round(x1 - x0)), max(4, round(y1 - y0))),
-                      interpolation=cv2.INTER_AREA).astype(np.float32)  # fmt: skip
+    tile = cv2.resize(
+        face, (max(4, round(x1 - x0)), max(4, round(y1 - y0))), interpolation=cv2.INTER_AREA
+    ).astype(np.float32)
     # Bevel: the rounded rim of the tile is darker.
     th, tw = tile.shape[:2]
     rim = max(2, round(min(th, tw) * rng.uniform(0.03, 0.08)))
@@ -59,10 +64,12 @@ def synthetic_crop(face: Image, rng: np.random.Generator, body: NDArray[np.uint8
     canvas[dy0 : dy0 + h, dx0 : dx0 + w] = tile[sy0 : sy0 + h, sx0 : sx0 + w]
     # Small perspective and rotation left over after rectification.
     j = 4.0 * strength
-    src = np.float32([[0, 0], [big_w, 0], [big_w, big_h], [0, big_h]])
+    src = np.array([[0, 0], [big_w, 0], [big_w, big_h], [0, big_h]], np.float32)
     dst = src + rng.uniform(-j, j, size=(4, 2)).astype(np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
-    canvas = cv2.warpPerspective(canvas, m, (big_w, big_h), borderMode=cv2.BORDER_REPLICATE)
+    canvas = np.asarray(
+        cv2.warpPerspective(canvas, m, (big_w, big_h), borderMode=cv2.BORDER_REPLICATE), np.float32
+    )
     # Light: gain, colour cast, a gradient across the tile, maybe a glare spot.
     canvas *= rng.uniform(1 - 0.35 * strength, 1 + 0.2 * strength)
     canvas *= (1 + rng.normal(0, 0.06 * strength, size=3)).astype(np.float32)
@@ -71,22 +78,27 @@ def synthetic_crop(face: Image, rng: np.random.Generator, body: NDArray[np.uint8
     canvas *= (1 + gx + gy)[:, :, None]
     if rng.random() < 0.2 * strength:
         cx, cy = rng.uniform(0, big_w), rng.uniform(0, big_h)
-        spot = np.exp(-((xx_grid(big_w, big_h)[0] - cx) ** 2 + (xx_grid(big_w, big_h)[1] - cy) ** 2)
-                      / (2 * (big_w * 0.25) ** 2))  # fmt: skip
+        spot = np.exp(
+            -((xx_grid(big_w, big_h)[0] - cx) ** 2 + (xx_grid(big_w, big_h)[1] - cy) ** 2)
+            / (2 * (big_w * 0.25) ** 2)
+        )
         canvas += (spot * rng.uniform(30, 90))[:, :, None]
     # The camera sees a tile at 20-40 pixels wide: lose the detail, then scale to the input.
     camera_w = int(rng.integers(18, 44)) if strength > 0 else CROP_W
     camera_h = round(camera_w * CROP_H / CROP_W)
     small = cv2.resize(canvas, (camera_w, camera_h), interpolation=cv2.INTER_AREA)
+    small = np.asarray(small, np.float32)
     sigma = rng.uniform(0, 0.8 * strength)
     if sigma > 0.1:
-        small = cv2.GaussianBlur(small, (0, 0), sigma)
+        small = np.asarray(cv2.GaussianBlur(small, (0, 0), sigma), np.float32)
     small += rng.normal(0, rng.uniform(0, 6 * strength), size=small.shape).astype(np.float32)
     small8 = np.clip(small, 0, 255).astype(np.uint8)
     if strength > 0:
-        ok, enc = cv2.imencode(".jpg", small8, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
+        ok, enc = cv2.imencode(
+            ".jpg", small8, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))]
+        )
         if ok:
-            small8 = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+            small8 = np.asarray(cv2.imdecode(enc, cv2.IMREAD_COLOR), np.uint8)
     crop = cv2.resize(small8, (CROP_W, CROP_H), interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.5:
         crop = cv2.rotate(crop, cv2.ROTATE_180)

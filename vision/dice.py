@@ -17,8 +17,9 @@ from vision.calibration import Calibration
 CROP = 48  # pixels across the die's face
 
 
-def die_crop(frame: Image, calibration: Calibration, x: float, y: float,
-             angle: float = 0.0) -> Image:  # fmt: skip
+def die_crop(
+    frame: Image, calibration: Calibration, x: float, y: float, angle: float = 0.0
+) -> Image:
     """The die's top face, cut square to its sides (``angle``: its turn in degrees, the
     finder measures it) so that the pips sit on a known grid."""
     half = calibration.geometry.die_mm / 2
@@ -28,10 +29,14 @@ def die_crop(frame: Image, calibration: Calibration, x: float, y: float,
     c = np.array([x, y])
     corners = np.array([c - u - v, c + u - v, c + u + v, c - u + v])
     src = calibration.to_frame(corners).astype(np.float32)
-    dst = np.float32([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]])
+    dst = np.array([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]], np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
-    return np.asarray(cv2.warpPerspective(frame, m, (CROP, CROP), flags=cv2.INTER_CUBIC,
-                                          borderMode=cv2.BORDER_REPLICATE), np.uint8)  # fmt: skip
+    return np.asarray(
+        cv2.warpPerspective(
+            frame, m, (CROP, CROP), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE
+        ),
+        np.uint8,
+    )
 
 
 def count_pips(crop: Image) -> tuple[int | None, float]:
@@ -54,7 +59,7 @@ def count_pips(crop: Image) -> tuple[int | None, float]:
     paint[face == 0] = 0
     # One peak per pip: local maxima at least most of a pip spacing apart.
     spacing = max(3, round(CROP * 0.27 * 0.7))  # pips are 0.27 of the side apart
-    peaks = (paint == cv2.dilate(paint, np.ones((2 * spacing + 1, 2 * spacing + 1), np.float32)))
+    peaks = paint == cv2.dilate(paint, np.ones((2 * spacing + 1, 2 * spacing + 1), np.float32))
     peaks &= paint > 0.3
     peaks &= paint > 0.5 * float(paint.max())  # pips are alike; shading on the rim is weaker
     ys, xs = np.nonzero(peaks)

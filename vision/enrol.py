@@ -21,8 +21,8 @@ from vision.capture import IMAGE_SUFFIXES
 from vision.identify import (
     DEFAULT_MODEL_DIR,
     DEFAULT_THRESHOLD,
-    MODELS_DIR,
     EMBEDDER_FILE,
+    MODELS_DIR,
     Embedder,
     ModelError,
     Recogniser,
@@ -53,8 +53,11 @@ def read_samples(samples: Path) -> list[tuple[str, Image]]:
         try:
             label = label_of_folder(folder.name)
         except TileError:
-            raise EnrolError(f"sub-folder {folder.name!r} names no tile (expected a token such "
-                             "as 1B, RD, F3, J, or BLANK/BACK)", str(folder)) from None  # fmt: skip
+            raise EnrolError(
+                f"sub-folder {folder.name!r} names no tile (expected a token such "
+                "as 1B, RD, F3, J, or BLANK/BACK)",
+                str(folder),
+            ) from None
         for path in sorted(folder.iterdir()):
             if path.is_dir() or path.name.startswith("."):
                 continue
@@ -64,8 +67,9 @@ def read_samples(samples: Path) -> list[tuple[str, Image]]:
             if image is None:
                 raise EnrolError("not a readable image", str(path))
             if min(image.shape[:2]) < 8:
-                raise EnrolError(f"image is only {image.shape[1]}x{image.shape[0]} pixels",
-                                 str(path))  # fmt: skip
+                raise EnrolError(
+                    f"image is only {image.shape[1]}x{image.shape[0]} pixels", str(path)
+                )
             out.append((label, np.asarray(image, np.uint8)))
     if not out:
         raise EnrolError("no sample images found (one sub-folder per tile token)", "SAMPLES_DIR")
@@ -78,8 +82,9 @@ def enrol_folder(samples: Path, out: Path, threshold: float | None = None) -> di
         embedder = Embedder(MODELS_DIR / EMBEDDER_FILE)
     except ModelError as exc:
         raise EnrolError(str(exc), "model") from None
-    recogniser = Recogniser.enrol(embedder, images,
-                                  threshold if threshold is not None else DEFAULT_THRESHOLD)  # fmt: skip
+    recogniser = Recogniser.enrol(
+        embedder, images, threshold if threshold is not None else DEFAULT_THRESHOLD
+    )
     enrolled = set(recogniser.labels)
     # Kinds without photos keep the bundled prototypes (rendered art), so nothing is unknown.
     try:

@@ -45,9 +45,12 @@ def rectify(frame: Image, calibration: Calibration) -> Image:
     size = round(calibration.geometry.size_mm * PX_PER_MM)
     scale = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
     to_frame = calibration.homography @ scale
-    return np.asarray(cv2.warpPerspective(frame, to_frame, (size, size),
-                                          flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP),
-                      np.uint8)  # fmt: skip
+    return np.asarray(
+        cv2.warpPerspective(
+            frame, to_frame, (size, size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
+        ),
+        np.uint8,
+    )
 
 
 def cloth_mask(top: Image) -> NDArray[np.uint8]:
@@ -74,7 +77,7 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
         x0, y0 = pts.min(axis=0) - round(10 * PX_PER_MM)
         x1, y1 = pts.max(axis=0) + round(10 * PX_PER_MM)
         mask[max(0, y0) : y1, max(0, x0) : x1] = 0
-    grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
+    grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
     die_area = g.die_mm**2 * PX_PER_MM**2
@@ -91,8 +94,9 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
         (cx, cy), (rw, rh), rect_angle = cv2.minAreaRect(points)
         short, long_ = sorted((rw / PX_PER_MM, rh / PX_PER_MM))
         if abs(short - g.die_mm) < 4 and abs(long_ - g.die_mm) < 4 and area < 0.6 * tile_area:
-            found.append(Found("die", cx / PX_PER_MM, cy / PX_PER_MM, rect_angle % 90.0, short,
-                               long_))  # fmt: skip
+            found.append(
+                Found("die", cx / PX_PER_MM, cy / PX_PER_MM, rect_angle % 90.0, short, long_)
+            )
             continue
         if area < 0.55 * tile_area:
             continue
@@ -106,8 +110,9 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
     return found
 
 
-def _axis(rect: tuple[tuple[float, float], tuple[float, float], float]
-          ) -> tuple[NDArray[np.float64], NDArray[np.float64], float, float]:  # fmt: skip
+def _axis(
+    rect: tuple[tuple[float, float], tuple[float, float], float],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float, float]:
     """Unit vectors along the long and short sides of a rotated rect, and their lengths."""
     (_, _), (rw, rh), angle = rect
     t = np.deg2rad(angle)
@@ -118,14 +123,28 @@ def _axis(rect: tuple[tuple[float, float], tuple[float, float], float]
     return v, u, rh, rw
 
 
-def _strip(grey: Image, centre: NDArray[np.float64], along: NDArray[np.float64],
-           across: NDArray[np.float64], length: float, depth: float) -> Image:  # fmt: skip
+def _strip(
+    grey: Image,
+    centre: NDArray[np.float64],
+    along: NDArray[np.float64],
+    across: NDArray[np.float64],
+    length: float,
+    depth: float,
+) -> Image:
     """The rotated rectangle cut out with ``along`` horizontal."""
     w, h = max(1, round(length)), max(1, round(depth))
     origin = centre - along * length / 2 - across * depth / 2
     m = np.array([[along[0], across[0], origin[0]], [along[1], across[1], origin[1]]])
-    return np.asarray(cv2.warpAffine(grey, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                     borderMode=cv2.BORDER_REPLICATE), np.uint8)  # fmt: skip
+    return np.asarray(
+        cv2.warpAffine(
+            grey,
+            m,
+            (w, h),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        ),
+        np.uint8,
+    )
 
 
 def _seam_profile(strip: Image, cover: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
@@ -148,9 +167,13 @@ def _seam_profile(strip: Image, cover: NDArray[np.bool_] | None = None) -> NDArr
     return np.asarray(prof)
 
 
-def _partition(profile: NDArray[np.float64], lengths: list[float], tol: float,
-               depth_cover: NDArray[np.float64] | None = None, shallow: float = 1.0
-               ) -> list[tuple[int, int]] | None:  # fmt: skip
+def _partition(
+    profile: NDArray[np.float64],
+    lengths: list[float],
+    tol: float,
+    depth_cover: NDArray[np.float64] | None = None,
+    shallow: float = 1.0,
+) -> list[tuple[int, int]] | None:
     """Cut [0, n) into pieces of the allowed lengths (within ``tol``), cutting where the
     profile is darkest. Dynamic programming over cut positions.
 
@@ -210,12 +233,16 @@ def _grid_rect(points: NDArray[np.float32], degrees: float | None = None) -> Rec
     pu, pv = points @ u, points @ v
     cu, cv = (pu.min() + pu.max()) / 2, (pv.min() + pv.max()) / 2
     centre = u * cu + v * cv
-    return ((float(centre[0]), float(centre[1])), (float(np.ptp(pu)) + 1, float(np.ptp(pv)) + 1),
-            float(np.degrees(theta)))  # fmt: skip
+    return (
+        (float(centre[0]), float(centre[1])),
+        (float(np.ptp(pu)) + 1, float(np.ptp(pv)) + 1),
+        float(np.degrees(theta)),
+    )
 
 
-def _split(points: NDArray[np.float32], grey: Image, mask: Image, calibration: Calibration
-           ) -> list[Found]:  # fmt: skip
+def _split(
+    points: NDArray[np.float32], grey: Image, mask: Image, calibration: Calibration
+) -> list[Found]:
     g = calibration.geometry
     rect = _grid_rect(points)
     centre = np.array(rect[0], np.float64)
@@ -242,8 +269,14 @@ def _split(points: NDArray[np.float32], grey: Image, mask: Image, calibration: C
 
 
 def _obstruction(centre: NDArray[np.float64], depth: float, length: float) -> Found:
-    return Found("obstruction", centre[0] / PX_PER_MM, centre[1] / PX_PER_MM, 0.0,
-                 depth / PX_PER_MM, length / PX_PER_MM)  # fmt: skip
+    return Found(
+        "obstruction",
+        centre[0] / PX_PER_MM,
+        centre[1] / PX_PER_MM,
+        0.0,
+        depth / PX_PER_MM,
+        length / PX_PER_MM,
+    )
 
 
 def _runs(covered: NDArray[np.bool_]) -> list[tuple[int, int]]:
@@ -273,8 +306,9 @@ def _split_row(rect: Rect, grey: Image, mask: Image, calibration: Calibration) -
     for a0, b0 in _runs(cover > 0.3):
         if b0 - a0 < tw - 6 * PX_PER_MM:
             continue
-        pieces = _partition(profile[a0:b0], lengths, 3.5 * PX_PER_MM, cover[a0:b0] * depth / th,
-                            tw / th)  # fmt: skip
+        pieces = _partition(
+            profile[a0:b0], lengths, 3.5 * PX_PER_MM, cover[a0:b0] * depth / th, tw / th
+        )
         if pieces is None:
             c = centre + along * ((a0 + b0) / 2 - length / 2)
             out.append(_obstruction(c, depth, b0 - a0))
@@ -293,12 +327,12 @@ def _split_row(rect: Rect, grey: Image, mask: Image, calibration: Calibration) -
     return out
 
 
-def _tile(centre: NDArray[np.float64], long_axis: NDArray[np.float64], h: float, w: float
-          ) -> Found:  # fmt: skip
+def _tile(centre: NDArray[np.float64], long_axis: NDArray[np.float64], h: float, w: float) -> Found:
     # Angle of the long side from the y axis, folded into [0, 180).
     angle = float(np.degrees(np.arctan2(-long_axis[0], long_axis[1]))) % 180.0
-    return Found("tile", centre[0] / PX_PER_MM, centre[1] / PX_PER_MM, angle,
-                 w / PX_PER_MM, h / PX_PER_MM)  # fmt: skip
+    return Found(
+        "tile", centre[0] / PX_PER_MM, centre[1] / PX_PER_MM, angle, w / PX_PER_MM, h / PX_PER_MM
+    )
 
 
 def tile_crop(frame: Image, calibration: Calibration, tile: Found) -> Image:
@@ -308,10 +342,20 @@ def tile_crop(frame: Image, calibration: Calibration, tile: Found) -> Image:
     right = np.array([np.cos(t), np.sin(t)])
     c = np.array([tile.x, tile.y])
     hw, hh = tile.w / 2, tile.h / 2
-    corners_mm = np.array([c - right * hw - up * hh, c + right * hw - up * hh,
-                           c + right * hw + up * hh, c - right * hw + up * hh])  # fmt: skip
+    corners_mm = np.array(
+        [
+            c - right * hw - up * hh,
+            c + right * hw - up * hh,
+            c + right * hw + up * hh,
+            c - right * hw + up * hh,
+        ]
+    )
     corners_px = calibration.to_frame(corners_mm).astype(np.float32)
-    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
+    dst = np.array([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]], np.float32)
     m = cv2.getPerspectiveTransform(corners_px, dst)
-    return np.asarray(cv2.warpPerspective(frame, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR,
-                                          borderMode=cv2.BORDER_REPLICATE), np.uint8)  # fmt: skip
+    return np.asarray(
+        cv2.warpPerspective(
+            frame, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        ),
+        np.uint8,
+    )

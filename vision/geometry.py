@@ -30,8 +30,9 @@ class Zone:
         return self.x0 <= x < self.x1 and self.y0 <= y < self.y1
 
 
-def default_zones(size: float = 900.0, rack: float = 80.0, wall: float = 110.0,
-                  tray: float = 140.0) -> tuple[Zone, ...]:  # fmt: skip
+def default_zones(
+    size: float = 900.0, rack: float = 80.0, wall: float = 110.0, tray: float = 140.0
+) -> tuple[Zone, ...]:
     """Dice tray in the middle, discards around it, a wall ring, each seat's rack strip."""
     c = size / 2
     inner = rack + wall

@@ -87,6 +87,9 @@ class Recogniser:
     vectors: Vectors
     temperature: float = DEFAULT_TEMPERATURE
     threshold: float = DEFAULT_THRESHOLD
+    # Below this cosine similarity to every enrolled photo, a crop is unlike anything enrolled
+    # (a sleeve, a coin, a tile of an unknown set): abstain however the kinds compare.
+    min_similarity: float = 0.0
 
     @property
     def kinds(self) -> list[str]:
@@ -105,10 +108,11 @@ class Recogniser:
         kinds, scores = self._scores(embeddings)
         probs = _softmax(scores / self.temperature)
         out = []
-        for row in probs:
+        for row, score in zip(probs, scores, strict=True):
             k = int(row.argmax())
             conf = float(row[k])
-            out.append(Identity(kinds[k] if conf >= self.threshold else None, conf, kinds[k]))
+            sure = conf >= self.threshold and float(score[k]) >= self.min_similarity
+            out.append(Identity(kinds[k] if sure else None, conf, kinds[k]))
         return out
 
     def identify(self, crops: Sequence[Image]) -> list[Identity]:
@@ -117,20 +121,26 @@ class Recogniser:
     # -- enrolment and storage ------------------------------------------------------------------
 
     @classmethod
-    def enrol(cls, embedder: Embedder, samples: Sequence[tuple[str, Image]],
-              threshold: float = DEFAULT_THRESHOLD) -> Recogniser:  # fmt: skip
+    def enrol(
+        cls,
+        embedder: Embedder,
+        samples: Sequence[tuple[str, Image]],
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> Recogniser:
         """Prototypes from labelled tile images; the temperature is fitted leave-one-out."""
         labels = [label for label, _ in samples]
         vectors = embedder.embed([image for _, image in samples])
         recogniser = cls(embedder, labels, vectors, threshold=threshold)
-        recogniser.temperature = recogniser._fit_temperature()
+        recogniser.temperature, recogniser.min_similarity = recogniser._fit_leave_one_out()
         return recogniser
 
-    def _fit_temperature(self) -> float:
-        """The temperature that makes leave-one-out confidences honest (least log-loss)."""
+    def _fit_leave_one_out(self) -> tuple[float, float]:
+        """Each enrolled photo classified by the others: the temperature that makes those
+        confidences honest (least log-loss), and the similarity floor (a margin below the
+        lowest same-kind similarity but one)."""
         kinds = self.kinds
         if len(self.labels) < 2 * len(kinds):
-            return DEFAULT_TEMPERATURE
+            return DEFAULT_TEMPERATURE, 0.0
         sims = self.vectors @ self.vectors.T
         np.fill_diagonal(sims, -2.0)
         label_idx = np.array([kinds.index(lab) for lab in self.labels])
@@ -143,7 +153,9 @@ class Recogniser:
             loss = float(-np.log(np.maximum(p, 1e-12)).mean())
             if loss < best_loss:
                 best_t, best_loss = float(t), loss
-        return best_t
+        own = scores[np.arange(len(label_idx)), label_idx]
+        floor = float(np.sort(own)[min(1, len(own) - 1)]) - 0.1
+        return best_t, max(0.0, floor)
 
     def save(self, folder: Path, images: int, copy_embedder: bool = True) -> None:
         """Write the model directory; it holds its own copy of the network unless
@@ -154,13 +166,17 @@ class Recogniser:
             embedder_ref = os.path.relpath(self.embedder.path, folder)
         elif self.embedder.path.resolve() != (folder / EMBEDDER_FILE).resolve():
             shutil.copyfile(self.embedder.path, folder / EMBEDDER_FILE)
-        np.savez_compressed(folder / "prototypes.npz", labels=np.array(self.labels),
-                            vectors=self.vectors.astype(np.float16))  # fmt: skip
+        np.savez_compressed(
+            folder / "prototypes.npz",
+            labels=np.array(self.labels),
+            vectors=self.vectors.astype(np.float16),
+        )
         meta = {
             "version": FORMAT_VERSION,
             "embedder": embedder_ref,
             "temperature": self.temperature,
             "threshold": self.threshold,
+            "min_similarity": self.min_similarity,
             "kinds": len(self.kinds),
             "images": images,
         }
@@ -172,8 +188,10 @@ class Recogniser:
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise ModelError(f"{folder} is not a model directory (no meta.json); create one "
-                             "with `mjtable vision enroll`")  # fmt: skip
+            raise ModelError(
+                f"{folder} is not a model directory (no meta.json); create one "
+                "with `mjtable vision enroll`"
+            ) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ModelError(f"{meta_path} is not readable JSON: {exc}") from exc
         if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
@@ -183,8 +201,14 @@ class Recogniser:
                 labels = [str(v) for v in data["labels"]]
                 vectors = _unit(data["vectors"].astype(np.float32))
             embedder = Embedder(folder / str(meta.get("embedder", EMBEDDER_FILE)))
-            return cls(embedder, labels, vectors, float(meta["temperature"]),
-                       float(meta["threshold"]))  # fmt: skip
+            return cls(
+                embedder,
+                labels,
+                vectors,
+                float(meta["temperature"]),
+                float(meta["threshold"]),
+                float(meta.get("min_similarity", 0.0)),
+            )
         except ModelError:
             raise
         except (OSError, KeyError, ValueError, TypeError) as exc:

@@ -96,34 +96,51 @@ class TableWatcher:
             if tile.zone == "exposed" and tile.seat:
                 by_rack.setdefault(tile.seat, []).append(tile)
             elif tile.zone == "discards":
-                out.append(self._observation(ObservationKind.DISCARD, _side_of(tile),
-                                             [tile], "discards", time_us))  # fmt: skip
+                out.append(
+                    self._observation(
+                        ObservationKind.DISCARD, _side_of(tile), [tile], "discards", time_us
+                    )
+                )
         for seat, tiles in by_rack.items():
             if len(tiles) >= 10:
-                out.append(self._observation(ObservationKind.HAND_SHOWN, seat, tiles,
-                                             f"rack-{seat}", time_us))  # fmt: skip
+                out.append(
+                    self._observation(
+                        ObservationKind.HAND_SHOWN, seat, tiles, f"rack-{seat}", time_us
+                    )
+                )
                 continue
             bonus = [t for t in tiles if t.tile and is_bonus(parse_tile(t.tile))]
             for t in bonus:
-                out.append(self._observation(ObservationKind.FLOWER, seat, [t], f"rack-{seat}",
-                                             time_us))  # fmt: skip
+                out.append(
+                    self._observation(ObservationKind.FLOWER, seat, [t], f"rack-{seat}", time_us)
+                )
             rest = sorted((t for t in tiles if t not in bonus), key=lambda t: (t.x, t.y))
             for group in _groups(rest):
-                out.append(self._observation(ObservationKind.EXPOSURE, seat, group,
-                                             f"rack-{seat}", time_us))  # fmt: skip
+                out.append(
+                    self._observation(
+                        ObservationKind.EXPOSURE, seat, group, f"rack-{seat}", time_us
+                    )
+                )
         return out
 
-    def _observation(self, kind: ObservationKind, seat: str | None, tiles: list[TileSeen],
-                     zone: str, time_us: int) -> Observation:  # fmt: skip
+    def _observation(
+        self,
+        kind: ObservationKind,
+        seat: str | None,
+        tiles: list[TileSeen],
+        zone: str,
+        time_us: int,
+    ) -> Observation:
         tokens = tuple(t.tile for t in tiles if t.tile)
         confidence = min(t.confidence for t in tiles)
         for token in tokens:
             if not self._copies_ok(token):
-                self.flags.append(f"more copies of {token} on the table than the set has "
-                                  f"({self.visible_counts()[token]}); not accepted")  # fmt: skip
+                self.flags.append(
+                    f"more copies of {token} on the table than the set has "
+                    f"({self.visible_counts()[token]}); not accepted"
+                )
                 confidence = 0.0
-        return Observation(kind, seat, tokens, confidence=confidence, time_us=time_us,
-                           zone=zone)  # fmt: skip
+        return Observation(kind, seat, tokens, confidence=confidence, time_us=time_us, zone=zone)
 
     def _dice_observation(self, scan: ScanResult, time_us: int) -> list[Observation]:
         pips = tuple(sorted(d.pips for d in scan.dice if d.pips is not None and d.zone == "dice"))
@@ -138,8 +155,17 @@ class TableWatcher:
             return []
         self._dice_reported = pips
         confidence = min(d.confidence for d in scan.dice)
-        return [Observation(ObservationKind.DICE, None, (), confidence=confidence,
-                            time_us=time_us, zone="dice", dice=pips)]  # fmt: skip
+        return [
+            Observation(
+                ObservationKind.DICE,
+                None,
+                (),
+                confidence=confidence,
+                time_us=time_us,
+                zone="dice",
+                dice=pips,
+            )
+        ]
 
 
 def _side_of(tile: TileSeen, size: float = 900.0) -> str:
@@ -154,7 +180,10 @@ def _groups(tiles: list[TileSeen], gap_mm: float = 40.0) -> list[list[TileSeen]]
     """Tiles laid together: neighbours closer than ``gap_mm`` centre to centre."""
     groups: list[list[TileSeen]] = []
     for t in tiles:
-        if groups and ((t.x - groups[-1][-1].x) ** 2 + (t.y - groups[-1][-1].y) ** 2) ** 0.5 < gap_mm:
+        if (
+            groups
+            and ((t.x - groups[-1][-1].x) ** 2 + (t.y - groups[-1][-1].y) ** 2) ** 0.5 < gap_mm
+        ):
             groups[-1].append(t)
         else:
             groups.append([t])

@@ -22,8 +22,16 @@ from vision.artwork import BLANK, CHINESE_LABELS, FACE_H, FACE_W, Image
 FONTS = ("AR PL UKai CN", "AR PL UMing CN", "WenQuanYi Zen Hei", "AR PL UKai TW", "Symbola")
 NUMERALS = "一二三四五六七八九"
 WIND_CHARS = {"EW": "東", "SW": "南", "WW": "西", "NW": "北"}
-BONUS_CHARS = {"F1": "梅", "F2": "蘭", "F3": "菊", "F4": "竹", "S1": "春", "S2": "夏", "S3": "秋",
-               "S4": "冬"}  # fmt: skip
+BONUS_CHARS = {
+    "F1": "梅",
+    "F2": "蘭",
+    "F3": "菊",
+    "F4": "竹",
+    "S1": "春",
+    "S2": "夏",
+    "S3": "秋",
+    "S4": "冬",
+}
 
 # Dot and stick positions on a unit face (x, y in 0..1), as printed on most sets.
 _DOTS: dict[int, list[tuple[float, float]]] = {
@@ -34,21 +42,37 @@ _DOTS: dict[int, list[tuple[float, float]]] = {
     5: [(0.26, 0.24), (0.74, 0.24), (0.5, 0.5), (0.26, 0.76), (0.74, 0.76)],
     6: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.5), (0.7, 0.5), (0.3, 0.8), (0.7, 0.8)],
     7: [(0.2, 0.14), (0.5, 0.24), (0.8, 0.34), (0.3, 0.6), (0.7, 0.6), (0.3, 0.84), (0.7, 0.84)],
-    8: [(0.3, 0.14), (0.7, 0.14), (0.3, 0.38), (0.7, 0.38), (0.3, 0.62), (0.7, 0.62),
-        (0.3, 0.86), (0.7, 0.86)],
+    8: [
+        (0.3, 0.14),
+        (0.7, 0.14),
+        (0.3, 0.38),
+        (0.7, 0.38),
+        (0.3, 0.62),
+        (0.7, 0.62),
+        (0.3, 0.86),
+        (0.7, 0.86),
+    ],
     9: [(x, y) for y in (0.2, 0.5, 0.8) for x in (0.22, 0.5, 0.78)],
-}  # fmt: skip
-_STICKS: dict[int, list[tuple[float, float, float]]] = {  # x, y, slant in degrees
+}
+_STICKS: dict[int, list[tuple[float, float, int]]] = {  # x, y, slant in degrees
     2: [(0.5, 0.28, 0), (0.5, 0.72, 0)],
     3: [(0.5, 0.28, 0), (0.3, 0.72, 0), (0.7, 0.72, 0)],
     4: [(0.3, 0.28, 0), (0.7, 0.28, 0), (0.3, 0.72, 0), (0.7, 0.72, 0)],
     5: [(0.22, 0.28, 0), (0.78, 0.28, 0), (0.5, 0.5, 0), (0.22, 0.72, 0), (0.78, 0.72, 0)],
     6: [(x, y, 0) for y in (0.28, 0.72) for x in (0.2, 0.5, 0.8)],
     7: [(0.5, 0.17, 0)] + [(x, y, 0) for y in (0.5, 0.83) for x in (0.2, 0.5, 0.8)],
-    8: [(0.2, 0.28, 20), (0.4, 0.28, -20), (0.6, 0.28, 20), (0.8, 0.28, -20),
-        (0.2, 0.72, -20), (0.4, 0.72, 20), (0.6, 0.72, -20), (0.8, 0.72, 20)],
+    8: [
+        (0.2, 0.28, 20),
+        (0.4, 0.28, -20),
+        (0.6, 0.28, 20),
+        (0.8, 0.28, -20),
+        (0.2, 0.72, -20),
+        (0.4, 0.72, 20),
+        (0.6, 0.72, -20),
+        (0.8, 0.72, 20),
+    ],
     9: [(x, y, 0) for y in (0.17, 0.5, 0.83) for x in (0.2, 0.5, 0.8)],
-}  # fmt: skip
+}
 
 _INKS = ("#1b3fa0", "#1d7a2e", "#c0201a", "#111111", "#2a6f8f", "#0d5c3a", "#8a1010")
 
@@ -57,11 +81,14 @@ def _pick(rng: np.random.Generator, options: tuple[str, ...] | list[str]) -> str
     return options[int(rng.integers(len(options)))]
 
 
-def _text(x: float, y: float, size: float, text: str, font: str, fill: str,
-          weight: str = "normal") -> str:  # fmt: skip
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-family="{font}" font-size="{size:.1f}" '
-            f'font-weight="{weight}" fill="{fill}" text-anchor="middle" '
-            f'dominant-baseline="central">{text}</text>')  # fmt: skip
+def _text(
+    x: float, y: float, size: float, text: str, font: str, fill: str, weight: str = "normal"
+) -> str:
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-family="{font}" font-size="{size:.1f}" '
+        f'font-weight="{weight}" fill="{fill}" text-anchor="middle" '
+        f'dominant-baseline="central">{text}</text>'
+    )
 
 
 class _Style:
@@ -93,33 +120,42 @@ def _dots(st: _Style, n: int) -> str:
         if st.ring == 0:
             parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="{ink}"/>')
         else:
-            parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r - st.stroke / 2:.1f}" '
-                         f'fill="none" stroke="{ink}" stroke-width="{st.stroke:.1f}"/>')  # fmt: skip
-            parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.45:.1f}" fill="{ink}"/>'
-                         if st.ring == 2 else
-                         f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.55:.1f}" fill="none" '
-                         f'stroke="{ink}" stroke-width="{st.stroke * 0.7:.1f}"/>')  # fmt: skip
+            parts.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r - st.stroke / 2:.1f}" '
+                f'fill="none" stroke="{ink}" stroke-width="{st.stroke:.1f}"/>'
+            )
+            parts.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.45:.1f}" fill="{ink}"/>'
+                if st.ring == 2
+                else f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.55:.1f}" fill="none" '
+                f'stroke="{ink}" stroke-width="{st.stroke * 0.7:.1f}"/>'
+            )
     return "".join(parts)
 
 
-def _stick(cx: float, cy: float, length: float, width: float, slant: float, ink: str,
-           stroke: float) -> str:  # fmt: skip
+def _stick(
+    cx: float, cy: float, length: float, width: float, slant: float, ink: str, stroke: float
+) -> str:
     x, y = cx - width / 2, cy - length / 2
-    return (f'<g transform="rotate({slant:.0f} {cx:.1f} {cy:.1f})">'
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{length:.1f}" '
-            f'rx="{width / 2.5:.1f}" fill="{ink}"/>'
-            f'<line x1="{x:.1f}" y1="{cy:.1f}" x2="{x + width:.1f}" y2="{cy:.1f}" '
-            f'stroke="white" stroke-width="{stroke * 0.6:.1f}"/></g>')  # fmt: skip
+    return (
+        f'<g transform="rotate({slant:.0f} {cx:.1f} {cy:.1f})">'
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{length:.1f}" '
+        f'rx="{width / 2.5:.1f}" fill="{ink}"/>'
+        f'<line x1="{x:.1f}" y1="{cy:.1f}" x2="{x + width:.1f}" y2="{cy:.1f}" '
+        f'stroke="white" stroke-width="{stroke * 0.6:.1f}"/></g>'
+    )
 
 
 def _bamboo(st: _Style, n: int) -> str:
     if n == 1:  # the bird
         ink, ink2 = st.stick_ink, st.stick_ink2
-        return (f'<ellipse cx="36" cy="52" rx="{15 * st.scale:.1f}" ry="{22 * st.scale:.1f}" '
-                f'fill="{ink}"/><circle cx="40" cy="{26 * st.scale + 4:.1f}" r="8" fill="{ink2}"/>'
-                f'<polygon points="47,{26 * st.scale + 2:.1f} 58,{26 * st.scale + 6:.1f} '
-                f'47,{26 * st.scale + 9:.1f}" fill="{ink2}"/>'
-                f'<polygon points="36,68 18,92 54,92" fill="{ink2}"/>')  # fmt: skip
+        return (
+            f'<ellipse cx="36" cy="52" rx="{15 * st.scale:.1f}" ry="{22 * st.scale:.1f}" '
+            f'fill="{ink}"/><circle cx="40" cy="{26 * st.scale + 4:.1f}" r="8" fill="{ink2}"/>'
+            f'<polygon points="47,{26 * st.scale + 2:.1f} 58,{26 * st.scale + 6:.1f} '
+            f'47,{26 * st.scale + 9:.1f}" fill="{ink2}"/>'
+            f'<polygon points="36,68 18,92 54,92" fill="{ink2}"/>'
+        )
     length = FACE_H * {2: 0.36, 3: 0.36, 4: 0.36, 5: 0.3}.get(n, 0.26) * st.scale
     width = FACE_W * 0.11
     parts = []
@@ -137,8 +173,9 @@ def _face_svg(st: _Style, label: str) -> str:
     elif label[1:] == "B" and label[0].isdigit():
         body = _bamboo(st, int(label[0]))
     elif label[1:] == "C" and label[0].isdigit():
-        body = (_text(36, 26, 34 * s, NUMERALS[int(label[0]) - 1], f, st.numeral_ink, st.weight)
-                + _text(36, 66, 40 * s, "萬", f, st.wan_ink, st.weight))  # fmt: skip
+        body = _text(
+            36, 26, 34 * s, NUMERALS[int(label[0]) - 1], f, st.numeral_ink, st.weight
+        ) + _text(36, 66, 40 * s, "萬", f, st.wan_ink, st.weight)
     elif label in WIND_CHARS:
         body = _text(36, 50, 52 * s, WIND_CHARS[label], f, st.wind_ink, st.weight)
         if st.index:
@@ -151,30 +188,39 @@ def _face_svg(st: _Style, label: str) -> str:
         ink = _pick(rng, ("#1b3fa0", "#111111", "#2a6f8f"))
         style = int(rng.integers(3))
         if style == 0:
-            body = (f'<rect x="14" y="16" width="44" height="64" fill="none" stroke="{ink}" '
-                    f'stroke-width="{st.stroke * 1.8:.1f}"/>')  # fmt: skip
+            body = (
+                f'<rect x="14" y="16" width="44" height="64" fill="none" stroke="{ink}" '
+                f'stroke-width="{st.stroke * 1.8:.1f}"/>'
+            )
         elif style == 1:
             body = _text(36, 50, 50 * s, "白", f, ink, st.weight)
         else:
-            body = (f'<rect x="12" y="14" width="48" height="68" fill="none" stroke="{ink}" '
-                    f'stroke-width="{st.stroke:.1f}"/><rect x="18" y="20" width="36" '
-                    f'height="56" fill="none" stroke="{ink}" stroke-width="{st.stroke:.1f}"/>')
+            body = (
+                f'<rect x="12" y="14" width="48" height="68" fill="none" stroke="{ink}" '
+                f'stroke-width="{st.stroke:.1f}"/><rect x="18" y="20" width="36" '
+                f'height="56" fill="none" stroke="{ink}" stroke-width="{st.stroke:.1f}"/>'
+            )
     elif label in BONUS_CHARS:
         ink = _pick(rng, _INKS)
         number = label[1]
         petal = _pick(rng, ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e"))
-        body = (_text(36, 68, 34 * s, BONUS_CHARS[label], f, ink, st.weight)
-                + _text(60, 12, 14, number, "DejaVu Sans", _pick(rng, _INKS), "bold"))
+        body = _text(36, 68, 34 * s, BONUS_CHARS[label], f, ink, st.weight) + _text(
+            60, 12, 14, number, "DejaVu Sans", _pick(rng, _INKS), "bold"
+        )
         cx, cy = 30 + float(rng.uniform(-4, 4)), 30
         if label[0] == "F":  # a flower drawn above the name
             for k in range(5):
                 a = 2 * np.pi * k / 5
-                body += (f'<circle cx="{cx + 8 * np.cos(a):.1f}" cy="{cy + 8 * np.sin(a):.1f}" '
-                         f'r="5" fill="{petal}"/>')  # fmt: skip
+                body += (
+                    f'<circle cx="{cx + 8 * np.cos(a):.1f}" cy="{cy + 8 * np.sin(a):.1f}" '
+                    f'r="5" fill="{petal}"/>'
+                )
             body += f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3.5" fill="#e0c020"/>'
         else:  # a season: a sun, a branch, a leaf or a snowflake, abstracted
-            body += (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="10" fill="none" stroke="{petal}" '
-                     f'stroke-width="{st.stroke:.1f}"/>')  # fmt: skip
+            body += (
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="10" fill="none" stroke="{petal}" '
+                f'stroke-width="{st.stroke:.1f}"/>'
+            )
     else:
         raise KeyError(label)
     index = ""
@@ -193,22 +239,34 @@ def procedural_set(seed: int) -> dict[str, Image]:
     cells = []
     for i, label in enumerate(labels):
         r, c = divmod(i, cols)
-        cells.append(f'<g transform="translate({c * FACE_W} {r * FACE_H})">'
-                     f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>'
-                     f"{_face_svg(st, label)}</g>")  # fmt: skip
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * FACE_W}" '
-           f'height="{rows * FACE_H}">' + "".join(cells) + "</svg>")  # fmt: skip
+        cells.append(
+            f'<g transform="translate({c * FACE_W} {r * FACE_H})">'
+            f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>'
+            f"{_face_svg(st, label)}</g>"
+        )
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * FACE_W}" '
+        f'height="{rows * FACE_H}">' + "".join(cells) + "</svg>"
+    )
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         (tmp / "set.svg").write_text(svg, encoding="utf-8")
-        subprocess.run(["rsvg-convert", "-o", str(tmp / "set.png"), str(tmp / "set.svg")],
-                       check=True, capture_output=True, timeout=60)  # fmt: skip
-        sheet = cv2.imread(str(tmp / "set.png"), cv2.IMREAD_COLOR)
+        subprocess.run(
+            ["rsvg-convert", "-o", str(tmp / "set.png"), str(tmp / "set.svg")],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        read = cv2.imread(str(tmp / "set.png"), cv2.IMREAD_COLOR)
+    if read is None:
+        raise RuntimeError("rsvg-convert produced no image")
+    sheet = np.asarray(read, np.uint8)
     faces: dict[str, Image] = {}
     for i, label in enumerate(labels):
         r, c = divmod(i, cols)
         faces[label] = np.ascontiguousarray(
-            sheet[r * FACE_H : (r + 1) * FACE_H, c * FACE_W : (c + 1) * FACE_W])
+            sheet[r * FACE_H : (r + 1) * FACE_H, c * FACE_W : (c + 1) * FACE_W]
+        )
     body_bgr = sheet[2, 2].copy()
     faces[BLANK] = np.full((FACE_H, FACE_W, 3), body_bgr, np.uint8)
     return faces

@@ -68,17 +68,29 @@ class CameraPose:
         """Table millimetres to frame pixels."""
         s = geometry.size_mm
         src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float64)
-        return np.asarray(cv2.getPerspectiveTransform(src.astype(np.float32),
-                                                      self.corners_px.astype(np.float32)))
+        return np.asarray(
+            cv2.getPerspectiveTransform(src.astype(np.float32), self.corners_px.astype(np.float32))
+        )
 
     @classmethod
-    def overhead(cls, rng: np.random.Generator | None = None, width: int = 1920,
-                 height: int = 1080, jitter_px: float = 40.0) -> CameraPose:  # fmt: skip
+    def overhead(
+        cls,
+        rng: np.random.Generator | None = None,
+        width: int = 1920,
+        height: int = 1080,
+        jitter_px: float = 40.0,
+    ) -> CameraPose:
         """A camera above the middle of the table, the table filling the frame's height."""
         side = height * 0.9
         cx, cy = width / 2, height / 2
-        corners = np.array([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2],
-                            [cx + side / 2, cy + side / 2], [cx - side / 2, cy + side / 2]])  # fmt: skip
+        corners = np.array(
+            [
+                [cx - side / 2, cy - side / 2],
+                [cx + side / 2, cy - side / 2],
+                [cx + side / 2, cy + side / 2],
+                [cx - side / 2, cy + side / 2],
+            ]
+        )
         if rng is not None:
             corners = corners + rng.uniform(-jitter_px, jitter_px, size=(4, 2))
         return cls(corners, width, height)
@@ -108,10 +120,17 @@ class Style:
         back = backs[int(rng.integers(len(backs)))]
         faces = load_set(art)
         body = tuple(int(c) for c in body_colour(faces))
-        return cls(art=art, felt=felt, back=back, body=(body[0], body[1], body[2]),
-                   light=float(rng.uniform(0.8, 1.15)), gradient=float(rng.uniform(0.05, 0.35)),
-                   blur=float(rng.uniform(0.3, 1.1)), noise=float(rng.uniform(1, 5)),
-                   jpeg=int(rng.integers(70, 96)))  # fmt: skip
+        return cls(
+            art=art,
+            felt=felt,
+            back=back,
+            body=(body[0], body[1], body[2]),
+            light=float(rng.uniform(0.8, 1.15)),
+            gradient=float(rng.uniform(0.05, 0.35)),
+            blur=float(rng.uniform(0.3, 1.1)),
+            noise=float(rng.uniform(1, 5)),
+            jpeg=int(rng.integers(70, 96)),
+        )
 
 
 @dataclass
@@ -124,12 +143,14 @@ class Rendered:
 
 # -- drawing in the top-down canvas ----------------------------------------------------------
 
+
 def _mm(v: float) -> float:
     return (v + BORDER_MM) * PX_PER_MM
 
 
-def _texture(rng: np.random.Generator, shape: tuple[int, int], scale: int, amount: float
-             ) -> NDArray[np.float32]:  # fmt: skip
+def _texture(
+    rng: np.random.Generator, shape: tuple[int, int], scale: int, amount: float
+) -> NDArray[np.float32]:
     """Smooth random variation in [-amount, amount], upsampled from a coarse grid."""
     h, w = shape
     coarse = rng.standard_normal((max(2, h // scale), max(2, w // scale))).astype(np.float32)
@@ -137,8 +158,9 @@ def _texture(rng: np.random.Generator, shape: tuple[int, int], scale: int, amoun
     return np.asarray(np.clip(smooth, -2.5, 2.5) * (amount / 2.5), np.float32)
 
 
-def _table_canvas(rng: np.random.Generator, geometry: TableGeometry, style: Style
-                  ) -> NDArray[np.float32]:  # fmt: skip
+def _table_canvas(
+    rng: np.random.Generator, geometry: TableGeometry, style: Style
+) -> NDArray[np.float32]:
     side = round((geometry.size_mm + 2 * BORDER_MM) * PX_PER_MM)
     canvas = np.empty((side, side, 3), np.float32)
     wood = np.array((40, 80, 140), np.float32)
@@ -169,8 +191,9 @@ def _draw_markers(canvas: NDArray[np.float32], geometry: TableGeometry) -> None:
         canvas[py : py + size, px : px + size] = marker[:, :, None].astype(np.float32) * 0.9 + 10
 
 
-def _tile_sprite(face: Image, body: tuple[int, int, int], geometry: TableGeometry,
-                 rng: np.random.Generator) -> NDArray[np.float32]:  # fmt: skip
+def _tile_sprite(
+    face: Image, body: tuple[int, int, int], geometry: TableGeometry, rng: np.random.Generator
+) -> NDArray[np.float32]:
     """A tile seen from above as BGRA float: rounded body, bevelled edge, engraved face."""
     w = round(geometry.tile_w_mm * PX_PER_MM)
     h = round(geometry.tile_h_mm * PX_PER_MM)
@@ -195,8 +218,9 @@ def _tile_sprite(face: Image, body: tuple[int, int, int], geometry: TableGeometr
     return sprite
 
 
-def _paste(canvas: NDArray[np.float32], sprite: NDArray[np.float32], x_mm: float, y_mm: float,
-           angle: float) -> None:
+def _paste(
+    canvas: NDArray[np.float32], sprite: NDArray[np.float32], x_mm: float, y_mm: float, angle: float
+) -> None:
     h, w = sprite.shape[:2]
     cx, cy = _mm(x_mm), _mm(y_mm)
     m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
@@ -253,8 +277,9 @@ def _die_sprite(value: int, geometry: TableGeometry) -> NDArray[np.float32]:
 
 def _draw_hand(canvas: NDArray[np.float32], rng: np.random.Generator, x: float, y: float) -> None:
     """A hand reaching in from the nearest edge: a palm and four fingers, skin-toned."""
-    skin = np.array([(80, 120, 190), (60, 100, 160), (40, 70, 110)][int(rng.integers(3))],
-                    np.float32)  # fmt: skip
+    skin = np.array(
+        [(80, 120, 190), (60, 100, 160), (40, 70, 110)][int(rng.integers(3))], np.float32
+    )
     layer = np.zeros(canvas.shape[:2], np.uint8)
     cx, cy = round(_mm(x)), round(_mm(y))
     size = round(45 * PX_PER_MM)
@@ -283,8 +308,9 @@ def _cast_shadows(canvas: NDArray[np.float32], layout: Layout, geometry: TableGe
     canvas *= (1 - 0.45 * cv2.resize(layer, (w, h)))[:, :, None]
 
 
-def draw_top_down(layout: Layout, style: Style, geometry: TableGeometry,
-                  rng: np.random.Generator) -> NDArray[np.float32]:  # fmt: skip
+def draw_top_down(
+    layout: Layout, style: Style, geometry: TableGeometry, rng: np.random.Generator
+) -> NDArray[np.float32]:
     """The table drawn from straight above at ``PX_PER_MM``, float BGR."""
     canvas = _table_canvas(rng, geometry, style)
     faces = load_set(style.art)
@@ -303,20 +329,31 @@ def draw_top_down(layout: Layout, style: Style, geometry: TableGeometry,
     return canvas
 
 
-def render(layout: Layout, style: Style, rng: np.random.Generator,
-           geometry: TableGeometry | None = None, pose: CameraPose | None = None) -> Rendered:
+def render(
+    layout: Layout,
+    style: Style,
+    rng: np.random.Generator,
+    geometry: TableGeometry | None = None,
+    pose: CameraPose | None = None,
+) -> Rendered:
     """A camera frame of the layout, with the homography that produced it."""
     geometry = geometry or TableGeometry()
     pose = pose or CameraPose.overhead(rng)
     canvas = draw_top_down(layout, style, geometry, rng)
     to_frame = pose.homography(geometry)
     # canvas px -> table mm -> frame px
-    from_canvas = np.array([[1 / PX_PER_MM, 0, -BORDER_MM], [0, 1 / PX_PER_MM, -BORDER_MM],
-                            [0, 0, 1]])  # fmt: skip
-    frame = cv2.warpPerspective(canvas, to_frame @ from_canvas, (pose.width, pose.height),
-                                flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    frame = _camera_effects(frame, style, rng)
-    return Rendered(frame, to_frame, layout, geometry)
+    from_canvas = np.array(
+        [[1 / PX_PER_MM, 0, -BORDER_MM], [0, 1 / PX_PER_MM, -BORDER_MM], [0, 0, 1]]
+    )
+    frame = cv2.warpPerspective(
+        canvas,
+        to_frame @ from_canvas,
+        (pose.width, pose.height),
+        flags=cv2.INTER_AREA,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    image = _camera_effects(np.asarray(frame, np.float32), style, rng)
+    return Rendered(image, to_frame, layout, geometry)
 
 
 def _camera_effects(frame: NDArray[np.float32], style: Style, rng: np.random.Generator) -> Image:
@@ -328,13 +365,13 @@ def _camera_effects(frame: NDArray[np.float32], style: Style, rng: np.random.Gen
     gain = cv2.resize(style.light * (1 - style.gradient * fall), (w, h))
     frame *= gain[:, :, None]
     if style.blur > 0.05:
-        frame = cv2.GaussianBlur(frame, (0, 0), style.blur)
+        frame = np.asarray(cv2.GaussianBlur(frame, (0, 0), style.blur), np.float32)
     frame += rng.normal(0, style.noise, size=(h, w, 1)).astype(np.float32)
     image = np.clip(frame, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg])
     if ok:
-        image = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
-    return np.asarray(image, np.uint8)
+        image = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+    return image
 
 
 # -- layouts --------------------------------------------------------------------------------
@@ -342,8 +379,9 @@ def _camera_effects(frame: NDArray[np.float32], style: Style, rng: np.random.Gen
 _SEAT_ANGLE = {"E": 0.0, "S": 90.0, "W": 180.0, "N": 270.0}
 
 
-def _seat_frame(seat: str, size: float) -> tuple[NDArray[np.float64], NDArray[np.float64],
-                                                 NDArray[np.float64]]:  # fmt: skip
+def _seat_frame(
+    seat: str, size: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Origin at the middle of a seat's edge, 'along' (to the seat's right), 'inward'."""
     c = size / 2
     return {
@@ -354,10 +392,18 @@ def _seat_frame(seat: str, size: float) -> tuple[NDArray[np.float64], NDArray[np
     }[seat]
 
 
-def random_layout(rng: np.random.Generator, labels: Sequence[str], geometry: TableGeometry,
-                  discards: int = 40, exposures: int = 3, walls: bool = True,
-                  dice: bool = True, hand: float = 0.0, touching: float = 0.4,
-                  upside_down: float = 0.2) -> Layout:  # fmt: skip
+def random_layout(
+    rng: np.random.Generator,
+    labels: Sequence[str],
+    geometry: TableGeometry,
+    discards: int = 40,
+    exposures: int = 3,
+    walls: bool = True,
+    dice: bool = True,
+    hand: float = 0.0,
+    touching: float = 0.4,
+    upside_down: float = 0.2,
+) -> Layout:
     """A plausible mid-game table: discards in rows before each seat, exposures on the racks
     (the claimed tile turned sideways), short walls of face-down tiles, the dice in the tray."""
     layout = Layout()
@@ -415,10 +461,14 @@ def random_layout(rng: np.random.Generator, labels: Sequence[str], geometry: Tab
     if dice:
         c = s / 2
         for i in range(2):
-            layout.dice.append(DiePlacement(int(rng.integers(1, 7)),
-                                            c - 25 + 50 * i + float(rng.uniform(-8, 8)),
-                                            c + float(rng.uniform(-25, 25)),
-                                            float(rng.uniform(0, 90))))  # fmt: skip
+            layout.dice.append(
+                DiePlacement(
+                    int(rng.integers(1, 7)),
+                    c - 25 + 50 * i + float(rng.uniform(-8, 8)),
+                    c + float(rng.uniform(-25, 25)),
+                    float(rng.uniform(0, 90)),
+                )
+            )
     if hand and rng.random() < hand:
         layout.hand = (float(rng.uniform(300, 600)), float(rng.uniform(600, 700)))
     return layout

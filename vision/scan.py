@@ -57,8 +57,13 @@ class DieSeen:
     zone: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"pips": self.pips, "confidence": round(self.confidence, 3), "zone": self.zone,
-                "x_mm": round(self.x, 1), "y_mm": round(self.y, 1)}  # fmt: skip
+        return {
+            "pips": self.pips,
+            "confidence": round(self.confidence, 3),
+            "zone": self.zone,
+            "x_mm": round(self.x, 1),
+            "y_mm": round(self.y, 1),
+        }
 
 
 @dataclass
@@ -71,8 +76,9 @@ class ScanResult:
         return {
             "tiles": [t.to_json() for t in self.tiles],
             "dice": [d.to_json() for d in self.dice],
-            "obstructions": [{"x_mm": round(x, 1), "y_mm": round(y, 1)}
-                             for x, y in self.obstructions],  # fmt: skip
+            "obstructions": [
+                {"x_mm": round(x, 1), "y_mm": round(y, 1)} for x, y in self.obstructions
+            ],
         }
 
 
@@ -98,9 +104,11 @@ class Scanner:
             raise FrameError("not a colour image")
         h, w = frame.shape[:2]
         if (w, h) != self.calibration.image_size:
-            raise FrameError(f"frame is {w}x{h} but the calibration was made for "
-                             f"{self.calibration.image_size[0]}x{self.calibration.image_size[1]}"
-                             "; calibrate again for this camera mode")  # fmt: skip
+            raise FrameError(
+                f"frame is {w}x{h} but the calibration was made for "
+                f"{self.calibration.image_size[0]}x{self.calibration.image_size[1]}"
+                "; calibrate again for this camera mode"
+            )
 
     def scan(self, frame: Image) -> ScanResult:
         self.check_frame(frame)
@@ -115,14 +123,26 @@ class Scanner:
             face_down = ident.label == BACK
             blank = ident.label == BLANK
             tile = None if face_down or blank else ident.label
-            result.tiles.append(TileSeen(
-                tile, ident.confidence, spot.x, spot.y, spot.angle,
-                zone.name if zone else None, zone.seat if zone else None,
-                _sideways(spot.angle, zone.seat if zone else None), face_down, blank, ident.best,
-            ))  # fmt: skip
+            result.tiles.append(
+                TileSeen(
+                    tile,
+                    ident.confidence,
+                    spot.x,
+                    spot.y,
+                    spot.angle,
+                    zone.name if zone else None,
+                    zone.seat if zone else None,
+                    _sideways(spot.angle, zone.seat if zone else None),
+                    face_down,
+                    blank,
+                    ident.best,
+                )
+            )
         for spot in found:
             if spot.kind == "die":
-                pips, conf = count_pips(die_crop(frame, self.calibration, spot.x, spot.y, spot.angle))
+                pips, conf = count_pips(
+                    die_crop(frame, self.calibration, spot.x, spot.y, spot.angle)
+                )
                 zone = geometry.zone_at(spot.x, spot.y)
                 result.dice.append(DieSeen(pips, conf, spot.x, spot.y, zone.name if zone else None))
             elif spot.kind == "obstruction":

@@ -38,8 +38,15 @@ def main() -> int:
             samples += [(label, synthetic_crop(face, rng)) for _ in range(args.per_face)]
     recogniser = Recogniser.enrol(Embedder(MODELS_DIR / "tile_embed.onnx"), samples)
     recogniser.save(DEFAULT_MODEL_DIR, len(samples), copy_embedder=False)
-    print(json.dumps({"sets": meta["train_sets"], "images": len(samples),
-                      "temperature": recogniser.temperature}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "sets": meta["train_sets"],
+                "images": len(samples),
+                "temperature": recogniser.temperature,
+            }
+        )
+    )
     return 0
 
 

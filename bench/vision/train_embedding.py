@@ -1,7 +1,8 @@
 """Train the tile embedding on rendered crops and export it to ONNX.
 
     .venv/bin/pip install torch==2.13.0 onnx      # training only, never a runtime dependency
-    .venv/bin/python bench/vision/train_embedding.py --minutes 15 --hold-out xmj-real kde-traditional
+    .venv/bin/python bench/vision/train_embedding.py --minutes 18 \
+        --hold-out xmj-real kde-traditional
 
 Data: every installed art set except the held-out ones (see vision/artwork.py and
 docs/artwork.md) and ``--procedural`` random sets drawn by vision/procedural.py (half of each
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F  # noqa: N812
+import torch.nn.functional as F
 from torch import nn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,8 +42,8 @@ from vision.artwork import (  # noqa: E402
     joker_face,
     load_set,
 )
-from vision.procedural import procedural_set  # noqa: E402
 from vision.crops import CROP_H, CROP_W, synthetic_crop  # noqa: E402
+from vision.procedural import procedural_set  # noqa: E402
 
 EMBED_DIM = 64
 
@@ -59,11 +60,16 @@ class TileNet(nn.Module):
             )
 
         self.features = nn.Sequential(
-            block(3, 16), nn.MaxPool2d(2),  # 32 x 24
-            block(16, 32), nn.MaxPool2d(2),  # 16 x 12
-            block(32, 64), block(64, 64), nn.MaxPool2d(2),  # 8 x 6
-            block(64, 128), block(128, 128),
-        )  # fmt: skip
+            block(3, 16),
+            nn.MaxPool2d(2),  # 32 x 24
+            block(16, 32),
+            nn.MaxPool2d(2),  # 16 x 12
+            block(32, 64),
+            block(64, 64),
+            nn.MaxPool2d(2),  # 8 x 6
+            block(64, 128),
+            block(128, 128),
+        )
         self.embed = nn.Linear(128, EMBED_DIM)
         self.weight = nn.Parameter(torch.randn(classes, EMBED_DIM) * 0.1)
 
@@ -87,8 +93,9 @@ class Exported(nn.Module):
         return self.net.embedding(x / 127.5 - 1.0)
 
 
-def batch(faces: list[tuple[int, np.ndarray]], rng: np.random.Generator, size: int,
-          strength: float) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+def batch(
+    faces: list[tuple[int, np.ndarray]], rng: np.random.Generator, size: int, strength: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     idx = rng.integers(len(faces), size=size)
     xs = np.empty((size, 3, CROP_H, CROP_W), np.float32)
     ys = np.empty(size, np.int64)
@@ -106,8 +113,12 @@ def main() -> int:
     parser.add_argument("--hold-out", nargs="*", default=["xmj-real", "kde-traditional"])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--batch", type=int, default=96)
-    parser.add_argument("--procedural", type=int, default=120,
-                        help="random procedural art sets added to the packaged ones")  # fmt: skip
+    parser.add_argument(
+        "--procedural",
+        type=int,
+        default=120,
+        help="random procedural art sets added to the packaged ones",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "tile_embed.onnx")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -126,8 +137,11 @@ def main() -> int:
         procedural[JOKER] = joker_face(body_colour(procedural), seed)
         procedural[BACK] = back_face(seed)
         generated += [(LABELS.index(label), face) for label, face in procedural.items()]
-    print(f"training on {train_sets} ({packaged} faces) and {args.procedural} procedural sets "
-          f"({len(generated)} faces), holding out {args.hold_out}", flush=True)  # fmt: skip
+    print(
+        f"training on {train_sets} ({packaged} faces) and {args.procedural} procedural sets "
+        f"({len(generated)} faces), holding out {args.hold_out}",
+        flush=True,
+    )
 
     net = TileNet(len(LABELS))
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -160,14 +174,23 @@ def main() -> int:
         step += 1
         if step % 100 == 0:
             acc = float((cos.argmax(1) == y).float().mean())
-            print(f"step {step} {time.monotonic() - start:.0f}s loss {np.mean(losses[-100:]):.3f} "
-                  f"acc {acc:.3f} strength {strength:.2f}", flush=True)  # fmt: skip
+            print(
+                f"step {step} {time.monotonic() - start:.0f}s loss {np.mean(losses[-100:]):.3f} "
+                f"acc {acc:.3f} strength {strength:.2f}",
+                flush=True,
+            )
     net.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(Exported(net), torch.zeros(1, 3, CROP_H, CROP_W), str(args.out),
-                      dynamo=False, input_names=["crop"], output_names=["embedding"],
-                      dynamic_axes={"crop": {0: "n"}, "embedding": {0: "n"}},
-                      opset_version=13)  # fmt: skip
+    torch.onnx.export(
+        Exported(net),
+        torch.zeros(1, 3, CROP_H, CROP_W),
+        str(args.out),
+        dynamo=False,
+        input_names=["crop"],
+        output_names=["embedding"],
+        dynamic_axes={"crop": {0: "n"}, "embedding": {0: "n"}},
+        opset_version=13,
+    )
     meta = {
         "input": {"shape": [3, CROP_H, CROP_W], "channels": "BGR", "range": "0-255"},
         "embedding_dim": EMBED_DIM,

@@ -23,14 +23,30 @@ HELP = "camera calibration from the corner markers (`--print-markers` for the sh
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of the table")
     parser.add_argument("--out", type=Path, metavar="FILE", help="where to write the calibration")
-    parser.add_argument("--source", metavar="SPEC",
-                        help="take the photo now: picamera2, v4l2:N, file:PATH or render:SEED")  # fmt: skip
-    parser.add_argument("--geometry", type=Path, metavar="FILE",
-                        help="JSON table geometry (size, markers, tile size, zones)")  # fmt: skip
-    parser.add_argument("--max-error", type=float, default=2.0, metavar="PX",
-                        help="refuse a calibration whose reprojection error is larger (px)")  # fmt: skip
-    parser.add_argument("--print-markers", type=Path, metavar="PNG",
-                        help="write the printable marker sheet and stop")  # fmt: skip
+    parser.add_argument(
+        "--source",
+        metavar="SPEC",
+        help="take the photo now: picamera2, v4l2:N, file:PATH or render:SEED",
+    )
+    parser.add_argument(
+        "--geometry",
+        type=Path,
+        metavar="FILE",
+        help="JSON table geometry (size, markers, tile size, zones)",
+    )
+    parser.add_argument(
+        "--max-error",
+        type=float,
+        default=2.0,
+        metavar="PX",
+        help="refuse a calibration whose reprojection error is larger (px)",
+    )
+    parser.add_argument(
+        "--print-markers",
+        type=Path,
+        metavar="PNG",
+        help="write the printable marker sheet and stop",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,8 +65,13 @@ def run(args: argparse.Namespace) -> int:
     if args.print_markers is not None:
         if not cv2.imwrite(str(args.print_markers), marker_sheet(geometry)):
             raise CommandInputError("cannot write the marker sheet", "--print-markers")
-        emit_json({"markers": str(args.print_markers), "ids": list(geometry.marker_ids),
-                   "size_mm": geometry.marker_mm})  # fmt: skip
+        emit_json(
+            {
+                "markers": str(args.print_markers),
+                "ids": list(geometry.marker_ids),
+                "size_mm": geometry.marker_mm,
+            }
+        )
         return 0
     if args.out is None:
         raise CommandInputError("--out FILE is required to write a calibration", "--out")
@@ -75,10 +96,12 @@ def run(args: argparse.Namespace) -> int:
         calibration.save(args.out)
     except OSError as exc:
         raise CommandInputError(f"cannot write the calibration: {exc}", "--out") from None
-    emit_json({
-        "calibration": str(args.out),
-        "reprojection_error_px": round(calibration.reprojection_error_px, 3),
-        "image_size": list(calibration.image_size),
-        "markers": len(geometry.marker_ids),
-    })  # fmt: skip
+    emit_json(
+        {
+            "calibration": str(args.out),
+            "reprojection_error_px": round(calibration.reprojection_error_px, 3),
+            "image_size": list(calibration.image_size),
+            "markers": len(geometry.marker_ids),
+        }
+    )
     return 0

@@ -5,20 +5,31 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 from controller.cli import CommandInputError, emit_json
 
-HELP = "tile recognition: `vision enroll` a tile set, `vision classify` tiles, `vision scan` a table"
+HELP = (
+    "tile recognition: `vision enroll` a tile set, `vision classify` tiles, `vision scan` a table"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="enroll|classify|scan")
     enroll = verbs.add_parser("enroll", help="learn this table's tiles from sample photos")
     enroll.add_argument("--out", required=True, type=Path, metavar="MODEL_DIR")
-    enroll.add_argument("samples", type=Path, metavar="SAMPLES_DIR",
-                        help="one sub-folder per tile token (1B/, RD/, F3/, J/ ...) of images")  # fmt: skip
-    enroll.add_argument("--threshold", type=float, default=None,
-                        help="confidence below which classify answers null (default 0.5)")  # fmt: skip
+    enroll.add_argument(
+        "samples",
+        type=Path,
+        metavar="SAMPLES_DIR",
+        help="one sub-folder per tile token (1B/, RD/, F3/, J/ ...) of images",
+    )
+    enroll.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="confidence below which classify answers null (default 0.5)",
+    )
     classify = verbs.add_parser("classify", help="name the tile in each image")
     classify.add_argument("--model", type=Path, default=None, metavar="MODEL_DIR")
     classify.add_argument("images", nargs="+", metavar="IMAGE")
@@ -63,7 +74,7 @@ def _classify(args: argparse.Namespace) -> int:
     import cv2
 
     recogniser = _recogniser(args.model)
-    readable: list[tuple[int, object]] = []
+    readable: list[tuple[int, Any]] = []
     errors: dict[int, str] = {}
     for i, name in enumerate(args.images):
         path = Path(name)
@@ -72,7 +83,7 @@ def _classify(args: argparse.Namespace) -> int:
             errors[i] = "no such file" if not path.exists() else "not a readable image"
         else:
             readable.append((i, image))
-    identities = recogniser.identify([image for _, image in readable])  # type: ignore[misc]
+    identities = recogniser.identify([image for _, image in readable])
     by_index = {i: ident for (i, _), ident in zip(readable, identities, strict=True)}
     for i, name in enumerate(args.images):
         if i in errors:
@@ -80,8 +91,11 @@ def _classify(args: argparse.Namespace) -> int:
             continue
         ident = by_index[i]
         tile = ident.label if ident.label not in ("BLANK", "BACK") else None
-        out: dict[str, object] = {"image": name, "tile": tile,
-                                  "confidence": round(ident.confidence, 3)}  # fmt: skip
+        out: dict[str, object] = {
+            "image": name,
+            "tile": tile,
+            "confidence": round(ident.confidence, 3),
+        }
         if ident.label in ("BLANK", "BACK"):
             out["face_down" if ident.label == "BACK" else "blank"] = True
         emit_json(out)
@@ -90,6 +104,7 @@ def _classify(args: argparse.Namespace) -> int:
 
 def _scan(args: argparse.Namespace) -> int:
     import cv2
+    import numpy as np
 
     from vision.calibration import Calibration, CalibrationError
     from vision.scan import FrameError, Scanner
@@ -106,10 +121,13 @@ def _scan(args: argparse.Namespace) -> int:
         raise CommandInputError(f"{reason}: {args.image}", "IMAGE")
     start = time.perf_counter()
     try:
-        result = Scanner(calibration, recogniser).scan(frame)
+        result = Scanner(calibration, recogniser).scan(np.asarray(frame, np.uint8))
     except FrameError as exc:
         raise CommandInputError(str(exc), "IMAGE") from None
-    out = {"image": args.image, **result.to_json(),
-           "seconds": round(time.perf_counter() - start, 4)}  # fmt: skip
+    out = {
+        "image": args.image,
+        **result.to_json(),
+        "seconds": round(time.perf_counter() - start, 4),
+    }
     emit_json(out)
     return 0

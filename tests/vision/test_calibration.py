@@ -53,9 +53,17 @@ def test_a_wrong_table_size_is_refused_by_reprojection_error(tables: list[Render
         calibrate(tables[0].image, wrong)
 
 
-@pytest.mark.parametrize("content", ["", "{", '{"version": 1}', '{"version": 9}',
-                                     '{"version": 1, "homography_mm_to_px": [[1]], '
-                                     '"image_size": [1, 1], "reprojection_error_px": 0}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "",
+        "{",
+        '{"version": 1}',
+        '{"version": 9}',
+        '{"version": 1, "homography_mm_to_px": [[1]], '
+        '"image_size": [1, 1], "reprojection_error_px": 0}',
+    ],
+)
 def test_bad_calibration_files_are_refused(tmp_path: Path, content: str) -> None:
     path = tmp_path / "cal.json"
     path.write_text(content)

@@ -7,8 +7,8 @@ import numpy as np
 
 from vision.calibration import calibrate
 from vision.finder import find
-from vision.render import Layout, Rendered, Style, TilePlacement, render
 from vision.geometry import TableGeometry
+from vision.render import Layout, Rendered, Style, TilePlacement, render
 
 from .conftest import rendered_table
 
@@ -57,7 +57,7 @@ def test_zones_and_sideways_claimed_tiles(tables: list[Rendered]) -> None:
         want = (-truth.angle) % 180.0
         diff = abs(want - found.angle) % 180.0  # type: ignore[attr-defined]
         right_turn += min(diff, 180 - diff) < 10
-        sideways += abs(((truth.angle % 180) - 90)) < 10 and min(diff, 180 - diff) < 10
+        sideways += abs((truth.angle % 180) - 90) < 10 and min(diff, 180 - diff) < 10
     assert right_zone / len(pairs_all) >= 0.98
     assert right_turn / len(pairs_all) >= 0.95
     assert sideways >= 3  # claimed tiles in exposures, and South/North seats' tiles
@@ -66,8 +66,10 @@ def test_zones_and_sideways_claimed_tiles(tables: list[Rendered]) -> None:
 def test_a_row_of_touching_tiles_is_cut_at_the_seams() -> None:
     rng = np.random.default_rng(3)
     geometry = TableGeometry()
-    row = [TilePlacement(label, 300 + i * geometry.tile_w_mm, 450)
-           for i, label in enumerate(["1D", "2D", "3D", "4D", "5D", "6D", "7D", "8D"])]
+    row = [
+        TilePlacement(label, 300 + i * geometry.tile_w_mm, 450)
+        for i, label in enumerate(["1D", "2D", "3D", "4D", "5D", "6D", "7D", "8D"])
+    ]
     # A claimed tile lying sideways, touching an upright one.
     row.append(TilePlacement("RD", 300 + 8 * 22 - 11 + 15, 450 + 4, 90))
     table = render(Layout(tiles=row), Style.random(rng, "kde-classic"), rng, geometry)

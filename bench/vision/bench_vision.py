@@ -1,0 +1,285 @@
+"""Vision benchmarks: identity accuracy across tile sets, full-table scan time, and the PyPI
+`mahjong-detector` model side by side on the same frames.
+
+    .venv/bin/python bench/vision/bench_vision.py [--frames 10] [--per-kind 10] [--json out.json]
+
+1. *Held-out set, enrolled*: for each art set held out of training (vision/models/tile_embed.json),
+   enrol 3 camera-like crops per kind of that set, then classify ``--per-kind`` fresh crops
+   per kind. Top-1 counts an abstention as wrong; abstention rate and accuracy on the answered
+   crops are given too.
+2. *Mixed sets, mostly never enrolled*: 3 enrolment crops per kind, each from a randomly chosen
+   set; test crops come from every set, split into sets that were enrolled for that kind and
+   sets that were not (and, of those, sets the network never saw in training).
+3. *Full-table scan*: ``--frames`` rendered 1920x1080 frames with about 60 tiles (held-out art,
+   the model enrolled on crops cut from a separate frame of the same set): median scan time,
+   time per tile, tiles found, identity accuracy of found tiles.
+4. *mahjong-detector 0.0.6* (YOLO11n, 34 riichi classes) on the same frames through its own
+   pre- and post-processing and onnxruntime; scored on the 34 kinds it knows.
+
+Every number comes from one run on this machine; the machine is shared, so compare ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from vision.artwork import ART_SETS, BACK, CHINESE_LABELS, LABELS, load_set  # noqa: E402
+from vision.calibration import calibrate  # noqa: E402
+from vision.crops import synthetic_crop  # noqa: E402
+from vision.finder import find, tile_crop  # noqa: E402
+from vision.geometry import TableGeometry  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
+from vision.render import Style, random_layout, render  # noqa: E402
+from vision.scan import Scanner  # noqa: E402
+
+META = json.loads((MODELS_DIR / "tile_embed.json").read_text())
+HELD_OUT: list[str] = META["held_out_sets"]
+
+
+def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) -> dict[str, float]:
+    ids = recogniser.identify(crops)
+    answered = [(i.label, t) for i, t in zip(ids, truth, strict=True) if i.label is not None]
+    correct = sum(1 for lab, t in answered if lab == t)
+    best_correct = sum(1 for i, t in zip(ids, truth, strict=True) if i.best == t)
+    return {
+        "n": len(truth),
+        "top1": correct / len(truth),
+        "top1_no_abstain": best_correct / len(truth),
+        "abstain": 1 - len(answered) / len(truth),
+        "acc_answered": correct / max(1, len(answered)),
+    }
+
+
+def held_out_enrolled(
+    embedder: Embedder, per_kind: int, rng: np.random.Generator
+) -> dict[str, Any]:
+    out = {}
+    for name in HELD_OUT:
+        faces = load_set(name)
+        enrol = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(3)]
+        recogniser = Recogniser.enrol(embedder, enrol)
+        tests = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(per_kind)]
+        out[name] = _score(recogniser, [c for _, c in tests], [lab for lab, _ in tests])
+        # The same set without enrolment: only the bundled prototypes of other sets.
+        default = Recogniser.load(DEFAULT_MODEL_DIR)
+        out[name + " (not enrolled)"] = _score(
+            default, [c for _, c in tests], [lab for lab, _ in tests]
+        )
+    return out
+
+
+def mixed_sets(embedder: Embedder, per_kind: int, rng: np.random.Generator) -> dict[str, Any]:
+    sets = {name: load_set(name) for name in ART_SETS}
+    enrolled: dict[str, set[str]] = {}
+    samples = []
+    for label in LABELS:
+        having = [n for n, f in sets.items() if label in f]
+        for _ in range(3):
+            name = having[int(rng.integers(len(having)))]
+            enrolled.setdefault(label, set()).add(name)
+            samples.append((label, synthetic_crop(sets[name][label], rng)))
+    recogniser = Recogniser.enrol(embedder, samples)
+    groups: dict[str, tuple[list[np.ndarray], list[str]]] = {
+        "enrolled set": ([], []),
+        "never enrolled": ([], []),
+        "never enrolled, never trained": ([], []),
+    }
+    for name, faces in sets.items():
+        for label, face in faces.items():
+            for _ in range(max(1, per_kind // 2)):
+                crop = synthetic_crop(face, rng)
+                if name in enrolled[label]:
+                    key = "enrolled set"
+                elif name in HELD_OUT:
+                    key = "never enrolled, never trained"
+                else:
+                    key = "never enrolled"
+                groups[key][0].append(crop)
+                groups[key][1].append(label)
+                if key == "never enrolled, never trained":
+                    groups["never enrolled"][0].append(crop)
+                    groups["never enrolled"][1].append(label)
+    return {k: _score(recogniser, c, t) for k, (c, t) in groups.items() if t}
+
+
+def frames(count: int, art: str, seed: int) -> list[Any]:
+    g = TableGeometry()
+    out = []
+    for i in range(count):
+        rng = np.random.default_rng(seed + i)
+        style = Style.random(rng, art)
+        layout = random_layout(rng, LABELS, g, discards=44, exposures=4, walls=False)
+        out.append(render(layout, style, rng, g))
+    return out
+
+
+def _match(truth_xy: np.ndarray, x: float, y: float, tol: float = 10.0) -> int | None:
+    d = np.linalg.norm(truth_xy - np.array([x, y]), axis=1)
+    k = int(d.argmin())
+    return k if d[k] < tol else None
+
+
+def scan_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[str, Any]:
+    # Enrol from a separate frame of the same set: crops cut by our own finder, labelled by
+    # the renderer's truth — what a user's enrolment photos look like.
+    enrol_frames = frames(3, art, seed + 1000)
+    samples = []
+    for r in enrol_frames:
+        cal = calibrate(r.image, r.geometry)
+        truth_xy = np.array([[t.x, t.y] for t in r.layout.tiles])
+        for f in find(r.image, cal):
+            k = _match(truth_xy, f.x, f.y) if f.kind == "tile" else None
+            if k is not None:
+                samples.append((r.layout.tiles[k].label, tile_crop(r.image, cal, f)))
+    faces = load_set(art)
+    rng = np.random.default_rng(seed)
+    have = {lab for lab, _ in samples}
+    samples += [
+        (lab, synthetic_crop(f, rng))
+        for lab, f in faces.items()
+        if lab not in have
+        for _ in range(3)
+    ]
+    recogniser = Recogniser.enrol(embedder, samples)
+    times, per_tile, found_n, truth_n, correct, abstained = [], [], 0, 0, 0, 0
+    for r in frames(count, art, seed):
+        cal = calibrate(r.image, r.geometry)
+        scanner = Scanner(cal, recogniser)
+        start = time.perf_counter()
+        result = scanner.scan(r.image)
+        elapsed = time.perf_counter() - start
+        times.append(elapsed)
+        per_tile.append(elapsed / max(1, len(result.tiles)))
+        truth_xy = np.array([[t.x, t.y] for t in r.layout.tiles])
+        truth_n += len(truth_xy)
+        for t in result.tiles:
+            k = _match(truth_xy, t.x, t.y)
+            if k is None:
+                continue
+            found_n += 1
+            label = r.layout.tiles[k].label
+            seen = t.tile if t.tile is not None else (BACK if t.face_down else None)
+            correct += seen == label
+            abstained += t.tile is None and not t.face_down
+    return {
+        "art": art,
+        "frames": count,
+        "tiles_per_frame": truth_n / count,
+        "median_scan_s": statistics.median(times),
+        "median_per_tile_ms": 1000 * statistics.median(per_tile),
+        "found": found_n / truth_n,
+        "identity_of_found": correct / max(1, found_n),
+        "abstained_of_found": abstained / max(1, found_n),
+    }
+
+
+_DETECTOR_TO_TOKEN = {
+    **{f"{r}m": f"{r}C" for r in range(1, 10)},
+    **{f"{r}p": f"{r}D" for r in range(1, 10)},
+    **{f"{r}s": f"{r}B" for r in range(1, 10)},
+    "tou": "EW",
+    "nan": "SW",
+    "sha": "WW",
+    "pe": "NW",
+    "chun": "RD",
+    "hatsu": "GD",
+    "haku": "WD",
+}
+
+
+def detector_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[str, Any]:
+    try:
+        from mahjong_detector.predict import CLASS_NAMES, predict
+        from mahjong_detector.preprocess import preprocess_image
+        from PIL import Image as PILImage
+    except ImportError as exc:
+        return {"error": f"mahjong-detector not importable: {exc}"}
+    known = set(CHINESE_LABELS[:34])
+    ours_correct = theirs_correct = total = 0
+    ours_t, theirs_t = [], []
+    recogniser = Recogniser.load(DEFAULT_MODEL_DIR)
+    for r in frames(count, art, seed):
+        cal = calibrate(r.image, r.geometry)
+        tiles = [t for t in r.layout.tiles if t.label in known]
+        total += len(tiles)
+        # Theirs: the package's own pipeline on the whole frame.
+        start = time.perf_counter()
+        pil = PILImage.fromarray(cv2.cvtColor(r.image, cv2.COLOR_BGR2RGB))
+        img, padding = preprocess_image(pil)
+        detections = predict(img, padding)
+        theirs_t.append(time.perf_counter() - start)
+        centres = cal.to_frame(np.array([[t.x, t.y] for t in tiles]))
+        used: set[int] = set()
+        for d in detections:
+            cx, cy = (d.x1 + d.x2) / 2, (d.y1 + d.y2) / 2
+            dist = np.linalg.norm(centres - [cx, cy], axis=1)
+            k = int(dist.argmin())
+            if (
+                dist[k] < 15
+                and k not in used
+                and _DETECTOR_TO_TOKEN.get(CLASS_NAMES[d.class_id]) == tiles[k].label
+            ):
+                used.add(k)
+                theirs_correct += 1
+        # Ours: the whole scan, default model (this art set never enrolled, never trained).
+        start = time.perf_counter()
+        result = Scanner(cal, recogniser).scan(r.image)
+        ours_t.append(time.perf_counter() - start)
+        truth_xy = np.array([[t.x, t.y] for t in tiles])
+        used = set()
+        for t in result.tiles:
+            k = _match(truth_xy, t.x, t.y)
+            if k is not None and k not in used and t.tile == tiles[k].label:
+                used.add(k)
+                ours_correct += 1
+    return {
+        "art": art,
+        "frames": count,
+        "tiles_34_kinds": total,
+        "detector_accuracy": theirs_correct / total,
+        "detector_median_s": statistics.median(theirs_t),
+        "ours_accuracy_not_enrolled": ours_correct / total,
+        "ours_median_s": statistics.median(ours_t),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--frames", type=int, default=10)
+    parser.add_argument("--per-kind", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    embedder = Embedder()
+    rng = np.random.default_rng(args.seed)
+    report: dict[str, Any] = {"model": META}
+    report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng)
+    print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
+    report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng)
+    print(json.dumps(report["mixed_sets"], indent=1), flush=True)
+    report["scan"] = [scan_bench(embedder, art, args.frames, args.seed) for art in HELD_OUT]
+    print(json.dumps(report["scan"], indent=1), flush=True)
+    report["detector"] = [
+        detector_bench(embedder, art, args.frames, args.seed + 7) for art in HELD_OUT
+    ]
+    print(json.dumps(report["detector"], indent=1), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Observations from scans: stable before reported, one report per change, frozen while a
+hand is over the table, a fifth copy flagged, dice once per throw; and the whole chain on
+rendered frames."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.inputs import ObservationKind
+from vision.calibration import calibrate
+from vision.geometry import TableGeometry
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+from vision.observe import TableWatcher
+from vision.render import CameraPose, DiePlacement, Layout, Style, TilePlacement, render
+from vision.scan import DieSeen, Scanner, ScanResult, TileSeen
+
+
+def _tile(
+    token: str,
+    x: float,
+    y: float,
+    zone: str = "discards",
+    seat: str | None = None,
+    conf: float = 0.9,
+) -> TileSeen:
+    return TileSeen(token, conf, x, y, 0.0, zone, seat, False)
+
+
+def test_a_discard_is_reported_once_after_it_holds_still() -> None:
+    watcher = TableWatcher(stable_frames=3)
+    scan = ScanResult(tiles=[_tile("5C", 450.0, 620.0)])
+    reports = [watcher.update(scan) for _ in range(6)]
+    assert [len(r) for r in reports] == [0, 0, 1, 0, 0, 0]
+    obs = reports[2][0]
+    assert obs.kind is ObservationKind.DISCARD
+    assert obs.tiles == ("5C",) and obs.seat == "E" and obs.zone == "discards"
+    assert obs.confidence == 0.9
+
+
+def test_a_flicker_is_not_a_discard() -> None:
+    watcher = TableWatcher(stable_frames=3)
+    seen = ScanResult(tiles=[_tile("5C", 450.0, 620.0)])
+    empty = ScanResult()
+    out = [watcher.update(s) for s in (seen, seen, empty, seen, empty, seen)]
+    assert all(not r for r in out)
+
+
+def test_a_hand_over_the_table_freezes_reports() -> None:
+    watcher = TableWatcher(stable_frames=2)
+    blocked = ScanResult(tiles=[_tile("5C", 450.0, 620.0)], obstructions=[(450.0, 640.0)])
+    assert not any(watcher.update(blocked) for _ in range(4))
+    clear = ScanResult(tiles=[_tile("5C", 450.0, 620.0)])
+    assert [len(watcher.update(clear)) for _ in range(3)] == [0, 1, 0]
+
+
+def test_an_exposure_with_its_claimed_tile_and_a_flower() -> None:
+    watcher = TableWatcher(stable_frames=1)
+    scan = ScanResult(
+        tiles=[
+            _tile("7B", 300.0, 860.0, "exposed", "E"),
+            _tile("7B", 326.0, 864.0, "exposed", "E"),
+            _tile("7B", 352.0, 860.0, "exposed", "E"),
+            _tile("F2", 600.0, 860.0, "exposed", "E"),
+        ]
+    )
+    out = watcher.update(scan)
+    kinds = sorted((o.kind, o.tiles) for o in out)
+    assert kinds == [
+        (ObservationKind.EXPOSURE, ("7B", "7B", "7B")),
+        (ObservationKind.FLOWER, ("F2",)),
+    ]
+    assert all(o.seat == "E" and o.zone == "rack-E" for o in out)
+
+
+def test_a_fifth_copy_is_flagged_not_accepted() -> None:
+    watcher = TableWatcher(stable_frames=1)
+    tiles = [_tile("5C", 300.0 + 30 * i, 620.0) for i in range(4)]
+    assert all(o.confidence > 0 for o in watcher.update(ScanResult(tiles=tiles)))
+    fifth = watcher.update(ScanResult(tiles=[*tiles, _tile("5C", 600.0, 300.0)]))
+    assert len(fifth) == 1 and fifth[0].confidence == 0.0
+    assert watcher.flags and "5C" in watcher.flags[0]
+
+
+def test_dice_once_per_throw() -> None:
+    watcher = TableWatcher(stable_frames=2)
+    dice = ScanResult(dice=[DieSeen(3, 0.95, 440, 450, "dice"), DieSeen(5, 0.95, 470, 450, "dice")])
+    out = [watcher.update(dice) for _ in range(4)]
+    assert [len(o) for o in out] == [0, 1, 0, 0]
+    assert out[1][0].kind is ObservationKind.DICE and out[1][0].dice == (3, 5)
+    watcher.update(ScanResult())  # picked up
+    again = [watcher.update(dice) for _ in range(2)]
+    assert [len(o) for o in again] == [0, 1]
+
+
+def test_rendered_frames_through_the_real_pipeline() -> None:
+    """The simulator's path: rendered camera -> calibration -> scan -> watcher."""
+    rng = np.random.default_rng(12)
+    geometry = TableGeometry()
+    style = Style.random(rng, "kde-classic")
+    pose = CameraPose.overhead(rng)
+    before = Layout(
+        tiles=[TilePlacement("2D", 420.0, 640.0)],
+        dice=[DiePlacement(2, 430, 450), DiePlacement(6, 475, 455)],
+    )
+    after = Layout(tiles=[*before.tiles, TilePlacement("GD", 446.0, 640.0)], dice=before.dice)
+    first = render(before, style, rng, geometry, pose)
+    scanner = Scanner(calibrate(first.image, geometry), Recogniser.load(DEFAULT_MODEL_DIR))
+    watcher = TableWatcher(stable_frames=2)
+    reports = []
+    for layout in (before, before, after, after, after):
+        frame = render(layout, style, rng, geometry, pose).image
+        reports += watcher.update(scanner.scan(frame))
+    discards = [o for o in reports if o.kind is ObservationKind.DISCARD]
+    assert [o.tiles for o in discards] == [("2D",), ("GD",)]
+    dice = [o for o in reports if o.kind is ObservationKind.DICE]
+    assert len(dice) == 1 and dice[0].dice == (2, 6)
