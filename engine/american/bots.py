@@ -25,11 +25,14 @@ from engine.american.game import (
     AmericanOptions,
     apply,
     check_invariants,
+    digest,
     new_hand,
+    public_view,
 )
 from engine.american.match import Hand, Target, closest, make_hand, matches
 from engine.commands import Command
 from engine.errors import RuleViolation
+from engine.events import Event
 from engine.seats import SEATS, Seat
 from engine.tiles import JOKER, Tile
 
@@ -205,10 +208,12 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
               log: Callable[[dict[str, Any]], None] | None = None) -> AmericanHand:
     bots = {s: GreedyBot(random.Random(rng.random())) for s in SEATS}
     state, events = new_hand(card, options, "full", rng)
-    emitted = list(events)
+    emitted: list[Event] = list(events)
     record: list[Command] = []
 
     def send(command: Command) -> bool:
+        line = cm.CommandRecorded(command.to_json())
+        emitted.append(line)
         if isinstance(command, cm.DeclareMahJongg):
             shown = list(state.rack(command.seat).concealed)
             if state.awarded == (command.seat, "mahjong") and state.called_tile is not None:
@@ -219,6 +224,8 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
         try:
             out = apply(state, command)
         except RuleViolation as exc:
+            emitted.remove(line)
+            record.pop()
             stats.violations += 1
             stats.problems.append(f"refused {command.to_json()}: {exc}")
             return False
@@ -244,7 +251,9 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
                 command = bots[seat].charleston_pass(state, seat, blind_ok)
                 if command.blind:
                     try:
-                        emitted.extend(apply(state, command))
+                        out = apply(state, command)
+                        emitted.append(cm.CommandRecorded(command.to_json()))
+                        emitted.extend(out)
                         record.append(command)
                         stats.blind_passes += 1
                         continue
@@ -325,10 +334,11 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
             stats.violations += 1
             stats.problems.append(disagreement)
     stats.hands += 1
-    stats.events += len(emitted)
+    stats.events += sum(1 for e in emitted if not isinstance(e, cm.CommandRecorded))
     if log is not None:
         for e in emitted:
             log(e.to_json())
+        log({"final": public_view(state), "digest": digest(state)})
     return state
 
 
@@ -368,12 +378,22 @@ def play_hands(card: CompiledCard, hands: int, seed: int, options: AmericanOptio
     stats = PlayStats()
     start = time.perf_counter()
     sink = open(log_path, "w", encoding="utf-8") if log_path else None  # noqa: SIM115
+    seq = 0
     try:
-        def log(obj: dict[str, Any]) -> None:
-            if sink is not None:
-                sink.write(json.dumps(obj) + "\n")
+        for hand in range(hands):
+            def log(obj: dict[str, Any], hand: int = hand) -> None:
+                # The JSON Lines shape of engine.record: events carry seq and hand; one
+                # final line per hand with the public view and a digest.
+                nonlocal seq
+                if sink is None:
+                    return
+                if "final" in obj:
+                    sink.write(json.dumps({"hand": hand, **obj}, separators=(",", ":")) + "\n")
+                else:
+                    sink.write(json.dumps({"seq": seq, "hand": hand, **obj},
+                                          separators=(",", ":")) + "\n")
+                    seq += 1
 
-        for _ in range(hands):
             play_hand(card, rng, options or AmericanOptions(), stats, log)
     finally:
         if sink is not None:

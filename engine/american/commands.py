@@ -213,3 +213,14 @@ class AmericanEvent(Event):
     seat: Seat | None = None
     public: Json = None
     private: Json = None
+
+
+@event("american/Command")
+@dataclass(frozen=True, slots=True)
+class CommandRecorded(Event):
+    """A log line with the command that caused the events after it (simulation logs only, so
+    that `replay` can re-apply the play through the checked engine)."""
+
+    PRIVATE: ClassVar[frozenset[str]] = frozenset({"command"})
+
+    command: Json = None

@@ -43,3 +43,82 @@ def play(ruleset: str, hands: int, seed: int, log_path: str | None = None,
     summary["ruleset"] = ruleset
     summary["seed"] = seed
     return summary
+
+
+def replay(lines: list[str], card: CompiledCard | None = None) -> dict[str, Any]:
+    """Rebuild every hand of a `play --log` file: the deal from the recorded wall and hands,
+    then every recorded command through the checked engine. Each must be accepted and give
+    exactly the recorded events, and the hand must end with the recorded public view and
+    digest. A malformed log raises ``MalformedInput`` naming the line and field."""
+    import time
+
+    from engine.american import commands as cm
+    from engine.american.game import apply, digest, new_hand, public_view
+    from engine.commands import Command
+    from engine.errors import EngineError, MalformedInput
+    from engine.messages import COMMANDS
+    from engine.record import parse_log
+    from engine.seats import parse_seat
+    from engine.tiles import parse_tiles
+
+    started = time.perf_counter()
+    card = card or default_card()
+    hands = parse_log(lines)
+    mismatches: list[dict[str, Any]] = []
+    events = 0
+    for logged in hands:
+        where = f"hand {logged.hand} (line {logged.first_line})"
+        recorded = [e for e in logged.events if isinstance(e, cm.AmericanEvent)]
+        events += len(recorded)
+        first = logged.events[0] if logged.events else None
+        if not isinstance(first, cm.AmericanEvent) or first.kind != "HandStarted":
+            raise MalformedInput(where, "an American hand starts with its HandStarted event")
+        public, private = first.public or {}, first.private or {}
+        problems: list[str] = []
+        if public.get("card", {}).get("name") != card.name:
+            problems.append("the log was recorded with another card")
+        try:
+            players = [parse_seat(s, f"{where}: players") for s in public["players"]]
+            wall = parse_tiles(private["wall"], f"{where}: wall")
+            dealt = {parse_seat(e.seat.name): parse_tiles(e.private["tiles"], f"{where}: Dealt")
+                     for e in recorded if e.kind == "Dealt" and e.seat is not None}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise MalformedInput(where, f"the deal is not recorded: {exc}") from None
+        options = AmericanOptions(players=len(players))
+        state, produced = new_hand(card, options, "full", dice=public.get("dice"),
+                                   deal=(dealt, wall))
+        expected: list[dict[str, Any]] = [e.to_json() for e in recorded[:len(produced)]]
+        if [e.to_json() for e in produced] != expected:
+            problems.append("the deal differs from the recorded one")
+        queue = logged.events[len(produced):]
+        i = 0
+        try:
+            while i < len(queue):
+                line = queue[i]
+                i += 1
+                if not isinstance(line, cm.CommandRecorded):
+                    problems.append(f"an event with no command before it: {line.to_json()}")
+                    break
+                command = COMMANDS.decode(line.command, f"{where}: command")
+                if not isinstance(command, Command):
+                    raise MalformedInput(f"{where}: command", "not a command")
+                out = [e.to_json() for e in apply(state, command)]
+                logged_out = []
+                while i < len(queue) and not isinstance(queue[i], cm.CommandRecorded):
+                    logged_out.append(queue[i].to_json())
+                    i += 1
+                if out != logged_out:
+                    problems.append(f"{line.command.get('type')} gives other events than "
+                                    "recorded")
+                    break
+        except EngineError as exc:
+            problems.append(f"the engine refuses the recorded play: {exc}")
+        if public_view(state) != logged.final:
+            problems.append("the rebuilt public view differs from the recorded one")
+        if digest(state) != logged.digest:
+            problems.append("the rebuilt state's digest differs from the recorded one")
+        if problems:
+            mismatches.append({"hand": logged.hand, "problems": problems})
+    return {"ruleset": "american", "hands": len(hands), "events": events,
+            "matched": len(hands) - len(mismatches), "mismatches": mismatches,
+            "seconds": round(time.perf_counter() - started, 3)}

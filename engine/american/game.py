@@ -15,6 +15,8 @@ table: the camera sees exposures, discards and counts; concealed faces only at M
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -241,8 +243,11 @@ def deal_from(wall: Sequence[Tile], dice: int, players: tuple[Seat, ...]) -> tup
 
 def new_hand(card: CompiledCard, options: AmericanOptions = AmericanOptions(),
              mode: str = "full", rng: random.Random | None = None,
-             dice: int | None = None) -> tuple[AmericanHand, list[AmericanEvent]]:
-    """A new hand. Full mode builds and shuffles the wall with the seeded ``rng`` and deals;
+             dice: int | None = None,
+             deal: tuple[dict[Seat, list[Tile]], list[Tile]] | None = None,
+             ) -> tuple[AmericanHand, list[AmericanEvent]]:
+    """A new hand. Full mode builds and shuffles the wall with the seeded ``rng`` and deals
+    (or takes ``deal``: the hands and the wall in draw order, as a log recorded them);
     mirror mode only counts."""
     if mode not in ("full", "mirror"):
         raise MalformedInput("mode", f"'full' or 'mirror', not {mode!r}")
@@ -252,9 +257,12 @@ def new_hand(card: CompiledCard, options: AmericanOptions = AmericanOptions(),
     rng = rng or random.Random(0)
     throw = dice if dice is not None else rng.randint(1, 6) + rng.randint(1, 6)
     if mode == "full":
-        tiles = american_set()
-        rng.shuffle(tiles)
-        hands, wall = deal_from(tiles, throw, players)
+        if deal is None:
+            tiles = american_set()
+            rng.shuffle(tiles)
+            hands, wall = deal_from(tiles, throw, players)
+        else:
+            hands, wall = {s: list(t) for s, t in deal[0].items()}, list(deal[1])
         for seat, hand in hands.items():
             racks[seat].concealed = hand
             racks[seat].count = len(hand)
@@ -268,7 +276,7 @@ def new_hand(card: CompiledCard, options: AmericanOptions = AmericanOptions(),
     events.append(AmericanEvent("HandStarted", None, {
         "ruleset": "american", "mode": mode, "players": [s.name for s in players],
         "card": {"name": card.name, "year": card.year, "version": card.version},
-        "dice": throw, "wall": state.wall_left}))
+        "dice": throw, "wall": state.wall_left}, {"wall": _names(wall)}))
     for seat in players:
         events.append(AmericanEvent("Dealt", seat, {"count": racks[seat].count},
                                     {"tiles": [tile_name(t) for t in racks[seat].concealed]}))
@@ -1150,6 +1158,21 @@ _HANDLERS: dict[type, Any] = {
 
 
 # -- views and invariants --------------------------------------------------------------------------
+
+def digest(state: AmericanHand) -> str:
+    """A digest of everything a replay must reproduce: the public view, every rack, the wall
+    and the result."""
+    body = {
+        "public": public_view(state),
+        "racks": {s.name: [_names(r.concealed), r.count, [_names(e.tiles) for e in r.exposures],
+                           _names(r.discards), r.declared_dead, [e.rule for e in r.evidence]]
+                  for s, r in state.racks.items()},
+        "wall": _names(state.wall),
+        "result": state.result,
+    }
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
 
 def public_view(state: AmericanHand) -> dict[str, Any]:
     """What the table shows: never a concealed tile, never the private dead-hand evidence."""
