@@ -66,6 +66,19 @@ async def run_burst(
 ) -> dict[str, float]:
     epoch = int(emu.hello["board_epoch_us"])  # type: ignore[call-overload]
     latencies: list[float] = []
+    in_host: list[float] = []  # from the port's read callback to the service's `async for`
+    read_at: dict[int, int] = {}  # seq -> host µs when the bytes carrying it were read
+    host = link._host
+    on_data = link._on_data
+
+    def timed_on_data(data: bytes) -> None:
+        t = time.monotonic_ns() // 1000
+        before = len(host.events)
+        on_data(data)
+        for event in list(host.events)[before:]:
+            read_at[event.seq] = t
+
+    link._on_data = timed_on_data  # type: ignore[method-assign]
     emu.op(op="burst", count=count, **({"rate": rate} if rate else {}))
     start = time.perf_counter()
     got = 0
@@ -73,10 +86,12 @@ async def run_burst(
         if isinstance(event, ButtonEvent):
             now_us = time.monotonic_ns() // 1000
             latencies.append((now_us - (epoch + event.board_us)) / 1000)
+            in_host.append((now_us - read_at.pop(event.seq, now_us)) / 1000)
             got += 1
             if got == count:
                 break
     seconds = time.perf_counter() - start
+    link._on_data = on_data  # type: ignore[method-assign]
     return {
         "events": count,
         "seconds": round(seconds, 3),
@@ -84,6 +99,8 @@ async def run_burst(
         "p50_ms": round(statistics.median(latencies), 3),
         "p99_ms": round(percentile(latencies, 99), 3),
         "max_ms": round(max(latencies), 3),
+        "in_host_p50_ms": round(statistics.median(in_host), 3),
+        "in_host_p99_ms": round(percentile(in_host, 99), 3),
     }
 
 
