@@ -64,7 +64,10 @@ class Hardware:
         pass
 
     def host_lost(self, now_us: int) -> None:
-        pass
+        """No frame from the host for the host timeout: show it on the table."""
+
+    def host_back(self, now_us: int) -> None:
+        """The host speaks again after host_lost(): show what was shown before."""
 
 
 class BoardProtocol:
@@ -104,6 +107,7 @@ class BoardProtocol:
         self._last_event_nack = (-1, 0)
         self._last_host_us = 0
         self.host_present = False
+        self._lost = False  # host_lost() was called and host_back() not yet
 
     # -- recording events ------------------------------------------------------------------
     def ring_used(self) -> int:
@@ -145,8 +149,11 @@ class BoardProtocol:
         """Feed bytes from the host. Never raises: bad frames are counted and dropped."""
         for body in self.deframer.feed(data):
             self._last_host_us = now_us
-            if self._host_id:
+            if self._host_id and not self.host_present:
                 self.host_present = True
+                if self._lost:
+                    self._lost = False
+                    self.hardware.host_back(now_us)
             self._dispatch(body, now_us)
 
     def _dispatch(self, body: bytes, now_us: int) -> None:
@@ -182,7 +189,11 @@ class BoardProtocol:
             # A new host (or a restarted one): take its numbering of commands.
             self._host_id = host_id
             self._expected_cmd = first_cmd
-        self.host_present = True
+        if not self.host_present:
+            self.host_present = True
+            if self._lost:
+                self._lost = False
+                self.hardware.host_back(now_us)
         self.next_send = self.oldest  # resend everything not yet acknowledged
         self._progress_us = now_us
         spec = self.spec
@@ -283,6 +294,7 @@ class BoardProtocol:
         """Everything due on the wire now: replies, acks, new and resent events."""
         if self.host_present and now_us - self._last_host_us > self.host_timeout_us:
             self.host_present = False
+            self._lost = True
             self.hardware.host_lost(now_us)
             self.record_error(wire.ERR_HOST_LOST, "no frame from the host", now_us)
         self._flush_dropped(now_us)

@@ -109,6 +109,7 @@ class EmulatedHardware(Hardware):
         self.roller_fired = 0
         self.config: dict[int, int] = {}
         self.host_lost_count = 0
+        self.host_back_count = 0
         self.history: deque[tuple[str, tuple[Any, ...]]] = deque(maxlen=10000)
 
     def set_pixels(self, segment: int, start: int, rgb: bytes, now_us: int) -> None:
@@ -144,6 +145,9 @@ class EmulatedHardware(Hardware):
 
     def host_lost(self, now_us: int) -> None:
         self.host_lost_count += 1
+
+    def host_back(self, now_us: int) -> None:
+        self.host_back_count += 1
 
     def leds(self, segment: int, now_us: int) -> list[tuple[int, int, int]]:
         running = self.animations[segment]

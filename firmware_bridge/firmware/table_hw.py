@@ -68,6 +68,7 @@ PIP_LAYOUT = {
 }
 DICE_COLOUR = (255, 255, 255)
 ROLL_US = 700000  # LED dice tumble this long before showing the result
+LOST_SEGMENT = 4  # the centre ring blinks red while the host is away
 
 
 class Debouncer:
@@ -154,6 +155,7 @@ class PicoHardware(Hardware):
         self.segments = pins.SEGMENTS
         self.pixels = [bytearray(3 * n) for (_, _, n) in pins.SEGMENTS]
         self.animations = [None] * len(pins.SEGMENTS)
+        self.saved_centre = None
         self.level = 128
         self.dice_values = ()
         self.rolling_until = 0
@@ -210,7 +212,12 @@ class PicoHardware(Hardware):
 
     def host_lost(self, now_us):
         # Slow red blink on the centre ring until the host speaks again.
-        self.set_animation(4, (wire.ANIM_BLINK, 255, 0, 0, 1000, 0, 0, 0), now_us)
+        self.saved_centre = self.animations[LOST_SEGMENT]
+        self.set_animation(LOST_SEGMENT, (wire.ANIM_BLINK, 255, 0, 0, 1000, 0, 0, 0), now_us)
+
+    def host_back(self, now_us):
+        self.animations[LOST_SEGMENT] = self.saved_centre
+        self.dirty = True
 
     # -- inputs -----------------------------------------------------------------------------
     def scan(self, now_us, board):

@@ -199,6 +199,13 @@ class Bench:
     def _diff(a: int, b: int) -> int:
         return ((a - b + (1 << 29)) % (1 << 30)) - (1 << 29)
 
+    def host_away_ms(self, ms: int) -> None:
+        """The Pi says nothing (and hears nothing) for ``ms``."""
+        for _ in range(ms):
+            self.us += 1000
+            self.firmware.step()
+            self.cable.to_host.clear()
+
     def run_ms(self, ms: int) -> None:
         for _ in range(ms):
             self.us += 1000
@@ -323,3 +330,24 @@ def test_two_calls_in_one_pass_of_the_loop_keep_the_order_of_the_fingers(
     assert [(e.seat, e.button) for e in presses] == [(1, 2), (3, 1)]  # scan order
     north, south = presses[1], presses[0]
     assert south.board_us - north.board_us == 90
+
+
+def test_a_lost_host_blinks_the_centre_red_and_its_return_restores_it(
+    firmware: types.SimpleNamespace,
+) -> None:
+    bench = Bench(firmware)
+    bench.run_ms(5)
+    bench.host.queue_command(lambda seq: wire.encode_config(seq, wire.CFG_BRIGHTNESS, 255))
+    bench.host.queue_command(
+        lambda seq: wire.encode_led_animation(seq, 4, wire.ANIM_SOLID, 0, 200, 0)
+    )
+    bench.run_ms(30)
+    centre = FakeStateMachine.machines[1]
+    green = 200 << 16
+    assert set(centre.frames[-1]) == {green}
+    bench.host_away_ms(1100)
+    red = 255 << 8
+    assert set(centre.frames[-1]) <= {red, 0} and red in centre.frames[-1]
+    bench.host.last_rx_us = bench.us  # the host was away too: it does not call it a stall
+    bench.run_ms(30)
+    assert set(centre.frames[-1]) == {green}
