@@ -126,7 +126,6 @@ class Rack:
     declared_dead: str | None = None  # the rule it was declared dead under
     thrown_in: bool = False
     exchanged_jokers: int = 0  # Jokers won by exchange this turn (J-15)
-    before_exposure: list[Tile] = field(default_factory=list)  # C-8 pool, full mode
 
     @property
     def out(self) -> bool:
@@ -711,7 +710,6 @@ def _expose(state: AmericanHand, c: cm.Expose) -> list[AmericanEvent]:
     rack = state.rack(c.seat)
     if state.mode == "full":
         _take(rack, from_hand, "C-6", "expose")
-        rack.before_exposure = list(rack.concealed)
         _remove(rack, from_hand)
     rack.count -= len(from_hand)
     exposed = ExposedSet(tiles, called)
@@ -748,11 +746,10 @@ def _adjust(state: AmericanHand, c: cm.AdjustExposure) -> list[AmericanEvent]:
             returned.remove(t)
     if state.mode == "full":
         _take(rack, added, "C-8", "add to the exposure")
-        own_jokers = rack.before_exposure.count(JOKER)
-        jokers_in_new = new.count(JOKER)
-        if (added.count(JOKER) and jokers_in_new > own_jokers + current.tiles.count(JOKER)) \
-                or (added.count(JOKER) and rack.concealed.count(JOKER) - rack.exchanged_jokers
-                    < added.count(JOKER)):
+        # C-8 uses only tiles held before the exposure; J-15: Jokers won by exchange this turn
+        # are not among them.
+        held_before = rack.concealed.count(JOKER) - rack.exchanged_jokers
+        if added.count(JOKER) > held_before:
             raise _no("J-15", "a Joker won by exchange this turn may not go into this turn's "
                       "exposure")
         _remove(rack, added)
