@@ -87,13 +87,19 @@ class Debouncer:
         self.steady_since = [0] * n
         self.edge = [-1] * n  # first departure from the accepted state, -1 if none
         self.irq_ticks = [-1] * n  # raw ticks of the first edge the interrupt saw, -1 if none
+        edges = Pin.IRQ_FALLING | Pin.IRQ_RISING
         for i in range(n):
-            self.pins[i].irq(handler=self._irq(i), trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING)
+            # A hard interrupt runs even during garbage collection, so the stamp is exact.
+            self.pins[i].irq(handler=self._irq(i), trigger=edges, hard=True)
 
     def _irq(self, i):
+        # Runs as a hard interrupt: must not allocate (a small int into a list does not).
+        stamps = self.irq_ticks
+        ticks_us = self.clock.ticks_us
+
         def handler(pin):
-            if self.irq_ticks[i] < 0:
-                self.irq_ticks[i] = self.clock.ticks_us()
+            if stamps[i] < 0:
+                stamps[i] = ticks_us()
 
         return handler
 

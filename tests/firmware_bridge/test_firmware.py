@@ -78,7 +78,7 @@ class FakePin:
         self.gpio = gpio
         FakePin.levels.setdefault(gpio, 1)  # pulled up: not pressed
 
-    def irq(self, handler: Callable[[FakePin], None], trigger: int) -> None:
+    def irq(self, handler: Callable[[FakePin], None], trigger: int, hard: bool = False) -> None:
         assert trigger == FakePin.IRQ_FALLING | FakePin.IRQ_RISING
         FakePin.interrupts[self.gpio] = (self, handler)
 
