@@ -56,11 +56,11 @@ def rectify(frame: Image, calibration: Calibration) -> Image:
 def cloth_mask(top: Image) -> NDArray[np.uint8]:
     """255 where something lies on the cloth. The cloth is the image's dominant colour; light
     changes its brightness more than its hue, so brightness counts for less."""
-    lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB).astype(np.int16)
-    small = lab[::8, ::8].reshape(-1, 3)
-    felt = np.median(small, axis=0)
-    d = np.abs(lab - felt.astype(np.int16))
-    dist = d[:, :, 0] // 3 + d[:, :, 1] + d[:, :, 2]
+    lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB)
+    felt = np.median(lab[::8, ::8].reshape(-1, 3), axis=0)
+    diff = cv2.absdiff(lab, (float(felt[0]), float(felt[1]), float(felt[2]), 0.0))
+    light, green_red, blue_yellow = cv2.split(diff)
+    dist = cv2.add(cv2.add(green_red, blue_yellow, dtype=cv2.CV_16U), light // 3, dtype=cv2.CV_16U)
     mask = (dist > 28).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return np.asarray(mask, np.uint8)
@@ -182,30 +182,32 @@ def _partition(
     charged for covering otherwise."""
     n = len(profile)
     inf = float("inf")
-    best = [inf] * (n + 1)
-    prev = [-1] * (n + 1)
+    best = np.full(n + 1, inf)
+    prev = np.full(n + 1, -1, np.int64)
     best[0] = 0.0
     csum = np.concatenate([[0.0], np.cumsum(depth_cover)]) if depth_cover is not None else None
     for end in range(1, n + 1):
+        seam = profile[end - 1] if end < n else 0.0
         for length in lengths:
             upright = length == lengths[0]
             lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol))
-            for start in range(max(0, end - hi), max(0, end - lo) + 1):
-                if best[start] == inf or start >= end:
-                    continue
-                seam = profile[end - 1] if end < n else 0.0
-                cost = best[start] + seam + abs((end - start) - length) / (2 * tol)
-                if csum is not None:
-                    covered = (csum[end] - csum[start]) / (end - start)
-                    cost += 3.0 * abs(covered - (1.0 if upright else shallow))
-                if cost < best[end]:
-                    best[end], prev[end] = cost, start
+            s0, s1 = max(0, end - hi), min(end - 1, end - lo)
+            if s1 < s0:
+                continue
+            starts = np.arange(s0, s1 + 1)
+            cost = best[s0 : s1 + 1] + seam + np.abs((end - starts) - length) / (2 * tol)
+            if csum is not None:
+                covered = (csum[end] - csum[starts]) / (end - starts)
+                cost = cost + 3.0 * np.abs(covered - (1.0 if upright else shallow))
+            k = int(np.argmin(cost))
+            if cost[k] < best[end]:
+                best[end], prev[end] = cost[k], starts[k]
     if best[n] == inf:
         return None
     pieces = []
     end = n
     while end > 0:
-        start = prev[end]
+        start = int(prev[end])
         pieces.append((start, end))
         end = start
     return pieces[::-1]

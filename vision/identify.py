@@ -96,13 +96,13 @@ class Recogniser:
         return sorted(set(self.labels), key=self.labels.index)
 
     def _scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
+        """Per crop and kind, the best similarity to that kind's enrolled vectors."""
         kinds = self.kinds
-        sims = embeddings @ self.vectors.T
         label_idx = np.array([kinds.index(lab) for lab in self.labels])
-        scores = np.full((len(embeddings), len(kinds)), -2.0)
-        for k in range(len(kinds)):
-            scores[:, k] = sims[:, label_idx == k].max(axis=1)
-        return kinds, scores
+        order = np.argsort(label_idx, kind="stable")
+        starts = np.searchsorted(label_idx[order], np.arange(len(kinds)))
+        sims = embeddings @ self.vectors[order].T
+        return kinds, np.asarray(np.maximum.reduceat(sims, starts, axis=1), np.float64)
 
     def identify_embeddings(self, embeddings: Vectors) -> list[Identity]:
         kinds, scores = self._scores(embeddings)
