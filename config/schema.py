@@ -147,17 +147,21 @@ class LedSection(_Section):
 
 
 class CameraSection(_Section):
-    # "none" (no camera), "picamera2", "v4l2:<index>", or "file:<path>" for a recorded clip.
+    # "none" (no camera), "picamera2", "v4l2:<index>", "file:<path>" for a recorded clip, or
+    # "render:<seed>" for the synthetic table of the renderer.
     source: str = "none"
-    calibration: str = ""
+    calibration: str = ""  # empty: calibrate from the corner markers at start
+    model: str = ""  # the enrolled tile set (`mjtable vision enroll`); empty: the bundled one
     fps: float = Field(default=5.0, gt=0.0, le=60.0)
 
     @field_validator("source")
     @classmethod
     def _known_source(cls, value: str) -> str:
-        if value in ("none", "picamera2") or value.startswith(("v4l2:", "file:")):
+        if value in ("none", "picamera2") or value.startswith(("v4l2:", "file:", "render:")):
             return value
-        raise ValueError("expected 'none', 'picamera2', 'v4l2:<index>' or 'file:<path>'")
+        raise ValueError(
+            "expected 'none', 'picamera2', 'v4l2:<index>', 'file:<path>' or 'render:<seed>'"
+        )
 
 
 class MqttSection(_Section):

@@ -95,6 +95,7 @@ class Service:
         )
         self.board: Any = None  # the BoardLink once open
         self.board_lights: Any = None
+        self.camera: Any = None
         self.presses_handled = 0
         self.press_to_led_ms: list[float] = []
         self.started = time.time()
@@ -179,6 +180,8 @@ class Service:
                 await self._open_board(stack)
             if self.cfg.gpio.enabled:
                 self._open_gpio(stack)
+            if self.cfg.camera.source != "none":
+                self._open_camera(stack)
             self.table.start()
             self._write_status()
             if on_ready is not None:
@@ -239,6 +242,22 @@ class Service:
         lights = GpioLights(self.cfg.gpio, factory)
         self.lights.backends.append(lights)
 
+    def _open_camera(self, stack: contextlib.AsyncExitStack) -> None:
+        from controller.camera import CameraLoop
+        from engine.rules import get_ruleset
+
+        cam = self.cfg.camera
+        self.camera = CameraLoop(
+            cam.source,
+            self,
+            calibration=cam.calibration,
+            model_dir=cam.model,
+            fps=cam.fps,
+            set_size=get_ruleset(self.cfg.table.ruleset).tiles,
+        )
+        self.camera.start()
+        stack.callback(self.camera.stop)
+
     # -- status ----------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
@@ -254,6 +273,8 @@ class Service:
                 "delivered": self.mqtt.delivered_count,
                 "last_error": self.mqtt.last_error,
             }
+        if self.camera is not None:
+            out["camera"] = self.camera.status()
         if self.board is not None:
             link = self.board.status()
             out["board"] = {"state": link.state.value, "detail": link.detail}

@@ -27,7 +27,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -423,6 +423,9 @@ class Table:
         """Something the table showed. Applied if sure and lawful, otherwise held and asked."""
         if self.state is None:
             self.start()
+        if obs.kind is ObservationKind.DICE and obs.seat is None:
+            # The camera sees dice, not hands: it is the throw of whoever throws next.
+            obs = replace(obs, seat=self.next_thrower())
         if obs.kind is not ObservationKind.DICE and obs.confidence < self.settings.min_confidence:
             return self._ask(
                 obs, f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"

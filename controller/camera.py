@@ -1,0 +1,126 @@
+"""The camera loop: frames -> vision's scanner -> its watcher -> observations for the service.
+
+Runs on its own thread (OpenCV releases the GIL while it works) at the configured rate and
+hands each observation to the service's thread-safe sink. A camera that is missing, unplugged
+or refuses frames never stops the service: the loop says so in its status, and tries again
+with a growing pause; the table plays on with its buttons and the referee meanwhile.
+Vision (OpenCV, numpy, the model) is imported only when a camera is configured.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.inputs import InputSink
+
+log = logging.getLogger("mjtable.camera")
+
+
+def _now_us() -> int:
+    return time.monotonic_ns() // 1000
+
+
+class CameraLoop:
+    def __init__(
+        self,
+        source: str,
+        sink: InputSink,
+        *,
+        calibration: str = "",
+        model_dir: str = "",
+        fps: float = 5.0,
+        set_size: int = 144,
+        stable_frames: int = 3,
+        open_source: Callable[[str], Any] | None = None,
+    ) -> None:
+        self.source = source
+        self.sink = sink
+        self.calibration_path = calibration
+        self.model_dir = model_dir
+        self.period = 1.0 / fps
+        self.set_size = set_size
+        self.stable_frames = stable_frames
+        self._open = open_source
+        self.state = "starting"
+        self.detail = ""
+        self.frames = 0
+        self.observations = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "state": self.state,
+            "detail": self.detail,
+            "frames": self.frames,
+            "observations": self.observations,
+        }
+
+    def _pipeline(self, first_frame: Any) -> tuple[Any, Any]:
+        from vision.calibration import Calibration, calibrate
+        from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+        from vision.observe import TableWatcher
+        from vision.scan import Scanner
+
+        if self.calibration_path and Path(self.calibration_path).exists():
+            calibration = Calibration.load(Path(self.calibration_path))
+        else:  # the corner markers are on the table: calibrate from what the camera sees
+            calibration = calibrate(first_frame)
+            if self.calibration_path:
+                calibration.save(Path(self.calibration_path))
+        model = Path(self.model_dir) if self.model_dir else DEFAULT_MODEL_DIR
+        scanner = Scanner(calibration, Recogniser.load(model))
+        watcher = TableWatcher(stable_frames=self.stable_frames, set_size=self.set_size)
+        return scanner, watcher
+
+    def _run(self) -> None:
+        backoff = 1.0
+        while not self._stop.is_set():
+            try:
+                self._serve()
+                return
+            except Exception as exc:  # unplugged, no permission, no markers: report and retry
+                self.state = "unavailable"
+                self.detail = f"{type(exc).__name__}: {exc}"
+                log.warning("camera %s: %s; retrying in %.0f s", self.source, exc, backoff)
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, 30.0)
+
+    def _serve(self) -> None:
+        if self._open is None:
+            from vision.capture import open_source
+
+            self._open = open_source
+        camera = self._open(self.source)
+        try:
+            frame = camera.read()
+            scanner, watcher = self._pipeline(frame)
+            self.state = "running"
+            self.detail = ""
+            while not self._stop.is_set():
+                started = time.monotonic()
+                self.frames += 1
+                for observation in watcher.update(scanner.scan(frame), time_us=_now_us()):
+                    self.observations += 1
+                    self.sink.observe(observation)
+                self._stop.wait(max(0.0, self.period - (time.monotonic() - started)))
+                if self._stop.is_set():
+                    break
+                frame = camera.read()
+        finally:
+            camera.close()

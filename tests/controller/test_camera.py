@@ -1,0 +1,70 @@
+"""The camera loop on vision's real pipeline: rendered frames of a table -> scanner ->
+watcher -> observations; a missing camera is reported and retried, never fatal."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from controller.camera import CameraLoop
+from controller.inputs import ObservationKind, RecordedInputs
+
+
+def _wait(predicate: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not predicate():
+        time.sleep(0.05)
+    return bool(predicate())
+
+
+def test_rendered_table_gives_dice_and_a_discard_by_the_right_seat() -> None:
+    from vision.capture import RenderedSource
+    from vision.geometry import TableGeometry
+    from vision.render import DiePlacement, Layout, Style, TilePlacement
+
+    rng = np.random.default_rng(3)
+    geometry = TableGeometry()
+    style = Style.random(rng, "kde-traditional")
+    layout = Layout(tiles=[], dice=[])
+    sink = RecordedInputs()
+    loop = CameraLoop(
+        "render:3", sink, fps=30,
+        open_source=lambda spec: RenderedSource(3, lambda: (layout, style, geometry)),
+    )
+    loop.start()
+    try:
+        assert _wait(lambda: loop.frames >= 2, 60), loop.status()  # calibrated from markers
+        assert sink.observations == []  # an empty table shows nothing
+        # East's discard lands in front of East; the dice are in the tray.
+        layout.tiles.append(TilePlacement("RD", x=450, y=640, angle=0))
+        layout.dice.extend([DiePlacement(3, 440, 450), DiePlacement(5, 470, 455)])
+        assert _wait(lambda: len(sink.observations) >= 2, 90), loop.status()
+    finally:
+        loop.stop()
+    kinds = {o.kind: o for o in sink.observations}
+    assert kinds[ObservationKind.DICE].dice == (3, 5)
+    discard = kinds[ObservationKind.DISCARD]
+    assert discard.seat == "E" and discard.zone == "discards" and len(discard.tiles) == 1
+    assert 0.0 <= discard.confidence <= 1.0
+    assert loop.status()["state"] == "running"
+
+
+def test_a_missing_camera_is_reported_and_retried() -> None:
+    from vision.capture import CameraUnavailable
+
+    attempts: list[str] = []
+
+    def broken(spec: str) -> Any:
+        attempts.append(spec)
+        raise CameraUnavailable("no camera on v4l2:7")
+
+    loop = CameraLoop("v4l2:7", RecordedInputs(), open_source=broken)
+    loop.start()
+    try:
+        assert _wait(lambda: loop.state == "unavailable", 5)
+        assert "no camera on v4l2:7" in loop.status()["detail"]
+        assert _wait(lambda: len(attempts) >= 2, 5)  # it keeps trying
+    finally:
+        loop.stop()
