@@ -85,6 +85,14 @@ class CorrectName(Command):
     seat: Seat
 
 
+@command("american/TakeBack")
+@dataclass(frozen=True, slots=True)
+class TakeBack(Command):
+    """P-7: a non-East player who discarded before drawing on the first turn takes it back."""
+
+    seat: Seat
+
+
 @command("american/Call")
 @dataclass(frozen=True, slots=True)
 class Call(Command):

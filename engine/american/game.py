@@ -566,6 +566,14 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
         raise _no("P-1", "no discards before play begins (East discards first)")
     _not_dead(state, c.seat, "discard")
     if c.seat != state.turn:
+        if not state.first_discard and any(e.rule == "DH-2 (h)"
+                                            for e in state.rack(c.seat).evidence):
+            # P-1: another player drew from the wall and discarded before East: thrown in.
+            state.result = {"result": "redeal", "rule": "American P-1",
+                            "why": f"{c.seat.name} drew and discarded before East"}
+            return [_ev("HandEnded", None, state.result)]
+        if not state.first_discard:
+            raise _no("P-1", f"East discards first: {c.seat.name} takes it back")
         raise _no("P-2", f"it is {state.turn.name}'s turn, not {c.seat.name}'s")
     if state.step == "awarded":
         raise _no("C-10", f"{c.seat.name} called the discard: expose first, then discard")
@@ -604,6 +612,29 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
     if tile == JOKER:
         public["dead"] = "American J-3"
     return [_ev("Discarded", c.seat, public)]
+
+
+def _take_back(state: AmericanHand, c: cm.TakeBack) -> list[AmericanEvent]:
+    """P-7: a player other than East who discards before drawing on the very first turn may
+    take the discard back (no dead hand)."""
+    live = state.live
+    rack = state.rack(c.seat)
+    first_turn = len(rack.discards) == 1 and c.seat != Seat.E
+    early = any(e.rule == "DH-2 (g)" for e in rack.evidence)
+    if live is None or live.seat != c.seat or state.step != "window" or not first_turn \
+            or not early or state.calls:
+        raise _no("P-7", "only a player other than East who discarded before drawing on the "
+                  "first turn may take the discard back, before anyone acts")
+    rack.discards.pop()
+    if state.mode == "full":
+        rack.concealed.append(live.tile)
+    rack.count += 1
+    rack.evidence = [e for e in rack.evidence if e.rule != "DH-2 (g)"]
+    state.live = None
+    state.turn = c.seat
+    state.step = "draw"
+    return [_ev("DiscardTakenBack", c.seat, {"tile": tile_name(live.tile),
+                                             "rule": "American P-7"})]
 
 
 def _correct_name(state: AmericanHand, c: cm.CorrectName) -> list[AmericanEvent]:
@@ -1139,6 +1170,7 @@ _HANDLERS: dict[type, Any] = {
     cm.Draw: _draw,
     cm.Discard: _discard,
     cm.CorrectName: _correct_name,
+    cm.TakeBack: _take_back,
     cm.Call: _call,
     cm.CloseWindow: _close,
     cm.Expose: _expose,

@@ -155,3 +155,28 @@ def test_j5_several_exchanges_in_one_turn(table: Table) -> None:
     apply(state, cm.JokerExchange(E, S, T("NW")))
     apply(state, cm.JokerExchange(E, W, T("GD")))
     assert state.rack(E).concealed.count(JOKER) == 2 and state.rack(E).evidence == []
+
+
+def test_p7_first_turn_discard_before_drawing_may_be_taken_back(table: Table) -> None:
+    state = table(E="6B 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD", S=SOUTH, W=WEST,
+                  N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
+    apply(state, cm.Discard(E, T("1C")))
+    apply(state, cm.CloseWindow())
+    apply(state, cm.Discard(S, T("1B")))  # South forgot to draw
+    assert [e.rule for e in state.rack(S).evidence] == ["DH-2 (g)"]
+    apply(state, cm.TakeBack(S))
+    assert state.rack(S).evidence == [] and state.step == "draw" and T("1B") in \
+        state.rack(S).concealed
+    with pytest.raises(RuleViolation, match="P-7"):
+        apply(state, cm.TakeBack(S))
+
+
+def test_p1_another_player_discarding_first(card: object) -> None:
+    from engine.american.card import SAMPLE_CARD, load_card
+
+    state, _ = new_hand(load_card(SAMPLE_CARD), AmericanOptions(players=3), "mirror")
+    with pytest.raises(RuleViolation, match="P-1"):
+        apply(state, cm.Discard(S, T("1B")))  # takes it back; East throws
+    apply(state, cm.Draw(W))  # West drew from the wall ...
+    apply(state, cm.Discard(W, T("1B")))  # ... and discarded before East: redeal
+    assert state.result is not None and state.result["rule"] == "American P-1"
