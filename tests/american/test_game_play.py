@@ -38,7 +38,7 @@ def test_p1_east_starts_by_discarding_without_drawing(table: Table) -> None:
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH_MJ)
     with pytest.raises(RuleViolation, match="P-2"):
         apply(state, cm.Draw(E))
-    with pytest.raises(RuleViolation, match="P-2"):
+    with pytest.raises(RuleViolation, match="P-1"):
         apply(state, cm.Discard(S, T("1B")))
 
 
