@@ -419,3 +419,25 @@ def test_an_emulated_board_can_be_stopped_and_started_again(link_path: Path) -> 
         finally:
             board.stop()
     assert not link_path.exists()
+
+
+def test_commands_wait_for_room_when_the_board_does_not_acknowledge(link_path: Path) -> None:
+    settings = LinkSettings(max_pending_commands=5, heartbeat_timeout_s=5.0)
+
+    async def scenario() -> None:
+        with EmulatedBoard(link_path=link_path) as board:
+            async with BoardLink(board.path, settings=settings) as link:
+                await link.wait_up(timeout=5)
+                board.stall()
+                for i in range(5):
+                    await link.fill(0, (i, i, i))  # queued at once
+                sixth = asyncio.create_task(link.fill(0, (9, 9, 9)))
+                await asyncio.sleep(0.3)
+                assert not sixth.done()  # backpressure: no sixth command in memory
+                assert link.status().commands_pending == 5
+                board.resume()
+                await asyncio.wait_for(sixth, timeout=5)
+                await link.drain(timeout=5)
+                assert board.leds(0)[0] == (9, 9, 9)
+
+    run(scenario)
