@@ -67,6 +67,8 @@ def decide_claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
         raise MalformedInput("kind", f"a claim is chow, pung, kong or mahjong, not {kind!r}")
     if c.time_us is not None and (not isinstance(c.time_us, int) or c.time_us < 0):
         raise MalformedInput("time_us", f"a board time in microseconds, not {c.time_us!r}")
+    for i, t in enumerate(c.tiles or ()):
+        check_tile(t, f"tiles[{i}]")
     if any(e.seat == seat for e in state.claims):
         raise MalformedInput("seat", f"{seat} has already called on this tile")
     if state.phase == "rob":
@@ -117,10 +119,13 @@ def decide_claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
             need_holds(state, seat, tile, 3, "kong", "to kong the discard")
     if kind == "pung":
         need_holds(state, seat, tile, 2, "pung", "to pung the discard")
+    if c.tiles is not None:
+        if kind != "mahjong":
+            check_set(state, seat, kind, (*c.tiles, tile), tile)
+            for t in set(c.tiles):
+                need_holds(state, seat, t, c.tiles.count(t), "set_tiles", "for the set")
     if kind == "chow":
-        if c.tiles is not None:
-            check_set(state, seat, "chow", (*c.tiles, tile), tile)
-        elif state.mode == "full" and not can_chow(state, seat, tile):
+        if c.tiles is None and state.mode == "full" and not can_chow(state, seat, tile):
             raise refuse(state, "chow_left",
                       f"{seat} holds no two tiles that make a sequence with {tile_name(tile)}")
     return [ev.ClaimMade(seat=seat, kind=kind, time_us=c.time_us, tiles=c.tiles)]

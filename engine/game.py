@@ -16,6 +16,7 @@ family's name.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -120,6 +121,12 @@ def apply(state: HandState, command: cm.Command) -> tuple[HandState, list[ev.Eve
     decide = _DECIDE.get(type(command))
     if decide is None:
         raise MalformedInput("type", f"the engine does not take {type(command).__name__}")
+    seat = getattr(command, "seat", None)
+    if seat is not None and type(seat) is not Seat:
+        # Typed callers may pass a plain int; anything else is not a seat.
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
+            raise MalformedInput("seat", f"a seat is one of E S W N, not {seat!r}")
+        command = dataclasses.replace(command, seat=Seat(seat))  # type: ignore[type-var]
     if state.phase == "ended" and not isinstance(command, cm.Correct):
         raise RuleViolation(
             state.end_rule or state.ruleset.rule("mahjong"),

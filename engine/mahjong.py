@@ -57,6 +57,11 @@ def decide_mahjong(state: HandState, c: cm.DeclareMahjong) -> list[ev.Event]:
             context.append("last_tile")
         win_tile = c.tile if c.tile is not None else s.last_drawn  # type: ignore[assignment]
     # The hand shown.
+    if c.concealed is not None:
+        for i, t in enumerate(c.concealed):
+            check_tile(t, f"concealed[{i}]")
+    if c.tile is not None:
+        check_tile(c.tile, "tile")
     if state.mode == "full":
         held = state.concealed_tiles(seat) + ([win_tile] if claimed else [])
         if c.concealed is not None and sorted(c.concealed) != sorted(held):

@@ -90,7 +90,7 @@ def play_hand(
             if steps > MAX_STEPS:
                 out.violations.append("the hand did not end")
                 break
-            _step(state, bots, views, do)
+            bot_step(state, bots, views, do)
     except (EngineError, InvariantBroken):
         pass
     if cross_check and not out.violations:
@@ -98,8 +98,10 @@ def play_hand(
     return out
 
 
-def _step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
-          do: Any) -> None:
+def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
+             do: Any) -> None:
+    """Ask whichever bot may act now and ``do`` its command: on a discard (or a robbable
+    kong) every other seat in turn, then close the window."""
     phase = state.phase
     if phase in ("claims", "rob"):
         owner = state.claimable[1] if phase == "claims" and state.claimable else \
