@@ -119,11 +119,10 @@ def decide_claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
             need_holds(state, seat, tile, 3, "kong", "to kong the discard")
     if kind == "pung":
         need_holds(state, seat, tile, 2, "pung", "to pung the discard")
-    if c.tiles is not None:
-        if kind != "mahjong":
-            check_set(state, seat, kind, (*c.tiles, tile), tile)
-            for t in set(c.tiles):
-                need_holds(state, seat, t, c.tiles.count(t), "set_tiles", "for the set")
+    if c.tiles is not None and kind != "mahjong":
+        check_set(state, seat, kind, (*c.tiles, tile), tile)
+        for t in set(c.tiles):
+            need_holds(state, seat, t, c.tiles.count(t), "set_tiles", "for the set")
     if kind == "chow":
         if c.tiles is None and state.mode == "full" and not can_chow(state, seat, tile):
             raise refuse(state, "chow_left",

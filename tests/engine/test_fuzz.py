@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import commands as cm
+from engine.bots import SeatView
 from engine.errors import EngineError
 from engine.game import apply, new_hand
 from engine.invariants import InvariantBroken, check
 from engine.rules import RULESETS
 from engine.seats import Seat
-from engine.bots import SeatView
 from engine.simulate import bot_step, default_bots, fingerprint
 
 tiles = st.integers(min_value=-2, max_value=45)
@@ -43,7 +43,8 @@ commands = st.one_of(
 )
 
 
-@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(RULESETS)), st.sampled_from(["full", "mirror"]),
        st.integers(0, 10**6), st.lists(commands | st.none(), min_size=1, max_size=80))
 def test_random_commands_never_crash_and_refusals_change_nothing(
