@@ -123,10 +123,10 @@ def decide_claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
         check_set(state, seat, kind, (*c.tiles, tile), tile)
         for t in set(c.tiles):
             need_holds(state, seat, t, c.tiles.count(t), "set_tiles", "for the set")
-    if kind == "chow":
-        if c.tiles is None and state.mode == "full" and not can_chow(state, seat, tile):
-            raise refuse(state, "chow_left",
-                      f"{seat} holds no two tiles that make a sequence with {tile_name(tile)}")
+    if kind == "chow" and c.tiles is None and state.mode == "full" \
+            and not can_chow(state, seat, tile):
+        raise refuse(state, "chow_left",
+                     f"{seat} holds no two tiles that make a sequence with {tile_name(tile)}")
     return [ev.ClaimMade(seat=seat, kind=kind, time_us=c.time_us, tiles=c.tiles)]
 
 
