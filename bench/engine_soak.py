@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.rounds import next_hand, start  # noqa: E402
-from engine.rules import RULESETS, get_ruleset  # noqa: E402
-from engine.simulate import default_bots, play_hand  # noqa: E402
+from engine.rounds import next_hand, start
+from engine.rules import RULESETS, get_ruleset
+from engine.simulate import default_bots, play_hand
 
 
 def soak(name: str, hands: int, cross_every: int, seed: int) -> dict[str, object]:
