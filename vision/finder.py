@@ -58,11 +58,16 @@ def cloth_mask(top: Image) -> NDArray[np.uint8]:
     changes its brightness more than its hue, so brightness counts for less."""
     lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB)
     felt = np.median(lab[::8, ::8].reshape(-1, 3), axis=0)
-    diff = cv2.absdiff(lab, (float(felt[0]), float(felt[1]), float(felt[2]), 0.0))
+    felt_image = np.empty_like(lab)
+    felt_image[:] = felt.astype(np.uint8)
+    diff = cv2.absdiff(lab, felt_image)
     light, green_red, blue_yellow = cv2.split(diff)
     dist = cv2.add(cv2.add(green_red, blue_yellow, dtype=cv2.CV_16U), light // 3, dtype=cv2.CV_16U)
     mask = (dist > 28).astype(np.uint8) * 255
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    # A face close to the cloth's colour may show only its shaded rim: fill what it encloses.
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, contours, -1, 255, -1)
     return np.asarray(mask, np.uint8)
 
 

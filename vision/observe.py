@@ -6,7 +6,9 @@ Newly stable face-up tiles are reported to the service as :class:`controller.inp
 
 * in the discard area: a ``discard``, one per tile, by the seat whose side of the table it is on;
 * on a seat's rack strip: a bonus tile alone is a ``flower``; three or four tiles laid together
-  are an ``exposure``; ten or more at once are the ``hand_shown`` at Mah-jongg;
+  are an ``exposure``; ten or more at once are the ``hand_shown`` at Mah-jongg. Rack tiles are
+  reported one frame after the last of them became stable, so a set laid tile by tile is
+  reported whole;
 * two dice with counted pips in the tray: ``dice`` (once per throw).
 
 A hand over the table (an obstruction) freezes everything until it is gone: nothing is
@@ -42,6 +44,9 @@ class TableWatcher:
     set_size: int = 144  # tiles in the set in play (136, 144 or 152): the copies allowed
     tracks: list[_Track] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    # Rack tiles newly stable, held until a frame adds no more for that seat: a set is laid
+    # one tile after another, and must be reported as one set.
+    _pending: dict[str, list[TileSeen]] = field(default_factory=dict)
     _dice_reported: tuple[int, ...] = ()
     _dice_seen: list[tuple[int, ...]] = field(default_factory=list)
 
@@ -91,17 +96,20 @@ class TableWatcher:
 
     def _tile_observations(self, fresh: list[TileSeen], time_us: int) -> list[Observation]:
         out: list[Observation] = []
-        by_rack: dict[str, list[TileSeen]] = {}
+        grew: set[str] = set()
         for tile in fresh:
             if tile.zone == "exposed" and tile.seat:
-                by_rack.setdefault(tile.seat, []).append(tile)
+                self._pending.setdefault(tile.seat, []).append(tile)
+                grew.add(tile.seat)
             elif tile.zone == "discards":
                 out.append(
                     self._observation(
                         ObservationKind.DISCARD, _side_of(tile), [tile], "discards", time_us
                     )
                 )
-        for seat, tiles in by_rack.items():
+        settled = [seat for seat in self._pending if seat not in grew]
+        for seat in settled:
+            tiles = self._pending.pop(seat)
             if len(tiles) >= 10:
                 out.append(
                     self._observation(
@@ -114,7 +122,9 @@ class TableWatcher:
                 out.append(
                     self._observation(ObservationKind.FLOWER, seat, [t], f"rack-{seat}", time_us)
                 )
-            rest = sorted((t for t in tiles if t not in bonus), key=lambda t: (t.x, t.y))
+            # Along the rack: x for East and West, y for South and North.
+            along = (lambda t: t.x) if seat in ("E", "W") else (lambda t: t.y)
+            rest = sorted((t for t in tiles if t not in bonus), key=along)
             for group in _groups(rest):
                 out.append(
                     self._observation(
