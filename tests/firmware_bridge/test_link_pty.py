@@ -441,3 +441,38 @@ def test_commands_wait_for_room_when_the_board_does_not_acknowledge(link_path: P
                 assert board.leds(0)[0] == (9, 9, 9)
 
     run(scenario)
+
+
+def test_a_board_behind_a_tcp_serial_server_is_reached_with_a_socket_url(
+    link_path: Path,
+) -> None:
+    """`socket://host:port`, as for a board behind ser2net: a relay between TCP and the pty."""
+    import serial
+
+    async def scenario() -> None:
+        with EmulatedBoard(link_path=link_path) as board:
+            port = serial.Serial(board.path, timeout=0)
+            loop = asyncio.get_running_loop()
+
+            async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                loop.add_reader(port.fileno(), lambda: writer.write(port.read(4096)))
+                try:
+                    while data := await reader.read(4096):
+                        port.write(data)
+                finally:
+                    loop.remove_reader(port.fileno())
+                    writer.close()
+
+            server = await asyncio.start_server(relay, "127.0.0.1", 0)
+            tcp_port = server.sockets[0].getsockname()[1]
+            try:
+                async with BoardLink(f"socket://127.0.0.1:{tcp_port}") as link:
+                    await link.wait_up(timeout=5)
+                    board.click(2, 0)
+                    event = await link.next_event(timeout=2)
+                    assert isinstance(event, ButtonEvent) and event.seat == 2
+            finally:
+                server.close()
+                port.close()
+
+    run(scenario)
