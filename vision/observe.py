@@ -87,8 +87,14 @@ class TableWatcher:
                 best, best_d = c, d
         return best
 
+    def _token(self, token: str) -> str:
+        """American sets (152 tiles) have eight interchangeable flowers, whatever is painted."""
+        if self.set_size == 152 and is_bonus(parse_tile(token)):
+            return "F"
+        return token
+
     def visible_counts(self) -> Counter[str]:
-        return Counter(t.tile.tile for t in self.tracks if t.stable and t.tile.tile)
+        return Counter(self._token(t.tile.tile) for t in self.tracks if t.stable and t.tile.tile)
 
     def _copies_ok(self, token: str) -> bool:
         allowed = copies_in_set(parse_tile(token), self.set_size)
@@ -117,7 +123,10 @@ class TableWatcher:
                     )
                 )
                 continue
-            bonus = [t for t in tiles if t.tile and is_bonus(parse_tile(t.tile))]
+            # Bonus tiles are laid aside alone, except in American play (flowers are played).
+            bonus = [
+                t for t in tiles if t.tile and self.set_size != 152 and is_bonus(parse_tile(t.tile))
+            ]
             for t in bonus:
                 out.append(
                     self._observation(ObservationKind.FLOWER, seat, [t], f"rack-{seat}", time_us)
@@ -141,7 +150,7 @@ class TableWatcher:
         zone: str,
         time_us: int,
     ) -> Observation:
-        tokens = tuple(t.tile for t in tiles if t.tile)
+        tokens = tuple(self._token(t.tile) for t in tiles if t.tile)
         confidence = min(t.confidence for t in tiles)
         for token in tokens:
             if not self._copies_ok(token):

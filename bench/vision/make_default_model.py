@@ -23,12 +23,19 @@ sys.path.insert(0, str(ROOT))
 from vision.artwork import load_set  # noqa: E402
 from vision.crops import synthetic_crop  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
+from vision.procedural import procedural_set  # noqa: E402
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--per-face", type=int, default=3)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--procedural",
+        type=int,
+        default=0,
+        help="also enrol this many procedural art sets (vision/procedural.py)",
+    )
     args = parser.parse_args()
     meta = json.loads((MODELS_DIR / "tile_embed.json").read_text())
     rng = np.random.default_rng(args.seed)
@@ -36,6 +43,9 @@ def main() -> int:
     for name in meta["train_sets"]:
         for label, face in load_set(name).items():
             samples += [(label, synthetic_crop(face, rng)) for _ in range(args.per_face)]
+    for seed in range(args.procedural):
+        faces = procedural_set(50_000 + seed)  # not the seeds the network was trained on
+        samples += [(label, synthetic_crop(face, rng)) for label, face in faces.items()]
     recogniser = Recogniser.enrol(Embedder(MODELS_DIR / "tile_embed.onnx"), samples)
     recogniser.save(DEFAULT_MODEL_DIR, len(samples), copy_embedder=False)
     print(

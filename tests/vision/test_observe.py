@@ -115,3 +115,11 @@ def test_rendered_frames_through_the_real_pipeline() -> None:
     assert [o.tiles for o in discards] == [("2D",), ("GD",)]
     dice = [o for o in reports if o.kind is ObservationKind.DICE]
     assert len(dice) == 1 and dice[0].dice == (2, 6)
+
+
+def test_american_sets_count_flowers_as_interchangeable() -> None:
+    watcher = TableWatcher(stable_frames=1, set_size=152)
+    flowers = [_tile(t, 300.0 + 30 * i, 620.0) for i, t in enumerate(["F1", "F1", "S3", "F2"])]
+    out = watcher.update(ScanResult(tiles=flowers))
+    assert [o.tiles for o in out] == [("F",)] * 4
+    assert all(o.confidence > 0 for o in out) and not watcher.flags
