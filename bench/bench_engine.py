@@ -41,6 +41,9 @@ def mirror_commands(state: object) -> list[cm.Command]:
             command = cm.Draw(seat=command.seat)
         elif isinstance(command, cm.Claim):
             command = cm.Claim(seat=command.seat, kind=command.kind, time_us=1)
+        elif isinstance(command, cm.WashTiles):
+            washed = next(e for e in standing if isinstance(e, ev.TilesWashed))
+            command = cm.WashTiles(seat=command.seat, concealed=washed.concealed)
         elif isinstance(command, cm.DeclareMahjong):
             shown = next(e for e in standing
                          if isinstance(e, ev.MahjongDeclared | ev.FalseMahjong))

@@ -28,7 +28,7 @@ def soak(name: str, hands: int, cross_every: int, seed: int) -> dict[str, object
     rng = random.Random(seed)
     bots = default_bots(rng)
     match = start(rules)
-    results = {"mahjong": 0, "drawn": 0, "false_mahjong": 0}
+    results = {"mahjong": 0, "drawn": 0, "false_mahjong": 0, "washed": 0}
     violations: list[object] = []
     t0 = time.perf_counter()
     for hand in range(hands):
@@ -42,6 +42,7 @@ def soak(name: str, hands: int, cross_every: int, seed: int) -> dict[str, object
         match = next_hand(rules, match, bool(out.state.east_stays))
     return {"ruleset": name, "hands": hands, "wins": results["mahjong"],
             "draws": results["drawn"], "false_mahjong": results["false_mahjong"],
+            "washed": results["washed"],
             "violations": len(violations), "first": violations[:3],
             "seconds": round(time.perf_counter() - t0, 1)}
 

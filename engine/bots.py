@@ -21,6 +21,7 @@ from engine.rules import Ruleset
 from engine.seats import Seat
 from engine.state import HandState, Meld
 from engine.tiles import NUM_KINDS, WINDS, Tile
+from engine.turns import heads_in, may_wash
 
 
 class SeatView:
@@ -91,6 +92,10 @@ class SeatView:
     @property
     def award(self) -> tuple[Seat, str] | None:
         return self._state.award
+
+    def may_wash(self) -> bool:
+        """Pung-Chow Part II: may this seat still wash the tiles on its original hand?"""
+        return may_wash(self._state, self.seat)
 
     def may_chow(self, discarder: Seat) -> bool:
         """Is this seat the one that may chow ``discarder``'s discard (Law 34)?"""
@@ -241,6 +246,10 @@ class GreedyBot:
             view.on_turn or view.before_first_discard
         ):
             return cm.GroundFlower(seat=seat, tile=next(t for t in range(34, 42) if h[t]))
+        if view.may_wash() and heads_in(
+            [t for t in range(NUM_KINDS) if h[t]]
+        ) >= 9:
+            return cm.WashTiles(seat=seat)
         if not view.on_turn:
             return None
         if may_be_complete(h, None, not view.melds) and view.can_win():

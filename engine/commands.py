@@ -129,6 +129,17 @@ class DeclareMahjong(Command):
     tile: Tile | None = None  # the winning tile; needed in mirror mode for a win on a draw
 
 
+@command("WashTiles")
+@dataclass(frozen=True, slots=True)
+class WashTiles(Command):
+    """Pung-Chow Part II: a player whose original hand holds nine or more different Heads
+    (ones, nines, Winds, Dragons) calls no play and shows it; the hand is void and the tiles
+    are washed. ``concealed`` is the hand shown (mirror mode)."""
+
+    seat: Seat
+    concealed: tuple[Tile, ...] | None = None
+
+
 @command("RecordFault")
 @dataclass(frozen=True, slots=True)
 class RecordFault(Command):

@@ -201,6 +201,17 @@ class FalseMahjong(Event):
     tile: Tile | None = None
 
 
+@event("TilesWashed")
+@dataclass(frozen=True, slots=True)
+class TilesWashed(Event):
+    """Pung-Chow Part II, washing the tiles: the original hand shown, and its different
+    Heads (the payment follows from ``heads``)."""
+
+    seat: Seat
+    concealed: tuple[Tile, ...]
+    heads: int
+
+
 @event("FaultRecorded")
 @dataclass(frozen=True, slots=True)
 class FaultRecorded(Event):
@@ -217,7 +228,7 @@ class FaultRecorded(Event):
 @event("HandEnded")
 @dataclass(frozen=True, slots=True)
 class HandEnded(Event):
-    """``result``: ``mahjong``, ``drawn`` or ``false_mahjong``. ``east_stays`` and
+    """``result``: ``mahjong``, ``drawn``, ``false_mahjong`` or ``washed``. ``east_stays`` and
     ``next_prevailing`` say what the next hand is (Laws 94-96)."""
 
     result: str

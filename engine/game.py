@@ -174,6 +174,8 @@ def commands_of(standing: Sequence[ev.Event]) -> list[tuple[int, cm.Command]]:
         elif isinstance(e, ev.MahjongDeclared):
             command = cm.DeclareMahjong(seat=e.seat, concealed=e.concealed,
                                         tile=e.win_tile if mirror else None)
+        elif isinstance(e, ev.TilesWashed):
+            command = cm.WashTiles(seat=e.seat, concealed=e.concealed if mirror else None)
         elif isinstance(e, ev.FaultRecorded) and e.referee:
             command = cm.RecordFault(seat=e.seat, fault=e.fault, reason=e.reason)
         elif isinstance(e, ev.FalseMahjong):

@@ -42,6 +42,8 @@ class Ruleset:
     prevailing_wind: bool  # Pung-Chow Part I plays without one
     rotation: Rotation  # Laws 94-95; Classical rotates after every hand
     # Claim priority, highest first; kinds in one tuple rank equal (Law 50, 52).
+    # Pung-Chow Part II: nine or more different Heads in the original hand wash the tiles.
+    washing: bool = False
     # Table sizes the book gives laws for (1924: the Two- and Three-Hand Games).
     player_counts: tuple[int, ...] = (4,)
     priority: tuple[tuple[ClaimKind, ...], ...] = (("mahjong",), ("pung", "kong"), ("chow",))
@@ -177,6 +179,7 @@ _PUNGCHOW = dict(
     prevailing="Part II, procedure of play",
     count="Mah-Jongg or Mah-Diao",
     table_time="F, rule 6",
+    washing="Part II, washing the tiles",
 )
 
 
@@ -200,6 +203,7 @@ def _pungchow(name: str, limit: bool) -> Ruleset:
         robbing_kong=False,  # the book has no robbing of a kong
         prevailing_wind=limit,  # Part I has no prevailing wind; Part II's wind box does
         rotation="east_keeps_on_win_or_draw",  # A
+        washing=limit,
         cite=_cites("Pung-Chow", **_PUNGCHOW),
     )
 

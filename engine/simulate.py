@@ -81,7 +81,8 @@ def play_hand(
         for seat in state.players:
             while state.phase == "play":
                 command = bots[seat].act(views[seat])
-                if not isinstance(command, cm.GroundFlower | cm.Draw | cm.DeclareKong):
+                if not isinstance(command, cm.GroundFlower | cm.Draw | cm.DeclareKong
+                                  | cm.WashTiles):
                     break
                 do(command)
         steps = 0
@@ -150,6 +151,9 @@ def mirror_of(state: HandState) -> HandState:
             command = cm.Draw(seat=command.seat)
         elif isinstance(command, cm.Claim):
             command = cm.Claim(seat=command.seat, kind=command.kind, time_us=command.time_us)
+        elif isinstance(command, cm.WashTiles):
+            washed = next(e for e in state.standing if isinstance(e, ev.TilesWashed))
+            command = cm.WashTiles(seat=command.seat, concealed=washed.concealed)
         elif isinstance(command, cm.DeclareMahjong):
             shown = next(e for e in state.standing
                          if isinstance(e, ev.MahjongDeclared | ev.FalseMahjong))

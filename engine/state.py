@@ -43,6 +43,7 @@ class SeatState:
         "concealed",
         "discarded",
         "discards",
+        "drawn",
         "fault",
         "flowers",
         "last_drawn",
@@ -58,6 +59,7 @@ class SeatState:
         self.flowers: list[Tile] = []
         self.discards: list[Tile] = []
         self.discarded = 0  # discards made (claimed ones included)
+        self.drawn = 0  # draws made since the deal (live and loose)
         self.owed_loose = 0
         self.fault: str | None = None
         self.last_drawn: Tile | None = None
@@ -135,6 +137,7 @@ class HandState:
             t.flowers = s.flowers[:]
             t.discards = s.discards[:]
             t.discarded = s.discarded
+            t.drawn = s.drawn
             t.owed_loose = s.owed_loose
             t.fault = s.fault
             t.last_drawn = s.last_drawn
@@ -214,6 +217,7 @@ def _drew(state: HandState, e: ev.Drew) -> None:
                 state.claimable = None
         state.phase = "play"
     s.n += 1
+    s.drawn += 1
     s.last_drawn = e.tile
     if e.tile is not None and state.mode == "full":
         s.concealed[e.tile] += 1
@@ -393,6 +397,11 @@ def _false(state: HandState, e: ev.FalseMahjong) -> None:
     state.rob = None
 
 
+def _washed(state: HandState, e: ev.TilesWashed) -> None:
+    for t in e.concealed:
+        state.seen[t] += 1
+
+
 def _fault(state: HandState, e: ev.FaultRecorded) -> None:
     state.seats[e.seat].fault = e.fault
 
@@ -424,6 +433,7 @@ _FOLD: dict[type[ev.Event], Callable[[HandState, ev.Event], None]] = {
     ev.MahjongDeclared: _mahjong,  # type: ignore[dict-item]
     ev.FalseMahjong: _false,  # type: ignore[dict-item]
     ev.FaultRecorded: _fault,  # type: ignore[dict-item]
+    ev.TilesWashed: _washed,  # type: ignore[dict-item]
     ev.HandEnded: _ended,  # type: ignore[dict-item]
 }
 

@@ -4,7 +4,7 @@ referee's record of a fault (Laws 58, 71-76). Each returns the events or refuses
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine import commands as cm
@@ -21,7 +21,7 @@ from engine.checks import (
 from engine.errors import MalformedInput
 from engine.seats import Seat
 from engine.state import HandState
-from engine.tiles import NUM_KINDS, Tile, copies_in_set, is_bonus, tile_name
+from engine.tiles import NUM_KINDS, ORPHANS, Tile, copies_in_set, is_bonus, tile_name
 from engine.wall import break_point, breaker, deal_sizes
 
 
@@ -249,7 +249,52 @@ def decide_record_fault(state: HandState, c: cm.RecordFault) -> list[ev.Event]:
                              reason=c.reason, referee=True)]
 
 
+def heads_in(tiles: Sequence[Tile]) -> int:
+    """Different Heads (ones, nines, Winds, Dragons) among the tiles (Pung-Chow Part II)."""
+    return len({t for t in tiles if t in ORPHANS})
+
+
+def may_wash(state: HandState, seat: Seat) -> bool:
+    """The seat still holds its original hand: no draw, discard or set since the deal."""
+    s = state.seats[seat]
+    return (state.ruleset.washing and state.phase == "play" and not s.drawn and not s.discarded
+            and not s.melds and not s.flowers and s.n == (14 if seat == Seat.E else 13))
+
+
+def decide_wash(state: HandState, c: cm.WashTiles) -> list[ev.Event]:
+    seat = c.seat
+    rules = state.ruleset
+    if not rules.washing:
+        raise refuse(state, "washing", f"{rules.name} does not wash the tiles")
+    if not may_wash(state, seat):
+        raise refuse(state, "washing", f"{seat} no longer holds the original hand: the tiles "
+                     "are washed only on it, and no drawing is permitted")
+    if state.mode == "full":
+        shown = state.concealed_tiles(seat)
+    elif c.concealed is None:
+        raise MalformedInput("concealed", "the hand must be shown to wash the tiles")
+    else:
+        shown = sorted(check_tile(t, f"concealed[{i}]") for i, t in enumerate(c.concealed))
+        if len(shown) != state.seats[seat].n:
+            raise refuse(state, "washing", f"{len(shown)} tiles shown, the original hand "
+                         f"holds {state.seats[seat].n}")
+        counts = [0] * 44
+        for t in shown:
+            counts[t] += 1
+        for t, n in enumerate(counts):
+            if n and state.seen[t] + n > copies_in_set(t, rules.tiles):
+                raise refuse(state, "count", f"the hand shows a fifth {tile_name(t)}")
+    heads = heads_in(shown)
+    if heads < 9:
+        raise refuse(state, "washing", f"{heads} different Heads: washing needs nine or more")
+    return [
+        ev.TilesWashed(seat=seat, concealed=tuple(shown), heads=heads),
+        ev.HandEnded(result="washed", winner=None, rule=rules.rule("washing"), east_stays=True),
+    ]
+
+
 DECIDERS: dict[type[cm.Command], Callable[[HandState, Any], list[ev.Event]]] = {
+    cm.WashTiles: decide_wash,
     cm.Throw: decide_throw,
     cm.Deal: decide_deal,
     cm.Draw: decide_draw,

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     bots = default_bots(rng)
     match = start(ruleset, args.players)
-    wins = draws = false_calls = events = violations = seq = 0
+    wins = draws = false_calls = washed = events = violations = seq = 0
     problems: list[dict[str, object]] = []
     try:
         for hand in range(args.hands):
@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             wins += state.result == "mahjong"
             draws += state.result == "drawn"
             false_calls += state.result == "false_mahjong"
+            washed += state.result == "washed"
             events += len(state.log)
             if log is not None:
                 for e in state.log:
@@ -90,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         "wins": wins,
         "draws": draws,
         "false_mahjong": false_calls,
+        "washed": washed,
         "events": events,
         "violations": violations,
         "seconds": round(time.perf_counter() - started, 3),

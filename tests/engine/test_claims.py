@@ -21,6 +21,7 @@ from engine.commands import (
     Draw,
     Expose,
     GroundFlower,
+    WashTiles,
 )
 from engine.errors import RuleViolation
 from engine.game import apply
@@ -411,3 +412,34 @@ def test_law_23_a_flower_kept_past_the_first_discard_makes_a_short_hand(rig: Rig
     with pytest.raises(RuleViolation) as refused:
         apply(state, GroundFlower(seat=E, tile=T("F2")))
     assert refused.value.rule == "Code 1924, Law 23"
+
+
+HEADS_9 = "1B 9B 1C 9C 1D EW SW WW RD 2B 3B 4B 5B"
+
+
+def test_pungchow_part_ii_nine_different_heads_wash_the_tiles(rig: Rig) -> None:
+    state = rig("pungchow/limit", hands={"E": EAST, "S": HEADS_9})
+    _, events = apply(state, WashTiles(seat=S))
+    assert events[0] == ev.TilesWashed(seat=S, concealed=tuple(sorted(parse_tiles(HEADS_9))),
+                                       heads=9)
+    assert (state.result, state.east_stays) == ("washed", True)
+
+
+def test_pungchow_washing_needs_nine_heads_and_the_original_hand(rig: Rig) -> None:
+    eight = HEADS_9.replace("RD", "6B")
+    west = "9B 1C 9C 9D NW GD WD SW WW 7D 8D 2D 3D"  # nine Heads too
+    state = rig("pungchow/limit", hands={"E": EAST, "S": eight, "W": west})
+    with pytest.raises(RuleViolation) as refused:
+        apply(state, WashTiles(seat=S))
+    assert refused.value.rule == "Pung-Chow, Part II, washing the tiles"
+    assert "8 different Heads" in str(refused.value)
+    east_discards(state, "3C")
+    close(state)
+    apply(state, Draw(seat=S))
+    apply(state, Discard(seat=S, tile=state.seats[S].last_drawn or 0))
+    close(state)
+    apply(state, Draw(seat=W))
+    with pytest.raises(RuleViolation, match="no drawing is permitted"):
+        apply(state, WashTiles(seat=W))
+    with pytest.raises(RuleViolation, match="does not wash"):
+        apply(rig("pungchow", hands={"S": HEADS_9}), WashTiles(seat=S))
