@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engine.american import commands as cm
 from engine.american.card import CompiledCard
@@ -36,6 +36,9 @@ from engine.events import Event
 from engine.seats import SEATS, Seat
 from engine.tiles import JOKER, Tile
 
+# A bot must cope with any hand the table left it (a dead hand may be short or long).
+ANY_SIZE = tuple(range(1, 19))
+
 
 def _hand(state: AmericanHand, seat: Seat, extra: Tile | None = None,
           without: Tile | None = None) -> Hand:
@@ -46,7 +49,7 @@ def _hand(state: AmericanHand, seat: Seat, extra: Tile | None = None,
     if without is not None:
         concealed.remove(without)
     return make_hand(concealed, [e.tiles for e in rack.exposures if not e.erroneous],
-                     sizes=(12, 13, 14, 15))
+                     sizes=ANY_SIZE)
 
 
 @dataclass
@@ -140,7 +143,7 @@ class GreedyBot:
             for t in shown[1:]:
                 remaining.remove(t)
             exposures = [e.tiles for e in rack.exposures if not e.erroneous] + [shown]
-            after = closest(state.card, make_hand(remaining, exposures, sizes=(14,)))
+            after = closest(state.card, make_hand(remaining, exposures, sizes=ANY_SIZE))
             if after is not None and after.tiles_away < best_away:
                 best, best_away = shown, after.tiles_away
         return best
@@ -166,7 +169,7 @@ class GreedyBot:
                 swapped.append(JOKER)
                 after = closest(state.card, make_hand(
                     swapped, [x.tiles for x in rack.exposures if not x.erroneous],
-                    sizes=(14,)))
+                    sizes=ANY_SIZE))
                 if after is not None and after.tiles_away <= away:
                     return cm.JokerExchange(seat, owner, natural, index)
         return None
@@ -203,6 +206,88 @@ class PlayStats:
     problems: list[str] = field(default_factory=list)
 
 
+class Send(Protocol):
+    def __call__(self, command: Command, trial: bool = False) -> bool: ...
+
+
+def advance(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
+            stats: PlayStats) -> None:
+    """One step of bot play: whatever the hand is waiting for (a Charleston pass, a vote, a
+    courtesy pass, calls on a discard, an exposure, a draw, a turn)."""
+    if state.phase == "charleston":
+        blind_ok = state.stage_blind
+        for seat in state.players:
+            if seat in state.pending:
+                continue
+            command = bots[seat].charleston_pass(state, seat, blind_ok)
+            if command.blind:
+                if send(command, True):
+                    stats.blind_passes += 1
+                    continue
+                # CH-10: everybody blind: pass from the hand
+                command = bots[seat].charleston_pass(state, seat, False)
+            send(command)
+        stats.charlestons += 1
+    elif state.phase == "vote":
+        stopped_before = state.second
+        for seat in state.players:
+            if state.phase != "vote":
+                break
+            send(bots[seat].vote(state, seat))
+        if state.second and not stopped_before:
+            stats.second_charlestons += 1
+    elif state.phase == "courtesy_offer":
+        for seat in state.players:
+            send(bots[seat].courtesy_offer(state, seat))
+    elif state.phase == "courtesy":
+        for seat, n in list(state.offers.items()):
+            if n and seat not in state.courtesy:
+                send(bots[seat].courtesy_pass(state, seat, n))
+                stats.courtesy_passes += 1
+    elif state.step == "window":
+        live = state.live
+        assert live is not None
+        for k in range(1, 4):
+            seat = SEATS[(live.seat + k) % 4]
+            if seat not in state.racks or state.rack(seat).out:
+                continue
+            call = bots[seat].call(state, seat)
+            if call is not None and send(call):
+                stats.calls += 1
+        send(cm.CloseWindow())
+    elif state.step == "awarded":
+        assert state.awarded is not None and state.called_tile is not None
+        seat, kind = state.awarded
+        if kind == "mahjong":
+            send(cm.DeclareMahJongg(seat))
+        else:
+            shown = bots[seat].exposure_for(state, seat, state.called_tile)
+            if shown is None:  # the hand changed since the call: pung with what is held
+                rack = state.rack(seat)
+                shown = [state.called_tile] + [t for t in rack.concealed
+                                               if t in (state.called_tile, JOKER)][:2]
+            if send(cm.Expose(seat, tuple(shown))):
+                stats.exposures += 1
+    elif state.step == "draw":
+        if state.wall_left > 0:
+            send(cm.Draw(state.turn))
+    elif state.step == "discard":
+        seat = state.turn
+        bot = bots[seat]
+        if bot.complete(state, seat):
+            send(cm.DeclareMahJongg(seat))
+            return
+        exchange = bot.exchanges(state, seat)
+        if exchange is not None:
+            if send(exchange):
+                stats.exchanges += 1
+                if bot.complete(state, seat):
+                    stats.finesses += 1
+                    send(cm.DeclareMahJongg(seat))
+            return
+        send(bot.discard(state, seat))
+
+
 def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
               stats: PlayStats,
               log: Callable[[dict[str, Any]], None] | None = None) -> AmericanHand:
@@ -211,7 +296,8 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
     emitted: list[Event] = list(events)
     record: list[Command] = []
 
-    def send(command: Command) -> bool:
+    def send(command: Command, trial: bool = False) -> bool:
+        """Apply a bot's command; a refusal is a violation unless it was a ``trial``."""
         line = cm.CommandRecorded(command.to_json())
         emitted.append(line)
         if isinstance(command, cm.DeclareMahJongg):
@@ -226,6 +312,8 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
         except RuleViolation as exc:
             emitted.remove(line)
             record.pop()
+            if trial:
+                return False
             stats.violations += 1
             stats.problems.append(f"refused {command.to_json()}: {exc}")
             return False
@@ -239,87 +327,9 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
     if bots[Seat.E].complete(state, Seat.E):
         send(cm.DeclareMahJongg(Seat.E))  # a Heavenly Hand (CH-9)
     guard = 0
-    while state.result is None and guard < 2000:
+    while state.result is None and guard < 2000 and stats.violations <= 20:
         guard += 1
-        if stats.violations > 20:
-            break
-        if state.phase == "charleston":
-            blind_ok = state.stage_blind
-            for seat in state.players:
-                if seat in state.pending:
-                    continue
-                command = bots[seat].charleston_pass(state, seat, blind_ok)
-                if command.blind:
-                    try:
-                        out = apply(state, command)
-                        emitted.append(cm.CommandRecorded(command.to_json()))
-                        emitted.extend(out)
-                        record.append(command)
-                        stats.blind_passes += 1
-                        continue
-                    except RuleViolation:  # CH-10: everybody blind: pass from the hand
-                        command = bots[seat].charleston_pass(state, seat, False)
-                send(command)
-            stats.charlestons += 1
-        elif state.phase == "vote":
-            stopped_before = state.second
-            for seat in state.players:
-                if state.phase != "vote":
-                    break
-                send(bots[seat].vote(state, seat))
-            if state.second and not stopped_before:
-                stats.second_charlestons += 1
-        elif state.phase == "courtesy_offer":
-            for seat in state.players:
-                send(bots[seat].courtesy_offer(state, seat))
-        elif state.phase == "courtesy":
-            for seat, n in list(state.offers.items()):
-                if n and seat not in state.courtesy:
-                    send(bots[seat].courtesy_pass(state, seat, n))
-                    stats.courtesy_passes += 1
-        elif state.step == "window":
-            live = state.live
-            assert live is not None
-            for k in range(1, 4):
-                seat = SEATS[(live.seat + k) % 4]
-                if seat not in state.racks or state.rack(seat).out:
-                    continue
-                call = bots[seat].call(state, seat)
-                if call is not None and send(call):
-                    stats.calls += 1
-            send(cm.CloseWindow())
-        elif state.step == "awarded":
-            assert state.awarded is not None and state.called_tile is not None
-            seat, kind = state.awarded
-            if kind == "mahjong":
-                send(cm.DeclareMahJongg(seat))
-            else:
-                shown = bots[seat].exposure_for(state, seat, state.called_tile)
-                if shown is None:  # the hand changed since the call: pung with what is held
-                    rack = state.rack(seat)
-                    shown = [state.called_tile] + [t for t in rack.concealed
-                                                   if t in (state.called_tile, JOKER)][:2]
-                if send(cm.Expose(seat, tuple(shown))):
-                    stats.exposures += 1
-        elif state.step == "draw":
-            if state.wall_left == 0:
-                break
-            send(cm.Draw(state.turn))
-        elif state.step == "discard":
-            seat = state.turn
-            bot = bots[seat]
-            if bot.complete(state, seat):
-                send(cm.DeclareMahJongg(seat))
-                continue
-            exchange = bot.exchanges(state, seat)
-            if exchange is not None:
-                if send(exchange):
-                    stats.exchanges += 1
-                    if bot.complete(state, seat):
-                        stats.finesses += 1
-                        send(cm.DeclareMahJongg(seat))
-                continue
-            send(bot.discard(state, seat))
+        advance(state, bots, send, stats)
     if state.result is None:
         stats.violations += 1
         stats.problems.append("the hand did not finish")

@@ -299,9 +299,10 @@ def apply(state: AmericanHand, command: Command) -> list[AmericanEvent]:
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise MalformedInput("type", f"{type(command).__name__} is not an American command")
-    seat = getattr(command, "seat", None)
-    if seat is not None and seat not in state.racks:
-        raise _no("Two and three players", f"seat {seat.name} is empty at this table")
+    for name in ("seat", "owner", "target"):
+        seat = getattr(command, name, None)
+        if seat is not None and seat not in state.racks:
+            raise _no("Two and three players", f"seat {seat.name} is empty at this table")
     events: list[AmericanEvent] = handler(state, command)
     state.log.extend(events)
     return events
