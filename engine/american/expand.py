@@ -195,6 +195,21 @@ def _resolve(group: Group, symbol: str, offset: int | None, suit_map: dict[str, 
     return SUITS.index(suit) * 9 + number - 1
 
 
+MAX_COMBINATIONS = 200_000  # a line beyond this is a typing slip, not a hand (L10)
+
+
+def combinations(line: CardLine) -> int:
+    """An upper bound on the variable values a line ranges over, before any is tried."""
+    total = 0
+    for groups in line.patterns:
+        letters = {g.suit for g in groups if g.suit and g.suit in tuple(SUIT_VARS)}
+        numbers = {e.symbol for g in groups for e in g.elements if e.symbol in NUMBER_VARS}
+        winds = {e.symbol for g in groups for e in g.elements if e.symbol in WIND_VARS}
+        stars = sum(1 for g in groups if g.suit == "*")
+        total += 3 ** len(letters) * 9 ** len(numbers) * 4 ** len(winds) * 3 ** stars
+    return total
+
+
 def expand_line(line: CardLine, index: int) -> list[Expansion]:
     """All distinct expansions of a line that respect the tile supply (design §5.2 rule 8).
     A line with structural errors (see :func:`line_problems`) must not be expanded."""
@@ -243,6 +258,12 @@ def expand_card(card: Card) -> tuple[list[list[Expansion]], list[Problem]]:
         found = line_problems(line)
         problems += found
         if any(p.severity == "error" for p in found):
+            per_line.append([])
+            continue
+        if combinations(line) > MAX_COMBINATIONS:
+            problems.append(Problem(line.lineno, 1, "error", "L10",
+                                    f"the line ranges over {combinations(line)} combinations "
+                                    f"(at most {MAX_COMBINATIONS}): split it into lines"))
             per_line.append([])
             continue
         expansions = expand_line(line, index)

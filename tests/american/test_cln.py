@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.american.card import SAMPLE_CARD, CardError, compile_card, load_card, load_card_text
 from engine.american.cln import parse_card
@@ -159,3 +161,21 @@ def test_a_broken_cache_file_is_ignored(tmp_path: Path, monkeypatch: pytest.Monk
     [cached] = (tmp_path / "mahjong-table").glob("card-*.pickle")
     cached.write_bytes(b"not a pickle")
     assert load_card(path).lines[0].id == "A-1"
+
+
+SYMBOLS = "0123456789NEWSFRGDZUXYVabc@BCD*!+=| ;:~{},.-\"x"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=SYMBOLS, max_size=60), st.text(max_size=40))
+def test_any_text_gives_problems_never_a_crash(line: str, noise: str) -> None:
+    text = card(f"A-1 X 25 : {line}", noise)
+    compiled, problems = compile_card(text)
+    assert compiled is not None or any(p.severity == "error" for p in problems)
+    for p in problems:
+        assert p.line >= 1 and p.column >= 1 and p.code and p.message
+
+
+def test_a_line_with_absurdly_many_combinations_is_refused() -> None:
+    many = "D* " * 12 + "FF"
+    assert [c for _, _, c in errors(card(f"A-1 X 25 : {many}"))] == ["L10"]
