@@ -229,7 +229,9 @@ class FaultRecorded(Event):
 @dataclass(frozen=True, slots=True)
 class HandEnded(Event):
     """``result``: ``mahjong``, ``drawn``, ``false_mahjong`` or ``washed``. ``east_stays`` and
-    ``next_prevailing`` say what the next hand is (Laws 94-96)."""
+    ``next_prevailing`` say what the next hand is (Laws 94-96). A hand alone does not know how
+    far the round has gone, so the engine leaves ``next_prevailing`` unset; a match driver
+    fills it from ``engine.rounds.next_hand``."""
 
     result: str
     winner: Seat | None

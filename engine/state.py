@@ -20,7 +20,7 @@ from engine import events as ev
 from engine.rules import Ruleset
 from engine.seats import SEATS, Seat
 from engine.tiles import NUM_TILE_KINDS, Tile
-from engine.wall import break_point, draw_order
+from engine.wall import draw_order
 
 Mode = Literal["full", "mirror"]
 Phase = Literal["break", "deal", "play", "claims", "award", "rob", "ended"]
@@ -444,10 +444,4 @@ def evolve(state: HandState, event: ev.Event) -> None:
     state.standing.append(event)
 
 
-def break_wall(state: HandState, wall_of: Seat, stack: int) -> None:
-    """Exposed for ``WallBroken``: compute the draw order from the built wall."""
-    if state.built is not None:
-        state.wall = draw_order(state.built, wall_of, stack, state.ruleset.stacks_per_wall)
-
-
-__all__ = ["HandState", "Meld", "Mode", "Phase", "SeatState", "break_point", "evolve"]
+__all__ = ["HandState", "Meld", "Mode", "Phase", "SeatState", "evolve"]
