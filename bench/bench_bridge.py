@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from firmware_bridge.events import ButtonEvent  # noqa: E402
+from firmware_bridge.host import LinkSettings  # noqa: E402
 from firmware_bridge.link import BoardLink  # noqa: E402
 
 
@@ -64,7 +65,7 @@ def percentile(values: list[float], p: float) -> float:
 async def run_burst(
     link: BoardLink, emu: Emulator, count: int, rate: float | None
 ) -> dict[str, float]:
-    epoch = int(emu.hello["board_epoch_us"])  # type: ignore[call-overload]
+    epoch = int(emu.hello["board_epoch_us"])
     latencies: list[float] = []
     in_host: list[float] = []  # from the port's read callback to the service's `async for`
     read_at: dict[int, int] = {}  # seq -> host µs when the bytes carrying it were read
@@ -107,27 +108,31 @@ async def run_burst(
 async def bench(quick: bool) -> list[dict[str, object]]:
     results: list[dict[str, object]] = []
     scale = 0.25 if quick else 1.0
+    faults = ("--bit-flip", "0.01", "--drop-frame", "0.01")
+    batched = LinkSettings()  # the default: acknowledgements batched (8 events or 5 ms)
+    per_read = LinkSettings(ack_every=1, ack_delay_s=0.0)  # one acknowledgement per read
     runs = [
-        ("flat out (as fast as acks allow)", int(20000 * scale), None, ()),
-        ("paced 2,000/s", int(10000 * scale), 2000.0, ()),
-        ("paced 200/s (a busy table)", int(1000 * scale), 200.0, ()),
-        (
-            "flat out, 1% bit flips + 1% dropped frames",
-            int(20000 * scale),
-            None,
-            ("--bit-flip", "0.01", "--drop-frame", "0.01"),
-        ),
+        ("flat out (as fast as acks allow)", int(20000 * scale), None, (), batched),
+        ("flat out, one ack per read", int(20000 * scale), None, (), per_read),
+        ("paced 2,000/s", int(10000 * scale), 2000.0, (), batched),
+        ("paced 2,000/s, one ack per read", int(10000 * scale), 2000.0, (), per_read),
+        ("paced 200/s (a busy table)", int(1000 * scale), 200.0, (), batched),
+        ("flat out, 1% bit flips + 1% dropped frames", int(20000 * scale), None, faults, batched),
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (name, count, rate, extra) in enumerate(runs):
+        for i, (name, count, rate, extra, settings) in enumerate(runs):
             emu = Emulator(Path(tmp) / f"mcu{i}", *extra)
             try:
-                async with BoardLink(str(emu.hello["link"])) as link:
+                async with BoardLink(str(emu.hello["link"]), settings=settings) as link:
                     await link.wait_up(timeout=5)
+                    cpu_before = float(emu.op(op="cpu")["cpu_s"])  # type: ignore[arg-type]
                     result = await run_burst(link, emu, count, rate)
+                    cpu_after = float(emu.op(op="cpu")["cpu_s"])  # type: ignore[arg-type]
                     status = link.status()
                 result["corrupt_frames"] = status.corrupt_frames
                 result["board_retransmissions"] = status.board_retransmissions
+                # The emulated board's CPU per event: what acknowledgements cost the board.
+                result["board_cpu_us_per_event"] = round((cpu_after - cpu_before) / count * 1e6, 1)
                 results.append({"run": name, **result})
                 print(json.dumps(results[-1]), flush=True)
             finally:

@@ -39,6 +39,8 @@ class LinkSettings:
     command_window: int = 16  # commands in flight
     max_pending_commands: int = 256  # queued commands; send_* waits beyond this (backpressure)
     max_pending_events: int = 4096  # events not yet taken; beyond it the board keeps them
+    ack_delay_s: float = 0.005  # events are acknowledged together, at most this late ...
+    ack_every: int = 8  # ... or as soon as this many wait (0 s / 1: one ack per read)
     hello_retry_s: float = 0.25  # HELLO_REQ resent while no HELLO arrives
     refused_retry_s: float = 5.0  # HELLO_REQ to a refused (incompatible) board
     time_sync_interval_s: float = 5.0
@@ -63,6 +65,9 @@ class HostProtocol:
         self.boot_id: int | None = None
         self.expected_event: int | None = None
         self._ack_due = False
+        self._ack_waiting = 0  # events received in order since the last EVENT_ACK
+        self._ack_since_us = 0  # when the oldest of them arrived
+        self._ack_now = False  # a resend came: acknowledge without waiting
         self._last_nack = (-1, 0)
         self._unparsable = (-1, 0)  # (seq, times) of an event whose fields did not parse
         # commands to the board
@@ -96,10 +101,28 @@ class HostProtocol:
         self._out += wire.frame(wire.encode_hello_req(self.host_id, self.cmd_oldest))
         self._last_hello_us = now_us
 
-    def take_output(self) -> bytes:
-        if self._ack_due and self.expected_event is not None:
+    def _maybe_ack(self, now_us: int) -> None:
+        """Acknowledge what arrived, batching acknowledgements: fewer frames for the board to
+        read, and still far inside its retransmission timeout."""
+        if not self._ack_due or self.expected_event is None:
+            return
+        s = self.settings
+        if (
+            self._ack_now
+            or self._ack_waiting >= s.ack_every
+            or now_us - self._ack_since_us >= _us(s.ack_delay_s)
+        ):
             self._out += wire.frame(wire.encode_event_ack(self.expected_event - 1))
-            self._ack_due = False
+            self._ack_due = self._ack_now = False
+            self._ack_waiting = 0
+
+    def _ack_later(self, now_us: int) -> None:
+        if not self._ack_due:
+            self._ack_due = True
+            self._ack_since_us = now_us
+        self._ack_waiting += 1
+
+    def take_output(self) -> bytes:
         out = bytes(self._out)
         self._out = bytearray()
         return out
@@ -114,6 +137,7 @@ class HostProtocol:
                 self._field_errors += 1
                 log.debug("dropped a frame whose fields do not parse: %s", exc)
         self.status.corrupt_frames = self.deframer.corrupt + self._field_errors
+        self._maybe_ack(now_us)
 
     def _dispatch(self, body: bytes, now_us: int) -> None:
         kind = body[0]
@@ -196,7 +220,8 @@ class HostProtocol:
         assert expected is not None
         if seq < expected:
             self.status.duplicates += 1
-            self._ack_due = True
+            self._ack_later(now_us)
+            self._ack_now = True  # the board is resending: tell it at once how far we are
             return
         if seq > expected:
             self.status.out_of_order += 1
@@ -221,10 +246,10 @@ class HostProtocol:
                     return  # not acknowledged: a resend may arrive intact
                 log.error("skipping event %d: its fields do not parse, 3 times: %s", seq, exc)
             self.expected_event = seq + 1
-            self._ack_due = True
+            self._ack_later(now_us)
             return
         self.expected_event = seq + 1
-        self._ack_due = True
+        self._ack_later(now_us)
         self.events.append(event)
         self.status.events_delivered += 1
         if isinstance(event, EventsDropped):
@@ -297,6 +322,7 @@ class HostProtocol:
                 f"board stalled: no frame for {silent // 1000} ms "
                 f"(heartbeat timeout {int(s.heartbeat_timeout_s * 1000)} ms)"
             )
+        self._maybe_ack(now_us)
         if now_us - self._last_ping_us >= _us(s.ping_interval_s):
             self._out += wire.frame(wire.encode_ping(now_us))
             self._last_ping_us = now_us

@@ -155,6 +155,8 @@ def handle(board: EmulatedBoard, cmd: object) -> dict[str, Any]:
         return {"ok": True, "op": op}
     if op == "stats":
         return board.stats()
+    if op == "cpu":
+        return {"cpu_s": round(time.process_time(), 4)}
     if op == "quit":
         return {"ok": True, "op": op}
     raise ValueError(f"unknown op {op!r}")
