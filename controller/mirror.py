@@ -46,6 +46,8 @@ def command_for(obs: Observation) -> cm.Command:
         return cm.Discard(seat=_seat(obs), tile=_tiles(obs, 1)[0])
     if kind is ObservationKind.EXPOSURE:
         tiles = _tiles(obs)
+        if len(tiles) == 1:  # one tile laid beside a set: the fourth added to a pung (Law 42)
+            return cm.AddKong(seat=_seat(obs), tile=tiles[0])
         if len(tiles) not in (3, 4):
             raise InputError(f"exposure.tiles: a set has 3 or 4 tiles, saw {len(tiles)}")
         return cm.Expose(seat=_seat(obs), tiles=tiles)

@@ -47,6 +47,9 @@ from engine.rules import get_ruleset
 from engine.seats import Seat
 
 SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
+# What a camera above the table sees (the rest comes straight from the game: draws, the deal,
+# concealed kongs, the hand shown on the rack).
+CAMERA_KINDS = frozenset({"dice", "discard", "exposure", "flower", "added_kong"})
 
 
 @dataclass
@@ -62,6 +65,7 @@ class SimulationSettings:
     step_s: float | None = None  # between table actions; default 0 headless, 0.03 with the view
     scorer: Scorer | None = contract_scorer
     doubt: float = 0.0  # share of observations the simulated camera is unsure of
+    camera: bool = False  # render the table and see it through vision's pipeline
 
 
 @dataclass
@@ -269,10 +273,16 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
     doubt = random.Random(settings.seed + 7)
     started = time.monotonic()
     first_seq = service.store.last_seq()
+    camera: Any = None
     try:
         await asyncio.wait_for(ready.wait(), 10)
         await service.board.wait_up(timeout=5)
         ruleset = get_ruleset(settings.ruleset)
+        if settings.camera:
+            from controller.sim_camera import RenderedCamera
+
+            camera = RenderedCamera(service, settings.seed)
+            await camera.start()
         for _ in range(settings.hands):
             table = service.table
             hand_no = table.hand_no
@@ -283,6 +293,8 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
                     await asyncio.sleep(step_s)
                 if isinstance(step, Claims):
                     await _press(service, board, cfg, step, problems)
+                elif camera is not None and step.kind in CAMERA_KINDS:
+                    await camera.see(step, world.state)
                 else:
                     await _observe(service, step, doubt, settings.doubt, problems)
                 progress.show(service)
@@ -293,6 +305,8 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
             if not await _wait(ended, pause_ms / 1000 + 3):
                 problems.append(f"hand {hand_no}: the mirror did not end the hand")
                 break
+            if camera is not None:
+                await camera.clear()
             mirror = _mirror_of_hand(service, hand_no)
             a, b = public_view(world.result()), public_view(mirror)
             a.pop("mode")
@@ -314,10 +328,18 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
             deduped = sorted(set(watcher.seqs))
             if deduped != expected or watcher.seqs != sorted(watcher.seqs):
                 problems.append("events reached the watcher out of order or with a gap")
+        if camera is not None:
+            problems.extend(camera.fixes.unresolved)
         summary = _summary(service, settings, first_seq, published, problems, started)
+        if camera is not None:
+            from controller.sim_camera import summary as camera_summary
+
+            summary["camera"] = camera_summary(camera)
         summary["latency_ms"] = _latencies(service, watcher)
         return summary
     finally:
+        if camera is not None:
+            await asyncio.to_thread(camera.stop)
         stop.set()
         try:
             await asyncio.wait_for(runner, 10)

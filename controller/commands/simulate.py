@@ -32,6 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the event store here (default: a temporary file)")
     parser.add_argument("--pause-ms", type=int, default=None,
                         help="courtesy pause of the call window (default 60 headless, 400 live)")
+    parser.add_argument("--camera", action="store_true",
+                        help="render the table and see it through vision's pipeline (slow)")
     parser.add_argument("--doubt", type=float, default=0.0,
                         help="share of observations the camera is unsure of (referee confirms)")
 
@@ -74,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         headless=args.headless,
         pause_ms=args.pause_ms,
         doubt=args.doubt,
+        camera=args.camera,
     )
     summary = simulate(settings, sys.stdout)
     if args.headless:

@@ -1,0 +1,70 @@
+"""What the simulated camera sees: the table's face-up tiles laid out as players lay them.
+
+``table_layout(view)`` turns the engine's public view (the same JSON the service publishes)
+into a renderer :class:`vision.render.Layout`: each seat's discards in rows of six in front of
+it, facing it, inside the wall ring; its sets and flowers along its rack strip; the dice in
+the tray. A discard that is claimed leaves the discard area and reappears in the claimant's
+set, as on a real table. Concealed kongs lie face down (the table shows no face of them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+SEAT_ANGLE = {"E": 0.0, "S": 90.0, "W": 180.0, "N": 270.0}
+
+
+Vec = tuple[float, float]
+
+
+def _frame(seat: str, size: float) -> tuple[Vec, Vec, Vec]:
+    """Origin at the middle of the seat's edge, 'along' (to the seat's right), 'inward'."""
+    c = size / 2
+    return {
+        "E": ((c, size), (1.0, 0.0), (0.0, -1.0)),
+        "S": ((size, c), (0.0, -1.0), (-1.0, 0.0)),
+        "W": ((c, 0.0), (-1.0, 0.0), (0.0, 1.0)),
+        "N": ((0.0, c), (0.0, 1.0), (1.0, 0.0)),
+    }[seat]
+
+
+def _at(seat: str, size: float, along: float, depth: float) -> tuple[float, float]:
+    (ox, oy), (ax, ay), (ix, iy) = _frame(seat, size)
+    return ox + ax * along + ix * depth, oy + ay * along + iy * depth
+
+
+def table_layout(
+    view: Mapping[str, Any], dice: Sequence[int] = (), geometry: Any = None
+) -> Any:
+    """A renderer layout of what ``view`` shows face up."""
+    from vision.artwork import BACK
+    from vision.geometry import TableGeometry
+    from vision.render import DiePlacement, Layout, TilePlacement
+
+    geometry = geometry or TableGeometry()
+    size, tw, th = geometry.size_mm, geometry.tile_w_mm, geometry.tile_h_mm
+    layout = Layout(tiles=[], dice=[])
+    for seat, entry in view.get("seats", {}).items():
+        angle = SEAT_ANGLE[seat]
+        for k, tile in enumerate(entry.get("discards", [])):
+            row, col = divmod(k, 6)
+            along = -3 * tw + col * (tw + 3.0) + tw / 2
+            depth = 80.0 + 110.0 + 25.0 + row * (th + 4.0) + th / 2
+            x, y = _at(seat, size, along, depth)
+            layout.tiles.append(TilePlacement(tile, x, y, angle))
+        # Each set has room for four, so a tile added to a pung (Law 42) moves nothing; sets
+        # stand 50 mm apart, so the camera tells them apart. Flowers go to the right end.
+        for m, meld in enumerate(entry.get("melds", [])):
+            concealed = not meld.get("exposed", True)
+            for j, tile in enumerate(meld["tiles"]):
+                along = -330.0 + m * (4 * (tw + 1.0) + 50.0) + j * (tw + 1.0) + tw / 2
+                x, y = _at(seat, size, along, 40.0)
+                layout.tiles.append(TilePlacement(BACK if concealed else tile, x, y, angle))
+        for k, tile in enumerate(entry.get("flowers", [])):
+            x, y = _at(seat, size, 260.0 + k * 45.0, 40.0)
+            layout.tiles.append(TilePlacement(tile, x, y, angle))
+    c = size / 2
+    for i, value in enumerate(dice):
+        layout.dice.append(DiePlacement(int(value), c - 25 + 50 * i, c))
+    return layout

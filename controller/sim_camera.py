@@ -1,0 +1,175 @@
+"""`mjtable simulate --camera`: the simulated table seen through vision's real pipeline.
+
+The bots' table is rendered from real tile artwork (``vision.render``) as play goes on
+(``controller.scene``); the service's camera loop scans those frames and its watcher reports
+discards, sets, flowers, added kongs and dice exactly as on a real table. What a camera
+cannot see (a tile drawn from the wall, the deal, a concealed kong, the hand shown on the
+rack) still comes straight from the game.
+
+A simulated referee who knows the truth keeps the record right, as a referee at a real table
+would: a held observation is corrected (or dismissed if it saw something that did not
+happen), and a misread the engine accepted is amended through the engine's ``Correct``.
+Every such intervention is counted in the summary; none is a violation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.camera import CameraLoop
+from controller.inputs import Observation, ObservationKind
+from controller.scene import table_layout
+from controller.service import Service
+from engine import events as ev
+from engine.game import HandState, public_view
+
+CAMERA_KINDS = frozenset(
+    {
+        ObservationKind.DICE,
+        ObservationKind.DISCARD,
+        ObservationKind.EXPOSURE,
+        ObservationKind.FLOWER,
+        ObservationKind.ADDED_KONG,
+    }
+)
+
+
+@dataclass
+class Interventions:
+    corrected: int = 0
+    dismissed: int = 0
+    amended: int = 0
+    unresolved: list[str] = field(default_factory=list)
+
+
+class RenderedCamera:
+    """The rendered table and the service's camera loop reading it."""
+
+    def __init__(self, service: Service, seed: int) -> None:
+        import numpy as np
+
+        from vision.capture import RenderedSource
+        from vision.geometry import TableGeometry
+        from vision.render import Style
+
+        self.service = service
+        self.geometry = TableGeometry()
+        self.style = Style.random(np.random.default_rng(seed), "kde-traditional")
+        self.layout = table_layout({}, (), self.geometry)
+        self.loop = CameraLoop(
+            f"render:{seed}",
+            service,
+            fps=30,
+            set_size=service.table.state.ruleset.tiles if service.table.state else 144,
+            open_source=lambda spec: RenderedSource(seed, self._scene),
+        )
+        self.fixes = Interventions()
+
+    def _scene(self) -> Any:
+        return self.layout, self.style, self.geometry
+
+    async def start(self) -> None:
+        self.loop.start()
+        await self.frames(2, timeout=120)
+
+    def stop(self) -> None:
+        self.loop.stop()
+
+    async def frames(self, n: int, timeout: float = 60) -> None:
+        """Wait until the camera has scanned ``n`` more frames of the current scene."""
+        target = self.loop.frames + n
+        deadline = time.monotonic() + timeout
+        while self.loop.frames < target and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
+    def show(self, world: HandState, dice: tuple[int, ...] = ()) -> None:
+        self.layout = table_layout(public_view(world), dice, self.geometry)
+
+    async def clear(self) -> None:
+        """An empty table, long enough for the watcher to forget what was on it."""
+        self.layout = table_layout({}, (), self.geometry)
+        await self.frames(self.loop.stable_frames + 1)
+
+    async def see(self, step: Observation, world: HandState, timeout: float = 60) -> None:
+        """Show the table after ``step`` and wait until the service has it right."""
+        table = self.service.table
+        if step.kind is ObservationKind.DICE:
+            await self.clear_dice(world)
+        self.show(world, step.dice if step.kind is ObservationKind.DICE else ())
+        deadline = time.monotonic() + timeout
+        amended = False
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            for pid in sorted(table.pending):
+                await self._settle(pid, step)
+            if self._agrees(step, world):
+                return
+            if not amended and time.monotonic() > deadline - timeout / 2:
+                amended = await self._amend(step)
+        self.fixes.unresolved.append(f"camera never showed {step.to_json()}")
+
+    async def clear_dice(self, world: HandState) -> None:
+        self.show(world, ())
+        await self.frames(self.loop.stable_frames + 1)
+
+    def _agrees(self, step: Observation, world: HandState) -> bool:
+        mirror = self.service.table.state
+        if mirror is None:
+            return False
+        if step.kind is ObservationKind.DICE:
+            return len(mirror.throws) == len(world.throws)
+        return bool(public_view(mirror)["seats"] == public_view(world)["seats"])
+
+    async def _settle(self, pid: int, truth: Observation) -> None:
+        held = self.service.table.pending.get(pid, {})
+        same = held.get("kind") == str(truth.kind) and (
+            held.get("seat") in (None, truth.seat) or truth.kind is ObservationKind.DICE
+        )
+        if same:
+            body: dict[str, Any] = {"pending": pid, "seat": truth.seat, "tiles": [*truth.tiles]}
+            if truth.dice:
+                body["dice"] = [*truth.dice]
+            verb = "correct"
+            self.fixes.corrected += 1
+        else:
+            body, verb = {"pending": pid}, "dismiss"
+            self.fixes.dismissed += 1
+        await self.service.submit("command", (verb, json.dumps(body).encode()))
+
+    async def _amend(self, truth: Observation) -> bool:
+        """A misread discard the engine accepted: the referee puts the right tile in."""
+        mirror = self.service.table.state
+        if mirror is None or truth.kind is not ObservationKind.DISCARD or truth.seat is None:
+            return True
+        last = next(
+            (
+                i
+                for i in range(len(mirror.standing) - 1, -1, -1)
+                if isinstance(mirror.standing[i], ev.Discarded)
+                and mirror.standing[i].seat.name == truth.seat  # type: ignore[attr-defined]
+            ),
+            None,
+        )
+        if last is None:
+            return True
+        command = {"type": "Discard", "seat": truth.seat, "tile": truth.tiles[0]}
+        body = {"at": last, "command": command, "reason": "referee: the camera misread it"}
+        result = await self.service.submit("command", ("correct", json.dumps(body).encode()))
+        if result.get("ok"):
+            self.fixes.amended += 1
+        return True
+
+
+def summary(camera: RenderedCamera) -> dict[str, Any]:
+    fixes = camera.fixes
+    return {
+        "frames": camera.loop.frames,
+        "observations": camera.loop.observations,
+        "referee_corrected": fixes.corrected,
+        "referee_dismissed": fixes.dismissed,
+        "referee_amended": fixes.amended,
+    }
