@@ -56,11 +56,11 @@ def test_a_joker_bearing_exposure_never_fits_a_naturals_only_set(sample: Compile
 
 def test_concealed_line_takes_no_exposure(sample: CompiledCard) -> None:
     # "What concealed means": EV-3 is a C line; with no exposure it wins, exposed it is gone.
-    concealed = hand("F F 2B 4B 6B 2C 4C 6C 8D 8D NW EW WW SW")
-    assert lines(sample, concealed) == {"EV-3": False}
-    h = hand("2B 2B 2B 2B 4B 4B 8C 8C RD", "6C 6C J J")
+    concealed = hand("F F F 2B 4B 6B 2C 4C 6C 8D NW EW WW SW")
+    assert lines(sample, concealed) == {"EV-3": True}
+    h = hand("8B 8B 6B 6B 6B 4D 4D 2D 2D", "WD WD J J")
     away = {check_line["line"] for check_line in check(sample, h)["closest"]}  # type: ignore[attr-defined]
-    assert "EV-3" not in away and "YR-2" not in away and "EV-2" in away
+    assert "EV-3" not in away and "YR-2" not in away and "EV-1" in away
 
 
 def test_sc5_singles_and_pairs_are_never_jokerless(sample: CompiledCard) -> None:
