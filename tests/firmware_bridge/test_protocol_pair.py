@@ -271,7 +271,7 @@ def test_board_survives_any_validly_framed_bodies(bodies: list[bytes]) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.binary(max_size=700), max_size=8))
-def test_host_survives_any_raw_bytes_and_counts_what_it_drops(chunks: list[bytes]) -> None:
+def test_host_survives_any_raw_bytes_and_then_still_works(chunks: list[bytes]) -> None:
     t = Table(seed=9, drop=0.0, flip=0.0, cut=0.0)
     for _ in range(3):
         t.step()
@@ -279,7 +279,6 @@ def test_host_survives_any_raw_bytes_and_counts_what_it_drops(chunks: list[bytes
         t.host.data_received(chunk, t.now)
         t.host.tick(t.now)
         t.host.take_output()
-    assert t.status.corrupt_frames >= 0
     assert len(t.host.deframer._buf) <= wire.MAX_ENCODED
     # And the link still works afterwards.
     t.host.data_received(b"\x00", t.now)
