@@ -210,8 +210,7 @@ class HostProtocol:
         self.status.board = info
         self.status.state = LinkState.UP
         self.status.detail = "board restarted" if self.board_restarted else ""
-        self._out += wire.frame(wire.encode_time_req(now_us))
-        self._last_sync_us = now_us
+        self.request_time(now_us)
         self._last_ping_us = now_us
 
     def _event(self, body: bytes, now_us: int) -> None:
@@ -327,8 +326,7 @@ class HostProtocol:
             self._out += wire.frame(wire.encode_ping(now_us))
             self._last_ping_us = now_us
         if now_us - self._last_sync_us >= _us(s.time_sync_interval_s):
-            self._out += wire.frame(wire.encode_time_req(now_us))
-            self._last_sync_us = now_us
+            self.request_time(now_us)
         if self.cmd_oldest < self.cmd_next_send and now_us - self._cmd_progress_us > _us(
             s.retransmit_s
         ):
@@ -340,6 +338,11 @@ class HostProtocol:
             self._cmd_progress_us = now_us
         self._send_commands(now_us)
         return None
+
+    def request_time(self, now_us: int) -> None:
+        """A time-sync sample now (TIME_REQ), besides the periodic ones."""
+        self._out += wire.frame(wire.encode_time_req(now_us))
+        self._last_sync_us = now_us
 
     def flush_commands(self, now_us: int) -> None:
         """Put newly queued commands on the wire now (not waiting for the next tick)."""

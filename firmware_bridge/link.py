@@ -256,7 +256,7 @@ class BoardLink:
 
     async def sync_time(self) -> None:
         """Ask for a time sample now (the link also does it on connect and every few s)."""
-        self._host._out += wire.frame(wire.encode_time_req(_now_us()))
+        self._host.request_time(_now_us())
         self._flush()
 
     async def drain(self, timeout: float = 5.0) -> None:
