@@ -177,6 +177,7 @@ class AmericanHand:
     challenges: list[tuple[Seat, Seat, bool]] = field(default_factory=list)
     false_declarer: Seat | None = None
     bet: str | None = None  # private until the hand ends (B-1)
+    short_left: Seat | None = None  # CH-7: East's left may draw the tile it is short
     result: dict[str, Any] | None = None
     log: list[AmericanEvent] = field(default_factory=list)
 
@@ -538,6 +539,16 @@ def _draw(state: AmericanHand, c: cm.Draw) -> list[AmericanEvent]:
             return events
     if state.wall_left <= 0:
         raise _no("W-1", "the wall is exhausted")
+    if state.short_left == c.seat and not state.first_discard:
+        state.short_left = None  # CH-7's exception: the short player takes the next tile
+        short = state.rack(c.seat)
+        extra = state.wall.pop(0) if state.mode == "full" else None
+        if extra is not None:
+            short.concealed.append(extra)
+        state.wall_left -= 1
+        short.count += 1
+        return [_ev("Drew", c.seat, {"wall": state.wall_left, "rule": "American CH-7"},
+                    {"tile": tile_name(extra) if extra is not None else None})]
     if c.seat != state.turn or state.step != "draw":
         if state.mode == "full":
             what = "it is not this seat's turn" if c.seat != state.turn else "already drawn"
@@ -1148,11 +1159,23 @@ def _observed(state: AmericanHand, c: cm.Observed) -> list[AmericanEvent]:
         if count in expected:
             return []
         if not state.first_discard:
+            left_of_east = Seat.N if Seat.N in state.racks else state.players[-1]
+            if c.seat == left_of_east and count == 12 and state.phase == "play":
+                # CH-7's one exception: the player to East's left, one short, alone may take
+                # the next wall tile before East's first discard.
+                state.short_left = c.seat
+                return [_ev("ShortHandMayDraw", c.seat, {"rule": "American CH-7"})]
             # DH-9 / CH-7: before East's first discard a wrong count means a redeal.
             state.result = {"result": "redeal", "rule": "American CH-7, DH-9",
                             "why": f"{c.seat.name} holds {count} tiles"}
             return [_ev("HandEnded", None, state.result)]
         _record(state, c.seat, "DH-2 (a)", f"{count} tiles after East's first discard")
+        wrong = [s for s, r in state.racks.items() if any(e.rule == "DH-2 (a)" for e in r.evidence)]
+        if len(wrong) >= 3:
+            # DH-9: three wrong counts after East's first discard: the hand is replayed.
+            state.result = {"result": "redeal", "rule": "American DH-9",
+                            "why": "three hands with wrong counts"}
+            return [_ev("HandEnded", None, state.result)]
         return []
     rule = _CAUSES.get(c.cause)
     if rule is None:

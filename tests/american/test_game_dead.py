@@ -85,7 +85,7 @@ def test_dh2_a_wrong_count_after_easts_first_discard() -> None:
 
 def test_dh9_wrong_count_before_the_first_discard_is_a_redeal() -> None:
     state = mirror()
-    apply(state, cm.Observed(N, "count:12"))
+    apply(state, cm.Observed(S, "count:12"))
     assert state.result is not None and state.result["result"] == "redeal"
 
 
@@ -329,3 +329,22 @@ def test_nothing_published_names_a_concealed_tile(table: Table) -> None:
     published = str([e.public_json() for e in events]) + str(public_view(state))
     assert "1B" not in published and "9D" not in published  # South's and West's racks
     assert events[-1].private["racks"]["S"][0] == "6B"
+
+
+def test_ch7_east_left_one_short_may_draw_before_the_first_discard() -> None:
+    state = mirror()
+    apply(state, cm.Observed(N, "count:12"))
+    assert state.result is None
+    events = apply(state, cm.Draw(N))
+    assert events[0].public["rule"] == "American CH-7" and state.rack(N).evidence == []
+    assert state.rack(N).count == 14  # mirror: 13 counted on the deal, plus this one
+
+
+def test_dh9_three_wrong_counts_after_the_first_discard_replay() -> None:
+    state = mirror()
+    apply(state, cm.Discard(E, T("GD")))
+    apply(state, cm.Observed(S, "count:12"))
+    apply(state, cm.Observed(W, "count:15"))
+    assert state.result is None  # two wrong: the other two play on
+    apply(state, cm.Observed(N, "count:11"))
+    assert state.result is not None and state.result["rule"] == "American DH-9"
