@@ -78,6 +78,10 @@ def _board(args: argparse.Namespace) -> EmulatedBoard:
         raise CommandInputError(f"{args.seats} seats: 1 to 8", "--seats")
     if not 1 <= args.buttons <= 8:
         raise CommandInputError(f"{args.buttons} buttons: 1 to 8 per seat", "--buttons")
+    for option in ("random_presses", "random_sensors", "latency_ms", "duration"):
+        value = getattr(args, option)
+        if value is not None and not value >= 0:
+            raise CommandInputError(f"{value} is negative", "--" + option.replace("_", "-"))
     faults = Faults()
     for name in _FAULTS:
         setattr(faults, name, _probability(getattr(args, name), f"--{name.replace('_', '-')}"))
