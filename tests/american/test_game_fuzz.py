@@ -47,7 +47,7 @@ def random_command(rng: random.Random, tiles: list[int]) -> Command:
     ])
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**31), st.sampled_from(["full", "mirror"]), st.sampled_from([4, 3]))
 def test_random_commands_never_crash(seed: int, mode: str, players: int) -> None:
     """Bots move the hand along (full mode); random commands are thrown in between."""

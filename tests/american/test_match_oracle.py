@@ -8,13 +8,14 @@ of single tiles to single slots (Kuhn's algorithm): no per-tile counting, no bit
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.american.card import compile_card
+from engine.american.card import CompiledCard, compile_card
 from engine.american.cln import NUMBER_VARS, SUIT_VARS, WIND_VARS, CardLine, parse_card
 from engine.american.match import Hand, HandError, make_hand, matches, tiles_away
 from engine.tiles import EW, FLOWER, GD, JOKER, NW, RD, SW, WD, WW, Tile
@@ -140,15 +141,20 @@ def _max_matching(tiles: list[Tile], slots: list[Slot]) -> int:
     return sum(1 for i in range(len(tiles)) if augment(i, set()))
 
 
-def _oracle(card_text: str, hand: Hand) -> tuple[dict[str, bool], dict[str, int]]:
+@functools.lru_cache(maxsize=8)
+def _card_structures(card_text: str) -> tuple[tuple[CardLine, list[Structure]], ...]:
     card, _ = parse_card(card_text)
+    return tuple((line, _structures(line)) for line in card.lines)
+
+
+def _oracle(card_text: str, hand: Hand) -> tuple[dict[str, bool], dict[str, int]]:
     concealed = [t for t, n in hand.concealed for _ in range(n)] + [JOKER] * hand.jokers
     complete: dict[str, bool] = {}
     best: dict[str, int] = {}
-    for line in card.lines:
+    for line, structures in _card_structures(card_text):
         if line.concealed and hand.exposures:
             continue
-        for structure in _structures(line):
+        for structure in structures:
             jokerable = any(jok for group in structure for _, jok in group)
             for order in itertools.permutations(range(len(structure)), len(hand.exposures)):
                 ok = True
@@ -169,9 +175,7 @@ def _oracle(card_text: str, hand: Hand) -> tuple[dict[str, bool], dict[str, int]
 
 
 def _random_hand(rng: random.Random, card_text: str) -> Hand | None:
-    card, _ = parse_card(card_text)
-    line = rng.choice(card.lines)
-    structures = _structures(line)
+    line, structures = rng.choice(_card_structures(card_text))
     if not structures:
         return None
     structure = rng.choice(structures)
@@ -198,9 +202,15 @@ def _random_hand(rng: random.Random, card_text: str) -> Hand | None:
         return None
 
 
-def _check_against_oracle(card_text: str, seed: int) -> None:
+@functools.lru_cache(maxsize=8)
+def _compiled(card_text: str) -> CompiledCard:
     compiled, problems = compile_card(card_text)
     assert compiled is not None, problems
+    return compiled
+
+
+def _check_against_oracle(card_text: str, seed: int) -> None:
+    compiled = _compiled(card_text)
     rng = random.Random(seed)
     hand = _random_hand(rng, card_text)
     if hand is None:
@@ -212,7 +222,7 @@ def _check_against_oracle(card_text: str, seed: int) -> None:
     assert got_away == away, (hand, got_away, away)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=2**32))
 def test_matcher_agrees_with_brute_force_on_small_card(seed: int) -> None:
     _check_against_oracle(SMALL_CARD, seed)
