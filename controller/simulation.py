@@ -209,8 +209,8 @@ async def _wait(predicate: Callable[[], bool], timeout: float, poll: float = 0.0
 def _mirror_of_hand(service: Service, hand: int) -> Any:
     events = [
         ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
-        for r in service.store.events(0)
-        if r["hand"] == hand and r["type"] not in TABLE_EVENTS
+        for r in service.store.events_of_hand(hand)
+        if r["type"] not in TABLE_EVENTS
     ]
     return rebuild(events)
 

@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS events (
     type TEXT NOT NULL,
     body TEXT NOT NULL             -- the whole event as JSON, concealed tiles included
 );
+CREATE INDEX IF NOT EXISTS events_by_hand ON events(hand, seq);
 CREATE TABLE IF NOT EXISTS snapshots (
     seq INTEGER PRIMARY KEY,       -- the last event folded into this state
     state TEXT NOT NULL
@@ -169,6 +170,14 @@ class EventStore:
             ).fetchall()
         for (body,) in rows:
             yield json.loads(body)
+
+    def events_of_hand(self, hand: int) -> list[dict[str, Any]]:
+        """Every event of one hand, in order (recovery rebuilds the hand in play from these)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT body FROM events WHERE hand = ? ORDER BY seq", (hand,)
+            ).fetchall()
+        return [json.loads(body) for (body,) in rows]
 
     def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
         with self._lock:

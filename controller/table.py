@@ -187,8 +187,8 @@ class Table:
         if self.hand_no:
             hand_events = [
                 ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
-                for r in self.store.events(0)
-                if r["hand"] == self.hand_no and r["type"] not in TABLE_EVENTS
+                for r in self.store.events_of_hand(self.hand_no)
+                if r["type"] not in TABLE_EVENTS
             ]
             if hand_events:
                 self.state = rebuild(hand_events)

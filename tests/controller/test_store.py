@@ -100,3 +100,11 @@ def test_kill_9_mid_stream_leaves_a_gap_free_log(tmp_path: Path) -> None:
     seqs = [e["seq"] for e in store.events()]
     assert len(seqs) >= 50 and seqs == list(range(1, len(seqs) + 1))
     assert [m.seq for m in store.pending(limit=100_000)] == seqs
+
+
+def test_events_of_one_hand(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "t.sqlite3")
+    store.append([{"seq": 1, "hand": 1, "type": "a"}, {"seq": 2, "hand": 2, "type": "b"}])
+    store.append([{"seq": 3, "hand": 2, "type": "c"}])
+    assert [e["type"] for e in store.events_of_hand(2)] == ["b", "c"]
+    assert store.events_of_hand(3) == []

@@ -1,0 +1,63 @@
+"""Claims through the real serial path: the emulated board on a pty, the bridge's link, the
+service. Two seats pressing within a millisecond: both calls carry the board's own edge
+times, and the tie between equal calls goes to the earlier one (Code 1924, Law 52)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from config.load import parse_config
+from controller.inputs import Observation, ObservationKind
+from controller.lights import Show
+from controller.service import Service, ServiceOptions
+from firmware_bridge.emulator import EmulatedBoard
+
+PUNG = 1  # the board's button index of "pung" (board.buttons)
+
+
+def test_two_seats_within_a_millisecond_on_the_board(tmp_path: Path) -> None:
+    with EmulatedBoard(link_path=tmp_path / "mahjong-mcu", seed=3) as board:
+        cfg = parse_config(
+            tomllib.loads(
+                f'[table]\nid = "b"\n[adjudication]\ncourtesy_pause_ms = 150\n'
+                f'[board]\nserial = "{board.path}"\n[mqtt]\nenabled = false\n'
+            )
+        )
+        service = Service(cfg, ServiceOptions(str(tmp_path / "s.sqlite3"), board.path))
+
+        async def scenario() -> list[dict[str, Any]]:
+            stop, ready = asyncio.Event(), asyncio.Event()
+            runner = asyncio.create_task(service.run(stop, on_ready=ready.set))
+            await asyncio.wait_for(ready.wait(), 10)
+            await service.board.wait_up(timeout=5)
+            for step in (
+                Observation(ObservationKind.DICE, "E", dice=(3, 4)),
+                Observation(ObservationKind.DICE, "W", dice=(2, 2)),
+                Observation(ObservationKind.DEAL, None),
+                Observation(ObservationKind.DISCARD, "E", ("5C",)),
+            ):
+                assert (await service.submit("observe", step)).accepted
+            board.press(seat=3, button=PUNG)  # North first ...
+            board.press(seat=2, button=PUNG)  # ... West a few microseconds later
+            deadline = time.monotonic() + 5
+            while not any(e["type"] == "ClaimsClosed" for e in service.store.events()):
+                assert time.monotonic() < deadline, "no adjudication"
+                await asyncio.sleep(0.01)
+            events = list(service.store.events())
+            stop.set()
+            await runner
+            return events
+
+        events = asyncio.run(scenario())
+    north, west = (e for e in events if e["type"] == "ClaimMade")
+    assert (north["seat"], west["seat"]) == ("N", "W")
+    assert 0 <= west["time_us"] - north["time_us"] < 1000  # board edge times, within 1 ms
+    decision = next(e for e in events if e["type"] == "ClaimsClosed")
+    assert decision["winner"] == "N" and decision["rule"] == "Code 1924, Law 52"
+    assert service.press_to_led_ms and all(ms >= 0 for ms in service.press_to_led_ms)
+    shown = [(s.pattern.show, s.pattern.seat) for s in service.lights.history]
+    assert (Show.CLAIM_WON, "N") in shown and (Show.CLAIM_REFUSED, "W") in shown
