@@ -246,14 +246,13 @@ class GreedyBot:
             view.on_turn or view.before_first_discard
         ):
             return cm.GroundFlower(seat=seat, tile=next(t for t in range(34, 42) if h[t]))
-        if view.may_wash() and heads_in(
-            [t for t in range(NUM_KINDS) if h[t]]
-        ) >= 9:
+        # East's original-hand win "has preference over washing cards" (Harr, Part II).
+        if view.on_turn and may_be_complete(h, None, not view.melds) and view.can_win():
+            return cm.DeclareMahjong(seat=seat)
+        if view.may_wash() and heads_in([t for t in range(NUM_KINDS) if h[t]]) >= 9:
             return cm.WashTiles(seat=seat)
         if not view.on_turn:
             return None
-        if may_be_complete(h, None, not view.melds) and view.can_win():
-            return cm.DeclareMahjong(seat=seat)
         if view.drew or view.before_first_discard:
             for t in range(NUM_KINDS):
                 if h[t] == 4:
