@@ -142,6 +142,17 @@ class JokerExchange(Command):
     index: int | None = None
 
 
+@command("american/CorrectExchange")
+@dataclass(frozen=True, slots=True)
+class CorrectExchange(Command):
+    """J-8: before discarding, the exchanger puts the right natural in place of the wrong
+    tile it placed in ``owner``'s exposure."""
+
+    seat: Seat
+    owner: Seat
+    tile: Tile
+
+
 @command("american/DeclareMahJongg")
 @dataclass(frozen=True, slots=True)
 class DeclareMahJongg(Command):

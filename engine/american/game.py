@@ -97,6 +97,7 @@ class ExposedSet:
     this_turn: bool = True  # C-8: may change until the owner discards
     erroneous: str | None = None  # the DH-2 cause if it is no set of like tiles
     wrong_exchange: bool = False  # J-8: a wrong tile placed by an exchange, not yet corrected
+    wrong_tile: Tile | None = None
 
     @property
     def natural(self) -> Tile | None:
@@ -847,12 +848,40 @@ def _exchange(state: AmericanHand, c: cm.JokerExchange) -> list[AmericanEvent]:
         rack.concealed.append(JOKER)
     target.tiles[target.tiles.index(JOKER)] = tile
     target.wrong_exchange = wrong
+    if wrong:
+        target.wrong_tile = tile
     if c.seat == state.turn:
         rack.exchanged_jokers += 1
         state.last_move_exchange = True  # a Mah Jongg now is a Finesse (J-12)
     events.append(_ev("JokerExchanged", c.seat, {"owner": c.owner.name, "tile": tile_name(tile),
                                                   "exposure": _names(target.tiles)}))
     return events
+
+
+def _correct_exchange(state: AmericanHand, c: cm.CorrectExchange) -> list[AmericanEvent]:
+    """J-8: a wrong tile placed in an exchange is corrected without penalty until the
+    exchanger discards: the right natural goes in, the wrong tile comes back."""
+    owner = state.rack(c.owner)
+    target = next((e for e in owner.exposures if e.wrong_exchange), None)
+    if target is None or target.wrong_tile is None or c.seat != state.turn \
+            or state.step != "discard":
+        raise _no("J-8", "there is no wrong exchange of this player to correct before the "
+                  "discard")
+    tile = american_tile(c.tile)
+    natural = next((t for t in target.tiles if t not in (JOKER, target.wrong_tile)), None)
+    if natural is not None and tile != natural:
+        raise _no("J-4", f"the exposure is of {tile_name(natural)}, not {tile_name(tile)}")
+    rack = state.rack(c.seat)
+    if state.mode == "full":
+        _take(rack, [tile], "J-8", "correct the exchange")
+        rack.concealed.remove(tile)
+        rack.concealed.append(target.wrong_tile)
+    target.tiles[target.tiles.index(target.wrong_tile)] = tile
+    target.wrong_exchange = False
+    target.wrong_tile = None
+    return [_ev("ExchangeCorrected", c.seat, {"owner": c.owner.name,
+                                               "exposure": _names(target.tiles),
+                                               "rule": "American J-8"})]
 
 
 # -- Mah Jongg -------------------------------------------------------------------------------------
@@ -1200,6 +1229,7 @@ _HANDLERS: dict[type, Any] = {
     cm.Expose: _expose,
     cm.AdjustExposure: _adjust,
     cm.JokerExchange: _exchange,
+    cm.CorrectExchange: _correct_exchange,
     cm.DeclareMahJongg: _mahjong,
     cm.Challenge: _challenge,
     cm.ConcedeDead: _concede,

@@ -348,3 +348,17 @@ def test_dh9_three_wrong_counts_after_the_first_discard_replay() -> None:
     assert state.result is None  # two wrong: the other two play on
     apply(state, cm.Observed(N, "count:11"))
     assert state.result is not None and state.result["rule"] == "American DH-9"
+
+
+def test_j8_a_wrong_exchange_corrected_before_the_discard_costs_nothing() -> None:
+    state = mirror()
+    state.rack(S).exposures.append(exposed("NW NW J"))
+    apply(state, cm.JokerExchange(E, S, T("EW"), index=0))
+    with pytest.raises(RuleViolation, match="J-4"):
+        apply(state, cm.CorrectExchange(E, S, T("SW")))
+    apply(state, cm.CorrectExchange(E, S, T("NW")))
+    assert state.rack(S).exposures[0].tiles == parse_tiles("NW NW NW")
+    apply(state, cm.Discard(E, T("GD")))
+    assert rules(state, S) == [] and rules(state, E) == []
+    with pytest.raises(RuleViolation, match="J-8"):
+        apply(state, cm.CorrectExchange(E, S, T("NW")))
