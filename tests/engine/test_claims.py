@@ -121,6 +121,7 @@ def test_law_38_kong_from_a_discard_takes_a_loose_tile(rig: Rig) -> None:
     _, events = apply(state, Draw(seat=N))
     assert events == [ev.Drew(seat=N, loose=True, tile=T("9D"))]
     assert state.back == back - 1
+    assert state.turn == N  # South and West lost their turns (Law 39)
 
 
 def test_law_40_42_the_fourth_is_added_only_after_drawing(rig: Rig) -> None:
@@ -443,3 +444,26 @@ def test_pungchow_washing_needs_nine_heads_and_the_original_hand(rig: Rig) -> No
         apply(state, WashTiles(seat=W))
     with pytest.raises(RuleViolation, match="does not wash"):
         apply(rig("pungchow", hands={"S": HEADS_9}), WashTiles(seat=S))
+
+
+PAIR_WAIT = "3C 5D 5D 5D 7B 8B 9B GD GD GD 1D 2D 3D"
+
+
+def test_law_49_a_discard_may_complete_the_pair_only_for_mahjong(rig: Rig) -> None:
+    state = rig(hands={"E": EAST, "W": PAIR_WAIT})
+    east_discards(state, "3C")
+    with pytest.raises(RuleViolation) as refused:
+        apply(state, Claim(seat=W, kind="pung"))  # one 3C in hand: no triplet
+    assert refused.value.rule == "Code 1924, Law 36"
+    apply(state, Claim(seat=W, kind="mahjong"))
+    closed = close(state)
+    assert (closed.winner, closed.rule) == (W, "Code 1924, Law 49")
+    _, events = apply(state, DeclareMahjong(seat=W))
+    assert isinstance(events[0], ev.MahjongDeclared)
+
+
+def test_classical_a_discard_completes_the_pair_only_to_go_out(rig: Rig) -> None:
+    state = rig("classical", hands={"E": EAST, "W": PAIR_WAIT})
+    east_discards(state, "3C")
+    apply(state, Claim(seat=W, kind="mahjong"))
+    assert close(state).rule == "Classical, claiming a tile for the pair"
