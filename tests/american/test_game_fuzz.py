@@ -37,6 +37,7 @@ def random_command(rng: random.Random, tiles: list[int]) -> Command:
         cm.Expose(seat, some),
         cm.AdjustExposure(seat, some),
         cm.JokerExchange(seat, other, tile, rng.choice([None, 0, 1])),
+        cm.CorrectExchange(seat, other, tile),
         cm.DeclareMahJongg(seat, rng.choice([None, some])),
         cm.RetractMahJongg(seat, rng.random() < 0.5),
         cm.PlaceBet(rng.choice(["E", "wall", "Q"])),
