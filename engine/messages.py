@@ -197,6 +197,17 @@ class Message:
 _M = TypeVar("_M", bound=Message)
 
 
+def _pasteable_repr(self: Message) -> str:
+    """``Discard.from_json({'type': 'Discard', 'seat': 'E', 'tile': '5C'})``: the contract's
+    tokens, and pasteable back. A message holding values no token names (built by typed code,
+    not decoded) shows its raw fields instead."""
+    try:
+        return f"{type(self).__name__}.from_json({self.to_json()!r})"
+    except (IndexError, KeyError, TypeError, AttributeError, ValueError):
+        raw = ", ".join(f"{name}={getattr(self, name)!r}" for name, *_ in self._fields)
+        return f"{type(self).__name__}({raw})"
+
+
 class Registry:
     def __init__(self, name: str) -> None:
         self.name = name
@@ -219,6 +230,7 @@ class Registry:
                 fields.append((f.name, enc, dec, optional))
             cls.TYPE = type_name
             cls._fields = tuple(fields)
+            cls.__repr__ = _pasteable_repr  # type: ignore[method-assign,assignment]
             cls._registry = self.name  # type: ignore[attr-defined]
             self.types[type_name] = cls
             return cls
