@@ -141,7 +141,8 @@ def fingerprint(state: HandState) -> tuple[Any, ...]:
 
 
 def mirror_of(state: HandState) -> HandState:
-    """Feed a mirror-mode hand only what the table shows of ``state``'s hand."""
+    """Feed a mirror-mode hand only what the table shows of ``state``'s hand, checking its
+    invariants after every command (``InvariantBroken`` if one fails)."""
     started = state.standing[0]
     assert isinstance(started, ev.HandStarted)
     mirror, _ = new_hand(state.ruleset, "mirror", prevailing=started.prevailing,
@@ -160,6 +161,7 @@ def mirror_of(state: HandState) -> HandState:
             tile = shown.win_tile if isinstance(shown, ev.MahjongDeclared) else shown.tile
             command = cm.DeclareMahjong(seat=command.seat, concealed=shown.concealed, tile=tile)
         apply(mirror, command)
+        check(mirror)  # the mirror keeps its counts too, at every step
     return mirror
 
 
