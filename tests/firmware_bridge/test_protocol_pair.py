@@ -12,6 +12,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from firmware_bridge import wire
 from firmware_bridge.board import BoardProtocol, BoardSpec, Hardware
@@ -22,6 +23,7 @@ from firmware_bridge.events import (
     EventsDropped,
     LinkState,
     LinkStatus,
+    SensorReading,
 )
 from firmware_bridge.host import HostProtocol, LinkSettings
 
@@ -300,3 +302,87 @@ def test_an_event_that_does_not_parse_is_waited_for_then_skipped_after_three_tri
     assert [(e.seq, type(e)) for e in t.delivered] == [(2, ButtonEvent)]
     assert t.board.retransmissions >= 2  # the host asked twice for it again
     assert t.status.corrupt_frames == 3
+
+
+class LinkMachine(RuleBasedStateMachine):
+    """Any interleaving of events, commands, lossy stretches, reconnects and board reboots:
+    events arrive once and in order, commands are applied once and in order within a boot,
+    and once the line is clean again nothing of the current boot is missing. Each event is a
+    reading whose value is its recording number, so order and duplicates show directly."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.t = Table(seed=0, drop=0.0, flip=0.0, cut=0.0, ring=256)
+        self.boots: list[RecordingHardware] = [self.t.hw]
+        self.recorded: dict[int, int] = {}  # recording number -> boot id
+        self.queued = 0
+        self.boot_id = self.t.board.boot_id
+        for _ in range(3):
+            self.t.step()
+
+    @rule(count=st.integers(1, 40))
+    def readings(self, count: int) -> None:
+        for _ in range(count):
+            if self.t.board.ring_used() >= 250:
+                break
+            number = len(self.recorded)
+            self.recorded[number] = self.boot_id
+            self.t.board.record_sensor(wire.SENSOR_WEIGHT, 0, number, self.t.now)
+
+    @rule(count=st.integers(1, 10))
+    def commands(self, count: int) -> None:
+        for _ in range(count):
+            if not self.t.host.can_queue():
+                break
+            self.t.host.queue_command(functools.partial(brightness, self.queued))
+            self.queued += 1
+
+    @rule(ms=st.integers(1, 300), drop=st.sampled_from([0.0, 0.05, 0.3, 1.0]),
+          flip=st.sampled_from([0.0, 0.05, 0.3]))  # fmt: skip
+    def time_passes(self, ms: int, drop: float, flip: float) -> None:
+        for channel in (self.t.to_host, self.t.to_board):
+            channel.drop, channel.flip = drop, flip
+        for _ in range(ms):
+            self.t.step()
+        for channel in (self.t.to_host, self.t.to_board):
+            channel.drop = channel.flip = 0.0
+
+    @rule()
+    def reconnect(self) -> None:
+        self.t.host.connection_lost()
+        self.t.host.connection_made(self.t.now)
+
+    @rule()
+    def reboot(self) -> None:
+        self.boot_id += 1
+        self.t.hw = RecordingHardware()
+        self.boots.append(self.t.hw)
+        self.t.board = BoardProtocol(BoardSpec(ring_capacity=256), self.t.hw, self.boot_id)
+
+    def values(self) -> list[int]:
+        return [e.value for e in self.t.delivered if isinstance(e, SensorReading)]
+
+    @invariant()
+    def events_once_and_in_order(self) -> None:
+        values = self.values()
+        assert values == sorted(set(values)), "a duplicate or a step back"
+
+    @invariant()
+    def commands_once_and_in_order_within_a_boot(self) -> None:
+        for hw in self.boots:
+            applied = [v for _, v in hw.configs]
+            assert applied == sorted(set(applied))
+
+    def teardown(self) -> None:
+        for _ in range(5000):
+            self.t.step()
+            if not self.t.board.ring_used() and self.t.host.acked_through() == self.queued:
+                break
+        this_boot = {n for n, boot in self.recorded.items() if boot == self.boot_id}
+        assert this_boot <= set(self.values())
+        applied = {v for hw in self.boots for _, v in hw.configs}
+        assert applied == set(range(self.queued))
+
+
+LinkMachine.TestCase.settings = settings(max_examples=40, stateful_step_count=25, deadline=None)
+test_link_state_machine = LinkMachine.TestCase
