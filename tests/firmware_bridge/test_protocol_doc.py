@@ -45,3 +45,9 @@ def test_each_example_frames_and_decodes_as_documented(body: bytes, on_wire: byt
 def test_the_documented_crc_check_value_is_the_codecs() -> None:
     assert '`CRC16("123456789") = 0xD64E`' in DOC.read_text(encoding="utf-8")
     assert wire.crc16(b"123456789") == 0xD64E
+
+
+def test_the_documented_frame_limits_are_the_codecs() -> None:
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    assert f"At most {wire.MAX_BODY} bytes" in text
+    assert f"longer than {wire.MAX_ENCODED} encoded bytes" in text
