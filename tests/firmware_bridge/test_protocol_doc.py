@@ -51,3 +51,13 @@ def test_the_documented_frame_limits_are_the_codecs() -> None:
     text = " ".join(DOC.read_text(encoding="utf-8").split())
     assert f"At most {wire.MAX_BODY} bytes" in text
     assert f"longer than {wire.MAX_ENCODED} encoded bytes" in text
+
+
+def test_every_link_setting_is_documented_with_its_default() -> None:
+    import dataclasses
+
+    from firmware_bridge.host import LinkSettings
+
+    text = DOC.read_text(encoding="utf-8")
+    for f in dataclasses.fields(LinkSettings):
+        assert f"`{f.name}={f.default}`" in text, f.name
