@@ -18,87 +18,30 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-from engine.american.cln import Problem, parse_card
-from engine.american.expand import Expansion, expand_card
-from engine.errors import EngineError
-from engine.tiles import FLOWER, Tile
+from engine.american.compiled import (
+    CardError,
+    CompiledCard,
+    Expansion,
+    LineInfo,
+    Problem,
+    therm,
+    tile_slot,
+)
 
-FIELD = 16
+__all__ = ["SAMPLE_CARD", "CardError", "CompiledCard", "Expansion", "LineInfo", "Problem",
+           "compile_card", "load_card", "load_card_text", "therm", "tile_slot"]
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
-_SOURCES = ("cln.py", "expand.py", "card.py")
-
-
-def tile_slot(tile: Tile) -> int:
-    """Packed position of a tile kind: 0-33 as in engine.tiles, the American Flower at 34."""
-    return 34 if tile == FLOWER else tile
-
-
-def therm(counts: dict[Tile, int] | tuple[tuple[Tile, int], ...]) -> int:
-    items = counts.items() if isinstance(counts, dict) else counts
-    code = 0
-    for tile, n in items:
-        if n > 0:
-            code |= ((1 << n) - 1) << (FIELD * tile_slot(tile))
-    return code
-
-
-class CardError(EngineError):
-    """A card file that cannot be loaded; ``problems`` lists every problem found."""
-
-    def __init__(self, source: str, problems: list[Problem]) -> None:
-        self.source = source
-        self.problems = problems
-        errors = [p for p in problems if p.severity == "error"]
-        first = errors[0] if errors else (problems[0] if problems else None)
-        where = f"{source}:{first.line}:{first.column}" if first else source
-        self.where = where
-        self.message = (f"{first.code}: {first.message}" if first else "the card is empty")
-        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
-        super().__init__(f"{where}: {self.message}{more}")
-
-
-@dataclass(frozen=True)
-class LineInfo:
-    id: str
-    section: str
-    points: int
-    concealed: bool
-    note: str
-
-
-@dataclass(frozen=True)
-class CompiledCard:
-    name: str
-    year: int
-    version: int
-    options: dict[str, int | bool]
-    lines: tuple[LineInfo, ...]
-    expansions: tuple[Expansion, ...]
-    # Parallel to `expansions`:
-    line_of: tuple[int, ...]
-    nat_code: tuple[int, ...]
-    need_code: tuple[int, ...]
-    jok_total: tuple[int, ...]
-    warnings: tuple[Problem, ...]
-
-    @property
-    def lowest_value(self) -> int:
-        """The lowest value on the card (M-4 cascade, the Bettor's wall-game bet B-4)."""
-        return min(line.points for line in self.lines)
-
-    def line_index(self, line_id: str) -> int:
-        for i, line in enumerate(self.lines):
-            if line.id == line_id:
-                return i
-        raise KeyError(line_id)
+_SOURCES = ("cln.py", "expand.py", "card.py", "compiled.py")
 
 
 def compile_card(text: str, source: str = "<card>") -> tuple[CompiledCard | None, list[Problem]]:
     """Parse, lint and expand. Returns ``(None, problems)`` if any problem is an error."""
+    from engine.american.cln import parse_card
+    from engine.american.expand import expand_card
+
     card, problems = parse_card(text)
     per_line, meaning = expand_card(card)
     problems = sorted(problems + meaning, key=lambda p: (p.line, p.column))
@@ -158,6 +101,8 @@ def load_card_text(data: bytes, source: str = "<card>", use_cache: bool = True) 
 
 
 def _write_cache(path: Path, compiled: CompiledCard) -> None:
+    import tempfile
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".card-", suffix=".tmp")

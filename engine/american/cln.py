@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
 
-Severity = Literal["error", "warning"]
+from engine.american.compiled import Problem
 
 NUMBER_VARS = "XYV"
 WIND_VARS = "ZU"
@@ -25,24 +24,6 @@ FIXED_SUITS = {"@B": "B", "@C": "C", "@D": "D"}
 # Symbols that stand for one tile each (a literal run repeats one of them).
 LITERALS = "1234567890NEWSFRGDZU"
 DECORATIONS = frozenset({"+", "=", "-", "×", "x"})
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One problem of a card file, at a 1-based line and column."""
-
-    line: int
-    column: int
-    severity: Severity
-    code: str
-    message: str
-
-    def as_json(self) -> dict[str, object]:
-        return {"line": self.line, "column": self.column, "severity": self.severity,
-                "code": self.code, "message": self.message}
-
-    def __str__(self) -> str:
-        return f"{self.line}:{self.column}: {self.severity} {self.code}: {self.message}"
 
 
 @dataclass(frozen=True)

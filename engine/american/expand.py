@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from engine.american.cln import (
     NUMBER_VARS,
@@ -23,8 +22,8 @@ from engine.american.cln import (
     Card,
     CardLine,
     Group,
-    Problem,
 )
+from engine.american.compiled import Expansion, Problem, supply
 from engine.tiles import EW, FLOWER, GD, NW, RD, SW, WD, WW, Tile
 
 SUITS = "BCD"
@@ -32,38 +31,6 @@ SUITS = "BCD"
 DRAGON_OF_SUIT = {"B": GD, "C": RD, "D": WD}
 WIND_TILE = {"N": NW, "E": EW, "W": WW, "S": SW}
 LITERAL_TILE = {"0": WD, "R": RD, "G": GD, "F": FLOWER, **WIND_TILE}
-
-# Jokers are allowed in sets of three or more like tiles only (J-1); 4 naturals of a tile,
-# 8 Flowers ("Four of every tile").
-def supply(tile: Tile) -> int:
-    return 8 if tile == FLOWER else 4
-
-
-class Expansion(NamedTuple):
-    """One concrete way to make a line. ``nat`` and ``jok`` are sorted (tile, count) pairs.
-    A NamedTuple, not a dataclass: a compiled card holds thousands and unpickles them fast."""
-
-    line: int  # index into the card's lines
-    alternative: int
-    nat: tuple[tuple[Tile, int], ...]
-    jok: tuple[tuple[Tile, int], ...]
-    groups: tuple[tuple[Tile, int, bool], ...]  # set groups: tile, size, takes Jokers
-
-    @property
-    def jokerable(self) -> bool:
-        """The line permits Jokers here (SC-4, SC-5: a singles-and-pairs hand never does)."""
-        return any(j for _, _, j in self.groups)
-
-    def need(self) -> dict[Tile, int]:
-        total = dict(self.nat)
-        for t, n in self.jok:
-            total[t] = total.get(t, 0) + n
-        return total
-
-    def tiles(self) -> list[Tile]:
-        """The 14 tiles of a natural-only realisation, for display and tests."""
-        return sorted(t for t, n in self.need().items() for _ in range(n))
-
 
 def _group_needs_suit(group: Group) -> bool:
     return any((e.symbol.isdigit() and e.symbol != "0") or e.symbol in NUMBER_VARS

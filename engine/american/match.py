@@ -15,10 +15,9 @@ the seed's rules exactly (design note american.md §3 and "Readings settled for 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from engine.american.card import CompiledCard, therm
-from engine.american.expand import Expansion, supply
+from engine.american.compiled import CompiledCard, Expansion, supply, therm
 from engine.errors import EngineError
 from engine.tiles import (
     FLOWER,
@@ -40,8 +39,7 @@ class HandError(EngineError):
         super().__init__(f"{where}: {message}")
 
 
-@dataclass(frozen=True)
-class Exposure:
+class Exposure(NamedTuple):
     """An exposed set: ``size`` like tiles of ``tile``, ``jokers`` of them Jokers."""
 
     tile: Tile
@@ -55,8 +53,7 @@ class Exposure:
         return " ".join(tile_name(t) for t in self.tiles())
 
 
-@dataclass(frozen=True)
-class Hand:
+class Hand(NamedTuple):
     concealed: tuple[tuple[Tile, int], ...]  # naturals, sorted (tile, count)
     jokers: int  # concealed Jokers
     exposures: tuple[Exposure, ...]
@@ -138,8 +135,7 @@ def parse_hand(tokens: Iterable[str], exposures: Iterable[Iterable[str]] = ()) -
     return make_hand(concealed, exposed)
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     line: int
     jokerless: bool
 
@@ -269,8 +265,7 @@ def check(card: CompiledCard, hand: Hand) -> dict[str, object]:
     }
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """The completion of one expansion nearest to a hand: what is still wanted, per tile,
     after the exposures are laid on their groups."""
 
