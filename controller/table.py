@@ -115,16 +115,8 @@ class Table:
         self.wallclock = wallclock
         self.roll = roll
         self.pause_us = settings.courtesy_pause_ms * 1000
-        # The fold of the log:
-        self.seq = 0
-        self.hand_no = 0
         self.state: HandState | None = None
-        self.players = {s.name: settings.players.get(s.name) or s.name for s in SEATS}
-        self.prevailing: str | None = "E"
-        self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
-        self.sheet: list[dict[str, Any]] = []
-        self.pending: dict[int, dict[str, Any]] = {}
-        self.next_pending = 1
+        self._reset()
         # Not in the log: the call window's deadline (table time) and counters.
         self.window_deadline_us: int | None = None
         self.refused = 0
@@ -144,6 +136,18 @@ class Table:
             "pending": {str(k): v for k, v in self.pending.items()},
             "next_pending": self.next_pending,
         }
+
+    def _reset(self) -> None:
+        """The fold of an empty log."""
+        self.seq = 0
+        self.hand_no = 0
+        self.state = None
+        self.players = {s.name: self.settings.players.get(s.name) or s.name for s in SEATS}
+        self.prevailing: str | None = "E"
+        self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
+        self.sheet: list[dict[str, Any]] = []
+        self.pending: dict[int, dict[str, Any]] = {}
+        self.next_pending = 1
 
     def _load_service(self, svc: Mapping[str, Any]) -> None:
         self.hand_no = int(svc["hand"])
@@ -175,6 +179,7 @@ class Table:
 
     def recover(self) -> None:
         """Come back to exactly the state the log describes (after a restart or a crash)."""
+        self._reset()
         snapshot = self.store.latest_snapshot()
         after = 0
         if snapshot is not None:

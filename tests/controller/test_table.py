@@ -215,3 +215,46 @@ def test_nothing_published_names_a_concealed_tile(tmp_path: Path) -> None:
             assert body.get("tile") is None
         if body.get("type") == "Dealt":
             assert "tiles" not in body
+
+
+def test_recovering_twice_counts_nothing_twice(tmp_path: Path) -> None:
+    """The scoresheet is a fold of the log: recovering again (as the table does when the
+    store refuses a write) must not add a hand's score twice."""
+    store = EventStore(tmp_path / "t.sqlite3")
+
+    def scorer(doc: dict[str, Any]) -> dict[str, Any]:
+        return {"net": {"E": 3, "S": -1, "W": -1, "N": -1}, "payments": []}
+
+    table = Table(TableSettings("t1", courtesy_pause_ms=100, snapshot_every=1000), store,
+                  scorer=scorer)
+    table.start()
+    for seed in range(40):  # play until some hand is won and scored
+        _play_whole_hand(table, seed)
+        if table.sheet and any(h.get("net") for h in table.sheet):
+            break
+    totals = dict(table.totals)
+    assert sum(abs(v) for v in totals.values()) > 0
+    table.recover()
+    table.recover()
+    assert table.totals == totals
+    assert Table(TableSettings("t1"), store, scorer=None).totals == totals
+
+
+def _play_whole_hand(table: Table, seed: int) -> None:
+    prevailing = Seat[table.prevailing] if table.prevailing else None
+    world = SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), prevailing,
+                          table.hand_no)
+    now = 1_000_000 + seed * 1_000_000_000
+    hand = table.hand_no
+    for step in world.steps():
+        now += 20_000
+        if isinstance(step, Claims):
+            for seat, kind in step.presses:
+                now += 200
+                table.press(Press(seat, kind, now), now)
+            now += PAUSE_US + 1
+            table.tick(now)
+        else:
+            assert table.observe(step, now).accepted
+    table.tick(now + PAUSE_US * 2)
+    assert table.hand_no == hand + 1
