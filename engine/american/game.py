@@ -1073,7 +1073,7 @@ def _declare_dead(state: AmericanHand, seat: Seat, rule: str) -> None:
     rack.exposures = keep
 
 
-def _end_if_one_left(state: AmericanHand) -> list[AmericanEvent]:
+def _end_if_one_left(state: AmericanHand, last_out: Seat | None = None) -> list[AmericanEvent]:
     playing = [s for s, r in state.racks.items() if not r.out]
     if len(playing) > 1:
         if state.turn not in playing and state.step in ("draw", "discard"):
@@ -1084,13 +1084,18 @@ def _end_if_one_left(state: AmericanHand) -> list[AmericanEvent]:
     # Jongg left a single intact hand, which collects (M-4 cascade).
     settlement = Settlement(list(_settle_challenges(state)))
     thrown = [s for s, r in state.racks.items() if r.thrown_in]
-    if state.false_declarer is not None and len(thrown) >= 2 and playing:
+    if state.false_declarer is not None and thrown and playing:
+        # The value of the hand the intact player was attempting: in full mode its nearest
+        # line; a mirror cannot see it and takes the card's lowest value.
         target = closest(state.card, _hand_of(state, playing[0])) if state.mode == "full" \
             else None
         value = state.card.lines[target.line].points if target else state.card.lowest_value
+        later = last_out if len(thrown) == 1 and last_out not in thrown else None
         cascade = false_mahjong_cascade(declarer=state.false_declarer, thrown_in=thrown,
-                                        intact=playing, attempted_values={playing[0]: value},
-                                        lowest_value=state.card.lowest_value)
+                                        intact=[*playing, *([later] if later else [])],
+                                        attempted_values={playing[0]: value},
+                                        lowest_value=state.card.lowest_value,
+                                        later_dead=later)
         settlement.payments += cascade.payments
     state.result = {"result": "dead", "winner": None, "rule": "American M-4",
                     **settlement.as_json(state.players)}
@@ -1139,7 +1144,7 @@ def _challenge(state: AmericanHand, c: cm.Challenge) -> list[AmericanEvent]:
         if state.turn == c.target and state.step in ("draw", "discard"):
             state.turn = state.next_player(c.target)
             state.step = "draw"
-        return events + _end_if_one_left(state)
+        return events + _end_if_one_left(state, c.target)
     # DH-3: nothing visible shows it; the challenged may deny without revealing anything.
     state.challenges.append((c.seat, c.target, bool(target.evidence)))
     return [_ev("ChallengeRuled", c.seat, {"target": c.target.name, "ruling": "disputed",
@@ -1157,7 +1162,7 @@ def _concede(state: AmericanHand, c: cm.ConcedeDead) -> list[AmericanEvent]:
     if state.turn == c.seat and state.step in ("draw", "discard"):
         state.turn = state.next_player(c.seat)
         state.step = "draw"
-    return events + _end_if_one_left(state)
+    return events + _end_if_one_left(state, c.seat)
 
 
 def _throw_in(state: AmericanHand, c: cm.ThrowIn) -> list[AmericanEvent]:
@@ -1171,7 +1176,7 @@ def _throw_in(state: AmericanHand, c: cm.ThrowIn) -> list[AmericanEvent]:
     if state.turn == c.seat:
         state.turn = state.next_player(c.seat)
         state.step = "draw"
-    return events + _end_if_one_left(state)
+    return events + _end_if_one_left(state, c.seat)
 
 
 _CAUSES = {"h": "DH-2 (h)", "i": "DH-2 (i)", "j": "DH-2 (j)", "n": "DH-2 (n)", "k": "DH-2 (k)"}

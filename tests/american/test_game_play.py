@@ -371,3 +371,19 @@ def test_three_handed_priority_among_players_present(table: Table) -> None:
     apply(state, cm.Call(W, "expose"))
     apply(state, cm.Call(S, "expose"))
     assert apply(state, cm.CloseWindow())[0].public["winner"] == "S"
+
+
+def test_m4_cascade_one_thrown_in_then_a_third_goes_dead(table: Table) -> None:
+    """M-4: one threw in, the two intact play on; the one that then goes dead pays the
+    remaining player double the hand that player was attempting."""
+    state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH_MJ)
+    apply(state, cm.DeclareMahJongg(E))  # false: East is dead
+    apply(state, cm.ThrowIn(S))
+    apply(state, cm.Challenge(N, W))  # disputed: West's concealed hand shows nothing
+    apply(state, cm.ConcedeDead(W))  # West accepts and stops: North alone is intact
+    result = state.result
+    assert result is not None and result["result"] == "dead"
+    north_value = 25  # North is nearest EV-1 (25)
+    assert {"from": "W", "to": "N", "amount": 2 * north_value,
+            "why": "went dead after a false Mah Jongg cascade: double the remaining player's "
+                   "hand (American M-4)"} in result["payments"]
