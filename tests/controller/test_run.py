@@ -127,7 +127,9 @@ def test_gpio_buttons_claim_through_the_service(tmp_path: Path) -> None:
             Observation(ObservationKind.DISCARD, "E", ("5C",)),
         ):
             assert (await service.submit("observe", step)).accepted
-        factory.pin(13).drive_low()  # W's pung button, on gpiozero's thread
+        # W's pung button. On a Pi gpiozero calls back on its own thread; the mock calls back
+        # on the caller's, so press from another thread to take the same path.
+        await asyncio.to_thread(factory.pin(13).drive_low)
         deadline = time.monotonic() + 5
         while service.table.window_deadline_us is not None or not any(
             e["type"] == "ClaimsClosed" for e in service.store.events()
