@@ -20,10 +20,10 @@ RULESETS = (
     "pungchow",
     "pungchow/limit",
     "classical",
-    "classical/dmjl",
-    "classical/bmja",
     "american",
 )
+# The families the table adjudicates live (the engine's mirror mode).
+LIVE_RULESETS = RULESETS[:-1]
 SEATS = ("E", "S", "W", "N")
 # The call buttons a seat can have: the kind of claim decides priority (Code 1924, Laws 50-52),
 # so each kind has its own button.
@@ -38,8 +38,6 @@ Ruleset = Literal[
     "pungchow",
     "pungchow/limit",
     "classical",
-    "classical/dmjl",
-    "classical/bmja",
     "american",
 ]
 HouseValue = bool | int | float | str | None
@@ -52,6 +50,9 @@ class _Section(BaseModel):
 class TableSection(_Section):
     id: str = Field(description="table id, used in MQTT topics: mahjong/v1/<id>/...")
     ruleset: Ruleset = "code1924/mixed"
+    # What `mjtable score` is asked to score the hands as: the ruleset itself, or one of its
+    # scoring presets (`classical/dmjl`, `classical/bmja`).
+    scoring: Literal["", "classical/dmjl", "classical/bmja"] = ""
     # House rules: passed to the engine and the scorer, which document each key and default.
     options: dict[str, HouseValue] = Field(default_factory=dict)
 

@@ -31,6 +31,14 @@ from controller.table import Table, TableSettings
 log = logging.getLogger("mjtable.service")
 
 
+class ServiceStartError(RuntimeError):
+    """A part the config names cannot start here; ``key`` is the config key to look at."""
+
+    def __init__(self, key: str, message: str) -> None:
+        self.key = key
+        super().__init__(message)
+
+
 def now_us() -> int:
     return time.monotonic_ns() // 1000
 
@@ -58,6 +66,7 @@ def settings_of(cfg: TableConfig) -> TableSettings:
         players={seat: section.player for seat, section in cfg.seats.items() if section.player},
         topic_prefix=cfg.mqtt.topic_prefix,
         publish=cfg.mqtt.enabled,
+        scoring=cfg.table.scoring,
     )
 
 
@@ -236,10 +245,15 @@ class Service:
     def _open_gpio(self, stack: contextlib.ExitStack | contextlib.AsyncExitStack) -> None:
         from controller.gpio import GpioButtons, GpioLights, pin_factory
 
-        factory = self.options.gpio_factory or pin_factory(self.cfg.gpio.factory)
-        buttons = GpioButtons(self.cfg.gpio, self, factory)
-        stack.callback(buttons.close)
-        lights = GpioLights(self.cfg.gpio, factory)
+        try:
+            factory = self.options.gpio_factory or pin_factory(self.cfg.gpio.factory)
+            buttons = GpioButtons(self.cfg.gpio, self, factory)
+            stack.callback(buttons.close)
+            lights = GpioLights(self.cfg.gpio, factory)
+        except Exception as exc:  # no such back end here, a pin in use, not a Pi
+            raise ServiceStartError(
+                "gpio.factory", f"GPIO ({self.cfg.gpio.factory}) cannot start: {exc}"
+            ) from None
         self.lights.backends.append(lights)
 
     def _open_camera(self, stack: contextlib.AsyncExitStack) -> None:

@@ -67,6 +67,7 @@ class TableSettings:
     players: Mapping[str, str] = field(default_factory=dict)
     topic_prefix: str = "mahjong/v1"
     publish: bool = True  # False: no broker configured, so nothing goes to the outbox
+    scoring: str = ""  # the ruleset name `mjtable score` gets (a preset), if not the ruleset
 
 
 @dataclass
@@ -371,6 +372,8 @@ class Table:
             "players": dict(self.players_before_rotation(state)),
         }
         doc = hand_document(state, self.settings.options)
+        if doc is not None and self.settings.scoring:
+            doc["ruleset"] = self.settings.scoring
         if doc is not None and self.scorer is not None:
             result = self.scorer(doc)
             net = net_of(result)

@@ -60,8 +60,16 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         first = exc.problems[0]
         raise CommandInputError(first.message, first.where) from None
+    from config.schema import LIVE_RULESETS
+
+    if cfg.table.ruleset not in LIVE_RULESETS:
+        raise CommandInputError(
+            f"live adjudication of {cfg.table.ruleset!r} is not built yet; "
+            f"the table adjudicates {', '.join(LIVE_RULESETS)}",
+            f"{args.config}: table.ruleset",
+        )
     from controller.scoresheet import contract_scorer
-    from controller.service import Service, ServiceOptions, broker_of
+    from controller.service import Service, ServiceOptions, ServiceStartError, broker_of
     from controller.store import StoreError
 
     store = args.store or cfg.store.path
@@ -102,7 +110,10 @@ def run(args: argparse.Namespace) -> int:
         await service.run(stop, on_ready=ready, on_tick=notifier.tick)
         notifier.send("STOPPING=1")
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except ServiceStartError as exc:
+        raise CommandInputError(str(exc), f"{args.config}: {exc.key}") from None
     return 0
 
 

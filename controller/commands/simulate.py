@@ -9,18 +9,12 @@ from controller.cli import CommandInputError, emit_json
 
 HELP = "a whole simulated table: board, camera, engine, MQTT, store"
 
-RULESETS = (
-    "code1924/mixed",
-    "code1924/one-double",
-    "code1924/cleared",
-    "pungchow",
-    "pungchow/limit",
-    "classical",
-)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ruleset", default="code1924/mixed", help=", ".join(RULESETS))
+    parser.add_argument("--ruleset", default="code1924/mixed",
+                        help="code1924/mixed (default), code1924/one-double, code1924/cleared, "
+                        "pungchow, pungchow/limit, classical")
     parser.add_argument("--hands", type=int, default=4, help="hands to play (default 4)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the players and the wall")
     parser.add_argument("--headless", action="store_true",
@@ -48,13 +42,12 @@ def _broker(text: str | None) -> tuple[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from config.schema import _TABLE_ID
-    from config.schema import RULESETS as KNOWN
+    from config.schema import _TABLE_ID, LIVE_RULESETS, RULESETS
 
-    if args.ruleset not in RULESETS:
+    if args.ruleset not in LIVE_RULESETS:
         why = "live adjudication of the American game is not built yet" if (
-            args.ruleset in KNOWN
-        ) else f"unknown ruleset; known: {', '.join(RULESETS)}"
+            args.ruleset in RULESETS
+        ) else f"unknown ruleset; known: {', '.join(LIVE_RULESETS)}"
         raise CommandInputError(why, "--ruleset")
     if args.hands < 1:
         raise CommandInputError("at least one hand", "--hands")

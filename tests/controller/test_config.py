@@ -109,3 +109,13 @@ def test_config_check_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out == {"error": "cannot read: No such file or directory",
                    "where": "/nonexistent/table.toml"}
+
+
+def test_run_refuses_a_family_it_cannot_adjudicate_live(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, '[table]\nid = "t"\nruleset = "american"\n[mqtt]\nenabled = false\n')
+    assert load_config(path).table.ruleset == "american"  # a valid file ...
+    assert cli.main(["run", "--config", str(path)]) == 2  # ... that `run` cannot serve yet
+    out = json.loads(capsys.readouterr().out)
+    assert out["where"] == f"{path}: table.ruleset" and "not built yet" in out["error"]

@@ -152,3 +152,14 @@ def test_gpio_buttons_claim_through_the_service(tmp_path: Path) -> None:
     decision = next(e for e in events if e["type"] == "ClaimsClosed")
     assert decision["winner"] == "W"
     assert any(lit)  # W's seat LED: claim heard, then won
+
+
+def test_run_with_an_unavailable_gpio_back_end_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _gpio_config(tmp_path)
+    path.write_text(path.read_text().replace('factory = "mock"', 'factory = "rpigpio"'))
+    assert cli.main(["run", "--config", str(path)]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["where"] == f"{path}: gpio.factory"
+    assert out["error"].startswith("GPIO (rpigpio) cannot start")
