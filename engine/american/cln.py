@@ -113,6 +113,7 @@ class Card:
     year: int = 0
     version: int = 1
     options: dict[str, int | bool] = field(default_factory=dict)
+    option_lines: dict[str, int] = field(default_factory=dict)
     sections: dict[str, str] = field(default_factory=dict)
     lines: list[CardLine] = field(default_factory=list)
 
@@ -373,6 +374,7 @@ def parse_card(text: str) -> tuple[Card, list[Problem]]:
                                         "an option reads: option NAME on|off|NUMBER"))
             else:
                 value = m.group(2)
+                card.option_lines[m.group(1)] = lineno
                 card.options[m.group(1)] = (value == "on" if value in ("on", "off")
                                             else int(value))
             continue

@@ -220,6 +220,13 @@ def expand_card(card: Card) -> tuple[list[list[Expansion]], list[Problem]]:
     A line with an error gets no expansions."""
     problems: list[Problem] = []
     per_line: list[list[Expansion]] = []
+    from engine.american.payments import known_options
+
+    for name in card.options:
+        if name not in known_options():
+            problems.append(Problem(card.option_lines.get(name, 1), 1, "warning", "P11",
+                                    f"option {name!r} is not known and has no effect (known: "
+                                    f"{', '.join(sorted(known_options()))})"))
     owner: dict[tuple[object, ...], str] = {}
     for index, line in enumerate(card.lines):
         found = line_problems(line)

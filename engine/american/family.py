@@ -20,12 +20,19 @@ def is_american(ruleset: str) -> bool:
     return ruleset.strip().lower().split("/")[0] == "american"
 
 
-def options_for(ruleset: str) -> AmericanOptions:
+def options_for(ruleset: str, card: CompiledCard | None = None) -> AmericanOptions:
+    """The table options for a ruleset name; payment doubles come from the card's `option`
+    lines when it has any (SC-8: confirmed before play)."""
+    from engine.american.payments import payment_options
+
     name = ruleset.strip().lower()
     if name not in NAMES:
         raise ValueError(f"unknown American ruleset {ruleset!r} (known: {', '.join(NAMES)})")
     players = int(name.split("/")[1]) if "/" in name else 4
-    return AmericanOptions(players=players)
+    payments = payment_options(card.options) if card is not None else None
+    if payments is None:
+        return AmericanOptions(players=players)
+    return AmericanOptions(players=players, payments=payments)
 
 
 def default_card() -> CompiledCard:
@@ -39,7 +46,8 @@ def play(ruleset: str, hands: int, seed: int, log_path: str | None = None,
     breakdown (calls, exposures, Joker exchanges, Charleston passes)."""
     from engine.american.bots import play_hands
 
-    summary = play_hands(card or default_card(), hands, seed, options_for(ruleset), log_path)
+    card = card or default_card()
+    summary = play_hands(card, hands, seed, options_for(ruleset, card), log_path)
     summary["ruleset"] = ruleset
     summary["seed"] = seed
     return summary
@@ -84,7 +92,8 @@ def replay(lines: list[str], card: CompiledCard | None = None) -> dict[str, Any]
                      for e in recorded if e.kind == "Dealt" and e.seat is not None}
         except (KeyError, TypeError, ValueError) as exc:
             raise MalformedInput(where, f"the deal is not recorded: {exc}") from None
-        options = AmericanOptions(players=len(players))
+        options = options_for({4: "american", 3: "american/3", 2: "american/2"}[len(players)],
+                              card)
         state, produced = new_hand(card, options, "full", dice=public.get("dice"),
                                    deal=(dealt, wall))
         expected: list[dict[str, Any]] = [e.to_json() for e in recorded[:len(produced)]]

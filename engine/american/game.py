@@ -46,6 +46,7 @@ from engine.american.payments import (
     WinBy,
     bettor_settlement,
     pay_for_the_table,
+    payment_options,
     settle_win,
     tournament_points,
 )
@@ -119,7 +120,7 @@ def new_hand(card: CompiledCard, options: AmericanOptions | None = None,
     mirror mode only counts."""
     if mode not in ("full", "mirror"):
         raise MalformedInput("mode", f"'full' or 'mirror', not {mode!r}")
-    options = options or AmericanOptions()
+    options = options or AmericanOptions(payments=payment_options(card.options))
     players = player_seats(options.players)
     racks = {s: Rack() for s in players}
     events: list[AmericanEvent] = []

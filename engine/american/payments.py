@@ -45,6 +45,27 @@ class PaymentOptions:
     challenge_amount: int = 50  # DH-6
 
 
+# Card files may set these (`option jokerless_double off`, docs/cards.md); "heavenly_double"
+# is the design note's name for heavenly_earthly_double.
+OPTION_ALIASES = {"heavenly_double": "heavenly_earthly_double"}
+
+
+def payment_options(settings: dict[str, int | bool]) -> PaymentOptions:
+    """PaymentOptions from a card's `option` lines; unknown names are ignored here (the card
+    linter warns about them)."""
+    known = {f for f in PaymentOptions.__dataclass_fields__}
+    chosen: dict[str, int | bool] = {}
+    for name, value in settings.items():
+        name = OPTION_ALIASES.get(name, name)
+        if name in known:
+            chosen[name] = value
+    return PaymentOptions(**chosen)  # type: ignore[arg-type]
+
+
+def known_options() -> set[str]:
+    return set(PaymentOptions.__dataclass_fields__) | set(OPTION_ALIASES)
+
+
 @dataclass(frozen=True)
 class Payment:
     payer: Seat

@@ -180,3 +180,19 @@ def test_p1_another_player_discarding_first(card: object) -> None:
     apply(state, cm.Draw(W))  # West drew from the wall ...
     apply(state, cm.Discard(W, T("1B")))  # ... and discarded before East: redeal
     assert state.result is not None and state.result["rule"] == "American P-1"
+
+
+def test_sc8_card_options_set_the_doubles_and_unknown_ones_are_flagged() -> None:
+    """SC-8: doubles are confirmed before play; a card may carry the table's choice."""
+    text = ('card "no jokerless" 2026\noption jokerless_double off\noption tea_break on\n'
+            "T-1 X 25 : 1111a 2222a 3333a 44a\n")
+    card, problems = compile_card(text)
+    assert card is not None
+    assert [(p.line, p.code) for p in problems] == [(3, "P11")]
+    state, _ = new_hand(card, None, "full", random.Random(1))
+    assert state.options.payments.jokerless_double is False
+    state.phase, state.turn, state.step = "play", E, "discard"
+    state.rack(E).concealed = parse_tiles("1B 1B 1B 1B 2B 2B 2B 2B 3B 3B 3B 3B 4B 4B")
+    apply(state, cm.DeclareMahJongg(E))
+    assert state.result is not None and state.result["jokerless"] is True
+    assert state.result["net"]["E"] == 150  # 25 x 2 (self-pick) x 3, no jokerless double
