@@ -136,8 +136,8 @@ class Recogniser:
 
     def _fit_leave_one_out(self) -> tuple[float, float]:
         """Each enrolled photo classified by the others: the temperature that makes those
-        confidences honest (least log-loss), and the similarity floor (a margin below the
-        lowest same-kind similarity but one)."""
+        confidences honest (least log-loss), and the similarity floor (a little below all
+        but the lowest 2 % of same-kind similarities)."""
         kinds = self.kinds
         if len(self.labels) < 2 * len(kinds):
             return DEFAULT_TEMPERATURE, 0.0
@@ -154,7 +154,7 @@ class Recogniser:
             if loss < best_loss:
                 best_t, best_loss = float(t), loss
         own = scores[np.arange(len(label_idx)), label_idx]
-        floor = float(np.sort(own)[min(1, len(own) - 1)]) - 0.1
+        floor = float(np.percentile(own, 2)) - 0.05
         return best_t, max(0.0, floor)
 
     def save(self, folder: Path, images: int, copy_embedder: bool = True) -> None:
