@@ -106,6 +106,14 @@ class Call(Command):
     exposed: bool = False
 
 
+@command("american/WithdrawCall")
+@dataclass(frozen=True, slots=True)
+class WithdrawCall(Command):
+    """C-6 part one: a call withdrawn before the tile is racked or tiles are exposed."""
+
+    seat: Seat
+
+
 @command("american/CloseWindow")
 @dataclass(frozen=True, slots=True)
 class CloseWindow(Command):

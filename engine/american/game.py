@@ -647,7 +647,8 @@ def _retract(state: AmericanHand, c: cm.RetractMahJongg) -> list[AmericanEvent]:
     if c.to_exposure:
         # Found short: the declaration becomes a call for an exposure, no penalty (M-4).
         state.awarded = (c.seat, "expose")
-        return [make_event("MahJonggRetracted", c.seat, {"rule": "American M-4", "now": "expose"})]
+        return [make_event("MahJonggRetracted", c.seat,
+                           {"rule": "American M-4", "now": "expose"})]
     # Corrected at once: no penalty, play on; the tile goes back and is dead (C-5).
     live = state.live
     state.rack(live.seat).discards.append(live.tile)
@@ -657,6 +658,30 @@ def _retract(state: AmericanHand, c: cm.RetractMahJongg) -> list[AmericanEvent]:
     state.turn = state.next_player(live.seat)
     state.step = "draw"
     return [make_event("MahJonggRetracted", c.seat, {"rule": "American M-4", "now": "play on"})]
+
+
+def _withdraw(state: AmericanHand, c: cm.WithdrawCall) -> list[AmericanEvent]:
+    """C-6 part one: until the called tile is racked or tiles are exposed from the hand, a
+    call may be withdrawn; the tile goes back to the discards and play goes on."""
+    if state.step == "window":
+        mine = [x for x in state.calls if x.seat == c.seat]
+        if not mine:
+            raise refuse("C-6", f"{c.seat.name} has no call to withdraw")
+        if mine[0].exposed:
+            raise refuse("C-6", "tiles are already exposed for this call: the caller is "
+                         "committed")
+        state.calls.remove(mine[0])
+        return [make_event("CallWithdrawn", c.seat, {"rule": "American C-6"})]
+    if state.awarded != (c.seat, "expose") or state.live is None:
+        raise refuse("C-6", f"{c.seat.name} has no call to withdraw")
+    live = state.live
+    state.rack(live.seat).discards.append(live.tile)
+    state.awarded = None
+    state.called_tile = None
+    state.live = None
+    state.turn = state.next_player(live.seat)
+    state.step = "draw"
+    return [make_event("CallWithdrawn", c.seat, {"rule": "American C-6"})]
 
 
 def _place_bet(state: AmericanHand, c: cm.PlaceBet) -> list[AmericanEvent]:
@@ -753,6 +778,7 @@ _HANDLERS: dict[type, Any] = {
     cm.Observed: observed,
     cm.RetractMahJongg: _retract,
     cm.PlaceBet: _place_bet,
+    cm.WithdrawCall: _withdraw,
 }
 
 

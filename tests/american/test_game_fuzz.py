@@ -34,6 +34,7 @@ def random_command(rng: random.Random, tiles: list[int]) -> Command:
         cm.TakeBack(seat),
         cm.Call(seat, rng.choice(["expose", "mahjong", "chow"]), rng.randint(0, 10)),
         cm.CloseWindow(),
+        cm.WithdrawCall(seat),
         cm.Expose(seat, some),
         cm.AdjustExposure(seat, some),
         cm.JokerExchange(seat, other, tile, rng.choice([None, 0, 1])),

@@ -387,3 +387,18 @@ def test_m4_cascade_one_thrown_in_then_a_third_goes_dead(table: Table) -> None:
     assert {"from": "W", "to": "N", "amount": 2 * north_value,
             "why": "went dead after a false Mah Jongg cascade: double the remaining player's "
                    "hand (American M-4)"} in result["payments"]
+
+
+def test_c6_a_call_may_be_withdrawn_until_committed(table: Table) -> None:
+    state = after_east_discard(table)
+    apply(state, cm.Call(S, "expose"))
+    apply(state, cm.Call(W, "expose", exposed=True))
+    apply(state, cm.WithdrawCall(S))
+    with pytest.raises(RuleViolation, match="C-6"):
+        apply(state, cm.WithdrawCall(W))  # tiles already laid: committed
+    assert apply(state, cm.CloseWindow())[0].public["winner"] == "W"
+    other = after_east_discard(table)
+    apply(other, cm.Call(S, "expose"))
+    apply(other, cm.CloseWindow())
+    apply(other, cm.WithdrawCall(S))  # not yet racked: the tile goes back, play goes on
+    assert other.rack(E).discards == [T("6B")] and other.turn == S and other.step == "draw"
