@@ -33,7 +33,6 @@ def normalise_crop(image: Image) -> Image:
 def synthetic_crop(
     face: Image,
     rng: np.random.Generator,
-    body: NDArray[np.uint8] | None = None,
     strength: float = 1.0,
 ) -> Image:
     """One camera-like crop of a tile showing ``face``; ``strength`` scales the damage."""

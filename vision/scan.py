@@ -9,7 +9,7 @@ from typing import Any
 from vision.artwork import BACK, BLANK, Image
 from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
-from vision.finder import Found, find, tile_crop
+from vision.finder import find, tile_crop
 from vision.identify import Recogniser
 
 
@@ -148,11 +148,6 @@ class Scanner:
             elif spot.kind == "obstruction":
                 result.obstructions.append((spot.x, spot.y))
         return result
-
-
-def scan_found(found: list[Found]) -> int:
-    """How many tiles a finder pass saw (for benchmarks)."""
-    return sum(1 for f in found if f.kind == "tile")
 
 
 __all__ = ["CalibrationError", "DieSeen", "FrameError", "ScanResult", "Scanner", "TileSeen"]
