@@ -70,11 +70,13 @@ class Draw(Command):
 @dataclass(frozen=True, slots=True)
 class Discard(Command):
     """A discard. ``named`` is the name spoken, when the table reports it (MN-1); a Joker may
-    be named "Joker", "same" or the previous discard (P-9)."""
+    be named "Joker", "same" or the previous discard (P-9). ``looked_ahead``: the table saw
+    this tile drawn or looked at out of turn (P-6)."""
 
     seat: Seat
     tile: Tile
     named: Tile | None = None
+    looked_ahead: bool = False  # the table saw this tile drawn or looked at ahead (P-6)
 
 
 @command("american/CorrectName")

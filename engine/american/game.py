@@ -272,7 +272,8 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
                 record(state, blamed, "DH-2 (m)", "a wrong tile left in a Joker exchange")
     rack.exchanged_jokers = 0
     state.first_discard = True
-    state.live = Live(tile, c.seat, None if c.named is None else american_tile(c.named))
+    state.live = Live(tile, c.seat, None if c.named is None else american_tile(c.named),
+                      c.looked_ahead)
     state.calls = []
     state.step = "window"
     state.last_move_exchange = False
@@ -335,6 +336,9 @@ def _call(state: AmericanHand, c: cm.Call) -> list[AmericanEvent]:
         raise refuse("C-2", f"{c.seat.name} has already called")
     if live.tile == JOKER and not (live.misnamed and c.kind == "mahjong"):
         raise refuse("J-3", "a discarded Joker is dead: it can never be called")
+    if live.looked_ahead and c.kind == "expose":
+        raise refuse("P-6", "a tile drawn or looked at ahead of turn is dead once discarded: "
+                     "only a Mah Jongg may call it")
     if live.misnamed and c.kind == "expose" and live.tile != JOKER:
         # MN-2: the call stands as made and the caller's hand is dead; MN-1: only Mah Jongg
         # may be called on a misnamed tile.
@@ -613,9 +617,10 @@ def _mahjong(state: AmericanHand, c: cm.DeclareMahJongg) -> list[AmericanEvent]:
     win = Win(c.seat, line.points, by, discarder, jokerless, len(rack.exposures))
     live = state.live
     dead = [s for s, r in state.racks.items() if s != c.seat and (r.out or r.evidence)]
-    if by == "discard" and live is not None and live.misnamed:
+    if by == "discard" and live is not None and (live.misnamed or live.looked_ahead):
         # MN-3 (MN-4 for a Joker): the Mah Jongg stands; the misnamer pays for the table.
-        rule = "MN-4" if live.tile == JOKER else "MN-3"
+        # P-6: so does the discarder of a looked-ahead tile.
+        rule = "P-6" if live.looked_ahead else "MN-4" if live.tile == JOKER else "MN-3"
         settlement = pay_for_the_table(line.points * (2 if jokerless else 1), live.seat,
                                        c.seat, rule)
     else:

@@ -107,6 +107,7 @@ class Live:
     tile: Tile
     seat: Seat
     named: Tile | None
+    looked_ahead: bool = False  # P-6: the tile was drawn or looked at out of turn
 
     @property
     def misnamed(self) -> bool:

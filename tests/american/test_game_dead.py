@@ -362,3 +362,18 @@ def test_j8_a_wrong_exchange_corrected_before_the_discard_costs_nothing() -> Non
     assert rules(state, S) == [] and rules(state, E) == []
     with pytest.raises(RuleViolation, match="J-8"):
         apply(state, cm.CorrectExchange(E, S, T("NW")))
+
+
+def test_p6_a_looked_ahead_tile_discarded_is_dead_but_for_mahjong(table: Table) -> None:
+    north = "8B 8B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD"
+    state = table(E=EAST, S=SOUTH, W=WEST, N=north)
+    apply(state, cm.Discard(E, T("6B"), looked_ahead=True))
+    with pytest.raises(RuleViolation, match="P-6"):
+        apply(state, cm.Call(S, "expose"))
+    apply(state, cm.Call(N, "mahjong"))
+    apply(state, cm.CloseWindow())
+    apply(state, cm.DeclareMahJongg(N))
+    result = state.result
+    assert result is not None and result["payments"] == [
+        {"from": "E", "to": "N", "amount": 200,
+         "why": "pays for the table: four times the value (American P-6)"}]
