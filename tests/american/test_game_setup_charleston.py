@@ -176,7 +176,6 @@ def test_ch8_no_hand_goes_dead_during_the_charleston(card: CompiledCard) -> None
 def test_ch9_heavenly_hand_waives_the_charleston(card: CompiledCard) -> None:
     state = fresh(card)
     state.rack(E).concealed = parse_tiles("8B 8B 6B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD")
-    state.wall += []  # tiles swapped out of the set do not matter for this ruling
     apply(state, cm.DeclareMahJongg(E))
     assert state.result is not None and state.result["by"] == "heavenly"
     # Jokerless EV-1 (25) as a self-pick: 25 x 2 x 2 = 100 from each (SC-12, not a third double)
