@@ -8,7 +8,8 @@ rack) still comes straight from the game.
 
 A simulated referee who knows the truth keeps the record right, as a referee at a real table
 would: a held observation is corrected (or dismissed if it saw something that did not
-happen), and a misread the engine accepted is amended through the engine's ``Correct``.
+happen), a misread discard the engine accepted is amended through the engine's ``Correct``,
+and what the camera never names (it abstains on a tile) is entered with ``cmd/observe``.
 Every such intervention is counted in the summary; none is a violation.
 """
 
@@ -38,8 +39,12 @@ CAMERA_KINDS = frozenset(
 )
 
 
+PATIENCE_S = 4.0  # how long the referee lets the camera try before stepping in
+
+
 @dataclass
 class Interventions:
+    entered: int = 0
     corrected: int = 0
     dismissed: int = 0
     amended: int = 0
@@ -100,16 +105,24 @@ class RenderedCamera:
         if step.kind is ObservationKind.DICE:
             await self.clear_dice(world)
         self.show(world, step.dice if step.kind is ObservationKind.DICE else ())
-        deadline = time.monotonic() + timeout
-        amended = False
-        while time.monotonic() < deadline:
+        started = time.monotonic()
+        amended = entered = False
+        while time.monotonic() - started < timeout:
             await asyncio.sleep(0.05)
             for pid in sorted(table.pending):
                 await self._settle(pid, step)
             if self._agrees(step, world):
                 return
-            if not amended and time.monotonic() > deadline - timeout / 2:
-                amended = await self._amend(step)
+            waited = time.monotonic() - started
+            if not amended and waited > PATIENCE_S:
+                amended = await self._amend(step, world)
+            if not entered and waited > 2 * PATIENCE_S and not table.pending:
+                # The camera will not name it (it abstains on that tile): the referee enters
+                # what happened, as at a real table.
+                entered = True
+                self.fixes.entered += 1
+                body = {**step.to_json(), "source": "referee"}
+                await self.service.submit("command", ("observe", json.dumps(body).encode()))
         self.fixes.unresolved.append(f"camera never showed {step.to_json()}")
 
     async def clear_dice(self, world: HandState) -> None:
@@ -140,11 +153,15 @@ class RenderedCamera:
             self.fixes.dismissed += 1
         await self.service.submit("command", (verb, json.dumps(body).encode()))
 
-    async def _amend(self, truth: Observation) -> bool:
+    async def _amend(self, truth: Observation, world: HandState) -> bool:
         """A misread discard the engine accepted: the referee puts the right tile in."""
         mirror = self.service.table.state
         if mirror is None or truth.kind is not ObservationKind.DISCARD or truth.seat is None:
             return True
+        ours = public_view(mirror)["seats"][truth.seat]["discards"]
+        real = public_view(world)["seats"][truth.seat]["discards"]
+        if len(ours) != len(real) or ours == real:
+            return False  # not applied yet (or not a misread): nothing to amend
         last = next(
             (
                 i
@@ -169,6 +186,7 @@ def summary(camera: RenderedCamera) -> dict[str, Any]:
     return {
         "frames": camera.loop.frames,
         "observations": camera.loop.observations,
+        "referee_entered": fixes.entered,
         "referee_corrected": fixes.corrected,
         "referee_dismissed": fixes.dismissed,
         "referee_amended": fixes.amended,
