@@ -402,3 +402,25 @@ def test_c6_a_call_may_be_withdrawn_until_committed(table: Table) -> None:
     apply(other, cm.CloseWindow())
     apply(other, cm.WithdrawCall(S))  # not yet racked: the tile goes back, play goes on
     assert other.rack(E).discards == [T("6B")] and other.turn == S and other.step == "draw"
+
+
+def test_c2_a_call_is_one_word_the_tiles_say_what_was_made(table: Table) -> None:
+    """C-2: nobody announces pung or kong; the exposure laid shows it."""
+    state = after_east_discard(table, S="6B 6B 6B 8B 8B 4D 4D 2D 2D 2D WD WD 1B")
+    apply(state, cm.Call(S, "expose"))
+    with pytest.raises(RuleViolation, match="C-2"):
+        apply(state, cm.Call(S, "expose"))
+    apply(state, cm.CloseWindow())
+    apply(state, cm.Expose(S, parse_tiles("6B 6B 6B 6B")))  # a kong, never announced
+    assert public_view(state)["seats"]["S"]["exposures"] == [["6B"] * 4]
+
+
+def test_c4_the_same_tile_twice_a_claim_takes_the_second(table: Table) -> None:
+    """C-4 (and C-3~: only the most recent discard): once a second 6B is thrown, the first is
+    dead; a call goes to the second."""
+    state = after_east_discard(table, S="6B 6B 8B 8B 4D 4D 2D 2D 2D WD WD WD 1B")
+    apply(state, cm.Draw(S))
+    apply(state, cm.Discard(S, T("6B")))
+    apply(state, cm.Call(W, "expose"))
+    closed = apply(state, cm.CloseWindow())[0].public
+    assert closed["discarder"] == "S" and state.rack(E).discards == [T("6B")]

@@ -123,3 +123,14 @@ def test_impossible_hands_are_refused_naming_the_tile(
 def test_bonus_tile_tokens_are_flowers(sample: CompiledCard) -> None:
     # "Flowers are interchangeable": F1-F4 and S1-S4 are all American Flowers.
     assert lines(sample, hand("F1 F2 1B 3B 5B 7B 9B 1C 3C 5C 7C 9C WD WD")) == {"SP-1": False}
+
+
+def test_k1_only_lines_of_the_card_in_play_win(sample: CompiledCard) -> None:
+    """K-1: a hand that completes another card's line is no Mah Jongg on this one."""
+    from engine.american.card import compile_card
+
+    other, _ = compile_card('card "Other" 2025\nO-1 X 25 : 1111a 2222a 3333a 44a\n')
+    assert other is not None
+    h = hand("1B 1B 1B 1B 2B 2B 2B 2B 3B 3B 3B 3B 4B 4B")
+    assert lines(other, h) == {"O-1": True}
+    assert lines(sample, h) == {}
