@@ -179,3 +179,16 @@ def test_any_text_gives_problems_never_a_crash(line: str, noise: str) -> None:
 def test_a_line_with_absurdly_many_combinations_is_refused() -> None:
     many = "D* " * 12 + "FF"
     assert [c for _, _, c in errors(card(f"A-1 X 25 : {many}"))] == ["L10"]
+
+
+def test_every_card_line_shown_in_the_docs_lints_clean() -> None:
+    """docs/cards.md teaches by example: each example line must be a valid line."""
+    import re
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "cards.md").read_text()
+    shown = [line for block in re.findall(r"```\n(.*?)```", doc, flags=re.S)
+             for line in block.splitlines() if re.match(r"[A-Z][A-Z0-9]*-\d+ [XC] \d+ :", line)]
+    assert len(shown) >= 8
+    for i, line in enumerate(shown):
+        compiled, problems = compile_card(card(line.replace(line.split()[0], f"DOC-{i}", 1)))
+        assert compiled is not None, (line, [str(p) for p in problems])
