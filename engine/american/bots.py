@@ -15,7 +15,6 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Protocol
 
 from engine.american import commands as cm
@@ -193,6 +192,7 @@ class PlayStats:
     wins: int = 0
     draws: int = 0
     other_endings: int = 0
+    false_mahjong: int = 0
     events: int = 0
     violations: int = 0
     calls: int = 0
@@ -343,6 +343,8 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
         if disagreement:
             stats.violations += 1
             stats.problems.append(disagreement)
+    stats.false_mahjong += any(isinstance(e, cm.AmericanEvent) and e.kind == "FalseMahJongg"
+                               for e in emitted)
     stats.hands += 1
     stats.events += sum(1 for e in emitted if not isinstance(e, cm.CommandRecorded))
     if log is not None:
@@ -408,18 +410,17 @@ def play_hands(card: CompiledCard, hands: int, seed: int, options: AmericanOptio
     finally:
         if sink is not None:
             sink.close()
-    return {"ruleset": "american", "hands": stats.hands, "wins": stats.wins,
-            "draws": stats.draws, "events": stats.events, "violations": stats.violations,
-            "seconds": round(time.perf_counter() - start, 3),
+    summary: dict[str, Any] = {
+            "ruleset": "american", "hands": stats.hands, "wins": stats.wins,
+            "draws": stats.draws, "false_mahjong": stats.false_mahjong, "events": stats.events,
+            "violations": stats.violations, "seconds": round(time.perf_counter() - start, 3),
             "american": {"calls": stats.calls, "exposures": stats.exposures,
                          "joker_exchanges": stats.exchanges, "finesses": stats.finesses,
                          "charleston_passes": stats.charlestons,
                          "second_charlestons": stats.second_charlestons,
                          "blind_passes": stats.blind_passes,
                          "courtesy_passes": stats.courtesy_passes,
-                         "other_endings": stats.other_endings},
-            "problems": stats.problems[:10]}
-
-
-def log_exists(path: str) -> bool:
-    return Path(path).exists()
+                         "other_endings": stats.other_endings}}
+    if stats.problems:
+        summary["problems"] = stats.problems[:10]
+    return summary
