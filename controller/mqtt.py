@@ -287,7 +287,16 @@ class MqttLink:
                     props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
                     props.UserProperty = [("seq", str(message.seq))]
                     props.ContentType = "application/json"
-                info = self.client.publish(message.topic, message.payload, qos=1, properties=props)
+                try:
+                    info = self.client.publish(
+                        message.topic, message.payload, qos=1, properties=props
+                    )
+                except (ValueError, TypeError) as exc:
+                    # A row paho will never accept (a bad topic) must not block all others.
+                    log.error("dropping unpublishable message %s: %s", message.topic, exc)
+                    self.store.delivered(message.id)
+                    self._handed_upto = message.id
+                    continue
                 if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
                     log.warning("publish of %s failed: %s", message.topic, info.rc)
                     break  # stays in the outbox; tried again on the next wake

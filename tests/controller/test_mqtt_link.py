@@ -149,3 +149,17 @@ def test_restart_resends_what_was_not_acknowledged(
     assert rec.wait_for(lambda: len(rec.json_on("/events")) == 30)
     assert [e["seq"] for e in rec.json_on("/events")] == list(range(1, 31))
     link.stop()
+
+
+def test_a_message_paho_refuses_does_not_block_the_rest(
+    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any]
+) -> None:
+    topics = Topics("t")
+    store = EventStore(tmp_path / "t.sqlite3")
+    store.append([], [("mahjong/v1/t/cmd/#/result", b"{}", None)])  # wildcard: unpublishable
+    _append(store, topics, 1, 3)
+    rec = recorder_factory(broker.host, broker.port, "mahjong/v1/t/events")
+    link = _link(broker, store, topics)
+    assert rec.wait_for(lambda: len(rec.json_on("/events")) == 3)
+    assert link.wait_idle(5) and store.outbox_size() == 0
+    link.stop()
