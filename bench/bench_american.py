@@ -28,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.american.card import SAMPLE_CARD, compile_card, load_card  # noqa: E402
+from config.cards import SAMPLE_CARD, load_card  # noqa: E402
+from engine.american.card import compile_card  # noqa: E402
 from engine.american.match import Hand, make_hand, matches, tiles_away  # noqa: E402
 from engine.tiles import FLOWER, JOKER, tile_name  # noqa: E402
 
@@ -139,7 +140,7 @@ def main() -> None:
         from engine.american.family import play
 
         t = time.perf_counter()
-        summary = play("american", 20, seed=1, card=load_card(SAMPLE_CARD))
+        summary = play("american", 20, seed=1, card=load_card(SAMPLE_CARD))  # no log
         elapsed = time.perf_counter() - t
         report["play"] = {"hands": summary["hands"], "violations": summary["violations"],
                           "seconds_per_hand": round(elapsed / summary["hands"], 3)}

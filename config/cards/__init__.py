@@ -1,1 +1,87 @@
-"""American cards shipped with the table (data files: *.card, see docs/cards.md)."""
+"""American cards shipped with the table, and loading card files (docs/cards.md).
+
+Compiling a card (parse, lint, expand) costs tens of milliseconds; a table checks hands many
+times a second, and scripts run ``mjtable card check`` once per hand. So the compiled card is
+cached on disk, keyed by the SHA-256 of the card text and of the compiler's own source (a code
+change can never serve a stale compilation). The cache lives under
+``$XDG_CACHE_HOME/mahjong-table/`` (default ``~/.cache/mahjong-table/``); if it cannot be
+written the card is simply compiled each time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from pathlib import Path
+
+from engine.american.compiled import CardError, CompiledCard, Problem
+
+SAMPLE_CARD = Path(__file__).resolve().parent / "sample-2026.card"
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mahjong-table"
+
+
+def _cache_key(data: bytes) -> str:
+    from engine.american.card import compiler_sources
+
+    digest = hashlib.sha256(data)
+    for source in compiler_sources():
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+def load_card_text(data: bytes, source: str = "<card>", use_cache: bool = True) -> CompiledCard:
+    """Compile a card from its bytes, through the on-disk cache. Raises :class:`CardError`."""
+    key = _cache_key(data)
+    path = _cache_dir() / f"card-{key}.pickle"
+    if use_cache:
+        try:
+            with path.open("rb") as fh:
+                cached = pickle.load(fh)
+            if isinstance(cached, CompiledCard):
+                return cached
+        except Exception:  # no cache yet, or a broken one: compile afresh
+            pass
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CardError(source, [Problem(1, 1, "error", "P0",
+                                         f"the card is not UTF-8 text (byte {exc.start})")])\
+            from None
+    from engine.american.card import compile_card
+
+    compiled, problems = compile_card(text, source)
+    if compiled is None:
+        raise CardError(source, problems)
+    if use_cache:
+        _write_cache(path, compiled)
+    return compiled
+
+
+def _write_cache(path: Path, compiled: CompiledCard) -> None:
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".card-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(compiled, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)  # atomic: a reader never sees half a file
+    except OSError:
+        pass  # a read-only home is not an error; the card is compiled each run
+
+
+def load_card(path: str | os.PathLike[str], use_cache: bool = True) -> CompiledCard:
+    """Load a card file. Raises :class:`CardError` naming line and column, or ``OSError`` if
+    the file cannot be read."""
+    data = Path(path).read_bytes()
+    return load_card_text(data, str(path), use_cache)
+
+
+def default_card() -> CompiledCard:
+    """The card named by ``MJTABLE_AMERICAN_CARD``, else the sample card."""
+    return load_card(os.environ.get("MJTABLE_AMERICAN_CARD") or SAMPLE_CARD)

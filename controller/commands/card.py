@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(path: str | None, use_cache: bool) -> Any:
-    from engine.american.card import SAMPLE_CARD, CardError, load_card
+    from config.cards import SAMPLE_CARD, load_card
+    from engine.american.compiled import CardError
 
     card_path = Path(path) if path else SAMPLE_CARD
     try:

@@ -384,32 +384,27 @@ def mirror_disagreement(card: CompiledCard, options: AmericanOptions, commands: 
 
 
 def play_hands(card: CompiledCard, hands: int, seed: int, options: AmericanOptions | None = None,
-               log_path: str | None = None) -> dict[str, Any]:
-    """``mjtable play --ruleset american``: bots play ``hands`` full hands."""
+               write: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """``mjtable play --ruleset american``: bots play ``hands`` full hands. ``write`` receives
+    the log, one JSON line at a time (the caller owns the file)."""
     rng = random.Random(seed)
     stats = PlayStats()
     start = time.perf_counter()
-    sink = open(log_path, "w", encoding="utf-8") if log_path else None  # noqa: SIM115
     seq = 0
-    try:
-        for hand in range(hands):
-            def log(obj: dict[str, Any], hand: int = hand) -> None:
-                # The JSON Lines shape of engine.record: events carry seq and hand; one
-                # final line per hand with the public view and a digest.
-                nonlocal seq
-                if sink is None:
-                    return
-                if "final" in obj:
-                    sink.write(json.dumps({"hand": hand, **obj}, separators=(",", ":")) + "\n")
-                else:
-                    sink.write(json.dumps({"seq": seq, "hand": hand, **obj},
-                                          separators=(",", ":")) + "\n")
-                    seq += 1
+    for hand in range(hands):
+        def log(obj: dict[str, Any], hand: int = hand) -> None:
+            # The JSON Lines shape of engine.record: events carry seq and hand; one final
+            # line per hand with the public view and a digest.
+            nonlocal seq
+            if write is None:
+                return
+            if "final" in obj:
+                write(json.dumps({"hand": hand, **obj}, separators=(",", ":")))
+            else:
+                write(json.dumps({"seq": seq, "hand": hand, **obj}, separators=(",", ":")))
+                seq += 1
 
-            play_hand(card, rng, options or AmericanOptions(), stats, log)
-    finally:
-        if sink is not None:
-            sink.close()
+        play_hand(card, rng, options or AmericanOptions(), stats, log)
     summary: dict[str, Any] = {
             "ruleset": "american", "hands": stats.hands, "wins": stats.wins,
             "draws": stats.draws, "false_mahjong": stats.false_mahjong, "events": stats.events,

@@ -2,15 +2,16 @@
 whole-hand simulation behind `mjtable play --ruleset american`.
 
 Ruleset names: ``american`` (four players), ``american/3`` and ``american/2`` (the three- and
-two-handed games, no Charleston). The card defaults to the shipped sample card.
+two-handed games, no Charleston). Pure like the rest of the engine: the caller loads the card
+(``config.cards.default_card()``) and owns any log file.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from typing import Any
 
-from engine.american.card import SAMPLE_CARD, CompiledCard, load_card
+from engine.american.compiled import CompiledCard
 from engine.american.game import AmericanOptions
 
 NAMES = ("american", "american/3", "american/2")
@@ -35,25 +36,20 @@ def options_for(ruleset: str, card: CompiledCard | None = None) -> AmericanOptio
     return AmericanOptions(players=players, payments=payments)
 
 
-def default_card() -> CompiledCard:
-    """The card named by ``MJTABLE_AMERICAN_CARD``, else the sample card."""
-    return load_card(os.environ.get("MJTABLE_AMERICAN_CARD") or SAMPLE_CARD)
-
-
-def play(ruleset: str, hands: int, seed: int, log_path: str | None = None,
-         card: CompiledCard | None = None) -> dict[str, Any]:
+def play(ruleset: str, hands: int, seed: int, card: CompiledCard,
+         write: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Bots play ``hands`` whole hands; the summary of contracts.md plus an ``american``
-    breakdown (calls, exposures, Joker exchanges, Charleston passes)."""
+    breakdown (calls, exposures, Joker exchanges, Charleston passes). ``write`` receives the
+    event log line by line."""
     from engine.american.bots import play_hands
 
-    card = card or default_card()
-    summary = play_hands(card, hands, seed, options_for(ruleset, card), log_path)
+    summary = play_hands(card, hands, seed, options_for(ruleset, card), write)
     summary["ruleset"] = ruleset
     summary["seed"] = seed
     return summary
 
 
-def replay(lines: list[str], card: CompiledCard | None = None) -> dict[str, Any]:
+def replay(lines: list[str], card: CompiledCard) -> dict[str, Any]:
     """Rebuild every hand of a `play --log` file: the deal from the recorded wall and hands,
     then every recorded command through the checked engine. Each must be accepted and give
     exactly the recorded events, and the hand must end with the recorded public view and
@@ -70,7 +66,6 @@ def replay(lines: list[str], card: CompiledCard | None = None) -> dict[str, Any]
     from engine.tiles import parse_tiles
 
     started = time.perf_counter()
-    card = card or default_card()
     hands = parse_log(lines)
     mismatches: list[dict[str, Any]] = []
     events = 0

@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.american.card import SAMPLE_CARD, CompiledCard, load_card
+from config.cards import SAMPLE_CARD, load_card
+from engine.american.card import CompiledCard
 from engine.american.game import AmericanHand, AmericanOptions, new_hand
 from engine.seats import Seat, parse_seat
 from engine.tiles import parse_tiles

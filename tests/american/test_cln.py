@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.american.card import SAMPLE_CARD, CardError, compile_card, load_card, load_card_text
+from config.cards import SAMPLE_CARD, load_card, load_card_text
+from engine.american.card import CardError, compile_card
 from engine.american.cln import parse_card
 from engine.tiles import GD, RD, WD, parse_tiles
 

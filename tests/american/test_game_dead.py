@@ -45,7 +45,7 @@ def exposed(tiles: str) -> ExposedSet:
 def mirror(text: str | None = None) -> AmericanHand:
     card, _ = compile_card(text) if text else (None, None)
     if card is None:
-        from engine.american.card import SAMPLE_CARD, load_card
+        from config.cards import SAMPLE_CARD, load_card
 
         card = load_card(SAMPLE_CARD, use_cache=False)
     state, _ = new_hand(card, AmericanOptions(second_charleston=False, courtesy=False),

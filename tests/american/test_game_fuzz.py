@@ -8,9 +8,9 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from config.cards import SAMPLE_CARD, load_card
 from engine.american import commands as cm
 from engine.american.bots import GreedyBot, PlayStats, advance
-from engine.american.card import SAMPLE_CARD, load_card
 from engine.american.game import AmericanOptions, apply, check_invariants, new_hand
 from engine.commands import Command
 from engine.errors import EngineError, RuleViolation

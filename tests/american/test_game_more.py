@@ -172,7 +172,7 @@ def test_p7_first_turn_discard_before_drawing_may_be_taken_back(table: Table) ->
 
 
 def test_p1_another_player_discarding_first(card: object) -> None:
-    from engine.american.card import SAMPLE_CARD, load_card
+    from config.cards import SAMPLE_CARD, load_card
 
     state, _ = new_hand(load_card(SAMPLE_CARD), AmericanOptions(players=3), "mirror")
     with pytest.raises(RuleViolation, match="P-1"):

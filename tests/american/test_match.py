@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.american.card import SAMPLE_CARD, CompiledCard, load_card
+from config.cards import SAMPLE_CARD, load_card
+from engine.american.card import CompiledCard
 from engine.american.match import Hand, HandError, check, parse_hand, tiles_away
 
 

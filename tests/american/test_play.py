@@ -16,7 +16,8 @@ from engine.american.family import options_for, play
 
 def test_bots_play_whole_hands_without_violations(card: CompiledCard, tmp_path: Path) -> None:
     log = tmp_path / "events.jsonl"
-    summary = play("american", 6, seed=11, log_path=str(log), card=card)
+    with log.open("w") as fh:
+        summary = play("american", 6, seed=11, card=card, write=lambda line: print(line, file=fh))
     assert summary["violations"] == 0, summary.get("problems")
     assert summary["hands"] == 6 and summary["wins"] + summary["draws"] == 6
     american = summary["american"]
@@ -67,7 +68,7 @@ def test_the_checks_catch_a_corrupted_hand(card: CompiledCard) -> None:
 @settings(max_examples=6, deadline=None)
 @given(st.integers(min_value=0, max_value=2**31), st.sampled_from(["american", "american/3"]))
 def test_any_seed_plays_without_violations(seed: int, ruleset: str) -> None:
-    from engine.american.card import SAMPLE_CARD, load_card
+    from config.cards import SAMPLE_CARD, load_card
 
     summary = play(ruleset, 1, seed=seed, card=load_card(SAMPLE_CARD))
     assert summary["violations"] == 0, summary.get("problems")
@@ -78,7 +79,8 @@ def test_replay_rebuilds_a_logged_game_and_catches_tampering(card: CompiledCard,
     from engine.american.family import replay
 
     log = tmp_path / "events.jsonl"
-    play("american", 2, seed=21, log_path=str(log), card=card)
+    with log.open("w") as fh:
+        play("american", 2, seed=21, card=card, write=lambda line: print(line, file=fh))
     lines = log.read_text().splitlines()
     clean = replay(lines, card)
     assert clean["matched"] == 2 and clean["mismatches"] == [] and clean["events"] > 100
