@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -25,7 +26,7 @@ from controller.inputs import Observation, ObservationKind, Press
 from controller.lights import LightLog
 from controller.mqtt import BrokerSettings, MqttLink
 from controller.scoresheet import Scorer
-from controller.store import EventStore
+from controller.store import EventStore, StoreError
 from controller.table import Table, TableSettings
 
 log = logging.getLogger("mjtable.service")
@@ -84,6 +85,7 @@ class Service:
     def __init__(self, cfg: TableConfig, options: ServiceOptions) -> None:
         self.cfg = cfg
         self.options = options
+        self._hold_store(options.store_path)
         self.store = EventStore(options.store_path)
         self.lights = LightLog()
         self.mqtt: MqttLink | None = None
@@ -111,6 +113,23 @@ class Service:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: asyncio.Queue[tuple[str, Any, asyncio.Future[Any] | None]] | None = None
         self._status_due = 0.0
+
+    def _hold_store(self, path: str) -> None:
+        """One service per store: a second one would interleave two tables' sequences."""
+        if path == ":memory:":
+            return
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = open(f"{path}.lock", "a+")  # noqa: SIM115 - held for the service's life
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise StoreError(f"{path}: another table service is using this store") from None
+
+    def _release_store(self) -> None:
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            lock.close()
 
     # -- thread-safe inputs (InputSink) ----------------------------------------------------
 
@@ -180,6 +199,7 @@ class Service:
         async with contextlib.AsyncExitStack() as stack:
             # Closed in reverse: the lights, then MQTT (which drains from the store), then
             # the store itself.
+            stack.callback(self._release_store)
             stack.callback(self.store.close)
             if self.mqtt is not None:
                 self.mqtt.start()

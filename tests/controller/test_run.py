@@ -163,3 +163,17 @@ def test_run_with_an_unavailable_gpio_back_end_is_a_clear_error(
     out = json.loads(capsys.readouterr().out)
     assert out["where"] == f"{path}: gpio.factory"
     assert out["error"].startswith("GPIO (rpigpio) cannot start")
+
+
+def test_a_second_service_on_the_same_store_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.store import StoreError
+
+    cfg = parse_config(tomllib.loads(_gpio_config(tmp_path).read_text()), "table.toml")
+    first = Service(cfg, ServiceOptions(store_path=str(tmp_path / "store.sqlite3")))
+    with pytest.raises(StoreError, match="another table service is using this store"):
+        Service(cfg, ServiceOptions(store_path=str(tmp_path / "store.sqlite3")))
+    assert cli.main(["run", "--config", str(_gpio_config(tmp_path))]) == 2
+    assert "another table service" in json.loads(capsys.readouterr().out)["error"]
+    first._release_store()
