@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from config.cards import SAMPLE_CARD, load_card  # noqa: E402
-from engine.american.card import compile_card  # noqa: E402
+from engine.american.card import CompiledCard, compile_card  # noqa: E402
 from engine.american.match import Hand, make_hand, matches, tiles_away  # noqa: E402
 from engine.tiles import FLOWER, JOKER, tile_name  # noqa: E402
 
@@ -66,6 +66,27 @@ def random_hand(rng: random.Random, card_tiles: list[list[int]], size: int) -> H
         rng.shuffle(tiles)
         try:
             return make_hand(tiles[:size])
+        except ValueError:
+            continue
+
+
+def exposed_hand(rng: random.Random, card: CompiledCard) -> Hand:
+    """A hand near some line with one of its sets exposed (sometimes with a Joker)."""
+    while True:
+        exp = rng.choice(card.expansions)
+        if not exp.groups:
+            continue
+        tile, size, jokers = rng.choice(exp.groups)
+        tiles = exp.tiles()
+        for _ in range(size):
+            tiles.remove(tile)
+        shown = [tile] * size
+        if jokers and rng.random() < 0.5:
+            shown[-1] = JOKER
+        for _ in range(rng.randrange(0, 3)):
+            tiles[rng.randrange(len(tiles))] = rng.randrange(34)
+        try:
+            return make_hand(tiles, [shown])
         except ValueError:
             continue
 
@@ -120,6 +141,21 @@ def main() -> None:
                 "tiles_away_median_ms": median_ms(away_times),
                 "tiles_away_p95_ms": round(sorted(away_times)[int(0.95 * len(hands))] * 1000, 3),
             }
+
+        exposed = [exposed_hand(rng, card) for _ in range(args.hands)]
+        check_times, away_times = [], []
+        for hand_ in exposed:
+            t = time.perf_counter()
+            matches(card, hand_)
+            check_times.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            tiles_away(card, hand_)
+            away_times.append(time.perf_counter() - t)
+        report["hands_with_an_exposure"] = {
+            "hands": len(exposed), "check_median_ms": median_ms(check_times),
+            "tiles_away_median_ms": median_ms(away_times),
+            "tiles_away_p95_ms": round(sorted(away_times)[int(0.95 * len(exposed))] * 1000, 3),
+        }
 
         hand = [tile_name(t) for t in realisations[len(realisations) // 2]]
         mjtable = [sys.executable, "-c", "import sys; from controller.cli import main; "

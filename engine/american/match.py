@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from engine.american.compiled import CompiledCard, Expansion, supply, therm
+from engine.american.compiled import FIELD, CompiledCard, Expansion, supply, therm, tile_slot
 from engine.errors import EngineError
 from engine.tiles import (
     FLOWER,
@@ -190,6 +190,40 @@ def _kept_with(hand: Hand, nat: dict[Tile, int], jok: dict[Tile, int]) -> int:
     return kept + min(hand.jokers, spare)
 
 
+_FIELD_MASK = (1 << FIELD) - 1
+_SLOW = -1
+
+
+def _exposure_counts(hand: Hand) -> dict[tuple[Tile, int], int]:
+    counts: dict[tuple[Tile, int], int] = {}
+    for e in hand.exposures:
+        counts[(e.tile, e.size)] = counts.get((e.tile, e.size), 0) + 1
+    return counts
+
+
+def _laid(exp: Expansion, need: int, counts: dict[tuple[Tile, int], int]) -> tuple[
+        int, int] | int | None:
+    """The requirement code left once the exposures lie on the line's Joker-taking set groups
+    of the same tile and size, and how many tiles they took; ``None`` if they do not fit;
+    ``_SLOW`` when a naturals-only set of that tile and size also exists (then the exact
+    search of :func:`_remainders` decides)."""
+    removed = 0
+    for (tile, size), k in counts.items():
+        available = 0
+        for g_tile, g_size, g_jokers in exp.groups:
+            if g_tile == tile and g_size == size:
+                if not g_jokers:
+                    return _SLOW
+                available += 1
+        if available < k:
+            return None
+        shift = FIELD * tile_slot(tile)
+        left = ((need >> shift) & _FIELD_MASK).bit_count() - size * k
+        need = (need & ~(_FIELD_MASK << shift)) | (((1 << left) - 1) << shift)
+        removed += size * k
+    return need, removed
+
+
 def matches(card: CompiledCard, hand: Hand) -> list[Match]:
     """Every line a 14-tile hand completes, in card order, each once."""
     if hand.size != 14:
@@ -208,13 +242,24 @@ def matches(card: CompiledCard, hand: Hand) -> list[Match]:
         for e in hand.exposures:
             exposed[e.tile] = exposed.get(e.tile, 0) + e.size
         upper = therm(exposed)
+        counts = _exposure_counts(hand)
         for i, need in enumerate(card.need_code):
             if upper & ~need:
                 continue
             exp = card.expansions[i]
             if lines[exp.line].concealed:
                 continue  # C lines take no exposure (American, "What concealed means")
-            if any(_complete_with(hand, nat, jok) for nat, jok in _remainders(exp, hand.exposures)):
+            laid = _laid(exp, need, counts)
+            if laid is None:
+                continue
+            if laid == _SLOW:
+                complete = any(_complete_with(hand, nat, jok)
+                               for nat, jok in _remainders(exp, hand.exposures))
+            else:
+                assert isinstance(laid, tuple)
+                rest = laid[0]
+                complete = not held & ~rest and not card.nat_code[i] & ~held
+            if complete:
                 found[exp.line] = found.get(exp.line, False) or (jokerless and exp.jokerable)
     return [Match(line, found[line]) for line in sorted(found)]
 
@@ -239,16 +284,32 @@ def tiles_away(card: CompiledCard, hand: Hand) -> list[tuple[int, int]]:
         for e in hand.exposures:
             exposed[e.tile] = exposed.get(e.tile, 0) + e.size
         upper = therm(exposed)
+        counts = _exposure_counts(hand)
+        held = therm(hand.concealed)
+        jokers = hand.jokers
         for i, need in enumerate(card.need_code):
             if upper & ~need:
                 continue
             exp = card.expansions[i]
             if card.lines[exp.line].concealed:
                 continue
-            for rest_nat, rest_jok in _remainders(exp, hand.exposures):
-                kept = exposed_size + _kept_with(hand, rest_nat, rest_jok)
-                if kept > best.get(exp.line, -1):
-                    best[exp.line] = kept
+            laid = _laid(exp, need, counts)
+            if laid is None:
+                continue
+            if laid == _SLOW:
+                ways = _remainders(exp, hand.exposures)
+                if not ways:
+                    continue
+                kept = max(exposed_size + _kept_with(hand, rest_nat, rest_jok)
+                           for rest_nat, rest_jok in ways)
+            else:
+                assert isinstance(laid, tuple)
+                rest, removed = laid
+                kept_code = held & rest
+                spare = card.jok_total[i] - removed - (kept_code & ~card.nat_code[i]).bit_count()
+                kept = exposed_size + kept_code.bit_count() + (jokers if jokers < spare else spare)
+            if kept > best.get(exp.line, -1):
+                best[exp.line] = kept
     return sorted(((line, 14 - kept) for line, kept in best.items()), key=lambda x: (x[1], x[0]))
 
 
