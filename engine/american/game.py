@@ -720,6 +720,19 @@ def _false_mahjong(state: AmericanHand, seat: Seat, why: str) -> list[AmericanEv
     """M-4: a Mah Jongg in error with the hand exposed: the declarer is dead, stops playing and
     pays the eventual winner; the others play on (DH-2 (l))."""
     rack = state.rack(seat)
+    if state.options.false_mahjong == "overrule" and not rack.evidence:
+        # M-5: the other players overrule and play on; nothing is lost.
+        events = [make_event("FalseMahJongg", seat, {"why": why, "rule": "American M-5",
+                                                     "overruled": True})]
+        if state.awarded == (seat, "mahjong") and state.live is not None:
+            live = state.live
+            state.rack(live.seat).discards.append(live.tile)
+            state.awarded = None
+            state.called_tile = None
+            state.live = None
+            state.turn = state.next_player(live.seat)
+            state.step = "draw"
+        return events
     declare_dead(state, seat, "American M-4, DH-2 (l)")
     state.false_declarer = seat
     events = [make_event("FalseMahJongg", seat, {"why": why, "rule": "American M-4"})]

@@ -41,6 +41,9 @@ class AmericanOptions:
     # exposure is dead": by default read literally (the rack that holds it).
     wrong_exchange_dead: Literal["owner", "exchanger"] = "owner"
     bettor: bool = False  # B-1..B-4: a fifth player may bet (optional)
+    # M-5: a false Mah Jongg is dead on the spot (tournament convention, our default); a social
+    # table may overrule and play on ("overrule").
+    false_mahjong: Literal["dead", "overrule"] = "dead"
     payments: PaymentOptions = field(default_factory=PaymentOptions)
 
 

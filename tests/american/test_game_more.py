@@ -196,3 +196,11 @@ def test_sc8_card_options_set_the_doubles_and_unknown_ones_are_flagged() -> None
     apply(state, cm.DeclareMahJongg(E))
     assert state.result is not None and state.result["jokerless"] is True
     assert state.result["net"]["E"] == 150  # 25 x 2 (self-pick) x 3, no jokerless double
+
+
+def test_m5_a_social_table_may_overrule_a_false_mahjong(table: Table) -> None:
+    state = table(E=EAST, S=SOUTH, W=WEST, N=SP1_WAITING,
+                  options=AmericanOptions(false_mahjong="overrule"))
+    events = apply(state, cm.DeclareMahJongg(E))
+    assert events[0].public["overruled"] is True and state.rack(E).declared_dead is None
+    assert state.turn == E and state.step == "discard"  # East plays on and discards
