@@ -169,31 +169,9 @@ class GreedyBot:
 
     # -- scoring a tile's usefulness ------------------------------------------------------
 
-    def _keep_value(self, view: SeatView, t: Tile, target: int | None) -> float:
-        h = view.hand
-        c = h[t]
-        if t >= 27:
-            value = (0.0, 1.0, 6.0, 9.0, 9.0)[c]
-            if t >= 31 or t == WINDS[view.seat]:
-                value += 0.5
-            if c == 1 and view.seen[t] >= 2:
-                value -= 0.5  # its pair can hardly come
-        else:
-            value = (0.0, 1.0, 5.0, 8.0, 8.0)[c]
-            r = t % 9
-            if r >= 1 and h[t - 1]:
-                value += 2.0
-            if r <= 7 and h[t + 1]:
-                value += 2.0
-            if r >= 2 and h[t - 2]:
-                value += 1.0
-            if r <= 6 and h[t + 2]:
-                value += 1.0
-            if r in (0, 8):
-                value -= 0.3
-            if target is not None and t // 9 != target:
-                value -= 6.0
-        return value
+    # Keep-values by count held: a pair or a set is worth keeping, a single little.
+    _HONOUR_VALUE = (0.0, 1.0, 6.0, 9.0, 9.0)
+    _SUIT_VALUE = (0.0, 1.0, 5.0, 8.0, 8.0)
 
     def _target_suit(self, view: SeatView) -> int | None:
         """For the Cleared-Hand game: the suit the hand leans to (Law 47)."""
@@ -207,15 +185,42 @@ class GreedyBot:
         return max(range(3), key=lambda s: per[s])
 
     def choose_discard(self, view: SeatView) -> Tile:
+        """The held tile worth least: a single far from its neighbours, an Honour single
+        whose pair can hardly come, and in the Cleared-Hand game anything off the suit."""
         h = view.hand
+        seen = view.seen
+        own_wind = WINDS[view.seat]
         target = self._target_suit(view)
         best: Tile = -1
         best_value = 1e9
+        suit_value, honour_value = self._SUIT_VALUE, self._HONOUR_VALUE
         for t in range(NUM_KINDS):
-            if h[t]:
-                v = self._keep_value(view, t, target)
-                if v < best_value:
-                    best, best_value = t, v
+            c = h[t]
+            if not c:
+                continue
+            if t >= 27:
+                v = honour_value[c]
+                if t >= 31 or t == own_wind:
+                    v += 0.5
+                if c == 1 and seen[t] >= 2:
+                    v -= 0.5  # its pair can hardly come
+            else:
+                v = suit_value[c]
+                r = t % 9
+                if r >= 1 and h[t - 1]:
+                    v += 2.0
+                if r <= 7 and h[t + 1]:
+                    v += 2.0
+                if r >= 2 and h[t - 2]:
+                    v += 1.0
+                if r <= 6 and h[t + 2]:
+                    v += 1.0
+                if r == 0 or r == 8:
+                    v -= 0.3
+                if target is not None and t // 9 != target:
+                    v -= 6.0
+            if v < best_value:
+                best, best_value = t, v
         if best < 0:  # only bonus tiles left (cannot happen in a legal hand)
             best = next(t for t in range(len(h)) if h[t])
         return best
@@ -225,10 +230,10 @@ class GreedyBot:
     def act(self, view: SeatView) -> cm.Command | None:
         phase = view.phase
         seat = view.seat
+        if phase == "claims":  # a call on the discard, the next player's chow included
+            return self._call(view)
         if view.must_draw:
             return cm.Draw(seat=seat)
-        if phase == "claims":
-            return self._call(view)
         if phase == "rob":
             rob = view.robbable
             if rob is not None and rob[1] != seat and view.can_win(rob[0]):
