@@ -27,14 +27,14 @@ def charleston_pass(state: AmericanHand, c: cm.CharlestonPass) -> list[AmericanE
         raise refuse("CH-2", f"{c.seat.name} has already passed on this pass")
     if c.blind and not state.stage_blind:
         raise refuse("CH-3", "a blind pass is allowed only on the last pass of a Charleston "
-                  "(the first left, the second right)")
+                     "(the first left, the second right)")
     if not 0 <= c.blind <= 3:
         raise MalformedInput("blind", "a blind pass is 1 to 3 tiles")
     own = 3 - c.blind
     if state.mode == "full":
         if len(c.tiles) != own:
             raise refuse("CH-2", f"three tiles go on every pass: {c.seat.name} passes "
-                      f"{len(c.tiles)} from the hand and {c.blind} blind")
+                         f"{len(c.tiles)} from the hand and {c.blind} blind")
         if JOKER in c.tiles:
             raise refuse("CH-6", "a Joker may never be passed")
         check_holds(state.rack(c.seat), c.tiles, "CH-2", "pass")
@@ -48,7 +48,7 @@ def charleston_pass(state: AmericanHand, c: cm.CharlestonPass) -> list[AmericanE
     if len(state.pending) == len(state.players) - 1 and all(
             p.blind for p in state.pending.values()) and c.blind:
         raise refuse("CH-10", "every player is blind passing: the player with the most tiles "
-                  "to spare passes one or two from the hand and owes the rest")
+                     "to spare passes one or two from the hand and owes the rest")
     state.pending[c.seat] = c
     events = [make_event("CharlestonPassOffered", c.seat,
                          {"stage": state.stages[0], "blind": c.blind},
@@ -103,7 +103,7 @@ def start_courtesy(state: AmericanHand) -> None:
 def vote(state: AmericanHand, c: cm.CharlestonVote) -> list[AmericanEvent]:
     if state.phase != "vote":
         raise refuse("CH-4", "the second Charleston may be stopped only after the first left "
-                  "pass and before its tiles are looked at")
+                     "pass and before its tiles are looked at")
     if c.seat in state.votes:
         raise refuse("CH-4", f"{c.seat.name} has already answered")
     state.votes[c.seat] = c.stop

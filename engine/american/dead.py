@@ -61,12 +61,10 @@ def check_exposed_hands(state: AmericanHand) -> None:
                     "gone")
 
 
-
 def settle_challenges(state: AmericanHand) -> list[Payment]:
     """DH-6: disputed challenges are settled when the tiles are shown."""
     return [settle_challenge(challenger, target, was_dead, state.options.payments)
             for challenger, target, was_dead in state.challenges]
-
 
 
 def declare_dead(state: AmericanHand, seat: Seat, rule: str) -> None:
@@ -81,7 +79,6 @@ def declare_dead(state: AmericanHand, seat: Seat, rule: str) -> None:
         else:
             keep.append(e)
     rack.exposures = keep
-
 
 
 def end_if_one_left(state: AmericanHand, last_out: Seat | None = None) -> list[AmericanEvent]:
@@ -119,7 +116,6 @@ def hand_of(state: AmericanHand, seat: Seat) -> Any:
     return make_hand(rack.concealed, exposures, sizes=(13, 14, 15))
 
 
-
 def challenge(state: AmericanHand, c: cm.Challenge) -> list[AmericanEvent]:
     if c.seat == c.target:
         raise refuse("DH-1", "a player may not declare their own hand dead")
@@ -152,7 +148,7 @@ def concede(state: AmericanHand, c: cm.ConcedeDead) -> list[AmericanEvent]:
     pending = [x for x in state.challenges if x[1] == c.seat]
     if not pending:
         raise refuse("DH-1", "a player may not declare their own hand dead; only a challenge "
-                  "may be accepted")
+                     "may be accepted")
     state.challenges.remove(pending[-1])
     declare_dead(state, c.seat, "American DH-5")
     events = [make_event("DeclaredDead", c.seat, {"rule": "American DH-5", "conceded": True})]

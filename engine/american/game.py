@@ -160,7 +160,6 @@ def new_hand(card: CompiledCard, options: AmericanOptions | None = None,
     return state, events
 
 
-
 # -- apply -----------------------------------------------------------------------------------------
 
 def apply(state: AmericanHand, command: Command) -> list[AmericanEvent]:
@@ -180,7 +179,6 @@ def apply(state: AmericanHand, command: Command) -> list[AmericanEvent]:
     return events
 
 
-
 # -- turns ----------------------------------------------------------------------------------------
 
 def _draw(state: AmericanHand, c: cm.Draw) -> list[AmericanEvent]:
@@ -192,7 +190,7 @@ def _draw(state: AmericanHand, c: cm.Draw) -> list[AmericanEvent]:
             state.live.seat):
         if state.calls:
             raise refuse("C-9", "calls are pending on the discard: the table closes the window "
-                      "and the engine adjudicates first")
+                         "and the engine adjudicates first")
         events += _close(state, cm.CloseWindow())
         if state.result is not None:
             return events
@@ -207,7 +205,7 @@ def _draw(state: AmericanHand, c: cm.Draw) -> list[AmericanEvent]:
         state.wall_left -= 1
         short.count += 1
         return [make_event("Drew", c.seat, {"wall": state.wall_left, "rule": "American CH-7"},
-                    {"tile": tile_name(extra) if extra is not None else None})]
+                           {"tile": tile_name(extra) if extra is not None else None})]
     if c.seat != state.turn or state.step != "draw":
         if state.mode == "full":
             what = "it is not this seat's turn" if c.seat != state.turn else "already drawn"
@@ -218,9 +216,9 @@ def _draw(state: AmericanHand, c: cm.Draw) -> list[AmericanEvent]:
     rack = state.rack(c.seat)
     tile: Tile | None = None
     if state.mode == "full":
-        tile = state.wall.pop(0)
-        if c.tile is not None and american_tile(c.tile) != tile:
+        if c.tile is not None and american_tile(c.tile) != state.wall[0]:
             raise MalformedInput("tile", f"the wall's next tile is not {tile_name(c.tile)}")
+        tile = state.wall.pop(0)
         rack.concealed.append(tile)
     state.wall_left -= 1
     rack.count += 1
@@ -228,7 +226,7 @@ def _draw(state: AmericanHand, c: cm.Draw) -> list[AmericanEvent]:
         state.step = "discard"
         state.last_move_exchange = False
     events.append(make_event("Drew", c.seat, {"wall": state.wall_left},
-                      {"tile": tile_name(tile) if tile is not None else None}))
+                             {"tile": tile_name(tile) if tile is not None else None}))
     return events
 
 
@@ -296,7 +294,7 @@ def _take_back(state: AmericanHand, c: cm.TakeBack) -> list[AmericanEvent]:
     if live is None or live.seat != c.seat or state.step != "window" or not first_turn \
             or not early or state.calls:
         raise refuse("P-7", "only a player other than East who discarded before drawing on the "
-                  "first turn may take the discard back, before anyone acts")
+                     "first turn may take the discard back, before anyone acts")
     rack.discards.pop()
     if state.mode == "full":
         rack.concealed.append(live.tile)
@@ -328,7 +326,7 @@ def _call(state: AmericanHand, c: cm.Call) -> list[AmericanEvent]:
         raise refuse("C-5", "no discard is open to a call (the window has closed)")
     if c.kind not in ("expose", "mahjong"):
         raise refuse("C-1", f"a discard is called for an exposure or for Mah Jongg, never a "
-                  f"{c.kind!r} (no chows)")
+                     f"{c.kind!r} (no chows)")
     if c.seat == live.seat:
         raise refuse("C-3", "a player may not call their own discard")
     ensure_playing(state, c.seat, "call")
@@ -391,9 +389,9 @@ def _close(state: AmericanHand, c: cm.CloseWindow) -> list[AmericanEvent]:
                                            "winner": None, "rule": "American C-5"})]
     winner, rule = adjudicate(live.seat, state.calls, state.players)
     events.append(make_event("WindowClosed", None, {
-        "discard": tile_name(live.tile), "discarder": live.seat.name,
-        "claims": [f"{x.seat.name}:{x.kind}" for x in state.calls],
-        "winner": winner.seat.name, "kind": winner.kind, "rule": rule}))
+                             "discard": tile_name(live.tile), "discarder": live.seat.name,
+                             "claims": [f"{x.seat.name}:{x.kind}" for x in state.calls],
+                             "winner": winner.seat.name, "kind": winner.kind, "rule": rule}))
     state.other_mahjong_calls = [x.seat for x in state.calls
                                  if x.kind == "mahjong" and x.seat != winner.seat]
     state.calls = []
@@ -458,7 +456,7 @@ def _adjust(state: AmericanHand, c: cm.AdjustExposure) -> list[AmericanEvent]:
         held_before = rack.concealed.count(JOKER) - rack.exchanged_jokers
         if added.count(JOKER) > held_before:
             raise refuse("J-15", "a Joker won by exchange this turn may not go into this turn's "
-                      "exposure")
+                         "exposure")
         remove_tiles(rack, added)
         rack.concealed += returned
     rack.count += len(returned) - len(added)
@@ -489,7 +487,7 @@ def _exchange(state: AmericanHand, c: cm.JokerExchange) -> list[AmericanEvent]:
         index, wrong = candidates[0], True  # J-8: a wrong tile placed; correctable till discard
     else:
         raise refuse("J-4", f"no Joker stands for {tile_name(tile)} in an exposure of "
-                  f"{c.owner.name}")
+                     f"{c.owner.name}")
     target = owner.exposures[index]
     if target.erroneous:
         raise refuse("J-13", "the Jokers of an incorrect exposure are never redeemable")
@@ -529,7 +527,7 @@ def _correct_exchange(state: AmericanHand, c: cm.CorrectExchange) -> list[Americ
     if target is None or target.wrong_tile is None or c.seat != state.turn \
             or state.step != "discard":
         raise refuse("J-8", "there is no wrong exchange of this player to correct before the "
-                  "discard")
+                     "discard")
     tile = american_tile(c.tile)
     natural = next((t for t in target.tiles if t not in (JOKER, target.wrong_tile)), None)
     if natural is not None and tile != natural:
@@ -545,7 +543,6 @@ def _correct_exchange(state: AmericanHand, c: cm.CorrectExchange) -> list[Americ
     return [make_event("ExchangeCorrected", c.seat, {"owner": c.owner.name,
                                                "exposure": names(target.tiles),
                                                "rule": "American J-8"})]
-
 
 
 # -- Mah Jongg -------------------------------------------------------------------------------------
@@ -572,11 +569,11 @@ def _mahjong(state: AmericanHand, c: cm.DeclareMahJongg) -> list[AmericanEvent]:
     by = _win_kind(state, c.seat)
     if by is None and state.phase != "play":
         raise refuse("CH-9", "a Mah Jongg during the Charleston does not stop it; only East "
-                  "wins there: dealt complete (Heavenly), or declared as the Charleston ends "
-                  "(Earthly)")
+                     "wins there: dealt complete (Heavenly), or declared as the Charleston ends "
+                     "(Earthly)")
     if by is None:
         raise refuse("M-1", "Mah Jongg is declared on the 14th tile: after your own draw or "
-                  "exchange, or on a discard awarded to you")
+                     "exchange, or on a discard awarded to you")
     rack = state.rack(c.seat)
     if state.mode == "full":
         concealed = list(rack.concealed)
@@ -696,7 +693,7 @@ def _place_bet(state: AmericanHand, c: cm.PlaceBet) -> list[AmericanEvent]:
         raise refuse("B-1", "the bet may not be changed during play")
     if state.phase != "play" or state.first_discard:
         raise refuse("B-1", "the bet is placed after the Charleston and before East's first "
-                  "discard")
+                     "discard")
     choice = c.choice.strip().upper()
     if choice != "WALL" and choice not in {s.name for s in state.players}:
         raise MalformedInput("choice", f"a seat at the table or 'wall', not {c.choice!r}")
@@ -713,7 +710,6 @@ def _bettor(state: AmericanHand, settlement: Settlement, winner: Seat | None) ->
     if state.bet == "WALL" and winner is not None:
         rows = []  # B-4: a wall-game bet wins only a wall game; otherwise nothing is paid
     return [{"from": a, "to": b, "amount": n, "why": why} for a, b, n, why in rows]
-
 
 
 def _false_mahjong(state: AmericanHand, seat: Seat, why: str) -> list[AmericanEvent]:
@@ -759,7 +755,6 @@ def _false_mahjong(state: AmericanHand, seat: Seat, why: str) -> list[AmericanEv
     return events + end_if_one_left(state)
 
 
-
 def _wall_game(state: AmericanHand) -> list[AmericanEvent]:
     """W-1: the wall is exhausted with no Mah Jongg: nobody pays (challenges still settle)."""
     dead = [s for s, r in state.racks.items() if r.out or r.evidence]
@@ -771,7 +766,6 @@ def _wall_game(state: AmericanHand) -> list[AmericanEvent]:
                     "tournament": {s: p for s, (p, _) in tournament_points(
                         None, state.players, dead).items()}}
     return [make_event("HandEnded", None, state.result)]
-
 
 
 _HANDLERS: dict[type, Any] = {
@@ -798,7 +792,6 @@ _HANDLERS: dict[type, Any] = {
     cm.PlaceBet: _place_bet,
     cm.WithdrawCall: _withdraw,
 }
-
 
 
 # -- views and invariants --------------------------------------------------------------------------

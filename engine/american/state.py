@@ -178,9 +178,8 @@ class AmericanHand:
         return seen
 
 
-
 def make_event(kind: str, seat: Seat | None = None, public: Any = None,
-        private: Any = None) -> AmericanEvent:
+               private: Any = None) -> AmericanEvent:
     return AmericanEvent(kind, seat, public, private)
 
 
@@ -206,7 +205,7 @@ def ensure_playing(state: AmericanHand, seat: Seat, doing: str) -> None:
     rack = state.rack(seat)
     if rack.declared_dead is not None:
         raise refuse("DH-7", f"{seat.name}'s hand was declared dead ({rack.declared_dead}): no "
-                  f"{doing} for the rest of the hand")
+                     f"{doing} for the rest of the hand")
     if rack.thrown_in:
         raise refuse("M-4", f"{seat.name} threw in the hand")
 
