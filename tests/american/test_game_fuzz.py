@@ -1,8 +1,10 @@
 """Nothing crashes the engine: random commands at random moments are either accepted (and the
-tiles stay exactly the 152-tile set) or refused with an error that names its rule or field."""
+tiles stay exactly the 152-tile set) or refused, with nothing changed, by an error that names
+its rule or field."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -60,13 +62,19 @@ def test_random_commands_never_crash(seed: int, mode: str, players: int) -> None
     stats = PlayStats()
     tiles = [*range(34), FLOWER, JOKER]
 
+    def snapshot() -> dict[str, object]:
+        return copy.deepcopy({k: v for k, v in vars(state).items() if k not in ("card", "log")})
+
     def send(command: Command, trial: bool = False) -> bool:
+        before = snapshot()
         try:
             apply(state, command)
         except RuleViolation as exc:
             assert exc.rule.startswith(("American ", "Two")), exc.rule
+            assert snapshot() == before, f"{command} half-applied before its refusal"
             return False
         except EngineError:
+            assert snapshot() == before, f"{command} half-applied before its refusal"
             return False
         problems = [p for p in check_invariants(state) if "152-tile set" in p or "wall" in p]
         assert problems == [], (command, problems)
