@@ -230,7 +230,9 @@ class GreedyBot:
     def act(self, view: SeatView) -> cm.Command | None:
         phase = view.phase
         seat = view.seat
-        if phase == "claims":  # a call on the discard, the next player's chow included
+        if phase == "claims" or (  # a call on the discard, the next player's chow included
+            phase == "play" and view.turn != seat and view.discard is not None  # Law 53
+        ):
             return self._call(view)
         if view.must_draw:
             return cm.Draw(seat=seat)

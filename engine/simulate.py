@@ -102,17 +102,28 @@ def play_hand(
 def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
              do: Any) -> None:
     """Ask whichever bot may act now and ``do`` its command: on a discard (or a robbable
-    kong) every other seat in turn, then close the window."""
+    kong) every other seat in turn, then close the window.
+
+    Where the discard stays claimable after the next player draws (Code 1924 Law 53,
+    Pung-Chow F rule 1), the next player is asked first and, if he does not call, draws at
+    once, as players do; the others may still call, and a call then taken sends his tile
+    back to the wall."""
     phase = state.phase
+    if phase == "claims" and state.ruleset.claims_after_next_draw and state.claimable:
+        nxt = state.turn
+        command = bots[nxt].act(views[nxt])
+        if isinstance(command, cm.Claim):
+            do(command)
+        elif state.live_left() > 0:
+            do(cm.Draw(seat=nxt))
+            if state.phase != "play" or state.claimable is None:
+                return
+        _ask_others(state, bots, views, do, skip=nxt)
+        if state.phase == "claims":  # calls made, or the wall is out: the window closes
+            do(cm.CloseClaims())
+        return
     if phase in ("claims", "rob"):
-        owner = state.claimable[1] if phase == "claims" and state.claimable else \
-            (state.rob[1] if state.rob else state.turn)
-        seat = owner
-        for _ in range(len(state.players) - 1):
-            seat = state.next_of[seat]
-            command = bots[seat].act(views[seat])
-            if isinstance(command, cm.Claim):
-                do(command)
+        _ask_others(state, bots, views, do, skip=None)
         do(cm.CloseClaims())
         return
     if phase == "award":
@@ -125,6 +136,21 @@ def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
     if command is None:
         raise InvariantBroken(f"{seat} has nothing to do in phase {phase}")
     do(command)
+
+
+def _ask_others(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView], do: Any,
+                skip: Seat | None) -> None:
+    """Every seat after the discarder (or the kong's owner) in turn may call."""
+    owner = state.claimable[1] if state.phase != "rob" and state.claimable else \
+        (state.rob[1] if state.rob else state.turn)
+    seat = owner
+    for _ in range(len(state.players) - 1):
+        seat = state.next_of[seat]
+        if seat == skip:
+            continue
+        command = bots[seat].act(views[seat])
+        if isinstance(command, cm.Claim):
+            do(command)
 
 
 def fingerprint(state: HandState) -> tuple[Any, ...]:
