@@ -15,8 +15,10 @@ from engine.rules import get_ruleset
 from engine.simulate import default_bots, play_hand
 
 
-@pytest.mark.parametrize("ruleset", ["code1924/mixed", "classical"])
-def test_bots_reach_every_kind_of_play(ruleset: str) -> None:
+@pytest.mark.parametrize(
+    ("ruleset", "late_claims"), [("code1924/mixed", True), ("classical", False)]
+)
+def test_bots_reach_every_kind_of_play(ruleset: str, late_claims: bool) -> None:
     rules = get_ruleset(ruleset)
     rng = random.Random(21)
     bots = default_bots(rng)
@@ -38,6 +40,8 @@ def test_bots_reach_every_kind_of_play(ruleset: str) -> None:
                    "KongAdded", "FlowerGrounded", "won by wall", "won by discard",
                    "won by loose_tile", "contested claim", "ended mahjong", "ended drawn"):
         assert seen[needed], (needed, seen)
+    # Law 53: a call after the next player drew sends his tile back; Classical has no such call.
+    assert bool(seen["DrawReturned"]) == late_claims
 
 
 def test_the_next_player_is_asked_for_a_chow_before_drawing() -> None:
