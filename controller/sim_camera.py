@@ -109,10 +109,12 @@ class RenderedCamera:
         amended = entered = False
         while time.monotonic() - started < timeout:
             await asyncio.sleep(0.05)
+            if self._agrees(step, world):
+                for pid in sorted(table.pending):  # seen twice, or seen what did not happen
+                    await self._dismiss(pid)
+                return
             for pid in sorted(table.pending):
                 await self._settle(pid, step)
-            if self._agrees(step, world):
-                return
             waited = time.monotonic() - started
             if not amended and waited > PATIENCE_S:
                 amended = await self._amend(step, world)
@@ -138,6 +140,8 @@ class RenderedCamera:
         return bool(public_view(mirror)["seats"] == public_view(world)["seats"])
 
     async def _settle(self, pid: int, truth: Observation) -> None:
+        """The table asks about ``pid``: correct it to the truth if it is this step, else (or
+        if the correction is refused) dismiss it."""
         held = self.service.table.pending.get(pid, {})
         same = held.get("kind") == str(truth.kind) and (
             held.get("seat") in (None, truth.seat) or truth.kind is ObservationKind.DICE
@@ -146,12 +150,16 @@ class RenderedCamera:
             body: dict[str, Any] = {"pending": pid, "seat": truth.seat, "tiles": [*truth.tiles]}
             if truth.dice:
                 body["dice"] = [*truth.dice]
-            verb = "correct"
-            self.fixes.corrected += 1
-        else:
-            body, verb = {"pending": pid}, "dismiss"
-            self.fixes.dismissed += 1
-        await self.service.submit("command", (verb, json.dumps(body).encode()))
+            result = await self.service.submit("command", ("correct", json.dumps(body).encode()))
+            if result.get("ok"):
+                self.fixes.corrected += 1
+                return
+        await self._dismiss(pid)
+
+    async def _dismiss(self, pid: int) -> None:
+        self.fixes.dismissed += 1
+        body = json.dumps({"pending": pid}).encode()
+        await self.service.submit("command", ("dismiss", body))
 
     async def _amend(self, truth: Observation, world: HandState) -> bool:
         """A misread discard the engine accepted: the referee puts the right tile in."""

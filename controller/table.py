@@ -427,29 +427,36 @@ class Table:
         )
         return Outcome(False, error=message, rule=rule)
 
-    def observe(self, obs: Observation, now_us: int) -> Outcome:
-        """Something the table showed. Applied if sure and lawful, otherwise held and asked."""
+    def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
+        """Something the table showed. Applied if sure and lawful, otherwise held and asked.
+
+        ``ask=False`` (the referee's own word): a refusal is returned, not held again."""
         if self.state is None:
             self.start()
         if obs.kind is ObservationKind.DICE and obs.seat is None:
             # The camera sees dice, not hands: it is the throw of whoever throws next.
             obs = replace(obs, seat=self.next_thrower())
+        refuse = self._ask if ask else self._refuse
         if obs.kind is not ObservationKind.DICE and obs.confidence < self.settings.min_confidence:
-            return self._ask(
+            return refuse(
                 obs, f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
             )
         try:
             command = command_for(obs)
         except InputError as exc:
-            return self._ask(obs, str(exc))
+            return refuse(obs, str(exc))
         try:
             records = self._close_before(command, now_us)
             records += self._apply(command, now_us)
         except RuleViolation as exc:
-            return self._ask(obs, exc.message, exc.rule)
+            return refuse(obs, exc.message, exc.rule)
         except MalformedInput as exc:
-            return self._ask(obs, str(exc))
+            return refuse(obs, str(exc))
         return Outcome(True, records)
+
+    def _refuse(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
+        self.refused += 1
+        return Outcome(False, error=reason, rule=rule)
 
     def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """A draw or a laid set shows the table has moved on: claims made before it are
@@ -552,7 +559,7 @@ class Table:
             return self._outcome(self.throw_dice(seat, now_us))
         if verb == "observe":
             obs = Observation.from_json(body, "payload")
-            return self._outcome(self.observe(obs, now_us))
+            return self._outcome(self.observe(obs, now_us, ask=False))
         if verb == "claim":  # a call entered by the referee (a seat's button is broken)
             press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
             return self._outcome(self.press(press, now_us))
@@ -576,7 +583,7 @@ class Table:
             fixed.kind, fixed.seat, fixed.tiles, 1.0, fixed.time_us, fixed.zone, fixed.dice,
             "referee", fixed.winning,
         )
-        outcome = self.observe(sure, now_us)
+        outcome = self.observe(sure, now_us, ask=False)  # still held if this is refused
         if outcome.accepted:
             how = "confirmed" if verb == "confirm" else "corrected"
             settled = {"type": SETTLED, "id": pid, "how": how, "observation": sure.to_json()}

@@ -258,3 +258,16 @@ def _play_whole_hand(table: Table, seed: int) -> None:
             assert table.observe(step, now).accepted
     table.tick(now + PAUSE_US * 2)
     assert table.hand_no == hand + 1
+
+
+def test_confirming_what_the_rules_refuse_keeps_the_question_open(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.tick(now + PAUSE_US + 1)
+    asked = table.observe(obs("discard", "N", "7D", conf=0.4), now + PAUSE_US + 2)
+    assert asked.asked == 1
+    result = table.command("confirm", b'{"pending": 1}', now + PAUSE_US + 3)
+    assert result["ok"] is False and result["rule"].startswith("Code 1924")  # S must draw
+    assert sorted(table.pending) == [1]  # still asked; no second question about the same tile
+    assert table.command("dismiss", b'{"pending": 1}', now + PAUSE_US + 4)["ok"]
+    assert not table.pending
