@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +109,7 @@ class Service:
         self.board_lights: Any = None
         self.camera: Any = None
         self.presses_handled = 0
-        self.press_to_led_ms: list[float] = []
+        self.press_to_led_ms: deque[float] = deque(maxlen=10_000)
         self.started = time.time()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: asyncio.Queue[tuple[str, Any, asyncio.Future[Any] | None]] | None = None
@@ -138,7 +139,10 @@ class Service:
         if loop is None or inbox is None:
             log.warning("input %s before the service runs: dropped", kind)
             return
-        loop.call_soon_threadsafe(inbox.put_nowait, (kind, payload, None))
+        try:
+            loop.call_soon_threadsafe(inbox.put_nowait, (kind, payload, None))
+        except RuntimeError:  # the loop has closed: the service is stopping
+            log.warning("input %s while stopping: dropped", kind)
 
     def press(self, press: Press) -> None:
         self._post("press", press)
