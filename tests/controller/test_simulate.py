@@ -132,3 +132,14 @@ def test_broker_stopped_mid_game_loses_nothing(
     seqs = [e["seq"] for e in rec.json_on("/events")]
     deduped = list(dict.fromkeys(seqs))
     assert deduped == list(range(1, last + 1))
+
+
+@pytest.mark.slow
+def test_a_hand_seen_through_the_rendered_camera(tmp_path: Path) -> None:
+    """Minutes per hand (every change is rendered and scanned): run with -m slow."""
+    summary = simulate(
+        SimulationSettings(hands=1, seed=5, headless=True, camera=True, scorer=None,
+                           pause_ms=100, store=str(tmp_path / "t.sqlite3"))
+    )
+    assert summary["violations"] == 0, summary["problems"]
+    assert summary["camera"]["observations"] > 10  # the camera, not the referee, did most

@@ -271,3 +271,20 @@ def test_confirming_what_the_rules_refuse_keeps_the_question_open(tmp_path: Path
     assert sorted(table.pending) == [1]  # still asked; no second question about the same tile
     assert table.command("dismiss", b'{"pending": 1}', now + PAUSE_US + 4)["ok"]
     assert not table.pending
+
+
+def test_referee_amends_an_applied_misread_through_the_engine(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)  # E discarded 5C ... but it was 6C
+    assert table.state is not None
+    at = next(i for i, e in enumerate(table.state.standing) if e.TYPE == "Discarded")
+    body = {"at": at, "command": {"type": "Discard", "seat": "E", "tile": "6C"},
+            "reason": "the camera misread it"}
+    result = table.command("correct", json.dumps(body).encode(), now + 1_000)
+    assert result["ok"] is True and result["events"] == ["Amended"]
+    assert public_view(table.state)["seats"]["E"]["discards"] == ["6C"]
+    amended = [e for e in table.store.events() if e["type"] == "Amended"][-1]
+    assert amended["reason"] == "the camera misread it"
+    # The log keeps both, and a restart comes back to the amended hand.
+    again = _table(tmp_path)
+    assert public_view(again.state)["seats"]["E"]["discards"] == ["6C"]  # type: ignore[arg-type]
