@@ -46,21 +46,17 @@ def synthetic_crop(
     y0 = big_h * rng.uniform(-err, err)
     x1 = big_w * (1 + rng.uniform(-err, err))
     y1 = big_h * (1 + rng.uniform(-err, err))
-    tile = cv2.resize(
-        face, (max(4, round(x1 - x0)), max(4, round(y1 - y0))), interpolation=cv2.INTER_AREA
-    ).astype(np.float32)
-    # Bevel: the rounded rim of the tile is darker.
+    size = (max(4, round(x1 - x0)), max(4, round(y1 - y0)))
+    tile = _tile_top(face, size, rng)
     th, tw = tile.shape[:2]
-    rim = max(2, round(min(th, tw) * rng.uniform(0.03, 0.08)))
-    yy, xx = np.mgrid[0:th, 0:tw]
-    edge = np.minimum(np.minimum(xx, tw - 1 - xx), np.minimum(yy, th - 1 - yy)).astype(np.float32)
-    tile *= (np.clip(edge / rim, 0, 1) * 0.4 + 0.6)[:, :, None]
     ox, oy = round(x0), round(y0)
     sx0, sy0 = max(0, -ox), max(0, -oy)
     dx0, dy0 = max(0, ox), max(0, oy)
     w = min(tw - sx0, big_w - dx0)
     h = min(th - sy0, big_h - dy0)
-    canvas[dy0 : dy0 + h, dx0 : dx0 + w] = tile[sy0 : sy0 + h, sx0 : sx0 + w]
+    patch = tile[sy0 : sy0 + h, sx0 : sx0 + w]
+    region = canvas[dy0 : dy0 + h, dx0 : dx0 + w]
+    canvas[dy0 : dy0 + h, dx0 : dx0 + w] = np.where(np.isnan(patch), region, patch)
     # Small perspective and rotation left over after rectification.
     j = 4.0 * strength
     src = np.array([[0, 0], [big_w, 0], [big_w, big_h], [0, big_h]], np.float32)
@@ -102,6 +98,32 @@ def synthetic_crop(
     if rng.random() < 0.5:
         crop = cv2.rotate(crop, cv2.ROTATE_180)
     return np.asarray(crop, np.uint8)
+
+
+def _tile_top(face: Image, size: tuple[int, int], rng: np.random.Generator) -> NDArray[np.float32]:
+    """The top of a tile at ``size``: the engraved face inset in the body (by a margin that
+    varies from set to set), a darker rounded rim, and the cloth in the rounded corners."""
+    tw, th = size
+    body = np.median(np.concatenate([face[:3].reshape(-1, 3), face[-3:].reshape(-1, 3)]), axis=0)
+    tile = np.empty((th, tw, 3), np.float32)
+    tile[:] = body
+    margin = rng.uniform(0.0, 0.14) if rng.random() < 0.8 else 0.0
+    mx, my = round(tw * margin), round(th * margin * 0.75)
+    inner = cv2.resize(
+        face, (max(2, tw - 2 * mx), max(2, th - 2 * my)), interpolation=cv2.INTER_AREA
+    )
+    tile[my : my + inner.shape[0], mx : mx + inner.shape[1]] = inner
+    rim = max(2, round(min(th, tw) * rng.uniform(0.03, 0.08)))
+    yy, xx = np.mgrid[0:th, 0:tw]
+    edge = np.minimum(np.minimum(xx, tw - 1 - xx), np.minimum(yy, th - 1 - yy)).astype(np.float32)
+    tile *= (np.clip(edge / rim, 0, 1) * 0.4 + 0.6)[:, :, None]
+    # Rounded corners: NaN marks where the cloth shows through.
+    r = min(th, tw) * rng.uniform(0.05, 0.16)
+    cx = np.minimum(xx, tw - 1 - xx)
+    cy = np.minimum(yy, th - 1 - yy)
+    outside = (cx < r) & (cy < r) & ((r - cx) ** 2 + (r - cy) ** 2 > r * r)
+    tile[outside] = np.nan
+    return tile
 
 
 _GRIDS: dict[tuple[int, int], tuple[NDArray[np.float32], NDArray[np.float32]]] = {}

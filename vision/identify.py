@@ -30,7 +30,7 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 EMBEDDER_FILE = "tile_embed.onnx"
 DEFAULT_MODEL_DIR = MODELS_DIR / "default"
 FORMAT_VERSION = 1
-DEFAULT_THRESHOLD = 0.5
+DEFAULT_THRESHOLD = 0.7
 DEFAULT_TEMPERATURE = 0.05
 
 Vectors = NDArray[np.float32]
@@ -139,14 +139,19 @@ class Recogniser:
         confidences honest (least log-loss), and the similarity floor (a little below all
         but the lowest 2 % of same-kind similarities)."""
         kinds = self.kinds
-        if len(self.labels) < 2 * len(kinds):
+        label_idx = np.array([kinds.index(lab) for lab in self.labels])
+        # A photo whose kind has no other photo cannot be classified by the others: leave
+        # it out of the fit.
+        counts = np.bincount(label_idx, minlength=len(kinds))
+        keep = counts[label_idx] >= 2
+        if keep.sum() < len(kinds):
             return DEFAULT_TEMPERATURE, 0.0
         sims = self.vectors @ self.vectors.T
         np.fill_diagonal(sims, -2.0)
-        label_idx = np.array([kinds.index(lab) for lab in self.labels])
         scores = np.full((len(self.labels), len(kinds)), -2.0)
         for k in range(len(kinds)):
             scores[:, k] = sims[:, label_idx == k].max(axis=1)
+        scores, label_idx = scores[keep], label_idx[keep]
         best_t, best_loss = DEFAULT_TEMPERATURE, float("inf")
         for t in np.geomspace(0.005, 0.5, 40):
             p = _softmax(scores / t)[np.arange(len(label_idx)), label_idx]

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--threshold",
         type=float,
         default=None,
-        help="confidence below which classify answers null (default 0.5)",
+        help="confidence below which classify answers null (default 0.7)",
     )
     classify = verbs.add_parser("classify", help="name the tile in each image")
     classify.add_argument("--model", type=Path, default=None, metavar="MODEL_DIR")
