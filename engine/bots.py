@@ -141,19 +141,23 @@ def may_be_complete(hand: Sequence[int], extra: Tile | None, no_sets: bool) -> b
     """A cheap necessary condition for a complete hand, before the real test: four sets and a
     pair leave each suit's count at 0 or 2 modulo 3 with exactly one 2, and no Honour single;
     the special hands need no grounded set and all pairs or only Terminals and Honours."""
+    sums = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
+    honours = list(hand[27:34])
+    if extra is not None:
+        if extra < 27:
+            sums[extra // 9] += 1
+        else:
+            honours[extra - 27] += 1
+    if 1 not in honours and 4 not in honours:
+        mods = [x % 3 for x in sums]
+        mods.append(sum(honours) % 3)
+        if mods.count(2) == 1 and 1 not in mods:
+            return True
+    if not no_sets:
+        return False
     h = list(hand[:34])
     if extra is not None:
         h[extra] += 1
-    mods = [sum(h[0:9]) % 3, sum(h[9:18]) % 3, sum(h[18:27]) % 3]
-    honours = h[27:34]
-    standard = 1 not in honours and 4 not in honours
-    if standard:
-        mods.append(sum(honours) % 3)
-        standard = mods.count(2) == 1 and mods.count(1) == 0
-    if standard:
-        return True
-    if not no_sets:
-        return False
     if all(c in (0, 2) for c in h):
         return True
     return all(h[t] == 0 for t in range(34) if t not in _ORPHAN_KINDS)
@@ -178,11 +182,16 @@ class GreedyBot:
         if view.ruleset.qualification != "cleared":
             return None
         h = view.hand
-        per = [sum(h[s * 9 : s * 9 + 9]) for s in range(3)]
+        per = [sum(h[0:9]), sum(h[9:18]), sum(h[18:27])]
         for m in view.melds:
             if m.tiles[0] < 27:
                 per[m.tiles[0] // 9] += 6
-        return max(range(3), key=lambda s: per[s])
+        best = 0
+        if per[1] > per[best]:
+            best = 1
+        if per[2] > per[best]:
+            best = 2
+        return best
 
     def choose_discard(self, view: SeatView) -> Tile:
         """The held tile worth least: a single far from its neighbours, an Honour single
