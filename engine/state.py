@@ -153,7 +153,13 @@ class HandState:
 
     def concealed_tiles(self, seat: int) -> list[Tile]:
         """The concealed tiles of a seat, sorted (full mode)."""
-        return [t for t, c in enumerate(self.seats[seat].concealed) for _ in range(c)]
+        counts = self.seats[seat].concealed
+        out: list[Tile] = []
+        for t in range(NUM_TILE_KINDS):
+            n = counts[t]
+            if n:
+                out += [t] * n
+        return out
 
 
 # -- the fold ------------------------------------------------------------------------------
