@@ -20,6 +20,10 @@ class RuleViolation(EngineError):
         self.rule = rule
         self.message = message
         self.code = code
+        # Set by ``engine.game.apply``: the refused command and the seq it would have taken,
+        # so the refusal alone reproduces itself against the hand's record.
+        self.command: object | None = None
+        self.seq: int | None = None
         super().__init__(f"{rule}: {message}")
 
 

@@ -133,7 +133,12 @@ def apply(state: HandState, command: cm.Command) -> tuple[HandState, list[ev.Eve
             f"the hand is over ({state.result}); no {command.TYPE} is accepted",
             "hand_over",
         )
-    events = decide(state, command)
+    try:
+        events = decide(state, command)
+    except RuleViolation as exc:
+        if exc.command is None:
+            exc.command, exc.seq = command, len(state.standing)
+        raise
     if isinstance(command, cm.Correct):
         return state, events  # _correct folded them already
     _commit(state, events)

@@ -55,6 +55,8 @@ def test_law_34_chow_only_from_the_left(rig: Rig) -> None:
     with pytest.raises(RuleViolation) as refused:
         apply(state, Claim(seat=W, kind="chow"))
     assert (refused.value.rule, refused.value.code) == ("Code 1924, Law 34", "chow_left")
+    assert refused.value.command == Claim(seat=W, kind="chow")
+    assert refused.value.seq == len(state.standing)
     assert "W may chow only the discard of the player on its left, not E's" in str(refused.value)
     apply(state, Claim(seat=S, kind="chow", tiles=parse_tiles("1C 2C")))
     closed = close(state)
