@@ -76,6 +76,12 @@ def run(args: argparse.Namespace) -> int:
     if not store:
         raise CommandInputError("no store path: set [store] path or --store", "store.path")
     board = cfg.board.serial if args.board is None else args.board
+    emulated = None
+    if board == "emulated":  # the bridge's emulator on a pty, as `mjtable simulate` uses
+        from firmware_bridge.emulator import EmulatedBoard
+
+        emulated = EmulatedBoard(link_path=Path(store).with_name("mahjong-mcu"))
+        board = emulated.start()
     try:
         broker = broker_of(cfg)
     except OSError as exc:
@@ -114,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
         asyncio.run(main())
     except ServiceStartError as exc:
         raise CommandInputError(str(exc), f"{args.config}: {exc.key}") from None
+    finally:
+        if emulated is not None:
+            emulated.stop()
     return 0
 
 
