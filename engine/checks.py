@@ -56,19 +56,22 @@ def no_replacement(state: HandState) -> bool:
     return state.loose_left() <= 0 or state.last_available_drawn
 
 
-def ending_if_no_loose(state: HandState, seat: int, adds: int = 1) -> list[ev.Event]:
+def ending_if_no_loose(state: HandState) -> list[ev.Event]:
     """Law 88: a replacement owed when none may be drawn ends the hand drawn."""
     if not no_replacement(state):
         return []
-    return [drawn_game(state, "no loose tile is left to replace the kong or flower")]
+    why = ("a flower or a kong after the last available tile" if state.last_available_drawn
+           else "no loose tile is left to replace the kong or flower")
+    return [drawn_game(state, why)]
 
 
 def drawn_game(state: HandState, why: str) -> ev.HandEnded:
-    # Two-Hand Game: "the positions changing after each game, regardless of which player wins".
+    """The drawn hand (Law 88; Classical washout). East keeps his seat, except where seats
+    rotate every hand (Classical) or the Two-Hand Game changes them "after each game,
+    regardless of which player wins"."""
     stays = state.ruleset.rotation != "every_hand" and len(state.players) > 2
     return ev.HandEnded(result="drawn", winner=None, rule=state.ruleset.rule("drawn_game"),
-                        east_stays=stays)
-
+                        east_stays=stays, reason=why)
 
 
 def own_turn_after_draw(state: HandState, seat: Seat, key: str, doing: str) -> None:

@@ -181,7 +181,7 @@ def decide_close(state: HandState, c: cm.CloseClaims) -> list[ev.Event]:
                                  claims=tuple(f"{e.seat}:{e.kind}" for e in state.claims),
                                  winner=winner, kind=kind, rule=rule)
         if winner is None and no_replacement(state):
-            return [closed, drawn_game(state, "no loose tile")]
+            return [closed, drawn_game(state, "no loose tile is left to replace the kong")]
         return [closed]
     if state.claimable is None or state.phase not in ("claims", "play"):
         raise refuse(state, "turn", "no call window is open")
@@ -196,7 +196,7 @@ def decide_close(state: HandState, c: cm.CloseClaims) -> list[ev.Event]:
         drawer = state.late_drawer
         events.append(ev.DrawReturned(seat=drawer, tile=state.seats[drawer].last_drawn))
     if winner is None and state.need_draw and state.live_left() <= 0:
-        events.append(drawn_game(state, "the last available tile was drawn"))
+        events.append(drawn_game(state, "the last available tile is drawn, its discard untaken"))
     return events
 
 
@@ -253,7 +253,7 @@ def decide_expose(state: HandState, c: cm.Expose) -> list[ev.Event]:
     events: list[ev.Event] = [ev.MeldExposed(seat=c.seat, kind=shape, tiles=tuple(c.tiles),
                                              claimed=tile, discarder=discarder)]
     if shape == "kong":
-        events += ending_if_no_loose(state, c.seat)
+        events += ending_if_no_loose(state)
     return events
 
 

@@ -238,6 +238,7 @@ class HandEnded(Event):
     rule: str
     east_stays: bool
     next_prevailing: Seat | None = None
+    reason: str = ""  # for a drawn hand, why it ended
 
 
 @event("Amended")

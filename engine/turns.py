@@ -170,7 +170,7 @@ def decide_ground_flower(state: HandState, c: cm.GroundFlower) -> list[ev.Event]
         raise refuse(state, "count", f"{tile_name(tile)} is already grounded")
     need_holds(state, seat, tile, 1, "flowers", "to ground")
     events: list[ev.Event] = [ev.FlowerGrounded(seat=seat, tile=tile)]
-    return events + ending_if_no_loose(state, seat)
+    return events + ending_if_no_loose(state)
 
 
 def decide_discard(state: HandState, c: cm.Discard) -> list[ev.Event]:
@@ -218,7 +218,7 @@ def decide_declare_kong(state: HandState, c: cm.DeclareKong) -> list[ev.Event]:
     elif state.seen[tile] or state.seats[seat].n < 4:
         raise refuse(state, "count", f"{seat} cannot hold four {tile_name(tile)}: "
                   f"{state.seen[tile]} face up elsewhere, {state.seats[seat].n} held")
-    return [ev.KongDeclared(seat=seat, tile=tile)] + ending_if_no_loose(state, seat)
+    return [ev.KongDeclared(seat=seat, tile=tile)] + ending_if_no_loose(state)
 
 
 def decide_add_kong(state: HandState, c: cm.AddKong) -> list[ev.Event]:
@@ -232,7 +232,7 @@ def decide_add_kong(state: HandState, c: cm.AddKong) -> list[ev.Event]:
     need_holds(state, seat, tile, 1, "add_kong", "to add")
     events: list[ev.Event] = [ev.KongAdded(seat=seat, tile=tile)]
     if not state.ruleset.robbing_kong:
-        events += ending_if_no_loose(state, seat)
+        events += ending_if_no_loose(state)
     return events
 
 
