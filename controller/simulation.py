@@ -432,6 +432,7 @@ def _latencies(service: Service, watcher: Watcher | None) -> dict[str, Any]:
             to_mqtt = [(ns // 1000 - t_us) / 1000 for ns, _, t_us in watcher.claim_arrivals]
     return {
         "press_to_led": _percentiles(list(service.press_to_led_ms)),
+        "window_close_to_led": _percentiles(list(service.table.close_to_led_ms)),
         "press_to_mqtt": _percentiles(to_mqtt),
     }
 

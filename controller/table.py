@@ -26,6 +26,7 @@ import json
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -123,6 +124,7 @@ class Table:
         self.refused = 0
         self.since_snapshot = 0
         self.last_dice: tuple[int, ...] = ()
+        self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
         self.recover()
 
     # -- recovery: the state is a fold of the log ------------------------------------------
@@ -487,7 +489,7 @@ class Table:
             return []
         if now_us < self.window_deadline_us:
             return []
-        self.window_deadline_us = None
+        deadline, self.window_deadline_us = self.window_deadline_us, None
         state = self.state
         # With claims made, the pause ends the window. Without, it ends it only where the
         # family does not keep the discard claimable after the next draw (Law 53), or when
@@ -502,11 +504,16 @@ class Table:
         )
         if closes:
             try:
-                return self._apply(cm.CloseClaims(), now_us)
+                records = self._apply(cm.CloseClaims(), now_us)
             except EngineError as exc:  # the engine's view wins; show it, lose nothing
                 log.warning("closing the call window: %s", exc)
                 self.lights.show(Pattern(Show.ERROR, None))
                 return []
+            won = self.lights.last(Show.CLAIM_WON)
+            if deadline and won is not None and won.at_ns // 1000 >= deadline:
+                # End of the courtesy pause to the winner's LED (the decision shown).
+                self.close_to_led_ms.append((won.at_ns // 1000 - deadline) / 1000)
+            return records
         self.lights.show(Pattern(Show.TURN, self.state.turn.name))
         return []
 
