@@ -239,3 +239,13 @@ def test_an_amendment_publishes_no_concealed_tile() -> None:
     for e in public["events"]:
         if e["type"] in ("Drew", "Dealt"):
             assert "tile" not in e and "tiles" not in e
+
+
+def test_law_18_a_miscounted_deal_is_corrected_before_east_s_first_discard() -> None:
+    state = mirror(counts=(14, 14, 13, 13))
+    assert state.seats[S].fault == "long"
+    at = next(i for i, e in enumerate(state.standing) if isinstance(e, ev.Dealt))
+    apply(state, Correct(at=at, command=Deal(counts=(14, 13, 13, 13)),
+                         reason="the camera counted a tile twice"))
+    assert state.seats[S].fault is None and state.seats[S].n == 13
+    assert sum(isinstance(e, ev.FaultRecorded) for e in state.log) == 1  # the record keeps it
