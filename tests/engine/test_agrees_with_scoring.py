@@ -10,12 +10,14 @@ from typing import Any
 import pytest
 
 from engine import events as ev
+from engine.commands import CloseClaims, DeclareMahjong, Discard, Draw
+from engine.game import apply
 from engine.rules import RULESETS, get_ruleset
 from engine.scoring.api import score_hand
-from engine.seats import SEATS
+from engine.seats import SEATS, Seat
 from engine.simulate import default_bots, play_hand
 from engine.state import HandState
-from engine.tiles import tile_name, tile_names
+from engine.tiles import parse_tiles, tile_name, tile_names
 
 
 def score_document(state: HandState) -> dict[str, Any]:
@@ -68,11 +70,6 @@ def test_every_win_the_engine_accepts_scores_as_valid(ruleset: str) -> None:
 def test_a_complete_hand_that_fails_the_entry_requirement_is_refused_by_both(
     rig: Any, ruleset: str, concealed: str, rule: str
 ) -> None:
-    from engine.commands import CloseClaims, DeclareMahjong, Discard, Draw
-    from engine.game import apply
-    from engine.seats import Seat
-    from engine.tiles import parse_tiles
-
     tiles = concealed.split()
     east = "1C 1C 1C 1D 1D 1D 9D 9D 9D NW NW NW EW WD"  # a hand that throws WD first
     state = rig(ruleset, hands={"E": east, "S": " ".join(tiles[:-1])}, draws=tiles[-1])
