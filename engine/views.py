@@ -9,6 +9,7 @@ from engine import events as ev
 from engine.seats import SEATS, Seat
 from engine.state import HandState, Meld
 from engine.tiles import tile_name
+from engine.wall import breaker
 
 
 def _meld_json(m: Meld) -> dict[str, Any]:
@@ -52,6 +53,7 @@ def public_view(state: HandState) -> dict[str, Any]:
         {"tile": tile_name(state.rob[0]), "from": state.rob[1].name},
         "awarded": None if state.award is None else
         {"seat": state.award[0].name, "kind": state.award[1]},
+        "expect": expected(state),
     }
     if state.phase == "ended":
         view["result"] = {"result": state.result,
@@ -62,6 +64,31 @@ def public_view(state: HandState) -> dict[str, Any]:
                 tile_name(t) for t in state.concealed_tiles(state.winner)
             ] if state.mode == "full" else _shown(state)
     return view
+
+
+def expected(state: HandState) -> dict[str, Any] | None:
+    """What the table waits for next, for lights and prompts: ``{"do": verb, "seat": S}``
+    (``calls`` means the call window on the live discard or kong is open)."""
+    phase = state.phase
+    if phase == "ended":
+        return None
+    if phase == "break":
+        if not state.throws:
+            return {"do": "throw", "seat": "E"}
+        return {"do": "throw", "seat": breaker(state.throws[0][1], state.players).name}
+    if phase == "deal":
+        return {"do": "deal", "seat": None}
+    if phase in ("claims", "rob"):
+        return {"do": "calls", "seat": None}
+    if phase == "award" and state.award is not None:
+        seat, kind = state.award
+        return {"do": "show" if kind == "mahjong" else "expose", "seat": seat.name}
+    owing = [s for s in state.players if state.seats[s].owed_loose]
+    if owing:
+        return {"do": "draw_loose", "seat": owing[0].name}
+    if state.need_draw:
+        return {"do": "draw", "seat": state.turn.name}
+    return {"do": "discard", "seat": state.turn.name}
 
 
 def _shown(state: HandState) -> list[str]:

@@ -249,3 +249,27 @@ def test_law_18_a_miscounted_deal_is_corrected_before_east_s_first_discard() -> 
                          reason="the camera counted a tile twice"))
     assert state.seats[S].fault is None and state.seats[S].n == 13
     assert sum(isinstance(e, ev.FaultRecorded) for e in state.log) == 1  # the record keeps it
+
+
+def test_the_public_view_says_what_the_table_waits_for() -> None:
+    state, _ = new_hand("code1924/mixed", "mirror")
+    assert public_view(state)["expect"] == {"do": "throw", "seat": "E"}
+    apply(state, Throw(seat=E, dice=(3, 4)))
+    assert public_view(state)["expect"] == {"do": "throw", "seat": "W"}
+    apply(state, Throw(seat=W, dice=(1, 2)))
+    assert public_view(state)["expect"] == {"do": "deal", "seat": None}
+    apply(state, Deal())
+    assert public_view(state)["expect"] == {"do": "discard", "seat": "E"}
+    apply(state, GroundFlower(seat=N, tile=T("S1")))
+    assert public_view(state)["expect"] == {"do": "draw_loose", "seat": "N"}
+    apply(state, Draw(seat=N))
+    apply(state, Discard(seat=E, tile=T("7D")))
+    assert public_view(state)["expect"] == {"do": "calls", "seat": None}
+    apply(state, Claim(seat=W, kind="pung"))
+    apply(state, CloseClaims())
+    assert public_view(state)["expect"] == {"do": "expose", "seat": "W"}
+    apply(state, Expose(seat=W, tiles=parse_tiles("7D 7D 7D")))
+    assert public_view(state)["expect"] == {"do": "discard", "seat": "W"}
+    apply(state, Discard(seat=W, tile=T("1B")))
+    apply(state, CloseClaims())
+    assert public_view(state)["expect"] == {"do": "draw", "seat": "N"}
