@@ -7,16 +7,19 @@ import configparser
 import json
 import re
 import shutil
+import socket
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
-from controller.broker import LocalMosquitto
+from controller.broker import free_port, mosquitto_path
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -83,7 +86,7 @@ def test_install_script_parses_and_refuses_a_bad_table_id() -> None:
     assert done.returncode == 64 and "TABLE_ID" in done.stderr
 
 
-def _client(broker: LocalMosquitto, user: str, password: str, cid: str) -> mqtt.Client:
+def _client(broker: Broker, user: str, password: str, cid: str) -> mqtt.Client:
     client = mqtt.Client(
         CallbackAPIVersion.VERSION2, client_id=cid, protocol=MQTTProtocolVersion.MQTTv5
     )
@@ -96,8 +99,18 @@ def _client(broker: LocalMosquitto, user: str, password: str, cid: str) -> mqtt.
     return client
 
 
+@dataclass
+class Broker:
+    host: str
+    port: int
+
+
 @pytest.fixture
-def secured_broker(tmp_path: Path) -> LocalMosquitto:
+def secured_broker(tmp_path: Path) -> Iterator[Broker]:
+    """Mosquitto as the Pi runs it: Debian's main mosquitto.conf (persistence on, include_dir)
+    with the deployed conf.d file, password file and ACL in it, only paths and port changed."""
+    exe = mosquitto_path()
+    assert exe is not None, "mosquitto is not installed (./dev installs it)"
     passwd = tmp_path / "passwd"
     passwd.touch()
     for user, secret in (("table-07", "t"), ("referee", "r"), ("viewer", "v")):
@@ -106,24 +119,42 @@ def secured_broker(tmp_path: Path) -> LocalMosquitto:
     acl.write_text(
         (DEPLOY / "mosquitto" / "mahjong-table.acl").read_text().replace("TABLE_ID", "table-07")
     )
-    # The deployed settings, minus the listener and paths that only exist on the Pi.
-    deployed = (DEPLOY / "mosquitto" / "mahjong-table.conf").read_text()
-    keep = [
-        line
-        for line in deployed.splitlines()
-        if line.strip()
-        and not line.startswith("#")
-        and not line.startswith(("listener", "password_file", "acl_file", "persistence"))
-    ]
-    extra = "\n".join([*keep, f"password_file {passwd}", f"acl_file {acl}"])
-    mosq = LocalMosquitto(extra=extra, workdir=tmp_path / "mosq")
-    mosq.start()
-    yield mosq  # type: ignore[misc]
-    mosq.close()
+    port = free_port()
+    conf_d = tmp_path / "conf.d"
+    conf_d.mkdir()
+    (conf_d / "mahjong-table.conf").write_text(
+        (DEPLOY / "mosquitto" / "mahjong-table.conf")
+        .read_text()
+        .replace("listener 1883", f"listener {port} 127.0.0.1")
+        .replace("/etc/mosquitto/mahjong-table.passwd", str(passwd))
+        .replace("/etc/mosquitto/mahjong-table.acl", str(acl))
+    )
+    (tmp_path / "data").mkdir()
+    main = tmp_path / "mosquitto.conf"
+    main.write_text(  # Debian's /etc/mosquitto/mosquitto.conf, with our paths
+        f"persistence true\npersistence_location {tmp_path / 'data'}/\n"
+        f"log_dest file {tmp_path / 'mosquitto.log'}\ninclude_dir {conf_d}\n"
+        "user root\n"  # as root the broker would drop to `mosquitto`, who cannot write here
+    )
+    proc = subprocess.Popen([exe, "-c", str(main)], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 5
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "mosquitto did not listen"
+                time.sleep(0.02)
+        yield Broker("127.0.0.1", port)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
 
 
 def test_acl_only_the_table_writes_and_only_the_referee_commands(
-    secured_broker: LocalMosquitto,
+    secured_broker: Broker,
 ) -> None:
     seen: list[tuple[str, bytes]] = []
     lock = threading.Lock()
@@ -162,7 +193,7 @@ def test_acl_only_the_table_writes_and_only_the_referee_commands(
         client.loop_stop()
 
 
-def test_anonymous_and_wrong_password_are_refused(secured_broker: LocalMosquitto) -> None:
+def test_anonymous_and_wrong_password_are_refused(secured_broker: Broker) -> None:
     for user, password in ((None, None), ("viewer", "wrong")):
         client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=MQTTProtocolVersion.MQTTv5)
         if user:
