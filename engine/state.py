@@ -283,11 +283,11 @@ def _closed(state: HandState, e: ev.ClaimsClosed) -> None:
             state.phase = "award"
         return
     if e.winner is None:
-        if state.late_drawer is not None:
-            state.phase = "play"  # the drawer goes on; the discard stays claimable (Law 53)
-        else:
-            state.claimable = None
-            state.phase = "play"
+        # The table closed the calls: the discard is dead, even if the next player has
+        # already drawn (he goes on with his turn).
+        state.claimable = None
+        state.late_drawer = None
+        state.phase = "play"
         return
     state.award = (e.winner, e.kind or "")
     state.award_by = "discard"

@@ -469,3 +469,15 @@ def test_classical_a_discard_completes_the_pair_only_to_go_out(rig: Rig) -> None
     east_discards(state, "3C")
     apply(state, Claim(seat=W, kind="mahjong"))
     assert close(state).rule == "Classical, claiming a tile for the pair"
+
+
+def test_closing_the_calls_after_the_next_draw_kills_the_discard(rig: Rig) -> None:
+    state = rig(hands={"E": EAST, "W": "3C 3C"}, draws="7D")
+    east_discards(state, "3C")
+    apply(state, Draw(seat=S))  # Law 53: still claimable ...
+    closed = close(state)  # ... until the table closes the calls
+    assert closed.winner is None and state.claimable is None
+    with pytest.raises(RuleViolation) as refused:
+        apply(state, Claim(seat=W, kind="pung"))
+    assert refused.value.rule == "Code 1924, Law 64"
+    apply(state, Discard(seat=S, tile=T("7D")))  # South goes on with his turn
