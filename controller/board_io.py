@@ -4,7 +4,12 @@ Presses carry the board's microsecond clock; the link maps it onto the Pi's mono
 (its time sync), so a press is judged on table time even if the serial line delayed it. LED
 patterns become animations on the board's segments, named in the config (``seat-E`` ...,
 ``centre``, ``wall``); they are sent in order by one task, so a slow link never blocks the
-service's loop.
+service's loop. What each segment shows is remembered, and shown again when the board comes
+back from a restart (it wakes up dark).
+
+Board events are taken with their key ``(boot_id, seq)``; the service confirms each one to the
+link once applied and stored (acknowledge-after-apply, docs/protocol.md), and the pump
+confirms at once the events that apply to nothing (releases, sensors, board errors).
 """
 
 from __future__ import annotations
@@ -14,11 +19,12 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from controller.inputs import Press
 from controller.lights import Pattern, Show
-from firmware_bridge.events import Animation, ButtonEvent, DiceResult
-from firmware_bridge.link import BoardLink, LinkError
+from firmware_bridge.events import Animation, ButtonEvent, DiceResult, LinkState
+from firmware_bridge.link import BoardLink, EventKey, LinkError
 
 log = logging.getLogger("mjtable.board")
 
@@ -30,6 +36,35 @@ AMBER: Colour = (255, 150, 0)
 BLUE: Colour = (0, 90, 255)
 WHITE: Colour = (200, 200, 200)
 PURPLE: Colour = (150, 0, 200)
+OFF: Colour = (0, 0, 0)
+
+_REPLAY = "replay"  # queued after a board restart: show every segment's state again
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    """What one segment was last told to show, and when (to resume a timed animation)."""
+
+    animation: Animation
+    colour: Colour
+    options: dict[str, int]
+    since: float  # time.monotonic()
+
+    def resumed(self, now: float) -> tuple[Animation, Colour, dict[str, int]]:
+        """The same animation, from where it is now: a countdown keeps its remaining time, a
+        finished countdown or flash is dark."""
+        elapsed_ms = int((now - self.since) * 1000)
+        opts = dict(self.options)
+        if self.animation is Animation.COUNTDOWN:
+            left = opts.get("duration_ms", 0) - elapsed_ms
+            if left <= 0:
+                return Animation.OFF, OFF, {}
+            opts["duration_ms"] = left
+        elif self.animation is Animation.FLASH and elapsed_ms >= opts.get(
+            "period_ms", 200
+        ) * opts.get("repeat", 0):
+            return Animation.OFF, OFF, {}
+        return self.animation, self.colour, opts
 
 
 class BoardLights:
@@ -38,9 +73,11 @@ class BoardLights:
     def __init__(self, link: BoardLink, segment_names: Sequence[str]) -> None:
         self.link = link
         self.index = {name: i for i, name in enumerate(segment_names)}
-        self.queue: asyncio.Queue[Pattern | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[Pattern | str | None] = asyncio.Queue()
+        self.running: dict[int, Running] = {}  # segment -> what it shows
         self.sent = 0
         self.failed = 0
+        self.replays = 0
         self.task = asyncio.get_running_loop().create_task(self._run(), name="board-lights")
 
     def show(self, pattern: Pattern) -> None:
@@ -49,17 +86,33 @@ class BoardLights:
     def close(self) -> None:
         self.task.cancel()
 
+    def link_state_changed(self, state: LinkState, detail: str) -> None:
+        """``BoardLink.on_state_change``: a restarted board is dark; show it all again."""
+        if state is LinkState.UP and detail == "board restarted":
+            self.queue.put_nowait(_REPLAY)
+
     async def _run(self) -> None:
         while True:
             pattern = await self.queue.get()
             if pattern is None:
                 return
             try:
-                await self._render(pattern)
-                self.sent += 1
+                if isinstance(pattern, Pattern):
+                    await self._render(pattern)
+                    self.sent += 1
+                else:
+                    await self._replay()
             except (LinkError, ValueError) as exc:
                 self.failed += 1
-                log.warning("LED pattern %s not shown: %s", pattern.show, exc)
+                log.warning("LED pattern %s not shown: %s", pattern, exc)
+
+    async def _replay(self) -> None:
+        now = time.monotonic()
+        for segment, running in sorted(self.running.items()):
+            animation, colour, opts = running.resumed(now)
+            await self.link.animate(segment, animation, colour, **opts)
+        self.replays += 1
+        log.info("board restarted: LED state of %d segments shown again", len(self.running))
 
     def _seg(self, name: str) -> int | None:
         return self.index.get(name)
@@ -67,6 +120,7 @@ class BoardLights:
     async def _anim(self, name: str, animation: Animation, colour: Colour, **kw: int) -> None:
         segment = self._seg(name)
         if segment is not None:
+            self.running[segment] = Running(animation, colour, dict(kw), time.monotonic())
             await self.link.animate(segment, animation, colour, **kw)
 
     async def _seats(self, lit: str | None, animation: Animation, colour: Colour) -> None:
@@ -74,7 +128,7 @@ class BoardLights:
             if seat == lit:
                 await self._anim(f"seat-{seat}", animation, colour, period_ms=400)
             else:
-                await self._anim(f"seat-{seat}", Animation.OFF, (0, 0, 0))
+                await self._anim(f"seat-{seat}", Animation.OFF, OFF)
 
     async def _render(self, p: Pattern) -> None:
         seat_seg = f"seat-{p.seat}" if p.seat else "centre"
@@ -107,28 +161,35 @@ class BoardLights:
                     await self._anim("centre", Animation.SOLID, WHITE)
             case Show.OFF:
                 for name in self.index:
-                    await self._anim(name, Animation.OFF, (0, 0, 0))
+                    await self._anim(name, Animation.OFF, OFF)
 
 
 async def pump_board_events(
     link: BoardLink,
     buttons: Sequence[str],
-    on_press: Callable[[Press], None],
-    on_dice: Callable[[tuple[int, ...], int], None],
+    on_press: Callable[[Press, EventKey], None],
+    on_dice: Callable[[tuple[int, ...], int, EventKey], None],
 ) -> None:
-    """Turn the board's events into presses and dice throws, for as long as the link lives."""
-    async for event in link.events():
-        if isinstance(event, ButtonEvent):
-            if not event.pressed:
-                continue
+    """Turn the board's events into presses and dice throws, for as long as the link lives.
+    The receiver of a press or a throw confirms its key once it is stored; every other event
+    is confirmed here."""
+    async for key, event in link.keyed_events():
+        if isinstance(event, ButtonEvent) and event.pressed:
             if not 0 <= event.seat < len(SEATS) or not 0 <= event.button < len(buttons):
                 log.warning("button %s/%s is not in the config", event.seat, event.button)
-                continue
-            host_us = link.board_to_host_us(event.board_us)
-            when = host_us if host_us is not None else time.monotonic_ns() // 1000
-            with contextlib.suppress(ValueError):
-                on_press(Press(SEATS[event.seat], buttons[event.button], when, "board"))
+            else:
+                press: Press | None = None
+                with contextlib.suppress(ValueError):
+                    press = Press(SEATS[event.seat], buttons[event.button], _when(link, event))
+                if press is not None:
+                    on_press(press, key)
+                    continue
         elif isinstance(event, DiceResult):
-            host_us = link.board_to_host_us(event.board_us)
-            when = host_us if host_us is not None else time.monotonic_ns() // 1000
-            on_dice(tuple(event.values), when)
+            on_dice(tuple(event.values), _when(link, event), key)
+            continue
+        link.confirm(key)  # applies to nothing: the board may forget it now
+
+
+def _when(link: BoardLink, event: ButtonEvent | DiceResult) -> int:
+    host_us = link.board_to_host_us(event.board_us)
+    return host_us if host_us is not None else time.monotonic_ns() // 1000

@@ -109,6 +109,7 @@ class Service:
         self.board_lights: Any = None
         self.camera: Any = None
         self.presses_handled = 0
+        self.board_duplicates = 0  # board events resent after a restart, already applied
         self.press_to_led_ms: deque[float] = deque(maxlen=10_000)
         self.started = time.time()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -163,6 +164,8 @@ class Service:
     # -- the loop --------------------------------------------------------------------------
 
     def _handle(self, kind: str, payload: Any) -> Any:
+        if kind in ("board_press", "board_dice"):
+            return self._board_input(kind, payload)
         now = now_us()
         if kind == "press":
             self.presses_handled += 1
@@ -186,6 +189,33 @@ class Service:
                 self._spawn(self.board.show_dice(self.table.last_dice))
             return result
         raise ValueError(f"unknown input kind {kind!r}")
+
+    def _board_input(self, kind: str, payload: Any) -> Any:
+        """A board event, keyed ``(boot_id, seq)``: applied at most once across restarts (its
+        key is stored with what it causes), then confirmed so the board may forget it."""
+        body, key = payload
+        if self.store.board_event_applied(key):
+            self.board_duplicates += 1
+            log.info("board event %s was applied before this restart: skipped", key)
+            self._board_done(key)
+            return None
+        self.table.source_key, self.table.source_key_stored = key, False
+        try:
+            result = self._handle("press" if kind == "board_press" else "dice", body)
+        except Exception:
+            self._board_done(key)  # a fault in applying it: retrying would fault again
+            raise
+        finally:
+            self.table.source_key = None
+        self._board_done(key)
+        return result
+
+    def _board_done(self, key: tuple[int, int]) -> None:
+        if not self.table.source_key_stored:
+            self.store.set_board_key(key)  # it caused nothing else to store
+        self.table.source_key_stored = False
+        if self.board is not None:
+            self.board.confirm(key)
 
     def _spawn(self, coro: Any) -> None:
         assert self._loop is not None
@@ -247,24 +277,37 @@ class Service:
 
     async def _open_board(self, stack: contextlib.AsyncExitStack) -> None:
         from controller.board_io import BoardLights, pump_board_events
+        from firmware_bridge.host import LinkSettings
         from firmware_bridge.link import BoardLink
 
-        assert self.options.board_url is not None
-        link = BoardLink(self.options.board_url, baudrate=self.cfg.board.baudrate)
-        await stack.enter_async_context(link)
-        self.board = link
+        assert self.options.board_url is not None and self._inbox is not None
+        inbox = self._inbox
+        link = BoardLink(
+            self.options.board_url,
+            baudrate=self.cfg.board.baudrate,
+            # The board keeps each event until the service has stored it: a crash between
+            # the two loses no press (docs/protocol.md, Host API).
+            settings=LinkSettings(ack_after_apply=True),
+            on_state_change=self._board_state_changed,
+        )
         self.board_lights = BoardLights(link, [s.name for s in self.cfg.leds.segments])
         self.lights.backends.append(self.board_lights)
+        await stack.enter_async_context(link)
+        self.board = link
         pump = asyncio.get_running_loop().create_task(
             pump_board_events(
                 link,
                 list(self.cfg.board.buttons),
-                lambda p: self._inbox.put_nowait(("press", p, None)),  # type: ignore[union-attr]
-                lambda v, t: self._inbox.put_nowait(("dice", (v, t), None)),  # type: ignore[union-attr]
+                lambda p, key: inbox.put_nowait(("board_press", (p, key), None)),
+                lambda v, t, key: inbox.put_nowait(("board_dice", ((v, t), key), None)),
             ),
             name="board-events",
         )
         stack.callback(pump.cancel)
+
+    def _board_state_changed(self, state: Any, detail: str) -> None:
+        if self.board_lights is not None:
+            self.board_lights.link_state_changed(state, detail)
 
     def _open_gpio(self, stack: contextlib.ExitStack | contextlib.AsyncExitStack) -> None:
         from controller.gpio import GpioButtons, GpioLights, pin_factory

@@ -7,6 +7,10 @@ outbox agree: every event is either fully there (and will be published) or not t
 
 Sequence numbers are the log's primary key: they rise by exactly one per event, across
 restarts, and MQTT consumers dedupe by them.
+
+The key ``(boot_id, seq)`` of the last board event applied is kept in ``meta`` and written in
+the same transaction as what the event caused: after a restart the board resends what it was
+not acknowledged, and whatever is at or before that key was already applied and is skipped.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+
+BOARD_KEY = "board_key"  # meta: "<boot_id>:<seq>" of the last board event applied
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -121,9 +127,11 @@ class EventStore:
         messages: Sequence[tuple[str, bytes, int | None]] = (),
         retained: Mapping[str, bytes] | None = None,
         snapshot: tuple[int, Mapping[str, Any]] | None = None,
+        board_key: tuple[int, int] | None = None,
     ) -> None:
         """Append events (each carrying its ``seq``, ``hand`` and ``type``), the messages they
-        cause, the retained topics they change, and optionally a snapshot, atomically.
+        cause, the retained topics they change, optionally a snapshot, and the key of the board
+        event that caused them (``board_key``), atomically.
 
         Refuses a ``seq`` that is not exactly the next one: the log has no gaps.
         """
@@ -152,6 +160,8 @@ class EventStore:
                         "version=retained.version + 1",
                         (topic, payload),
                     )
+                if board_key is not None:
+                    self._put_board_key(board_key)
                 if snapshot is not None:
                     db.execute(
                         "INSERT OR REPLACE INTO snapshots(seq, state) VALUES (?, ?)",
@@ -161,6 +171,32 @@ class EventStore:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+
+    def _put_board_key(self, key: tuple[int, int]) -> None:
+        self._db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (BOARD_KEY, f"{key[0]}:{key[1]}"),
+        )
+
+    def set_board_key(self, key: tuple[int, int]) -> None:
+        """Record a board event applied that caused nothing else to store."""
+        with self._lock:
+            self._put_board_key(key)
+
+    def board_key(self) -> tuple[int, int] | None:
+        """``(boot_id, seq)`` of the last board event applied, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key=?", (BOARD_KEY,)).fetchone()
+        if row is None:
+            return None
+        boot, _, seq = str(row[0]).partition(":")
+        return int(boot), int(seq)
+
+    def board_event_applied(self, key: tuple[int, int]) -> bool:
+        """Was this board event (or a later one of the same boot) already applied?"""
+        last = self.board_key()
+        return last is not None and last[0] == key[0] and key[1] <= last[1]
 
     def events(self, after: int = 0) -> Iterator[dict[str, Any]]:
         """Every event with ``seq > after``, in order. Trusted: they were checked on append."""

@@ -125,6 +125,10 @@ class Table:
         self.since_snapshot = 0
         self.last_dice: tuple[int, ...] = ()
         self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
+        # The board event being applied, (boot_id, seq): stored with what it causes, in the
+        # same transaction, so a restart knows it was applied (controller/store.py).
+        self.source_key: tuple[int, int] | None = None
+        self.source_key_stored = False
         self.recover()
 
     # -- recovery: the state is a fold of the log ------------------------------------------
@@ -261,7 +265,8 @@ class Table:
             snapshot = (self.seq, self._service_state())
             self.since_snapshot = 0
         try:
-            self.store.append(records, messages, retained, snapshot)
+            self.store.append(records, messages, retained, snapshot, self.source_key)
+            self.source_key_stored = self.source_key is not None
         except BaseException:
             # The store refused (disk full?): the log is the truth, so fall back to it.
             self.recover()
@@ -273,7 +278,8 @@ class Table:
         """A message that is not an event (a prompt, a command result): outbox only."""
         if not self.settings.publish:
             return
-        self.store.append([], [(topic, dumps(body).encode(), None)])
+        self.store.append([], [(topic, dumps(body).encode(), None)], board_key=self.source_key)
+        self.source_key_stored = self.source_key is not None
         self.on_append()
 
     # -- views -----------------------------------------------------------------------------

@@ -46,6 +46,9 @@ class LinkSettings:
     time_sync_interval_s: float = 5.0
     reconnect_min_s: float = 0.05  # backoff between attempts to reopen the port
     reconnect_max_s: float = 2.0
+    # Acknowledge-after-apply: an event is acknowledged to the board only once the consumer
+    # confirms it (BoardLink.confirm), so the board's ring keeps it until it is stored.
+    ack_after_apply: bool = False
 
 
 def _us(seconds: float) -> int:
@@ -59,6 +62,7 @@ class HostProtocol:
         self.status = status
         self.deframer = wire.Deframer()
         self.events: deque[BoardEvent] = deque()
+        self.event_boots: deque[int] = deque()  # the boot id of each queued event, in step
         self._out = bytearray()
         self._field_errors = 0
         # events from the board
@@ -70,6 +74,8 @@ class HostProtocol:
         self._ack_now = False  # a resend came: acknowledge without waiting
         self._last_nack = (-1, 0)
         self._unparsable = (-1, 0)  # (seq, times) of an event whose fields did not parse
+        self.confirmed = 0  # ack-after-apply: every event through this seq is confirmed
+        self._confirmed_ahead: set[int] = set()  # confirmed past a gap (out of order)
         # commands to the board
         self._cmds: dict[int, bytes] = {}  # seq -> frame, until acknowledged
         self.cmd_next_seq = 1
@@ -112,9 +118,34 @@ class HostProtocol:
             or self._ack_waiting >= s.ack_every
             or now_us - self._ack_since_us >= _us(s.ack_delay_s)
         ):
-            self._out += wire.frame(wire.encode_event_ack(self.expected_event - 1))
+            self._out += wire.frame(wire.encode_event_ack(self.ack_through()))
             self._ack_due = self._ack_now = False
             self._ack_waiting = 0
+
+    def ack_through(self) -> int:
+        """The seq the next EVENT_ACK names: what arrived, or (ack-after-apply) what the
+        consumer confirmed."""
+        assert self.expected_event is not None
+        if self.settings.ack_after_apply:
+            return self.confirmed
+        return self.expected_event - 1
+
+    def confirm(self, boot_id: int, seq: int, now_us: int) -> None:
+        """The consumer has durably applied event ``seq`` of boot ``boot_id``. Acknowledged
+        to the board once every event before it is confirmed too (acks are cumulative)."""
+        if boot_id != self.boot_id or seq <= self.confirmed or self.expected_event is None:
+            return  # an earlier boot's event, or already confirmed
+        if seq >= self.expected_event:
+            return  # never delivered: nonsense
+        self._confirmed_ahead.add(seq)
+        advanced = False
+        while self.confirmed + 1 in self._confirmed_ahead:
+            self.confirmed += 1
+            self._confirmed_ahead.discard(self.confirmed)
+            advanced = True
+        if advanced and self.settings.ack_after_apply:
+            self._ack_later(now_us)
+            self._maybe_ack(now_us)
 
     def _ack_later(self, now_us: int) -> None:
         if not self._ack_due:
@@ -194,10 +225,17 @@ class HostProtocol:
             self.board_restarted = self.boot_id is not None
             self.boot_id = info.boot_id
             self.expected_event = oldest
+            self.confirmed = oldest - 1
+            self._confirmed_ahead.clear()
             self._sync_samples.clear()  # a new boot is a new clock
             self.status.rtt_us = self.status.clock_offset_us = None
-        elif self.expected_event is not None and oldest > self.expected_event:
-            self.expected_event = oldest  # cannot happen with a conforming board
+        else:
+            self.board_restarted = False  # the same boot again: a reconnect, not a restart
+            if self.expected_event is not None and oldest > self.expected_event:
+                self.expected_event = oldest  # cannot happen with a conforming board
+            if oldest - 1 > self.confirmed:
+                self.confirmed = oldest - 1  # the board dropped them: nothing to keep
+                self._confirmed_ahead = {s for s in self._confirmed_ahead if s > oldest - 1}
         self._cmd_ack(int(hello["last_cmd_seq"]), now_us)
         self.cmd_next_send = self.cmd_oldest
         self._cmd_progress_us = now_us
@@ -245,11 +283,15 @@ class HostProtocol:
                     return  # not acknowledged: a resend may arrive intact
                 log.error("skipping event %d: its fields do not parse, 3 times: %s", seq, exc)
             self.expected_event = seq + 1
+            if self.settings.ack_after_apply:
+                self.confirm(self.boot_id or 0, seq, now_us)  # never delivered: nothing to apply
             self._ack_later(now_us)
             return
         self.expected_event = seq + 1
-        self._ack_later(now_us)
+        if not self.settings.ack_after_apply:
+            self._ack_later(now_us)
         self.events.append(event)
+        self.event_boots.append(self.boot_id or 0)
         self.status.events_delivered += 1
         if isinstance(event, EventsDropped):
             self.status.events_dropped_by_board += event.count

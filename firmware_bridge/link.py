@@ -45,6 +45,7 @@ from firmware_bridge.host import HostProtocol, LinkSettings
 log = logging.getLogger("firmware_bridge")
 
 Colour = tuple[int, int, int]
+EventKey = tuple[int, int]  # (boot_id, seq): unique across board restarts
 
 
 class LinkError(Exception):
@@ -171,19 +172,43 @@ class BoardLink:
                     await self._wait_change()
         except TimeoutError:
             raise LinkTimeout(f"no board event from {self.url} within {timeout} s") from None
-        return self._host.events.popleft()
+        return self._pop()[1]
+
+    def _pop(self) -> tuple[EventKey, BoardEvent]:
+        host = self._host
+        while len(host.event_boots) > len(host.events):  # realign after a bare popleft()
+            host.event_boots.popleft()
+        event = host.events.popleft()
+        boot = host.event_boots.popleft() if host.event_boots else (host.boot_id or 0)
+        return (boot, event.seq), event
 
     async def events(self) -> AsyncIterator[BoardEvent]:
         """Every board event exactly once, in order, for as long as the link is open."""
+        async for _key, event in self.keyed_events():
+            yield event
+
+    async def keyed_events(self) -> AsyncIterator[tuple[EventKey, BoardEvent]]:
+        """Every board event with its key ``(boot_id, seq)``, unique across board restarts.
+        With ``LinkSettings(ack_after_apply=True)`` pass the key to :meth:`confirm` once the
+        event is durably applied: until then the board keeps it and resends it to the next
+        host (after a crash of this one)."""
         while True:
             while self._host.events:
-                yield self._host.events.popleft()
+                yield self._pop()
             await self._wait_change()
+
+    def confirm(self, key: EventKey) -> None:
+        """Ack-after-apply: the event ``key`` is applied and stored; the board may forget it.
+        Confirm every event (those the service ignores too): acknowledgements are cumulative,
+        so one left unconfirmed holds back every later one."""
+        self._host.confirm(key[0], key[1], _now_us())
+        self._flush()
 
     def pop_events(self) -> list[BoardEvent]:
         """Take every event that has arrived, without waiting."""
         out = list(self._host.events)
         self._host.events.clear()
+        self._host.event_boots.clear()
         return out
 
     def board_to_host_us(self, board_us: int) -> int | None:
