@@ -264,7 +264,11 @@ class HostProtocol:
             self.status.out_of_order += 1
             last, when = self._last_nack
             if last != expected or now_us - when > _us(self.settings.retransmit_s) // 2:
-                self._out += wire.frame(wire.encode_event_nack(expected))
+                # EVENT_NACK(n) also acknowledges everything before n: in ack-after-apply
+                # it may not pass the confirmed events (the board resends the rest; they
+                # are duplicates here, dropped).
+                nack = self.confirmed + 1 if self.settings.ack_after_apply else expected
+                self._out += wire.frame(wire.encode_event_nack(nack))
                 self._last_nack = (expected, now_us)
             return
         if len(self.events) >= self.settings.max_pending_events:
