@@ -358,7 +358,12 @@ class Service:
             out["camera"] = self.camera.status()
         if self.board is not None:
             link = self.board.status()
-            out["board"] = {"state": link.state.value, "detail": link.detail}
+            out["board"] = {
+                "state": link.state.value,
+                "detail": link.detail,
+                "resent_skipped": self.board_duplicates,
+                "leds_replayed": self.board_lights.replays if self.board_lights else 0,
+            }
         return out
 
     def _write_status(self) -> None:

@@ -108,3 +108,21 @@ def test_events_of_one_hand(tmp_path: Path) -> None:
     store.append([{"seq": 3, "hand": 2, "type": "c"}])
     assert [e["type"] for e in store.events_of_hand(2)] == ["b", "c"]
     assert store.events_of_hand(3) == []
+
+
+def test_the_board_key_is_stored_with_the_events_of_its_press_or_not_at_all(
+    tmp_path: Path,
+) -> None:
+    store = EventStore(tmp_path / "t.sqlite3")
+    assert store.board_key() is None
+    store.append([_event(1)], board_key=(7, 41))
+    assert store.board_key() == (7, 41)
+    assert store.board_event_applied((7, 41)) and store.board_event_applied((7, 3))
+    assert not store.board_event_applied((7, 42))
+    assert not store.board_event_applied((8, 1))  # a restarted board numbers from 1 again
+    with pytest.raises(StoreError, match="out of order"):
+        store.append([_event(5)], board_key=(7, 42))
+    assert store.board_key() == (7, 41)  # rolled back with the events
+    store.set_board_key((8, 1))  # a press that caused nothing else to store
+    store.close()
+    assert EventStore(tmp_path / "t.sqlite3").board_key() == (8, 1)  # durable
