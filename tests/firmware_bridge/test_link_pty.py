@@ -476,3 +476,55 @@ def test_a_board_behind_a_tcp_serial_server_is_reached_with_a_socket_url(
                 port.close()
 
     run(scenario)
+
+
+def test_ack_after_apply_keeps_unconfirmed_events_on_the_board_through_an_unplug(
+    link_path: Path,
+) -> None:
+    info = BoardSpec()
+    settings = LinkSettings(ack_after_apply=True)
+    faults = Faults(bit_flip=0.01, drop_frame=0.01)
+
+    async def scenario() -> None:
+        with EmulatedBoard(spec=info, link_path=link_path, faults=faults, seed=12) as board:
+            async with BoardLink(board.path, settings=settings) as link:
+                await link.wait_up(timeout=5)
+                for seat in range(3):
+                    board.click(seat, 1)
+                taken = []
+                async with asyncio.timeout(5):
+                    async for key, event in link.keyed_events():
+                        taken.append((key, event))
+                        if len(taken) == 6:
+                            break
+                await asyncio.sleep(0.2)  # arrived, not confirmed: the board keeps all six
+                assert board.protocol.ring_used() == 6
+                board.unplug()
+                await asyncio.sleep(0.2)
+                board.replug()
+                await link.wait_state(LinkState.UP, timeout=5)
+                await asyncio.sleep(0.2)  # resent in the handshake, not delivered twice
+                assert link.pop_events() == [] and board.protocol.ring_used() == 6
+                for key, _event in taken[1:]:  # out of order: the first one holds them all
+                    link.confirm(key)
+                await asyncio.sleep(0.2)
+                assert board.protocol.ring_used() == 6
+                link.confirm(taken[0][0])
+                deadline = time.monotonic() + 3
+                while board.protocol.ring_used() and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)
+                assert board.protocol.ring_used() == 0
+                # Then a burst, each event confirmed as it is taken: all once, in order.
+                board.burst(2000, rate_per_s=2500)
+                got: list[ButtonEvent] = []
+                async with asyncio.timeout(20):
+                    async for key, event in link.keyed_events():
+                        link.confirm(key)
+                        if isinstance(event, ButtonEvent):
+                            got.append(event)
+                            if len(got) == 2000:
+                                break
+                assert_burst(got, 2000, info)
+                assert [e.seq for e in got] == list(range(7, 2007))
+
+    run(scenario)

@@ -232,6 +232,13 @@ def test_a_rebooted_board_restarts_the_event_numbering() -> None:
     last = t.delivered[-1]
     assert isinstance(last, ButtonEvent) and (last.seq, last.seat) == (1, 2)
     assert t.status.detail == "board restarted"
+    # A later reconnect to the same boot (a USB cable pulled and put back) is no restart:
+    # the board kept its LEDs, nothing needs showing again.
+    t.host.connection_lost()
+    t.host.connection_made(t.now)
+    for _ in range(5):
+        t.step()
+    assert t.status.state is LinkState.UP and t.status.detail == ""
 
 
 # Bodies that start with a real type byte reach deeper than random ones.
