@@ -211,9 +211,13 @@ class Service:
         return result
 
     def _board_done(self, key: tuple[int, int]) -> None:
-        if not self.table.source_key_stored:
-            self.store.set_board_key(key)  # it caused nothing else to store
-        self.table.source_key_stored = False
+        stored, self.table.source_key_stored = self.table.source_key_stored, False
+        if not stored:
+            try:
+                self.store.set_board_key(key)  # it caused nothing else to store
+            except Exception:  # the store is failing: the board keeps the event for later
+                log.exception("board event %s: not confirmed, its key could not be stored", key)
+                return
         if self.board is not None:
             self.board.confirm(key)
 
