@@ -14,6 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
 import time
 import tomllib
 from collections.abc import Callable
@@ -25,6 +30,7 @@ from config.schema import TableConfig
 from controller.inputs import Observation, ObservationKind
 from controller.service import Service, ServiceOptions
 from controller.store import EventStore
+from controller.table import Table, TableSettings
 from firmware_bridge.emulator import EmulatedBoard
 from firmware_bridge.events import Animation, LinkState
 
@@ -249,3 +255,83 @@ def test_the_wall_break_position_lights_after_the_dice(tmp_path: Path) -> None:
         assert pointer["position"] == position
         lit = [i for i, rgb in enumerate(board.leds(5)) if rgb != (0, 0, 0)]
         assert lit == [position]
+
+
+class RunProcess:
+    """`mjtable run` in its own process, as systemd runs it, to be killed with SIGKILL."""
+
+    def __init__(self, config: Path, store: Path) -> None:
+        self.config, self.status = config, Path(f"{store}.status.json")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
+             "run", "--config", str(self.config), "--log-level", "WARNING"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                live = json.loads(self.status.read_text())
+                if live["pid"] == self.proc.pid and live["board"]["state"] == "up":
+                    return
+            assert self.proc.poll() is None, "the service exited"
+            time.sleep(0.02)
+        raise AssertionError("the service did not come up with its board")
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+
+def test_kill_9_moments_after_a_press_applies_it_exactly_once(tmp_path: Path) -> None:
+    """The real process, killed at several moments after a press (before it arrived, while
+    it is applied, after it is stored): after the restart it is in the log exactly once."""
+    for trial, delay_s in enumerate((0.0, 0.003, 0.05)):
+        folder = tmp_path / f"trial{trial}"
+        folder.mkdir()
+        store = folder / "table.sqlite3"
+        with EmulatedBoard(link_path=folder / "mahjong-mcu", seed=20 + trial) as board:
+            config = folder / "table.toml"
+            config.write_text(
+                '[table]\nid = "k"\n[adjudication]\ncourtesy_pause_ms = 100\n'
+                f'[board]\nserial = "{board.path}"\n[camera]\nsource = "none"\n'
+                f'[mqtt]\nenabled = false\n[store]\npath = "{store}"\n'
+            )
+            db = EventStore(store)  # the game so far: East's discard is claimable
+            table = Table(TableSettings("k", courtesy_pause_ms=100, publish=False), db)
+            for step in OPENING:
+                assert table.observe(step, 0).accepted
+            db.close()
+            service = RunProcess(config, store)
+            service.start()
+            try:
+                board.press(seat=NORTH, button=PUNG)
+                time.sleep(delay_s)
+                service.kill9()
+                service.start()
+                deadline = time.monotonic() + 10
+                while not logged_at(store, "ClaimsClosed") or board.protocol.ring_used():
+                    assert time.monotonic() < deadline, f"trial {trial}: no adjudication"
+                    time.sleep(0.02)
+                time.sleep(0.1)
+                claims = logged_at(store, "ClaimMade")
+                assert [(c["seat"], c["kind"]) for c in claims] == [("N", "pung")], trial
+                assert logged_at(store, "ClaimsClosed")[0]["winner"] == "N"
+            finally:
+                service.stop()
+
+
+def logged_at(path: Path, kind: str) -> list[dict[str, Any]]:
+    store = EventStore(path)
+    try:
+        return [e for e in store.events() if e["type"] == kind]
+    finally:
+        store.close()
