@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from controller.inputs import Press
 from controller.lights import Pattern, Show
-from firmware_bridge.events import Animation, ButtonEvent, DiceResult, LinkState
+from firmware_bridge.events import Animation, ButtonEvent, ConfigKey, DiceResult, LinkState
 from firmware_bridge.link import BoardLink, EventKey, LinkError
 
 log = logging.getLogger("mjtable.board")
@@ -39,6 +39,7 @@ PURPLE: Colour = (150, 0, 200)
 OFF: Colour = (0, 0, 0)
 
 _REPLAY = "replay"  # queued after a board restart: show every segment's state again
+_CONFIGURE = "configure"  # queued when the link comes up: the board's LED settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +71,11 @@ class Running:
 class BoardLights:
     """:class:`~controller.lights.Lights` on the board's LED segments."""
 
-    def __init__(self, link: BoardLink, segment_names: Sequence[str]) -> None:
+    def __init__(
+        self, link: BoardLink, segment_names: Sequence[str], brightness: float = 0.5
+    ) -> None:
         self.link = link
+        self.brightness = max(0, min(255, round(brightness * 255)))  # the board's 0-255
         self.index = {name: i for i, name in enumerate(segment_names)}
         self.queue: asyncio.Queue[Pattern | str | None] = asyncio.Queue()
         self.running: dict[int, Running] = {}  # segment -> what it shows
@@ -87,9 +91,10 @@ class BoardLights:
         self.task.cancel()
 
     def link_state_changed(self, state: LinkState, detail: str) -> None:
-        """``BoardLink.on_state_change``: a restarted board is dark; show it all again."""
-        if state is LinkState.UP and detail == "board restarted":
-            self.queue.put_nowait(_REPLAY)
+        """``BoardLink.on_state_change``: the board's LED settings each time it is up; a
+        restarted board is dark, so everything it showed is shown again."""
+        if state is LinkState.UP:
+            self.queue.put_nowait(_REPLAY if detail == "board restarted" else _CONFIGURE)
 
     async def _run(self) -> None:
         while True:
@@ -100,6 +105,8 @@ class BoardLights:
                 if isinstance(pattern, Pattern):
                     await self._render(pattern)
                     self.sent += 1
+                elif pattern == _CONFIGURE:
+                    await self.link.configure(ConfigKey.BRIGHTNESS, self.brightness)
                 else:
                     await self._replay()
             except (LinkError, ValueError) as exc:
@@ -107,6 +114,7 @@ class BoardLights:
                 log.warning("LED pattern %s not shown: %s", pattern, exc)
 
     async def _replay(self) -> None:
+        await self.link.configure(ConfigKey.BRIGHTNESS, self.brightness)
         now = time.monotonic()
         for segment, running in sorted(self.running.items()):
             animation, colour, opts = running.resumed(now)

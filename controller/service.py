@@ -294,7 +294,9 @@ class Service:
             settings=LinkSettings(ack_after_apply=True),
             on_state_change=self._board_state_changed,
         )
-        self.board_lights = BoardLights(link, [s.name for s in self.cfg.leds.segments])
+        self.board_lights = BoardLights(
+            link, [s.name for s in self.cfg.leds.segments], self.cfg.leds.brightness
+        )
         self.lights.backends.append(self.board_lights)
         await stack.enter_async_context(link)
         self.board = link
@@ -312,6 +314,8 @@ class Service:
     def _board_state_changed(self, state: Any, detail: str) -> None:
         if self.board_lights is not None:
             self.board_lights.link_state_changed(state, detail)
+        if detail == "board restarted" and self.table.last_dice and self.board is not None:
+            self._spawn(self.board.show_dice(self.table.last_dice))  # LED dice woke up blank
 
     def _open_gpio(self, stack: contextlib.ExitStack | contextlib.AsyncExitStack) -> None:
         from controller.gpio import GpioButtons, GpioLights, pin_factory

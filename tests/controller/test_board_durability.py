@@ -32,7 +32,7 @@ from controller.service import Service, ServiceOptions
 from controller.store import EventStore
 from controller.table import Table, TableSettings
 from firmware_bridge.emulator import EmulatedBoard
-from firmware_bridge.events import Animation, LinkState
+from firmware_bridge.events import Animation, ConfigKey, LinkState
 
 PUNG = 1  # the board's button index of "pung" (board.buttons)
 NORTH = 3
@@ -203,7 +203,11 @@ def test_after_a_board_restart_the_leds_show_the_same_state(tmp_path: Path) -> N
         async def scenario() -> None:
             run = Running(cfg, board)
             service = await run.start()
-            for step in OPENING:
+            # The LED dice: East's throw, then the selected seat's (Laws 15-16).
+            assert (await service.submit("command", ("roll", b'{"seat": "E"}')))["ok"]
+            thrower = service.table.next_thrower().encode()
+            assert (await service.submit("command", ("roll", b'{"seat": "%s"}' % thrower)))["ok"]
+            for step in OPENING[2:]:
                 assert (await service.submit("observe", step)).accepted
             board.press(seat=NORTH, button=PUNG)  # heard: North's seat blinks amber
             await until(lambda: bool(events_of(service, "ClaimMade")), what="the claim")
@@ -214,13 +218,19 @@ def test_after_a_board_restart_the_leds_show_the_same_state(tmp_path: Path) -> N
             assert north is not None and north["animation"] == Animation.BLINK
             assert wall is not None and wall["animation"] == Animation.POINTER
 
+            assert board.hardware.config[ConfigKey.BRIGHTNESS] == 128  # leds.brightness 0.5
+            assert board.dice_shown == service.table.last_dice != ()
             board.reboot(boot_id=board.protocol.boot_id + 1)
             assert all(a is None for a in animations(board))  # it wakes up dark
+            assert ConfigKey.BRIGHTNESS not in board.hardware.config and board.dice_shown == ()
             await service.board.wait_state(LinkState.DOWN, timeout=3)
             await service.board.wait_up(timeout=5)
             await until(lambda: service.board_lights.replays == 1, what="the LED state again")
             await lights_settled(service)
             assert animations(board) == before
+            assert board.hardware.config[ConfigKey.BRIGHTNESS] == 128
+            await service.board.drain(timeout=5)
+            assert board.dice_shown == service.table.last_dice
             countdown = board.animation(4)
             assert countdown is not None and 0 < countdown["duration_ms"] < 30_000
             await run.finish()
