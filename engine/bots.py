@@ -120,9 +120,6 @@ def _chow_pairs(hand: Sequence[int], tile: Tile) -> list[tuple[Tile, Tile]]:
     return out
 
 
-_ORPHAN_KINDS = frozenset((0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33))
-
-
 def _touches(hand: Sequence[int], tile: Tile, no_sets: bool) -> bool:
     """Could ``tile`` complete anything? It must match a held tile, sit within two of a held
     tile of its suit, or (no set grounded) be a Terminal or Honour for Thirteen Orphans."""
@@ -134,33 +131,54 @@ def _touches(hand: Sequence[int], tile: Tile, no_sets: bool) -> bool:
     if no_sets and r in (0, 8):
         return True
     base = tile - r
-    return any(hand[base + k] for k in range(max(0, r - 2), min(8, r + 2) + 1))
+    return any(hand[base + max(0, r - 2) : base + min(8, r + 2) + 1])
 
 
 def may_be_complete(hand: Sequence[int], extra: Tile | None, no_sets: bool) -> bool:
     """A cheap necessary condition for a complete hand, before the real test: four sets and a
     pair leave each suit's count at 0 or 2 modulo 3 with exactly one 2, and no Honour single;
     the special hands need no grounded set and all pairs or only Terminals and Honours."""
-    sums = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
+    # Asked for every seat on every discard: slices and sums run in C, no per-tile loop.
+    sums = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27]), 0]
     honours = list(hand[27:34])
     if extra is not None:
         if extra < 27:
             sums[extra // 9] += 1
         else:
             honours[extra - 27] += 1
-    if 1 not in honours and 4 not in honours:
-        mods = [x % 3 for x in sums]
-        mods.append(sum(honours) % 3)
-        if mods.count(2) == 1 and 1 not in mods:
-            return True
-    if not no_sets:
-        return False
     h = list(hand[:34])
     if extra is not None:
         h[extra] += 1
-    if all(c in (0, 2) for c in h):
+    if 1 not in honours and 4 not in honours:
+        sums[3] = sum(honours)
+        mods = [x % 3 for x in sums]
+        if mods.count(2) == 1 and 1 not in mods and not _lone_single(h):
+            return True
+    if not no_sets:
+        return False
+    # The special hands (Thirteen Orphans, the pair hands; Nine Gates is also four sets and a
+    # pair, so the test above keeps it).
+    if set(h) <= _PAIR_COUNTS:
         return True
-    return all(h[t] == 0 for t in range(34) if t not in _ORPHAN_KINDS)
+    return not (any(h[1:8]) or any(h[10:17]) or any(h[19:26]))
+
+
+_PAIR_COUNTS = frozenset((0, 2))
+
+
+def _lone_single(h: Sequence[int]) -> bool:
+    """A suit tile held once (or four times) that no sequence can take: it is in no pair or
+    pung, so it needs a sequence, and the two tiles of one are missing. The hand is then not
+    four sets and a pair. Tried only on hands that pass the counting test above."""
+    for base in (0, 9, 18):
+        row = [0, 0, *h[base : base + 9], 0, 0]  # padded: no bounds tests
+        for i in range(2, 11):
+            c = row[i]
+            if (c == 1 or c == 4) and not (
+                (row[i - 1] and (row[i - 2] or row[i + 1])) or (row[i + 1] and row[i + 2])
+            ):
+                return True
+    return False
 
 
 class GreedyBot:
@@ -258,23 +276,26 @@ class GreedyBot:
         if phase != "play":
             return None
         h = view.hand
+        on_turn = view.on_turn
         if view.ruleset.flowers and any(h[34:42]) and (
-            view.on_turn or view.before_first_discard
+            on_turn or view.before_first_discard
         ):
             return cm.GroundFlower(seat=seat, tile=next(t for t in range(34, 42) if h[t]))
+        melds = view.melds
         # East's original-hand win "has preference over washing cards" (Harr, Part II).
-        if view.on_turn and may_be_complete(h, None, not view.melds) and view.can_win():
+        if on_turn and may_be_complete(h, None, not melds) and view.can_win():
             return cm.DeclareMahjong(seat=seat)
         if view.may_wash() and heads_in([t for t in range(NUM_KINDS) if h[t]]) >= 9:
             return cm.WashTiles(seat=seat)
-        if not view.on_turn:
+        if not on_turn:
             return None
         if view.drew or view.before_first_discard:
-            for t in range(NUM_KINDS):
-                if h[t] == 4:
+            if 4 in h:
+                t = h.index(4)
+                if t < NUM_KINDS:
                     return cm.DeclareKong(seat=seat, tile=t)
             if view.drew:
-                for m in view.melds:
+                for m in melds:
                     if m.kind == "pung" and h[m.tiles[0]]:
                         return cm.AddKong(seat=seat, tile=m.tiles[0])
         return cm.Discard(seat=seat, tile=self.choose_discard(view))
@@ -294,9 +315,14 @@ class GreedyBot:
                 and view.can_win(tile):
             return cm.Claim(seat=seat, kind="mahjong")
         held = h[tile]
-        left = view.may_chow(discarder)
-        if held < 2 and not (left and tile < 27):
-            return None
+        if held < 2:  # nothing to call unless a chow: the common case, decided first
+            if tile >= 27:
+                return None
+            left = view.may_chow(discarder)
+            if not left:
+                return None
+        else:
+            left = view.may_chow(discarder)
         target = self._target_suit(view)
         if target is not None and tile < 27 and tile // 9 != target:
             return None

@@ -6,6 +6,9 @@ bug that moves a tile wrongly, or an event the engine should have refused, shows
 
 from __future__ import annotations
 
+from functools import cache
+from operator import add
+
 from engine.state import HandState
 from engine.tiles import NUM_TILE_KINDS, copies_in_set, tile_name, tile_set
 
@@ -16,6 +19,17 @@ class InvariantBroken(AssertionError):
 
 def _fail(message: str) -> None:
     raise InvariantBroken(message)
+
+
+@cache
+def _limits(size: int) -> tuple[list[int], list[int]]:
+    """Per tile kind, the copies in a set of ``size`` tiles: as the limit for face-up counts,
+    and as the full set's counts (computed once per set size, not after every event)."""
+    limit = [copies_in_set(t, size) for t in range(NUM_TILE_KINDS)]
+    expected = [0] * NUM_TILE_KINDS
+    for t in tile_set(size):
+        expected[t] += 1
+    return limit, expected
 
 
 def check(state: HandState) -> None:
@@ -59,9 +73,11 @@ def check(state: HandState) -> None:
     if state.phase != "ended" and public != state.seen:
         diff = [tile_name(t) for t in range(NUM_TILE_KINDS) if public[t] != state.seen[t]]
         _fail(f"face-up counts disagree for {diff}")
-    for t in range(NUM_TILE_KINDS):
-        if state.seen[t] > copies_in_set(t, rules.tiles):
-            _fail(f"{state.seen[t]} x {tile_name(t)} face up")
+    limit, expected = _limits(rules.tiles)
+    if any(map(int.__gt__, state.seen, limit)):  # this runs after every event: in C
+        for t in range(NUM_TILE_KINDS):
+            if state.seen[t] > limit[t]:
+                _fail(f"{state.seen[t]} x {tile_name(t)} face up")
     if state.mode != "full":
         return
     assert state.wall is not None or state.phase == "break"
@@ -75,15 +91,12 @@ def check(state: HandState) -> None:
     for seat, s in enumerate(state.seats):
         if sum(s.concealed) != s.n:
             _fail(f"seat {seat}: {sum(s.concealed)} tiles in hand, count says {s.n}")
-        for t, c in enumerate(s.concealed):
-            if c < 0:
-                _fail(f"seat {seat}: {c} x {tile_name(t)}")
-            where[t] += c
-    for t in range(NUM_TILE_KINDS):
-        where[t] += public[t]
-    expected = [0] * NUM_TILE_KINDS
-    for t in tile_set(rules.tiles):
-        expected[t] += 1
+        if min(s.concealed) < 0:
+            for t, c in enumerate(s.concealed):
+                if c < 0:
+                    _fail(f"seat {seat}: {c} x {tile_name(t)}")
+        where = list(map(add, where, s.concealed))
+    where = list(map(add, where, public))
     if where != expected:
         diff = [f"{tile_name(t)} {where[t]}/{expected[t]}" for t in range(NUM_TILE_KINDS)
                 if where[t] != expected[t]]
