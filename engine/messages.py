@@ -95,12 +95,16 @@ def _ident(v: Any) -> Json:
     return v
 
 
+# Enum ``.name`` is a descriptor call; the cross-checks encode every event, so look it up.
+_SEAT_NAMES: dict[Seat, str] = {s: s.name for s in Seat}
+
+
 def _enc_seat(s: Seat) -> str:
-    return s.name
+    return _SEAT_NAMES[s] if type(s) is Seat else s.name
 
 
 def _enc_seats(v: tuple[Seat, ...]) -> list[str]:
-    return [s.name for s in v]
+    return [_enc_seat(s) for s in v]
 
 
 def _dec_seats(v: Json, where: str) -> tuple[Seat, ...]:
