@@ -146,16 +146,18 @@ def may_be_complete(hand: Sequence[int], extra: Tile | None, no_sets: bool) -> b
             sums[extra // 9] += 1
         else:
             honours[extra - 27] += 1
-    h = list(hand[:34])
-    if extra is not None:
-        h[extra] += 1
+    h: list[int] | None = None
     if 1 not in honours and 4 not in honours:
         sums[3] = sum(honours)
         mods = [x % 3 for x in sums]
-        if mods.count(2) == 1 and 1 not in mods and not _lone_single(h):
-            return True
+        if mods.count(2) == 1 and 1 not in mods:
+            h = _with_tile(hand, extra)
+            if not _lone_single(h):
+                return True
     if not no_sets:
         return False
+    if h is None:
+        h = _with_tile(hand, extra)
     # The special hands (Thirteen Orphans, the pair hands; Nine Gates is also four sets and a
     # pair, so the test above keeps it).
     if set(h) <= _PAIR_COUNTS:
@@ -164,6 +166,13 @@ def may_be_complete(hand: Sequence[int], extra: Tile | None, no_sets: bool) -> b
 
 
 _PAIR_COUNTS = frozenset((0, 2))
+
+
+def _with_tile(hand: Sequence[int], extra: Tile | None) -> list[int]:
+    h = list(hand[:34])
+    if extra is not None:
+        h[extra] += 1
+    return h
 
 
 def _lone_single(h: Sequence[int]) -> bool:
