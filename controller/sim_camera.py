@@ -2,7 +2,10 @@
 
 The bots' table is rendered from real tile artwork (``vision.render``) as play goes on
 (``controller.scene``); the service's camera loop scans those frames and its watcher reports
-discards, sets, flowers, added kongs and dice exactly as on a real table. What a camera
+discards, sets, flowers, added kongs and dice exactly as on a real table. Like a real table,
+the rendered one has its own tile set enrolled first (``vision.table_enrol``: a few crops of
+each kind cut from rendered frames, enrolled as ``mjtable vision enroll`` does, cached on
+disk), so the camera knows the art it sees rather than abstaining on it. What a camera
 cannot see (a tile drawn from the wall, the deal, a concealed kong, the hand shown on the
 rack) still comes straight from the game.
 
@@ -39,6 +42,7 @@ CAMERA_KINDS = frozenset(
 )
 
 
+ART = "kde-traditional"  # held out of the network's training: a set it has never seen
 PATIENCE_S = 4.0  # how long the referee lets the camera try before stepping in
 
 
@@ -54,7 +58,7 @@ class Interventions:
 class RenderedCamera:
     """The rendered table and the service's camera loop reading it."""
 
-    def __init__(self, service: Service, seed: int) -> None:
+    def __init__(self, service: Service, seed: int, enrol: bool = True) -> None:
         import numpy as np
 
         from vision.capture import RenderedSource
@@ -62,8 +66,10 @@ class RenderedCamera:
         from vision.render import Style
 
         self.service = service
+        self.seed = seed
+        self.enrol = enrol
         self.geometry = TableGeometry()
-        self.style = Style.random(np.random.default_rng(seed), "kde-traditional")
+        self.style = Style.random(np.random.default_rng(seed), ART)
         self.layout = table_layout({}, (), self.geometry)
         self.loop = CameraLoop(
             f"render:{seed}",
@@ -77,7 +83,21 @@ class RenderedCamera:
     def _scene(self) -> Any:
         return self.layout, self.style, self.geometry
 
+    def enrolled_model(self) -> str:
+        """The model directory of this table's own set, enrolled once (cached on disk)."""
+        import numpy as np
+
+        from vision.render import CameraPose
+        from vision.table_enrol import enrol_rendered_table
+
+        # The pose RenderedSource(seed) draws first: the enrolment photos come from the
+        # table's own camera, as on a real table.
+        pose = CameraPose.overhead(np.random.default_rng(self.seed))
+        return str(enrol_rendered_table(ART, self.style, pose, self.seed))
+
     async def start(self) -> None:
+        if self.enrol:
+            self.loop.model_dir = await asyncio.to_thread(self.enrolled_model)
         self.loop.start()
         await self.frames(2, timeout=120)
 
