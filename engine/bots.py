@@ -127,11 +127,15 @@ def _touches(hand: Sequence[int], tile: Tile, no_sets: bool) -> bool:
         return True
     if tile >= 27:
         return no_sets
-    r = tile % 9
-    if no_sets and r in (0, 8):
+    if no_sets and tile in _TERMINALS:
         return True
-    base = tile - r
-    return any(hand[base + max(0, r - 2) : base + min(8, r + 2) + 1])
+    lo, hi = _NEAR[tile]
+    return any(hand[lo:hi])
+
+
+_TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
+# Per suit tile, the slice of its suit within two of it.
+_NEAR = tuple((t - min(t % 9, 2), t + min(8 - t % 9, 2) + 1) for t in range(27))
 
 
 def may_be_complete(hand: Sequence[int], extra: Tile | None, no_sets: bool) -> bool:
@@ -139,17 +143,20 @@ def may_be_complete(hand: Sequence[int], extra: Tile | None, no_sets: bool) -> b
     pair leave each suit's count at 0 or 2 modulo 3 with exactly one 2, and no Honour single;
     the special hands need no grounded set and all pairs or only Terminals and Honours."""
     # Asked for every seat on every discard: slices and sums run in C, no per-tile loop.
-    sums = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27]), 0]
+    s0, s1, s2 = sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])
     honours = list(hand[27:34])
     if extra is not None:
-        if extra < 27:
-            sums[extra // 9] += 1
+        if extra < 9:
+            s0 += 1
+        elif extra < 18:
+            s1 += 1
+        elif extra < 27:
+            s2 += 1
         else:
             honours[extra - 27] += 1
     h: list[int] | None = None
     if 1 not in honours and 4 not in honours:
-        sums[3] = sum(honours)
-        mods = [x % 3 for x in sums]
+        mods = (s0 % 3, s1 % 3, s2 % 3, sum(honours) % 3)
         if mods.count(2) == 1 and 1 not in mods:
             h = _with_tile(hand, extra)
             if not _lone_single(h):
