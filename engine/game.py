@@ -75,8 +75,8 @@ def new_hand(
     built: tuple[Tile, ...] | None = None
     if mode == "full":
         if wall is None:
-            wall = build_wall(rules, rng or random.Random(0))
-        if sorted(wall) != sorted(tile_set(rules.tiles)):
+            wall = build_wall(rules, rng or random.Random(0))  # the set, shuffled
+        elif sorted(wall) != sorted(tile_set(rules.tiles)):
             raise MalformedInput("wall", f"the wall must be the {rules.tiles}-tile set")
         built = tuple(wall)
     state = HandState(rules, mode)
