@@ -2,13 +2,15 @@
 
 ``SAMPLES_DIR/<TOKEN>/*.png`` — one sub-folder per tile token (case-insensitive: ``1B``,
 ``rd``, ``F3``, ``J``), plus optionally ``BLANK`` (spare tiles) and ``BACK`` (face-down tiles).
-Any image size; the tile roughly upright and filling most of the image. Kinds that are not
-enrolled keep the prototypes of the bundled default model, so a partial enrolment still
-recognises everything, and the enrolled photos count for more by being nearer.
+Any image size; the tile roughly upright and filling most of the image. Each photo is
+augmented into several prototypes (vision.identify.enrolment_variants). The bundled default
+model's prototypes are kept as background, counted a margin lower: a partial enrolment still
+recognises everything, and the enrolled photos count for more.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,14 +88,10 @@ def enrol_folder(samples: Path, out: Path, threshold: float | None = None) -> di
         embedder, images, threshold if threshold is not None else DEFAULT_THRESHOLD
     )
     enrolled = set(recogniser.labels)
-    # Kinds without photos keep the bundled prototypes (rendered art), so nothing is unknown.
-    try:
-        base = Recogniser.load(DEFAULT_MODEL_DIR)
-        keep = [i for i, lab in enumerate(base.labels) if lab not in enrolled]
-        recogniser.labels += [base.labels[i] for i in keep]
-        recogniser.vectors = np.concatenate([recogniser.vectors, base.vectors[keep]])
-    except ModelError:
-        pass
+    # The bundled prototypes (rendered art of many sets) stay behind the enrolled ones: kinds
+    # without photos are still known, and a tile of another set is still near something.
+    with contextlib.suppress(ModelError):
+        recogniser.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
     try:
         recogniser.save(out, len(images))
     except OSError as exc:

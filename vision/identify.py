@@ -8,6 +8,13 @@ scored against each kind by its best cosine similarity to that kind's enrolled v
 a softmax over kinds with a temperature fitted on the enrolment photos themselves
 (leave-one-out) gives the confidence, and below ``threshold`` the answer is ``None``:
 better to ask the table than to guess.
+
+Enrolment turns each photo into several prototypes (small shifts, scales, exposure, colour
+cast, blur: what the camera does to a tile between frames), so three photos cover more of
+how a kind can look; the leave-one-out fit leaves out a photo with all its variants. A model
+may also keep *background* prototypes (the bundled ones, many rendered art sets): a tile of a
+set that was never enrolled is then still near something, while the enrolled set keeps the
+lead by a margin (``background_margin`` is subtracted from background similarities).
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import json
 import os
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -32,6 +39,9 @@ DEFAULT_MODEL_DIR = MODELS_DIR / "default"
 FORMAT_VERSION = 1
 DEFAULT_THRESHOLD = 0.7
 DEFAULT_TEMPERATURE = 0.05
+# Measured on held-out and mixed sets (bench/vision/bench_vision.py): 0.08 keeps the enrolled
+# set ahead and still lets a never-enrolled set match the bundled art.
+DEFAULT_BACKGROUND_MARGIN = 0.08
 
 Vectors = NDArray[np.float32]
 
@@ -52,11 +62,17 @@ class Embedder:
             raise ModelError(f"cannot load {onnx_path}: {exc}") from exc
         self.path = onnx_path
 
-    def embed(self, crops: Sequence[Image], batch: int = 64) -> Vectors:
+    def embed(self, crops: Sequence[Image], batch: int = 64, shift_px: int = 0) -> Vectors:
         """Unit vectors, one per crop; each crop is seen both ways up and the two averaged,
-        so a tile lying upside down looks the same."""
+        so a tile lying upside down looks the same. ``shift_px`` > 0 also averages four
+        copies shifted by that much (test-time augmentation: 5x the work)."""
         if not crops:
             return np.zeros((0, 64), np.float32)
+        if shift_px > 0:
+            copies = [shifted(normalise_crop(c), shift_px) for c in crops]
+            flat = [v for group in copies for v in group]
+            stacked = self.embed(flat, batch).reshape(len(crops), len(copies[0]), -1)
+            return _unit(stacked.mean(axis=1))
         out = []
         for start in range(0, len(crops), batch):
             chunk = [normalise_crop(c) for c in crops[start : start + batch]]
@@ -67,6 +83,36 @@ class Embedder:
             n = len(chunk)
             out.append(_unit(e[:n] + e[n:]))
         return np.concatenate(out)
+
+
+def _warp(image: Image, matrix: NDArray[np.float64]) -> Image:
+    h, w = image.shape[:2]
+    return np.asarray(
+        cv2.warpAffine(image, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE), np.uint8
+    )
+
+
+def shifted(crop: Image, px: int) -> list[Image]:
+    """The crop and four copies moved ``px`` left, right, up and down."""
+    moves = ((px, 0), (-px, 0), (0, px), (0, -px))
+    return [crop] + [_warp(crop, np.array([[1.0, 0, dx], [0, 1.0, dy]])) for dx, dy in moves]
+
+
+def enrolment_variants(crop: Image) -> list[Image]:
+    """One enrolment photo as the camera may see the same tile: shifted by the finder's
+    localisation error, a little nearer or farther, darker or brighter, warmer or colder
+    light, slightly out of focus."""
+    crop = normalise_crop(crop)
+    h, w = crop.shape[:2]
+    out = shifted(crop, 3)
+    for scale in (0.92, 1.08):
+        out.append(_warp(crop, np.asarray(cv2.getRotationMatrix2D((w / 2, h / 2), 0, scale))))
+    f = crop.astype(np.float32) / 255
+    out += [np.asarray(np.clip(255 * f**g, 0, 255), np.uint8) for g in (0.7, 1.4)]
+    for cast in ((1.15, 1.0, 0.87), (0.87, 1.0, 1.15)):  # BGR gains
+        out.append(np.asarray(np.clip(255 * f * np.array(cast, np.float32), 0, 255), np.uint8))
+    out.append(np.asarray(cv2.GaussianBlur(crop, (3, 3), 0.8), np.uint8))
+    return out
 
 
 def _unit(v: Vectors) -> Vectors:
@@ -90,19 +136,29 @@ class Recogniser:
     # Below this cosine similarity to every enrolled photo, a crop is unlike anything enrolled
     # (a sleeve, a coin, a tile of an unknown set): abstain however the kinds compare.
     min_similarity: float = 0.0
+    # Prototypes of other sets (the bundled art), counted ``background_margin`` lower.
+    background_labels: list[str] = field(default_factory=list)
+    background: Vectors = field(default_factory=lambda: np.zeros((0, 64), np.float32))
+    background_margin: float = DEFAULT_BACKGROUND_MARGIN
+    # Test-time shift augmentation in pixels (0: off; costs 5x the embedding time).
+    shift_px: int = 0
 
     @property
     def kinds(self) -> list[str]:
         return sorted(set(self.labels), key=self.labels.index)
 
     def _scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
-        """Per crop and kind, the best similarity to that kind's enrolled vectors."""
+        """Per crop and kind, the best similarity to that kind's enrolled vectors (or, less
+        the margin, to its background vectors)."""
         kinds = self.kinds
-        label_idx = np.array([kinds.index(lab) for lab in self.labels])
-        order = np.argsort(label_idx, kind="stable")
-        starts = np.searchsorted(label_idx[order], np.arange(len(kinds)))
-        sims = embeddings @ self.vectors[order].T
-        return kinds, np.asarray(np.maximum.reduceat(sims, starts, axis=1), np.float64)
+        scores = _best_per_kind(embeddings, self.labels, self.vectors, kinds)
+        if self.background_labels:
+            extra = [k for k in self.background_labels if k not in kinds]
+            kinds = kinds + sorted(set(extra), key=self.background_labels.index)
+            scores = np.pad(scores, ((0, 0), (0, len(kinds) - scores.shape[1])), constant_values=-2)
+            other = _best_per_kind(embeddings, self.background_labels, self.background, kinds)
+            scores = np.maximum(scores, other - self.background_margin)
+        return kinds, scores
 
     def identify_embeddings(self, embeddings: Vectors) -> list[Identity]:
         kinds, scores = self._scores(embeddings)
@@ -116,7 +172,7 @@ class Recogniser:
         return out
 
     def identify(self, crops: Sequence[Image]) -> list[Identity]:
-        return self.identify_embeddings(self.embedder.embed(crops))
+        return self.identify_embeddings(self.embedder.embed(crops, shift_px=self.shift_px))
 
     # -- enrolment and storage ------------------------------------------------------------------
 
@@ -126,28 +182,49 @@ class Recogniser:
         embedder: Embedder,
         samples: Sequence[tuple[str, Image]],
         threshold: float = DEFAULT_THRESHOLD,
+        augment: bool = True,
     ) -> Recogniser:
-        """Prototypes from labelled tile images; the temperature is fitted leave-one-out."""
-        labels = [label for label, _ in samples]
-        vectors = embedder.embed([image for _, image in samples])
+        """Prototypes from labelled tile images (each photo augmented into several unless
+        ``augment`` is false); the temperature is fitted leave-one-photo-out."""
+        labels: list[str] = []
+        images: list[Image] = []
+        groups: list[int] = []
+        for n, (label, image) in enumerate(samples):
+            variants = enrolment_variants(image) if augment else [image]
+            labels += [label] * len(variants)
+            images += variants
+            groups += [n] * len(variants)
+        vectors = embedder.embed(images)
         recogniser = cls(embedder, labels, vectors, threshold=threshold)
-        recogniser.temperature, recogniser.min_similarity = recogniser._fit_leave_one_out()
+        fitted = recogniser._fit_leave_one_out(np.array(groups))
+        recogniser.temperature, recogniser.min_similarity = fitted
         return recogniser
 
-    def _fit_leave_one_out(self) -> tuple[float, float]:
-        """Each enrolled photo classified by the others: the temperature that makes those
-        confidences honest (least log-loss), and the similarity floor (a little below all
-        but the lowest 2 % of same-kind similarities)."""
+    def with_background(self, other: Recogniser, margin: float = DEFAULT_BACKGROUND_MARGIN) -> None:
+        """Keep ``other``'s prototypes (and similarity floor) behind this set's own."""
+        self.background_labels = list(other.labels)
+        self.background = other.vectors
+        self.background_margin = margin
+        self.min_similarity = min(self.min_similarity, other.min_similarity)
+
+    def _fit_leave_one_out(self, groups: NDArray[np.int_] | None = None) -> tuple[float, float]:
+        """Each enrolled photo classified by the others (never by its own variants: same
+        ``groups`` entry): the temperature that makes those confidences honest (least
+        log-loss), and the similarity floor (a little below all but the lowest 2 % of
+        same-kind similarities)."""
         kinds = self.kinds
         label_idx = np.array([kinds.index(lab) for lab in self.labels])
+        if groups is None:
+            groups = np.arange(len(self.labels))
         # A photo whose kind has no other photo cannot be classified by the others: leave
         # it out of the fit.
-        counts = np.bincount(label_idx, minlength=len(kinds))
+        photos = {(int(k), int(g)) for k, g in zip(label_idx, groups, strict=True)}
+        counts = np.bincount([k for k, _ in photos], minlength=len(kinds))
         keep = counts[label_idx] >= 2
         if keep.sum() < len(kinds):
             return DEFAULT_TEMPERATURE, 0.0
         sims = self.vectors @ self.vectors.T
-        np.fill_diagonal(sims, -2.0)
+        sims[groups[:, None] == groups[None, :]] = -2.0
         scores = np.full((len(self.labels), len(kinds)), -2.0)
         for k in range(len(kinds)):
             scores[:, k] = sims[:, label_idx == k].max(axis=1)
@@ -175,6 +252,8 @@ class Recogniser:
             folder / "prototypes.npz",
             labels=np.array(self.labels),
             vectors=self.vectors.astype(np.float16),
+            background_labels=np.array(self.background_labels, dtype=str),
+            background=self.background.astype(np.float16),
         )
         meta = {
             "version": FORMAT_VERSION,
@@ -182,6 +261,8 @@ class Recogniser:
             "temperature": self.temperature,
             "threshold": self.threshold,
             "min_similarity": self.min_similarity,
+            "background_margin": self.background_margin,
+            "shift_px": self.shift_px,
             "kinds": len(self.kinds),
             "images": images,
         }
@@ -205,6 +286,11 @@ class Recogniser:
             with np.load(folder / "prototypes.npz") as data:
                 labels = [str(v) for v in data["labels"]]
                 vectors = _unit(data["vectors"].astype(np.float32))
+                background_labels: list[str] = []
+                background = np.zeros((0, vectors.shape[1]), np.float32)
+                if "background" in data.files and len(data["background_labels"]):
+                    background_labels = [str(v) for v in data["background_labels"]]
+                    background = _unit(data["background"].astype(np.float32))
             embedder = Embedder(folder / str(meta.get("embedder", EMBEDDER_FILE)))
             return cls(
                 embedder,
@@ -213,11 +299,27 @@ class Recogniser:
                 float(meta["temperature"]),
                 float(meta["threshold"]),
                 float(meta.get("min_similarity", 0.0)),
+                background_labels,
+                background,
+                float(meta.get("background_margin", DEFAULT_BACKGROUND_MARGIN)),
+                int(meta.get("shift_px", 0)),
             )
         except ModelError:
             raise
         except (OSError, KeyError, ValueError, TypeError) as exc:
             raise ModelError(f"{folder}: model files are damaged: {exc!r}") from exc
+
+
+def _best_per_kind(
+    embeddings: Vectors, labels: list[str], vectors: Vectors, kinds: list[str]
+) -> NDArray[np.float64]:
+    """Per crop and kind, the best similarity to that kind's vectors (-2 where it has none)."""
+    out = np.full((len(embeddings), len(kinds)), -2.0)
+    sims = embeddings @ vectors.T
+    label_idx = np.array([kinds.index(lab) for lab in labels])
+    for k in np.unique(label_idx):
+        out[:, k] = sims[:, label_idx == k].max(axis=1)
+    return out
 
 
 def _softmax(x: NDArray[np.float64]) -> NDArray[np.float64]:

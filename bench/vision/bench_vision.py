@@ -22,6 +22,7 @@ Every number comes from one run on this machine; the machine is shared, so compa
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import statistics
 import sys
@@ -63,18 +64,34 @@ def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) ->
     }
 
 
+def recognisers(embedder: Embedder, samples: list[tuple[str, np.ndarray]]) -> dict[str, Any]:
+    """The enrolment methods compared side by side on the same crops:
+    ``old``: one prototype per photo, leave-one-out fit (the method before 2026-12);
+    ``new``: each photo augmented into 12 prototypes, leave-one-photo-out fit, the bundled
+    prototypes kept behind the enrolled ones (what ``mjtable vision enroll`` now does);
+    ``new+tta``: ``new`` with test crops averaged over four 3-px shifts (5x the embedding)."""
+    old = Recogniser.enrol(embedder, samples, augment=False)
+    new = Recogniser.enrol(embedder, samples)
+    new.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
+    tta = copy.copy(new)
+    tta.shift_px = 3
+    return {"old": old, "new": new, "new+tta": tta}
+
+
 def held_out_enrolled(
     embedder: Embedder, per_kind: int, rng: np.random.Generator
 ) -> dict[str, Any]:
-    out = {}
+    out: dict[str, Any] = {}
     unseen: dict[str, dict[str, np.ndarray]] = {name: load_set(name) for name in HELD_OUT}
     for seed in range(3):  # procedural sets drawn with seeds training never used
         unseen[f"procedural#{90_000 + seed}"] = procedural_set(90_000 + seed)
     for name, faces in unseen.items():
         enrol = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(3)]
-        recogniser = Recogniser.enrol(embedder, enrol)
         tests = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(per_kind)]
-        out[name] = _score(recogniser, [c for _, c in tests], [lab for lab, _ in tests])
+        out[name] = {
+            method: _score(recogniser, [c for _, c in tests], [lab for lab, _ in tests])
+            for method, recogniser in recognisers(embedder, enrol).items()
+        }
         # The same set without enrolment: only the bundled prototypes of other sets.
         default = Recogniser.load(DEFAULT_MODEL_DIR)
         out[name + " (not enrolled)"] = _score(
@@ -93,7 +110,7 @@ def mixed_sets(embedder: Embedder, per_kind: int, rng: np.random.Generator) -> d
             name = having[int(rng.integers(len(having)))]
             enrolled.setdefault(label, set()).add(name)
             samples.append((label, synthetic_crop(sets[name][label], rng)))
-    recogniser = Recogniser.enrol(embedder, samples)
+    methods = recognisers(embedder, samples)
     groups: dict[str, tuple[list[np.ndarray], list[str]]] = {
         "enrolled set": ([], []),
         "never enrolled": ([], []),
@@ -114,7 +131,11 @@ def mixed_sets(embedder: Embedder, per_kind: int, rng: np.random.Generator) -> d
                 if key == "never enrolled, never trained":
                     groups["never enrolled"][0].append(crop)
                     groups["never enrolled"][1].append(label)
-    return {k: _score(recogniser, c, t) for k, (c, t) in groups.items() if t}
+    return {
+        k: {method: _score(r, c, t) for method, r in methods.items()}
+        for k, (c, t) in groups.items()
+        if t
+    }
 
 
 def frames(count: int, art: str, seed: int) -> list[Any]:
@@ -134,7 +155,9 @@ def _match(truth_xy: np.ndarray, x: float, y: float, tol: float = 10.0) -> int |
     return k if d[k] < tol else None
 
 
-def scan_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[str, Any]:
+def scan_bench(
+    embedder: Embedder, art: str, count: int, seed: int, method: str = "new"
+) -> dict[str, Any]:
     # Enrol from a separate frame of the same set: crops cut by our own finder, labelled by
     # the renderer's truth — what a user's enrolment photos look like.
     enrol_frames = frames(3, art, seed + 1000)
@@ -155,7 +178,7 @@ def scan_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[str,
         if lab not in have
         for _ in range(3)
     ]
-    recogniser = Recogniser.enrol(embedder, samples)
+    recogniser = recognisers(embedder, samples)[method]
     times, per_tile, found_n, truth_n, correct, abstained, best = [], [], 0, 0, 0, 0, 0
     for r in frames(count, art, seed):
         cal = calibrate(r.image, r.geometry)
@@ -179,6 +202,7 @@ def scan_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[str,
             abstained += t.tile is None and not t.face_down
     return {
         "art": art,
+        "method": method,
         "frames": count,
         "tiles_per_frame": truth_n / count,
         "median_scan_s": statistics.median(times),
@@ -234,9 +258,9 @@ def detector_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[
     default = Recogniser.load(DEFAULT_MODEL_DIR)
     rng = np.random.default_rng(seed)
     faces = load_set(art)
-    enrolled = Recogniser.enrol(
+    enrolled = recognisers(
         embedder, [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(3)]
-    )
+    )["new"]
     for r in frames(count, art, seed):
         cal = calibrate(r.image, r.geometry)
         tiles = [t for t in r.layout.tiles if t.label in known]
@@ -283,6 +307,9 @@ def main() -> int:
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--identity-only", action="store_true", help="parts 1 and 2 only (no frames)"
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     embedder = Embedder()
@@ -292,7 +319,15 @@ def main() -> int:
     print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
     report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng)
     print(json.dumps(report["mixed_sets"], indent=1), flush=True)
-    report["scan"] = [scan_bench(embedder, art, args.frames, args.seed) for art in HELD_OUT]
+    if args.identity_only:
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1) + "\n")
+        return 0
+    report["scan"] = [
+        scan_bench(embedder, art, args.frames, args.seed, method)
+        for art in HELD_OUT
+        for method in ("old", "new")
+    ]
     print(json.dumps(report["scan"], indent=1), flush=True)
     report["detector"] = [
         detector_bench(embedder, art, args.frames, args.seed + 7) for art in HELD_OUT

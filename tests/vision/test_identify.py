@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from vision.artwork import load_set
-from vision.crops import synthetic_crop
+from vision.crops import CROP_H, CROP_W, synthetic_crop
 from vision.identify import (
     DEFAULT_MODEL_DIR,
     MODELS_DIR,
     Embedder,
     ModelError,
     Recogniser,
+    enrolment_variants,
 )
 
 from .conftest import HELD_OUT_ART
@@ -91,3 +92,46 @@ def test_damaged_model_directories_are_refused(tmp_path: Path) -> None:
     (tmp_path / "meta.json").write_text('{"version": 1, "temperature": 0.05, "threshold": 0.5}')
     with pytest.raises(ModelError):
         Recogniser.load(tmp_path)
+
+
+def test_enrolment_variants_are_the_same_tile_moved_and_relit() -> None:
+    rng = np.random.default_rng(3)
+    crop = synthetic_crop(load_set(HELD_OUT_ART)["7B"], rng)
+    variants = enrolment_variants(crop)
+    assert len(variants) == 12
+    assert all(v.shape == (CROP_H, CROP_W, 3) and v.dtype == np.uint8 for v in variants)
+    assert len({v.tobytes() for v in variants}) == len(variants)  # all different
+
+
+def test_leave_one_photo_out_ignores_a_photos_own_variants(embedder: Embedder) -> None:
+    """Fitted on augmented prototypes, the similarity floor must come from other photos of
+    the kind, not from a photo's near-copies (which would make it abstain on everything)."""
+    rng = np.random.default_rng(21)
+    faces = load_set(HELD_OUT_ART)
+    enrol = [(label, synthetic_crop(f, rng)) for label, f in faces.items() for _ in range(3)]
+    augmented = Recogniser.enrol(embedder, enrol)
+    assert len(augmented.labels) == 12 * len(enrol)
+    _, careless_floor = augmented._fit_leave_one_out()  # each variant left out on its own
+    assert augmented.min_similarity < careless_floor - 0.1
+    tests = [(label, synthetic_crop(f, rng)) for label, f in faces.items() for _ in range(2)]
+    ids = augmented.identify([crop for _, crop in tests])
+    assert np.mean([i.label is None for i in ids]) <= 0.05
+
+
+def test_background_prototypes_round_trip_and_name_kinds_not_enrolled(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    rng = np.random.default_rng(5)
+    faces = load_set("kde-traditional")
+    enrol = [(label, synthetic_crop(faces[label], rng)) for label in ("1B", "2B", "RD") * 3]
+    recogniser = Recogniser.enrol(embedder, enrol)
+    recogniser.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
+    recogniser.shift_px = 2
+    recogniser.save(tmp_path / "model", images=len(enrol))
+    again = Recogniser.load(tmp_path / "model")
+    assert again.background_labels == recogniser.background_labels and again.shift_px == 2
+    symbola = load_set("symbola")  # a trained set, present among the bundled prototypes
+    crops = [synthetic_crop(symbola[label], rng) for label in ("EW", "9C", "1B")]
+    ids = again.identify(crops)
+    assert [i.best for i in ids] == ["EW", "9C", "1B"]
+    assert [i.best for i in recogniser.identify(crops)] == ["EW", "9C", "1B"]
