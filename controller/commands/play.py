@@ -32,6 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ruleset.strip().lower().split("/")[0] == "american":
+        return _play_american(args)  # its own engine: docs/rules-american.md
     from engine.record import event_line, final_line
     from engine.rounds import next_hand, start
     from engine.rules import get_ruleset
@@ -103,3 +105,38 @@ def run(args: argparse.Namespace) -> int:
         summary["problems"] = problems
     emit_json(summary)
     return 0 if violations == 0 else 1
+
+
+def _play_american(args: argparse.Namespace) -> int:
+    """`--ruleset american` (`american/3`, `american/2`): bots play the American game on the
+    card named by MJTABLE_AMERICAN_CARD, else the sample card."""
+    from config.cards import default_card
+    from engine.american.compiled import CardError
+    from engine.american.family import play
+
+    if args.hands < 0:
+        raise CommandInputError(f"--hands must be 0 or more, not {args.hands}", "--hands")
+    try:
+        card = default_card()
+    except (CardError, OSError) as exc:
+        raise CommandInputError(f"the American card does not load: {exc}",
+                                "MJTABLE_AMERICAN_CARD") from None
+    log: IO[str] | None = None
+    if args.log:
+        try:
+            log = open(args.log, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise CommandInputError(f"cannot write the log: {exc.strerror}", "--log") from None
+    def write(line: str) -> None:
+        if log is not None:
+            log.write(line + "\n")
+
+    try:
+        summary = play(args.ruleset, args.hands, args.seed, card, write=write)
+    except ValueError as exc:
+        raise CommandInputError(str(exc), "--ruleset") from None
+    finally:
+        if log is not None:
+            log.close()
+    emit_json(summary)
+    return 0 if summary["violations"] == 0 else 1

@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
         raise CommandInputError(f"cannot read the log: {exc.strerror}", args.log) from None
     except UnicodeDecodeError:
         raise CommandInputError("the log is not UTF-8 text", args.log) from None
+    first = next((line for line in lines if line.strip()), "")
+    if '"type":"american/' in first.replace(" ", ""):
+        return _replay_american(lines)  # the American family's log: docs/rules-american.md
     try:
         hands = parse_log(lines)
     except MalformedInput as exc:
@@ -86,3 +89,16 @@ def run(args: argparse.Namespace) -> int:
         "seconds": round(time.perf_counter() - started, 3),
     })
     return 0 if not mismatches else 1
+
+
+def _replay_american(lines: list[str]) -> int:
+    from config.cards import default_card
+    from engine.american.family import replay
+    from engine.errors import MalformedInput
+
+    try:
+        report = replay(lines, default_card())
+    except MalformedInput as exc:
+        raise CommandInputError(exc.message, exc.where) from None
+    emit_json(report)
+    return 0 if not report["mismatches"] else 1
