@@ -92,3 +92,22 @@ def test_replay_rebuilds_a_logged_game_and_catches_tampering(card: CompiledCard,
             lines[i] = json.dumps(obj)
             break
     assert replay(lines, card)["matched"] == 1
+
+
+def test_mjtable_play_and_replay_american(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Must show: `mjtable play --ruleset american` runs whole hands with violations 0, and
+    `mjtable replay` rebuilds them from the log."""
+    from controller import cli
+
+    log = tmp_path / "events.jsonl"
+    code = cli.main(["play", "--ruleset", "american", "--hands", "2", "--seed", "5",
+                     "--log", str(log)])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["violations"] == 0 and summary["hands"] == 2
+    assert summary["american"]["charleston_passes"] > 0
+    assert cli.main(["replay", str(log)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["matched"] == 2 and report["mismatches"] == []
+    assert cli.main(["play", "--ruleset", "american/5"]) == 2
+    assert "american/5" in json.loads(capsys.readouterr().out)["error"]
