@@ -49,13 +49,3 @@ def table(card: CompiledCard) -> Table:
 
 def seat(name: str) -> Seat:
     return parse_seat(name)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Soak tests marked slow run only when asked for (`-m slow`); CI stays fast."""
-    if "slow" in (config.getoption("-m") or ""):
-        return
-    skip = pytest.mark.skip(reason="slow: run with -m slow")
-    for item in items:
-        if "slow" in item.keywords and "tests/american/" in str(item.fspath).replace("\\", "/"):
-            item.add_marker(skip)

@@ -13,10 +13,7 @@ from engine.rules import RULESETS
 
 @pytest.mark.slow
 @pytest.mark.parametrize("ruleset", sorted(RULESETS))
-def test_ten_thousand_hands_without_a_violation(ruleset: str, request: pytest.FixtureRequest
-                                                ) -> None:
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("minutes long: run with `pytest -m slow`")
+def test_ten_thousand_hands_without_a_violation(ruleset: str) -> None:
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "bench/engine_soak.py", "--hands", "10000", "--ruleset", ruleset],
