@@ -20,7 +20,8 @@ HELP = "bots play whole hands under the full engine"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ruleset", default="code1924/mixed",
                         help="code1924/mixed (default), code1924/one-double, "
-                             "code1924/cleared, pungchow, pungchow/limit, classical")
+                             "code1924/cleared, pungchow, pungchow/limit, classical, "
+                             "american (american/3, american/2 for smaller tables)")
     parser.add_argument("--hands", type=int, default=1, help="how many hands (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="the RNG seed (default 0)")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4),
@@ -47,14 +48,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandInputError(f"{ruleset.name} is played by "
                                 f"{' or '.join(map(str, ruleset.player_counts))} players",
                                 "--players")
-    if args.hands < 0:
-        raise CommandInputError(f"--hands must be 0 or more, not {args.hands}", "--hands")
-    log: IO[str] | None = None
-    if args.log:
-        try:
-            log = open(args.log, "w", encoding="utf-8")  # noqa: SIM115
-        except OSError as exc:
-            raise CommandInputError(f"cannot write the log: {exc.strerror}", "--log") from None
+    _check_hands(args.hands)
+    log = _open_log(args.log)
     started = time.perf_counter()
     rng = random.Random(args.seed)
     bots = default_bots(rng)
@@ -114,19 +109,14 @@ def _play_american(args: argparse.Namespace) -> int:
     from engine.american.compiled import CardError
     from engine.american.family import play
 
-    if args.hands < 0:
-        raise CommandInputError(f"--hands must be 0 or more, not {args.hands}", "--hands")
+    _check_hands(args.hands)
     try:
         card = default_card()
     except (CardError, OSError) as exc:
         raise CommandInputError(f"the American card does not load: {exc}",
                                 "MJTABLE_AMERICAN_CARD") from None
-    log: IO[str] | None = None
-    if args.log:
-        try:
-            log = open(args.log, "w", encoding="utf-8")  # noqa: SIM115
-        except OSError as exc:
-            raise CommandInputError(f"cannot write the log: {exc.strerror}", "--log") from None
+    log = _open_log(args.log)
+
     def write(line: str) -> None:
         if log is not None:
             log.write(line + "\n")
@@ -140,3 +130,17 @@ def _play_american(args: argparse.Namespace) -> int:
             log.close()
     emit_json(summary)
     return 0 if summary["violations"] == 0 else 1
+
+
+def _check_hands(hands: int) -> None:
+    if hands < 0:
+        raise CommandInputError(f"--hands must be 0 or more, not {hands}", "--hands")
+
+
+def _open_log(path: str | None) -> IO[str] | None:
+    if not path:
+        return None
+    try:
+        return open(path, "w", encoding="utf-8")  # the caller closes it
+    except OSError as exc:
+        raise CommandInputError(f"cannot write the log: {exc.strerror}", "--log") from None
