@@ -55,6 +55,13 @@ class ObservationKind(enum.StrEnum):
     CONCEALED_KONG = "concealed_kong"  # four from the hand laid (Law 41): tiles=(tile,)
     ADDED_KONG = "added_kong"  # a fourth added to a grounded pung (Law 42): tiles=(tile,)
     HAND_SHOWN = "hand_shown"  # the concealed hand shown at Mah Jongg: every tile
+    # The American game (docs/rules-american.md): what the camera counts, never the faces.
+    PASS = "pass"  # a Charleston pass laid face down: count, zone "blind-N" for a blind pass
+    VOTE = "vote"  # the second Charleston: zone "stop" or "go" (CH-4)
+    COURTESY_OFFER = "courtesy_offer"  # tiles offered across, 0-3: count (CH-5)
+    COURTESY_PASS = "courtesy_pass"  # the courtesy tiles laid across: count
+    JOKER_EXCHANGE = "joker_exchange"  # a natural put on an exposure for its Joker: tiles=(tile,),
+    #   zone "rack-S" (the exposure's owner) (J-4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,7 @@ class Observation:
     source: str = "vision"
     winning: str = ""  # HAND_SHOWN after a win on a draw: the tile drawn last
     id: int = 0  # set by the service when it holds one for confirmation
+    count: int = 0  # tiles counted face down (American Charleston and courtesy passes)
 
     def __post_init__(self) -> None:
         if self.seat is not None and self.seat not in SEATS:
@@ -97,6 +105,8 @@ class Observation:
             out["winning"] = self.winning
         if self.id:
             out["id"] = self.id
+        if self.count:
+            out["count"] = self.count
         return out
 
     @staticmethod
@@ -117,6 +127,9 @@ class Observation:
         confidence = obj.get("confidence", 1.0)
         if not isinstance(confidence, int | float):
             raise InputError(f"{where}.confidence: expected a number")
+        count = obj.get("count", 0)
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 14:
+            raise InputError(f"{where}.count: expected a whole number of tiles, 0-14")
         seat = obj.get("seat")
         if seat is not None and not isinstance(seat, str):
             raise InputError(f"{where}.seat: expected E S W N or null")
@@ -130,6 +143,7 @@ class Observation:
             dice=tuple(dice),
             source=str(obj.get("source", "referee")),
             winning=str(obj.get("winning", "")).upper(),
+            count=count,
         )
 
 

@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from config.schema import TableConfig
+from controller.american_table import AmericanTable
 from controller.inputs import Observation, ObservationKind, Press
 from controller.lights import LightLog
 from controller.mqtt import BrokerSettings, MqttLink
 from controller.scoresheet import Scorer
 from controller.store import EventStore, StoreError
 from controller.table import Table, TableSettings
+from engine.american.family import is_american
 
 log = logging.getLogger("mjtable.service")
 
@@ -98,13 +100,23 @@ class Service:
                 options.client_id or cfg.table.id,
                 on_command=self._command_from_thread,
             )
-        self.table = Table(
-            settings_of(cfg),
-            self.store,
-            self.lights,
-            on_append=self.mqtt.kick if self.mqtt else None,
-            scorer=options.scorer,
-        )
+        self.table: Table | AmericanTable
+        if is_american(cfg.table.ruleset):
+            # Its own engine and its own adapter (controller/american_table.py).
+            self.table = AmericanTable(
+                settings_of(cfg),
+                self.store,
+                self.lights,
+                on_append=self.mqtt.kick if self.mqtt else None,
+            )
+        else:
+            self.table = Table(
+                settings_of(cfg),
+                self.store,
+                self.lights,
+                on_append=self.mqtt.kick if self.mqtt else None,
+                scorer=options.scorer,
+            )
         self.board: Any = None  # the BoardLink once open
         self.board_lights: Any = None
         self.camera: Any = None

@@ -75,7 +75,7 @@ class RenderedCamera:
             f"render:{seed}",
             service,
             fps=30,
-            set_size=service.table.state.ruleset.tiles if service.table.state else 144,
+            set_size=_mirror(service).ruleset.tiles if service.table.state else 144,
             open_source=lambda spec: RenderedSource(seed, self._scene),
         )
         self.fixes = Interventions()
@@ -152,7 +152,7 @@ class RenderedCamera:
         await self.frames(self.loop.stable_frames + 1)
 
     def _agrees(self, step: Observation, world: HandState) -> bool:
-        mirror = self.service.table.state
+        mirror = _mirror(self.service) if self.service.table.state else None
         if mirror is None:
             return False
         if step.kind is ObservationKind.DICE:
@@ -183,7 +183,7 @@ class RenderedCamera:
 
     async def _amend(self, truth: Observation, world: HandState) -> bool:
         """A misread discard the engine accepted: the referee puts the right tile in."""
-        mirror = self.service.table.state
+        mirror = _mirror(self.service) if self.service.table.state else None
         if mirror is None or truth.kind is not ObservationKind.DISCARD or truth.seat is None:
             return True
         ours = public_view(mirror)["seats"][truth.seat]["discards"]
@@ -219,3 +219,11 @@ def summary(camera: RenderedCamera) -> dict[str, Any]:
         "referee_dismissed": fixes.dismissed,
         "referee_amended": fixes.amended,
     }
+
+
+def _mirror(service: Service) -> HandState:
+    """The classical mirror the rendered camera checks against (classical families only)."""
+    state = service.table.state
+    if not isinstance(state, HandState):
+        raise TypeError("the rendered camera follows the classical families only")
+    return state

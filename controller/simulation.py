@@ -24,10 +24,10 @@ import tempfile
 import threading
 import time
 import tomllib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
@@ -40,8 +40,9 @@ from controller.mqtt import BrokerSettings, Topics
 from controller.scoresheet import Scorer, contract_scorer
 from controller.service import Service, ServiceOptions
 from controller.table import ENVELOPE, TABLE_EVENTS, Outcome
-from controller.world import Claims, SimulatedHand
+from controller.world import Claims, SimulatedHand, Step
 from engine import events as ev
+from engine.american.family import is_american
 from engine.game import public_view, rebuild
 from engine.rules import get_ruleset
 from engine.seats import Seat
@@ -215,6 +216,65 @@ def _mirror_of_hand(service: Service, hand: int) -> Any:
     return rebuild(events)
 
 
+class World(Protocol):
+    @property
+    def state(self) -> Any: ...
+
+    def steps(self) -> Iterator[Step]: ...
+
+
+class Family(Protocol):
+    """How one rule family's world is played and its mirror compared with it."""
+
+    def world(self, service: Service, rng: random.Random) -> World: ...
+
+    def views(self, service: Service, world: Any, hand: int) -> tuple[dict[str, Any],
+                                                                      dict[str, Any]]: ...
+
+
+class ClassicalFamily:
+    def __init__(self, ruleset: str) -> None:
+        self.ruleset = get_ruleset(ruleset)
+
+    def world(self, service: Service, rng: random.Random) -> World:
+        table = service.table
+        prevailing = Seat[table.prevailing] if table.prevailing else None
+        return SimulatedHand(self.ruleset, rng, prevailing, table.hand_no)
+
+    def views(self, service: Service, world: Any, hand: int) -> tuple[dict[str, Any],
+                                                                      dict[str, Any]]:
+        a, b = public_view(world.result()), public_view(_mirror_of_hand(service, hand))
+        a.pop("mode")
+        b.pop("mode")
+        return a, b
+
+
+class AmericanFamily:
+    """The American game (controller/american_world.py, controller/american_table.py)."""
+
+    def __init__(self, service: Service) -> None:
+        from controller.american_table import AmericanTable
+
+        assert isinstance(service.table, AmericanTable)
+        self.table = service.table
+
+    def world(self, service: Service, rng: random.Random) -> World:
+        from controller.american_world import AmericanHandWorld
+
+        return AmericanHandWorld(self.table.card, self.table.options, rng)
+
+    def views(self, service: Service, world: Any, hand: int) -> tuple[dict[str, Any],
+                                                                      dict[str, Any]]:
+        from controller.american_table import rebuild_hand
+        from engine.american.game import public_view as american_view
+
+        mirror = rebuild_hand(service.store, hand, self.table.card, self.table.options)
+        a, b = american_view(world.result()), american_view(mirror)
+        a.pop("mode")
+        b.pop("mode")
+        return a, b
+
+
 async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]:
     from firmware_bridge.emulator import EmulatedBoard
 
@@ -277,17 +337,18 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
     try:
         await asyncio.wait_for(ready.wait(), 10)
         await service.board.wait_up(timeout=5)
-        ruleset = get_ruleset(settings.ruleset)
+        family: Family = (
+            AmericanFamily(service) if is_american(settings.ruleset)
+            else ClassicalFamily(settings.ruleset)
+        )
         if settings.camera:
             from controller.sim_camera import RenderedCamera
 
             camera = RenderedCamera(service, settings.seed)
             await camera.start()
         for _ in range(settings.hands):
-            table = service.table
-            hand_no = table.hand_no
-            prevailing = Seat[table.prevailing] if table.prevailing else None
-            world = SimulatedHand(ruleset, rng, prevailing, hand_no)
+            hand_no = service.table.hand_no
+            world = family.world(service, rng)
             for step in world.steps():
                 if step_s:
                     await asyncio.sleep(step_s)
@@ -307,10 +368,7 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
                 break
             if camera is not None:
                 await camera.clear()
-            mirror = _mirror_of_hand(service, hand_no)
-            a, b = public_view(world.result()), public_view(mirror)
-            a.pop("mode")
-            b.pop("mode")
+            a, b = family.views(service, world, hand_no)
             if a != b:
                 diff = sorted(k for k in a if a[k] != b.get(k))
                 problems.append(f"hand {hand_no}: the mirror differs from the game in {diff}")
@@ -379,10 +437,11 @@ async def _press(
 async def _observe(
     service: Service, obs: Observation, doubt: random.Random, share: float, problems: list[str]
 ) -> None:
-    obs = Observation(
-        obs.kind, obs.seat, obs.tiles,
-        0.6 if share and doubt.random() < share else 0.99,
-        time.monotonic_ns() // 1000, obs.zone, obs.dice, "simulated", obs.winning,
+    obs = replace(
+        obs,
+        confidence=0.6 if share and doubt.random() < share else 0.99,
+        time_us=time.monotonic_ns() // 1000,
+        source="simulated",
     )
     outcome: Outcome = await service.submit("observe", obs)
     if outcome.asked is not None and obs.confidence < 0.9:
@@ -415,7 +474,7 @@ def _summary(
         "ruleset": settings.ruleset,
         "table": settings.table,
         "wins": results.count("mahjong"),
-        "draws": results.count("drawn"),
+        "draws": results.count("drawn") + results.count("wall"),
         "totals": table.totals,
         "refused_inputs": table.refused,
         "seconds": round(time.monotonic() - started, 2),

@@ -60,14 +60,19 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         first = exc.problems[0]
         raise CommandInputError(first.message, first.where) from None
-    from config.schema import LIVE_RULESETS
+    from engine.american.family import is_american
 
-    if cfg.table.ruleset not in LIVE_RULESETS:
-        raise CommandInputError(
-            f"live adjudication of {cfg.table.ruleset!r} is not built yet; "
-            f"the table adjudicates {', '.join(LIVE_RULESETS)}",
-            f"{args.config}: table.ruleset",
-        )
+    if is_american(cfg.table.ruleset):
+        # The American table adjudicates against a card: one that does not load stops here.
+        from config.cards import default_card
+        from engine.american.compiled import CardError
+
+        try:
+            default_card()
+        except (CardError, OSError) as exc:
+            raise CommandInputError(
+                f"the American card does not load: {exc}", "MJTABLE_AMERICAN_CARD"
+            ) from None
     from controller.scoresheet import contract_scorer
     from controller.service import Service, ServiceOptions, ServiceStartError, broker_of
     from controller.store import StoreError

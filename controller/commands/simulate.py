@@ -42,13 +42,10 @@ def _broker(text: str | None) -> tuple[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from config.schema import _TABLE_ID, LIVE_RULESETS, RULESETS
+    from config.schema import _TABLE_ID, RULESETS
 
-    if args.ruleset not in LIVE_RULESETS:
-        why = "live adjudication of the American game is not built yet" if (
-            args.ruleset in RULESETS
-        ) else f"unknown ruleset; known: {', '.join(LIVE_RULESETS)}"
-        raise CommandInputError(why, "--ruleset")
+    if args.ruleset not in RULESETS:
+        raise CommandInputError(f"unknown ruleset; known: {', '.join(RULESETS)}", "--ruleset")
     if args.hands < 1:
         raise CommandInputError("at least one hand", "--hands")
     if not _TABLE_ID.match(args.table):

@@ -111,11 +111,12 @@ def test_config_check_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
                    "where": "/nonexistent/table.toml"}
 
 
-def test_run_refuses_a_family_it_cannot_adjudicate_live(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_run_refuses_an_american_table_whose_card_does_not_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _write(tmp_path, '[table]\nid = "t"\nruleset = "american"\n[mqtt]\nenabled = false\n')
-    assert load_config(path).table.ruleset == "american"  # a valid file ...
-    assert cli.main(["run", "--config", str(path)]) == 2  # ... that `run` cannot serve yet
+    assert load_config(path).table.ruleset == "american"  # a valid file, served live ...
+    monkeypatch.setenv("MJTABLE_AMERICAN_CARD", str(tmp_path / "no-such-card.yaml"))
+    assert cli.main(["run", "--config", str(path)]) == 2  # ... but not without its card
     out = json.loads(capsys.readouterr().out)
-    assert out["where"] == f"{path}: table.ruleset" and "not built yet" in out["error"]
+    assert out["where"] == "MJTABLE_AMERICAN_CARD" and "does not load" in out["error"]

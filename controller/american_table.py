@@ -1,0 +1,442 @@
+"""The American table: an American hand mirrored through ``engine.american`` and adjudicated live.
+
+The same service contract as :class:`controller.table.Table` (inputs with the table time, every
+accepted event sequenced and stored with its MQTT messages in one transaction, the state a fold
+of the log, held observations settled by a referee), over the American engine. Differences:
+
+- the American engine is rebuilt from the commands that were accepted, not from its events, so
+  each stored record keeps the command that caused it (never published);
+- a record's ``private`` part (tiles face down, the engine's dead-hand evidence) is stored but
+  never published: concealed tiles never leave the table (American DH-4, M-1);
+- the call window (C-5): a discard opens it; the next player's draw or a Joker exchange closes
+  it (the engine does that); with calls made it closes after the courtesy pause and the engine
+  adjudicates by C-9.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.american_mirror import claim_for, command_for
+from controller.inputs import InputError, Observation, ObservationKind, Press
+from controller.lights import LightLog, Pattern, Show
+from controller.mqtt import Topics
+from controller.store import EventStore, dumps
+from controller.table import HELD, SCORED, SETTLED, CommandError, Outcome, TableSettings
+from engine.american import commands as am
+from engine.american.compiled import CompiledCard
+from engine.american.family import options_for
+from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand, public_view
+from engine.commands import Command
+from engine.errors import EngineError, MalformedInput, RuleViolation
+from engine.messages import COMMANDS
+from engine.seats import SEATS
+
+log = logging.getLogger("mjtable.american")
+
+PUBLIC_KEYS = ("seq", "hand", "ts", "type", "seat", "public")
+
+
+def load_card() -> CompiledCard:
+    from config.cards import default_card
+
+    return default_card()
+
+
+class AmericanTable:
+    VERBS = ("claim", "confirm", "correct", "dismiss", "observe", "status")
+
+    def __init__(
+        self,
+        settings: TableSettings,
+        store: EventStore,
+        lights: LightLog | None = None,
+        on_append: Callable[[], None] | None = None,
+        card: CompiledCard | None = None,
+        wallclock: Callable[[], float] = time.time,
+    ) -> None:
+        self.card = card or load_card()
+        self.options = options_for(settings.ruleset, self.card)  # unknown name: ValueError
+        self.settings = settings
+        self.store = store
+        self.topics = Topics(settings.table_id, settings.topic_prefix)
+        self.lights = lights or LightLog()
+        self.on_append = on_append or (lambda: None)
+        self.wallclock = wallclock
+        self.pause_us = settings.courtesy_pause_ms * 1000
+        self.window_deadline_us: int | None = None
+        self.refused = 0
+        self.last_dice: tuple[int, ...] = ()
+        self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
+        self.source_key: tuple[int, int] | None = None
+        self.source_key_stored = False
+        self.state: AmericanHand | None = None
+        self.recover()
+
+    # -- recovery: the state is a fold of the log ------------------------------------------
+
+    def _reset(self) -> None:
+        self.seq = 0
+        self.hand_no = 0
+        self.state = None
+        self.players = {s.name: self.settings.players.get(s.name) or s.name for s in SEATS}
+        self.prevailing: str | None = None
+        self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
+        self.sheet: list[dict[str, Any]] = []
+        self.pending: dict[int, dict[str, Any]] = {}
+        self.next_pending = 1
+
+    def _fold(self, record: Mapping[str, Any]) -> None:
+        kind = record["type"]
+        if kind == "HandStarted":
+            self.hand_no = int(record["hand"])
+        elif kind == HELD:
+            self.pending[int(record["id"])] = dict(record["observation"])
+            self.next_pending = max(self.next_pending, int(record["id"]) + 1)
+        elif kind == SETTLED:
+            self.pending.pop(int(record["id"]), None)
+        elif kind == SCORED:
+            for name, amount in (record.get("net_by_player") or {}).items():
+                self.totals[name] = self.totals.get(name, 0) + int(amount)
+            self.sheet.append({k: v for k, v in record.items() if k not in ("seq", "ts")})
+
+    def recover(self) -> None:
+        """Back to exactly the state the log describes: the hand's accepted commands, applied
+        again to a fresh mirror."""
+        self._reset()
+        for record in self.store.events(0):
+            self._fold(record)
+        self.seq = self.store.last_seq()
+        if not self.hand_no:
+            return
+        self.state = state = rebuild_hand(self.store, self.hand_no, self.card, self.options)
+        if state.result is None and state.step == "window" and state.calls:
+            self.window_deadline_us = 0  # close what was open as soon as the loop ticks
+
+    # -- recording ---------------------------------------------------------------------------
+
+    def _envelope(self) -> dict[str, Any]:
+        self.seq += 1
+        ts = datetime.fromtimestamp(self.wallclock(), UTC).isoformat(timespec="milliseconds")
+        return {"seq": self.seq, "hand": self.hand_no, "ts": ts}
+
+    def _record(
+        self,
+        events: list[am.AmericanEvent],
+        command: Command | None = None,
+        table_events: list[dict[str, Any]] | None = None,
+    ) -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = []
+        messages: list[tuple[str, bytes, int | None]] = []
+        for i, event in enumerate(events):
+            if event.kind == "HandStarted":
+                self.hand_no += 1
+            env = self._envelope()
+            record: dict[str, Any] = {
+                **env, "type": event.kind,
+                "seat": None if event.seat is None else event.seat.name,
+                "public": event.public, "private": event.private,
+            }
+            if i == 0 and command is not None:
+                record["command"] = command.to_json()
+            records.append(record)
+            public = {k: record[k] for k in PUBLIC_KEYS}
+            messages.append((self.topics.events, dumps(public).encode(), env["seq"]))
+            if event.kind == "WindowClosed":  # the C-9 decision, with its rule
+                decision = {"seq": env["seq"], "hand": self.hand_no, "type": "decision",
+                            **(event.public or {})}
+                messages.append((self.topics.adjudications, dumps(decision).encode(), None))
+        for body in table_events or []:
+            env = self._envelope()
+            record = {**env, **body}
+            records.append(record)
+            messages.append((self.topics.events, dumps(record).encode(), env["seq"]))
+        for record in records:
+            self._fold(record)
+        retained = {self.topics.state: dumps(self.public_state()).encode()}
+        if any(r["type"] in (SCORED, "HandStarted") for r in records):
+            retained[self.topics.scores] = dumps(self.scores()).encode()
+        if not self.settings.publish:
+            messages, retained = [], {}
+        snapshot = (self.seq, {"hand": self.hand_no}) if any(
+            r["type"] == "HandStarted" for r in records) else None
+        try:
+            self.store.append(records, messages, retained, snapshot, self.source_key)
+            self.source_key_stored = self.source_key is not None
+        except BaseException:
+            self.recover()  # the store refused: the log is the truth
+            raise
+        self.on_append()
+        return records
+
+    def _message(self, topic: str, body: Mapping[str, Any]) -> None:
+        if not self.settings.publish:
+            return
+        self.store.append([], [(topic, dumps(dict(body)).encode(), None)],
+                          board_key=self.source_key)
+        self.source_key_stored = self.source_key is not None
+        self.on_append()
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def public_state(self) -> dict[str, Any]:
+        view: dict[str, Any] = public_view(self.state) if self.state is not None else {}
+        view.update({
+            "seq": self.seq, "table": self.settings.table_id, "hand": self.hand_no,
+            "players": self.players,
+            "pending": [{"id": k, **v} for k, v in sorted(self.pending.items())],
+        })
+        return view
+
+    def scores(self) -> dict[str, Any]:
+        return {"seq": self.seq, "table": self.settings.table_id, "players": self.players,
+                "totals": self.totals, "hands": self.sheet}
+
+    # -- the game --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.state is None:
+            self._new_hand()
+
+    def _new_hand(self) -> list[dict[str, Any]]:
+        state, events = new_hand(self.card, self.options, "mirror")
+        self.state = state
+        self.window_deadline_us = None
+        return self._record(events)
+
+    def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        assert self.state is not None
+        events = apply(self.state, command)
+        records = self._record(events, command)
+        self._after(events, now_us)
+        if self.state.result is not None:
+            records += self._finish_hand()
+        return records
+
+    def _after(self, events: list[am.AmericanEvent], now_us: int) -> None:
+        for event in events:
+            seat = None if event.seat is None else event.seat.name
+            if event.kind == "Discarded":
+                self.window_deadline_us = now_us + self.pause_us
+                self.lights.show(Pattern(Show.CALL_WINDOW, None, 0,
+                                         self.settings.courtesy_pause_ms))
+            elif event.kind == "CallMade":
+                self.lights.show(Pattern(Show.CLAIM_HEARD, seat))
+            elif event.kind == "WindowClosed":
+                self.window_deadline_us = None
+                public = event.public if isinstance(event.public, dict) else {}
+                winner = public.get("winner")
+                if winner:
+                    self.lights.show(Pattern(Show.CLAIM_WON, str(winner)))
+                for claim in public.get("claims") or []:
+                    if str(claim).split(":")[0] != winner:
+                        self.lights.show(Pattern(Show.CLAIM_REFUSED, str(claim).split(":")[0]))
+            elif event.kind == "Drew":
+                self.window_deadline_us = None
+                self.lights.show(Pattern(Show.TURN, seat))
+            elif event.kind == "HandEnded":
+                self.window_deadline_us = None
+                self.lights.show(Pattern(Show.HAND_OVER, None))
+
+    def _finish_hand(self) -> list[dict[str, Any]]:
+        """The scoresheet entry (the League's payments, settled by the engine), then the next
+        hand."""
+        assert self.state is not None and self.state.result is not None
+        result = self.state.result
+        net = {str(k): int(v) for k, v in (result.get("net") or {}).items()}
+        entry: dict[str, Any] = {
+            "type": SCORED, "result": result["result"], "winner": result.get("winner"),
+            "rule": result.get("rule"), "players": dict(self.players), "net": net,
+            "net_by_player": {self.players[s]: v for s, v in net.items() if s in self.players},
+            "payments": result.get("payments", []),
+        }
+        return self._record([], table_events=[entry]) + self._new_hand()
+
+    # -- inputs ----------------------------------------------------------------------------
+
+    def press(self, press: Press, now_us: int) -> Outcome:
+        if self.state is None:
+            self.start()
+        try:
+            records = self._apply(claim_for(press), now_us)
+        except (RuleViolation, MalformedInput, InputError) as exc:
+            return self._refuse_press(press, getattr(exc, "rule", ""), str(exc))
+        return Outcome(True, records)
+
+    def _refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
+        self.refused += 1
+        self.lights.show(Pattern(Show.CLAIM_REFUSED, press.seat))
+        self._message(self.topics.adjudications, {
+            "seq": self.seq, "hand": self.hand_no, "type": "refused", "seat": press.seat,
+            "kind": press.button, "time_us": press.time_us, "rule": rule, "reason": message})
+        return Outcome(False, error=message, rule=rule)
+
+    def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
+        if self.state is None:
+            self.start()
+        if obs.kind is ObservationKind.DICE:
+            self.last_dice = obs.dice  # the deal is counted, not followed stack by stack
+            return Outcome(True)
+        if obs.kind is ObservationKind.DEAL:
+            return Outcome(True)
+        refuse = self._ask if ask else self._refuse
+        if obs.confidence < self.settings.min_confidence:
+            return refuse(obs, f"confidence {obs.confidence:.2f} is below "
+                          f"{self.settings.min_confidence}")
+        try:
+            command = command_for(obs)
+        except InputError as exc:
+            return refuse(obs, str(exc))
+        try:
+            records = self._close_before(command, now_us)
+            records += self._apply(command, now_us)
+        except RuleViolation as exc:
+            return refuse(obs, exc.message, exc.rule)
+        except MalformedInput as exc:
+            return refuse(obs, str(exc))
+        return Outcome(True, records)
+
+    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        """An exposure, a Mah Jongg shown or a discard shows the table moved on: the calls made
+        are adjudicated first (C-5, C-9)."""
+        state = self.state
+        assert state is not None
+        moving_on = isinstance(command, am.Expose | am.DeclareMahJongg | am.Discard | am.Draw)
+        if moving_on and state.step == "window" and state.calls:
+            return self._apply(am.CloseWindow(), now_us)
+        return []
+
+    def _refuse(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
+        self.refused += 1
+        return Outcome(False, error=reason, rule=rule)
+
+    def _ask(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
+        self.refused += 1
+        pid = self.next_pending
+        body: dict[str, Any] = {"type": HELD, "id": pid, "observation": obs.to_json(),
+                                "reason": reason}
+        if rule:
+            body["rule"] = rule
+        records = self._record([], table_events=[body])
+        self.lights.show(Pattern(Show.ASK, obs.seat))
+        self._message(self.topics.prompts, {"seat": obs.seat, **body})
+        return Outcome(False, records, error=reason, rule=rule, asked=pid)
+
+    def tick(self, now_us: int) -> list[dict[str, Any]]:
+        """The courtesy pause is over: with calls made, the window closes and C-9 decides; the
+        last discard of the wall closes it too (W-1). Otherwise the next player's draw does."""
+        state = self.state
+        if state is None or self.window_deadline_us is None or now_us < self.window_deadline_us:
+            return []
+        deadline, self.window_deadline_us = self.window_deadline_us, None
+        if state.step != "window" or not (state.calls or state.wall_left <= 0):
+            return []
+        try:
+            records = self._apply(am.CloseWindow(), now_us)
+        except EngineError as exc:
+            log.warning("closing the call window: %s", exc)
+            self.lights.show(Pattern(Show.ERROR, None))
+            return []
+        won = self.lights.last(Show.CLAIM_WON)
+        if deadline and won is not None and won.at_ns // 1000 >= deadline:
+            self.close_to_led_ms.append((won.at_ns // 1000 - deadline) / 1000)
+        return records
+
+    def throw_dice(self, seat: str, now_us: int) -> Outcome:
+        self.last_dice = (secrets.randbelow(6) + 1, secrets.randbelow(6) + 1)
+        return Outcome(True)
+
+    def next_thrower(self) -> str:
+        return "E"  # East throws to break the wall ("Breaking the wall")
+
+    # -- referee commands --------------------------------------------------------------------
+
+    def command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
+        """A ``cmd/<verb>`` message. Always answers on ``cmd/<verb>/result``; never raises."""
+        try:
+            result = self._command(verb, payload, now_us)
+        except CommandError as exc:
+            result = {"ok": False, "error": str(exc), "where": exc.where}
+        except (RuleViolation, MalformedInput, InputError) as exc:
+            result = {"ok": False, "error": str(exc), "where": "payload"}
+            if isinstance(exc, RuleViolation):
+                result["rule"] = exc.rule
+        self._message(self.topics.cmd_result(verb), result)
+        return result
+
+    def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
+        if verb not in self.VERBS:
+            raise CommandError("verb", f"unknown command {verb!r}; known: {', '.join(self.VERBS)}")
+        try:
+            body = json.loads(payload.decode("utf-8")) if payload.strip() else {}
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CommandError("payload", f"not JSON: {exc}") from None
+        if not isinstance(body, dict):
+            raise CommandError("payload", "expected a JSON object")
+        if verb == "status":
+            return {"ok": True, **self.status()}
+        if verb == "observe":
+            return self._outcome(self.observe(Observation.from_json(body, "payload"), now_us,
+                                              ask=False))
+        if verb == "claim":
+            press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
+            return self._outcome(self.press(press, now_us))
+        pid = body.get("pending")
+        if not isinstance(pid, int) or pid not in self.pending:
+            known = sorted(self.pending) or "none"
+            raise CommandError("pending", f"no held observation {pid!r} (held: {known})")
+        if verb == "dismiss":
+            self._record([], table_events=[{"type": SETTLED, "id": pid, "how": "dismissed"}])
+            return {"ok": True, "pending": pid, "how": "dismissed"}
+        fields = {k: v for k, v in body.items() if k != "pending"} if verb == "correct" else {}
+        fixed = Observation.from_json({**self.pending[pid], **fields}, "payload")
+        sure = replace(fixed, confidence=1.0, source="referee")  # the referee's word is certain
+        outcome = self.observe(sure, now_us, ask=False)
+        if outcome.accepted:
+            how = "confirmed" if verb == "confirm" else "corrected"
+            self._record([], table_events=[{"type": SETTLED, "id": pid, "how": how,
+                                            "observation": sure.to_json()}])
+        return {**self._outcome(outcome), "pending": pid}
+
+    def _outcome(self, outcome: Outcome) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": outcome.accepted, "seq": self.seq}
+        if outcome.records:
+            out["events"] = [r["type"] for r in outcome.records]
+        if outcome.error:
+            out["error"] = outcome.error
+        if outcome.rule:
+            out["rule"] = outcome.rule
+        if outcome.asked is not None:
+            out["asked"] = outcome.asked
+        return out
+
+    def status(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "table": self.settings.table_id, "ruleset": self.settings.ruleset, "seq": self.seq,
+            "hand": self.hand_no, "phase": None if state is None else state.phase,
+            "turn": None if state is None else state.turn.name, "pending": sorted(self.pending),
+            "refused": self.refused, "outbox": self.store.outbox_size(),
+        }
+
+
+def rebuild_hand(store: EventStore, hand: int, card: CompiledCard,
+                 options: AmericanOptions) -> AmericanHand:
+    """A hand of the log rebuilt: a fresh mirror given every command the table accepted."""
+    state, _ = new_hand(card, options, "mirror")
+    for record in store.events_of_hand(hand):
+        raw = record.get("command")
+        if raw is not None:
+            command = COMMANDS.decode(raw, f"seq {record['seq']}: command")
+            if not isinstance(command, Command):
+                raise MalformedInput(f"seq {record['seq']}", "not a command")
+            apply(state, command)
+    return state

@@ -1,0 +1,118 @@
+"""The simulated table's real world for the American game: a full-information hand played by
+``engine.american``'s bots, each move turned into what the table shows.
+
+Like :mod:`controller.world`: the camera sees counts of what goes face down (Charleston and
+courtesy passes), the faces of what goes face up (discards, exposures, Joker exchanges, the hand
+shown at Mah Jongg), and the votes; calls are button presses. The service mirrors the hand from
+those alone; the simulation compares the two public views when the hand ends.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from controller.inputs import Observation, ObservationKind
+from controller.world import Claims, Step
+from engine.american import commands as am
+from engine.american.bots import GreedyBot, PlayStats, advance
+from engine.american.compiled import CompiledCard
+from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand
+from engine.commands import Command
+from engine.errors import RuleViolation
+from engine.seats import SEATS, Seat
+from engine.tiles import tile_name
+
+MAX_ROUNDS = 2000
+
+
+def _obs(kind: ObservationKind, seat: Seat, tiles: tuple[int, ...] = (), zone: str = "",
+         count: int = 0) -> Observation:
+    return Observation(kind, seat.name, tuple(tile_name(t) for t in tiles), zone=zone,
+                       count=count, source="simulated")
+
+
+class AmericanHandWorld:
+    """One American hand of the world. Iterate :meth:`steps` to play it."""
+
+    def __init__(self, card: CompiledCard, options: AmericanOptions, rng: random.Random) -> None:
+        self.state, _ = new_hand(card, options, "full", rng)
+        self.bots = {s: GreedyBot(random.Random(rng.random())) for s in SEATS}
+        self.stats = PlayStats()
+        self._shown: list[Step] = []
+        self._calls: list[tuple[str, str]] = []
+
+    def _seen(self, command: Command, state: AmericanHand, concealed: tuple[int, ...]) -> None:
+        """What the table shows of a command the world just applied."""
+        if isinstance(command, am.Call):
+            self._calls.append((command.seat.name, "mahjong" if command.kind == "mahjong"
+                                else "pung"))  # the board's call button (american_mirror)
+            return
+        if self._calls:
+            self._shown.append(Claims(tuple(self._calls)))
+            self._calls = []
+        seat = getattr(command, "seat", None)
+        if isinstance(command, am.CharlestonPass):
+            zone = f"blind-{command.blind}" if command.blind else ""
+            self._shown.append(_obs(ObservationKind.PASS, command.seat, zone=zone, count=3))
+        elif isinstance(command, am.CharlestonVote):
+            self._shown.append(_obs(ObservationKind.VOTE, command.seat,
+                                    zone="stop" if command.stop else "go"))
+        elif isinstance(command, am.CourtesyOffer):
+            self._shown.append(_obs(ObservationKind.COURTESY_OFFER, command.seat,
+                                    count=command.count))
+        elif isinstance(command, am.CourtesyPass):
+            self._shown.append(_obs(ObservationKind.COURTESY_PASS, command.seat,
+                                    count=len(command.tiles)))
+        elif isinstance(command, am.Draw):
+            self._shown.append(_obs(ObservationKind.DRAW, command.seat))
+        elif isinstance(command, am.Discard):
+            self._shown.append(_obs(ObservationKind.DISCARD, command.seat, (command.tile,)))
+        elif isinstance(command, am.Expose):
+            self._shown.append(_obs(ObservationKind.EXPOSURE, command.seat, command.tiles))
+        elif isinstance(command, am.JokerExchange):
+            self._shown.append(_obs(ObservationKind.JOKER_EXCHANGE, command.seat,
+                                    (command.tile,), zone=f"rack-{command.owner.name}"))
+        elif isinstance(command, am.DeclareMahJongg) and seat is not None:
+            self._shown.append(_obs(ObservationKind.HAND_SHOWN, seat, concealed))
+        # CloseWindow: the table closes it by itself (the courtesy pause, the next draw).
+
+    def _send(self, command: Command, trial: bool = False) -> bool:
+        state = self.state
+        concealed: tuple[int, ...] = ()
+        if isinstance(command, am.DeclareMahJongg):
+            # The hand shown on the rack: the concealed tiles and the called one (M-1).
+            shown = list(state.rack(command.seat).concealed)
+            if state.awarded == (command.seat, "mahjong") and state.called_tile is not None:
+                shown.append(state.called_tile)
+            concealed = tuple(shown)
+        try:
+            apply(state, command)
+        except RuleViolation as exc:
+            if trial:
+                return False
+            raise RuntimeError(f"the world refused a bot's {command.to_json()}: {exc}") from exc
+        self._seen(command, state, concealed)
+        return True
+
+    def steps(self) -> Iterator[Step]:
+        """Play the hand; yield what the table shows, step by step."""
+        state = self.state
+        if self.bots[Seat.E].complete(state, Seat.E):
+            self._send(am.DeclareMahJongg(Seat.E))  # a Heavenly Hand (CH-9)
+        for _ in range(MAX_ROUNDS):
+            if state.result is not None:
+                break
+            advance(state, self.bots, self._send, self.stats)
+            if self._calls and state.step != "window":
+                self._shown.append(Claims(tuple(self._calls)))
+                self._calls = []
+            yield from self._shown
+            self._shown = []
+        else:
+            raise RuntimeError("the simulated American hand did not end")
+        yield from self._shown
+        self._shown = []
+
+    def result(self) -> AmericanHand:
+        return self.state

@@ -1,0 +1,153 @@
+"""End to end for the American family: `mjtable simulate --ruleset american` plays whole hands
+(Charleston, calls on the board's buttons, exposures, Joker exchanges, Mah Jongg and a wall
+game) through the emulated board, the service in mirror mode, the store and a real Mosquitto."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from config.cards import default_card
+from controller.american_table import AmericanTable
+from controller.broker import LocalMosquitto
+from controller.inputs import Observation, ObservationKind, Press
+from controller.simulation import SimulationSettings, simulate
+from controller.store import EventStore
+from controller.table import TableSettings
+from controller.world import Claims
+
+
+def test_american_hands_arrive_once_in_order_concealed_tiles_never_published(
+    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any]
+) -> None:
+    rec = recorder_factory(broker.host, broker.port, "mahjong/v1/sim/#", "club")
+    store = tmp_path / "table.sqlite3"
+    # Seed 2: a wall game (American W-1) then a Mah Jongg, with calls and Joker exchanges.
+    summary = simulate(
+        SimulationSettings(
+            ruleset="american", hands=2, seed=2, store=str(store),
+            mqtt=(broker.host, broker.port), headless=True, doubt=0.03,
+        )
+    )
+    # The mirror fed only what the table showed ends each hand as the real game did.
+    assert summary["violations"] == 0, summary["problems"]
+    assert summary["hands"] == 2 and summary["wins"] == 1 and summary["draws"] == 1
+    assert summary["published"] == summary["events"] > 300
+    events = rec.json_on("/events")
+    assert [e["seq"] for e in events] == list(range(1, summary["events"] + 1))
+    kinds = {e["type"] for e in events}
+    assert {"CharlestonPassOffered", "CallMade", "Exposed", "JokerExchanged", "MahJongg",
+            "HandEnded"} <= kinds
+    # Concealed tiles never leave the table: no private part, no command, no Dealt tiles.
+    assert all("private" not in e and "command" not in e for e in events)
+    logged = list(EventStore(store).events(0))
+    assert any(r.get("private") for r in logged)  # ... though the log keeps them
+    # Every C-9 decision with a winner is published with its rule.
+    decisions = [a for a in rec.json_on("/adjudications") if a["type"] == "decision"]
+    won = [d for d in decisions if d["winner"]]
+    assert won and all(d["rule"].startswith("American C-") for d in won)
+    # The retained state and scores are what a replay of the log gives.
+    replayed = AmericanTable(TableSettings("sim", "american"), EventStore(store))
+    late = recorder_factory(broker.host, broker.port, "mahjong/v1/sim/+", "late")
+    assert late.wait_for(lambda: len(late.json_on("/state")) and len(late.json_on("/scores")))
+    assert late.json_on("/state")[-1] == json.loads(json.dumps(replayed.public_state()))
+    assert late.json_on("/scores")[-1] == json.loads(json.dumps(replayed.scores()))
+    assert sum(replayed.totals.values()) == 0  # the League's payments balance
+
+
+def _table(tmp_path: Path) -> AmericanTable:
+    settings = TableSettings("t", "american", courtesy_pause_ms=100, publish=False)
+    return AmericanTable(settings, EventStore(str(tmp_path / "t.sqlite3")), card=default_card())
+
+
+def _charleston(table: AmericanTable) -> None:
+    """Three passes each way, nobody stops... then a vote to stop and no courtesy."""
+    for _ in range(3):
+        for seat in "ESWN":
+            out = table.observe(Observation(ObservationKind.PASS, seat, count=3), 0)
+            assert out.accepted, out.error
+    for seat in "ESWN":
+        table.observe(Observation(ObservationKind.VOTE, seat, zone="stop"), 0)
+        if table.state is not None and table.state.phase != "vote":
+            break
+    for seat in "ESWN":
+        if table.state is not None and table.state.phase == "courtesy_offer":
+            table.observe(Observation(ObservationKind.COURTESY_OFFER, seat, count=0), 0)
+    assert table.state is not None and table.state.phase == "play"
+
+
+def test_a_pass_counted_short_throws_the_hand_in(tmp_path: Path) -> None:
+    """American CH-7: a wrong count in the Charleston: the hands are thrown in."""
+    table = _table(tmp_path)
+    table.start()
+    table.observe(Observation(ObservationKind.PASS, "E", count=2), 0)
+    assert table.sheet[-1]["result"] == "redeal" and table.sheet[-1]["rule"] == "American CH-7"
+    assert table.hand_no == 2
+
+
+def test_calls_close_on_the_pause_and_the_next_in_turn_wins(tmp_path: Path) -> None:
+    """American C-9: two exposure calls: the player next in turn after the discarder gets it,
+    whatever the order of the presses."""
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("5B",)), 1_000).accepted
+    assert table.press(Press("N", "pung", 1_100), 1_100).accepted
+    assert table.press(Press("W", "pung", 1_200), 1_200).accepted
+    assert not table.press(Press("W", "pung", 1_300), 1_300).accepted  # C-2: called already
+    assert table.tick(50_000) == []  # still inside the courtesy pause
+    closed = table.tick(1_000 + 100_000)
+    assert closed[0]["type"] == "WindowClosed"
+    assert closed[0]["public"]["winner"] == "W"
+    assert closed[0]["public"]["rule"] == "American C-9: next in turn after the discarder"
+    # The window has closed: a late call is refused, with its rule (C-5).
+    refused = table.press(Press("S", "mahjong", 2_000), 2_000)
+    assert not refused.accepted and refused.rule == "American C-5"
+
+
+def test_a_low_confidence_discard_is_held_and_confirmed(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    out = table.observe(Observation(ObservationKind.DISCARD, "E", ("5B",), confidence=0.5), 0)
+    assert out.asked == 1 and table.pending
+    result = table.command("confirm", b'{"pending": 1}', 0)
+    assert result["ok"] and not table.pending
+    assert table.public_state()["seats"]["E"]["discards"] == ["5B"]
+
+
+@pytest.mark.parametrize("bad", [
+    Observation(ObservationKind.JOKER_EXCHANGE, "S", ("5B",), zone="somewhere"),
+    Observation(ObservationKind.VOTE, "S", zone="maybe"),
+    Observation(ObservationKind.PASS, "S", zone="blind", count=3),
+])
+def test_unreadable_american_observations_are_refused_naming_the_field(
+    tmp_path: Path, bad: Observation
+) -> None:
+    table = _table(tmp_path)
+    table.start()
+    out = table.observe(bad, 0, ask=False)
+    assert not out.accepted and str(bad.kind) in out.error
+
+
+def test_world_steps_show_no_concealed_faces() -> None:
+    """The simulated camera counts passes and draws; it never names a face-down tile."""
+    import random
+
+    from controller.american_world import AmericanHandWorld
+    from engine.american.family import options_for
+
+    card = default_card()
+    world = AmericanHandWorld(card, options_for("american", card), random.Random(1))
+    steps = list(world.steps())
+    for step in steps:
+        if isinstance(step, Claims):
+            continue
+        if step.kind in (ObservationKind.PASS, ObservationKind.COURTESY_PASS,
+                         ObservationKind.DRAW):
+            assert step.tiles == ()
+    assert world.state.result is not None
