@@ -42,7 +42,7 @@ from engine.seats import SEATS
 
 log = logging.getLogger("mjtable.american")
 
-PUBLIC_KEYS = ("seq", "hand", "ts", "type", "seat", "public")
+PUBLIC_KEYS = ("seq", "hand", "ts", "type", "seat", "public", "time_us")
 
 
 def load_card() -> CompiledCard:
@@ -147,8 +147,10 @@ class AmericanTable:
             }
             if i == 0 and command is not None:
                 record["command"] = command.to_json()
+                if isinstance(command, am.Call) and command.time_us is not None:
+                    record["time_us"] = command.time_us  # the board's time of the press (C-9)
             records.append(record)
-            public = {k: record[k] for k in PUBLIC_KEYS}
+            public = {k: record[k] for k in PUBLIC_KEYS if k in record}
             messages.append((self.topics.events, dumps(public).encode(), env["seq"]))
             if event.kind == "WindowClosed":  # the C-9 decision, with its rule
                 decision = {"seq": env["seq"], "hand": self.hand_no, "type": "decision",

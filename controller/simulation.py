@@ -102,7 +102,7 @@ class Watcher:
         body = json.loads(msg.payload)
         with self.lock:
             self.seqs.append(int(body["seq"]))
-            if body.get("type") == "ClaimMade" and body.get("time_us") is not None:
+            if body.get("type") in ("ClaimMade", "CallMade") and body.get("time_us") is not None:
                 self.claim_arrivals.append((arrived, body["seat"], int(body["time_us"])))
 
     def stop(self) -> None:
@@ -152,7 +152,7 @@ class Progress:
             return
         for record in service.store.events(self.last):
             self.last = record["seq"]
-            line = describe(record)
+            line = describe_american(record) if "public" in record else describe(record)
             if line:
                 self.out.write(f"{record['seq']:>6}  hand {record['hand']:<3} {line}\n")
         self.out.flush()
@@ -196,6 +196,37 @@ def describe(r: dict[str, Any]) -> str:
     if t == "ObservationSettled":
         return f"#{r['id']} {r['how']} by the referee"
     return ""
+
+
+def describe_american(r: dict[str, Any]) -> str:
+    """The live view of an American record (its table's shape: ``public`` beside the
+    envelope). Never the ``private`` part."""
+    t = r["type"]
+    seat = r.get("seat") or ""
+    raw = r.get("public")
+    p: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    if t == "HandStarted":
+        return f"── new hand (american, card {p['card']['name']}) ──"
+    if t == "CharlestonPassOffered":
+        blind = f", {p['blind']} blind" if p.get("blind") else ""
+        return f"{seat} passes ({p['stage']}{blind})"
+    if t == "Discarded":
+        return f"{seat} discards {p['tile']}"
+    if t == "CallMade":
+        return f"{seat} calls for {p['kind']}!"
+    if t == "WindowClosed" and p.get("winner"):
+        return f"[{', '.join(p['claims'])}] -> {p['winner']} takes {p['discard']}  ({p['rule']})"
+    if t == "Exposed":
+        return f"{seat} exposes {' '.join(p['tiles'])}"
+    if t == "JokerExchanged":
+        return f"{seat} exchanges {p['tile']} for a Joker from {p['owner']}"
+    if t == "MahJongg":
+        return f"{seat} MAH JONGG: line {p['line']} for {p['points']} ({p['by']})"
+    if t == "FalseMahJongg":
+        return f"{seat} false Mah Jongg: {p['why']} ({p['rule']})"
+    if t == "HandEnded":
+        return f"hand over: {p['result']}{' by ' + p['winner'] if p.get('winner') else ''}"
+    return describe(r) if t in ("HandScored", "ObservationHeld", "ObservationSettled") else ""
 
 
 async def _wait(predicate: Callable[[], bool], timeout: float, poll: float = 0.002) -> bool:

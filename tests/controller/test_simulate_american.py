@@ -15,7 +15,7 @@ from config.cards import default_card
 from controller.american_table import AmericanTable
 from controller.broker import LocalMosquitto
 from controller.inputs import Observation, ObservationKind, Press
-from controller.simulation import SimulationSettings, simulate
+from controller.simulation import SimulationSettings, describe_american, simulate
 from controller.store import EventStore
 from controller.table import TableSettings
 from controller.world import Claims
@@ -46,6 +46,12 @@ def test_american_hands_arrive_once_in_order_concealed_tiles_never_published(
     assert all("private" not in e and "command" not in e for e in events)
     logged = list(EventStore(store).events(0))
     assert any(r.get("private") for r in logged)  # ... though the log keeps them
+    # The live view tells the hand from the public part alone.
+    told = [describe_american({k: v for k, v in r.items() if k != "private"}) for r in logged]
+    assert any("MAH JONGG" in line for line in told)
+    assert any("exchanges" in line and "for a Joker" in line for line in told)
+    # A call's board time reaches the club's subscriber (press to MQTT, the benchmark).
+    assert summary["latency_ms"]["press_to_mqtt"]["n"] >= 1
     # Every C-9 decision with a winner is published with its rule.
     decisions = [a for a in rec.json_on("/adjudications") if a["type"] == "decision"]
     won = [d for d in decisions if d["winner"]]
