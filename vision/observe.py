@@ -57,6 +57,14 @@ class TableWatcher:
         unmatched = list(scan.tiles)
         for track in self.tracks:
             match = self._match(track.tile, unmatched)
+            if match is None and track.stable:
+                # A known tile the recogniser is unsure of in this frame is still there: an
+                # abstention is not evidence that it left (else it is reported again later).
+                unsure = self._unsure_at(track.tile, unmatched)
+                if unsure is not None:
+                    unmatched.remove(unsure)
+                    track.missed = 0
+                    continue
             if match is None:
                 track.missed += 1
                 track.seen = 0
@@ -86,6 +94,13 @@ class TableWatcher:
             if d < best_d:
                 best, best_d = c, d
         return best
+
+    def _unsure_at(self, old: TileSeen, candidates: list[TileSeen]) -> TileSeen | None:
+        for c in candidates:
+            near = ((c.x - old.x) ** 2 + (c.y - old.y) ** 2) ** 0.5 < self.match_mm
+            if near and c.tile is None and c.face_down == old.face_down and not c.blank:
+                return c
+        return None
 
     def _token(self, token: str) -> str:
         """American sets (152 tiles) have eight interchangeable flowers, whatever is painted."""

@@ -123,3 +123,17 @@ def test_american_sets_count_flowers_as_interchangeable() -> None:
     out = watcher.update(ScanResult(tiles=flowers))
     assert [o.tiles for o in out] == [("F",)] * 4
     assert all(o.confidence > 0 for o in out) and not watcher.flags
+
+
+def test_a_known_tile_the_recogniser_is_briefly_unsure_of_is_not_reported_again() -> None:
+    """A stable discard that abstains for a few frames (lighting, a reflection) has not left
+    the table: when it is named again it is the same tile, not a new discard."""
+    watcher = TableWatcher(stable_frames=3)
+    known = ScanResult(tiles=[_tile("RD", 450.0, 620.0)])
+    unsure = ScanResult(tiles=[TileSeen(None, 0.6, 451.0, 620.5, 0.0, "discards", None, False)])
+    reports = [watcher.update(s) for s in [known] * 3 + [unsure] * 5 + [known] * 4]
+    assert sum(len(r) for r in reports) == 1
+    # A tile that really goes (nothing at its place) and comes back is a new sighting.
+    gone = [watcher.update(ScanResult(tiles=[])) for _ in range(3)]
+    back = [watcher.update(known) for _ in range(3)]
+    assert sum(len(r) for r in gone) == 0 and sum(len(r) for r in back) == 1
