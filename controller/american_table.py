@@ -30,7 +30,15 @@ from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
 from controller.store import EventStore, dumps
-from controller.table import HELD, SCORED, SETTLED, CommandError, Outcome, TableSettings
+from controller.table import (
+    HELD,
+    SCORED,
+    SETTLED,
+    CommandError,
+    Outcome,
+    TableSettings,
+    _rotate,
+)
 from engine.american import commands as am
 from engine.american.compiled import CompiledCard
 from engine.american.family import options_for
@@ -107,6 +115,10 @@ class AmericanTable:
             for name, amount in (record.get("net_by_player") or {}).items():
                 self.totals[name] = self.totals.get(name, 0) + int(amount)
             self.sheet.append({k: v for k, v in record.items() if k not in ("seq", "ts")})
+            if record.get("result") in ("mahjong", "wall"):
+                # "After each hand, whether won or a wall game, the East seat and the dice pass
+                # to the right" (seed 002, Choosing East); a hand thrown in is dealt again.
+                self.players = _rotate(self.players)
 
     def recover(self) -> None:
         """Back to exactly the state the log describes: the hand's accepted commands, applied

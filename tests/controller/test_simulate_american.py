@@ -63,6 +63,8 @@ def test_american_hands_arrive_once_in_order_concealed_tiles_never_published(
     assert late.json_on("/state")[-1] == json.loads(json.dumps(replayed.public_state()))
     assert late.json_on("/scores")[-1] == json.loads(json.dumps(replayed.scores()))
     assert sum(replayed.totals.values()) == 0  # the League's payments balance
+    # After a won hand and a wall game alike, East passes to the right (seed 002): twice.
+    assert replayed.players == {"E": "W", "S": "N", "W": "E", "N": "S"}
 
 
 def _table(tmp_path: Path) -> AmericanTable:
@@ -93,6 +95,25 @@ def test_a_pass_counted_short_throws_the_hand_in(tmp_path: Path) -> None:
     table.observe(Observation(ObservationKind.PASS, "E", count=2), 0)
     assert table.sheet[-1]["result"] == "redeal" and table.sheet[-1]["rule"] == "American CH-7"
     assert table.hand_no == 2
+    assert table.players == {"E": "E", "S": "S", "W": "W", "N": "N"}  # dealt again, same East
+
+
+def test_a_restart_with_calls_pending_comes_back_and_adjudicates(tmp_path: Path) -> None:
+    """After a power cut the table is the fold of its log, calls included; the window that was
+    open closes at the first tick and C-9 decides as it would have."""
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    assert table.press(Press("S", "pung", 1_100), 1_100).accepted
+    assert table.press(Press("N", "mahjong", 1_200), 1_200).accepted
+    before = table.public_state()
+    again = _table(tmp_path)
+    assert again.public_state() == before and again.seq == table.seq
+    assert again.window_deadline_us == 0
+    closed = again.tick(1)
+    assert closed[0]["public"]["winner"] == "N"
+    assert closed[0]["public"]["rule"] == "American C-9: Mah Jongg beats an exposure"
 
 
 def test_calls_close_on_the_pause_and_the_next_in_turn_wins(tmp_path: Path) -> None:
