@@ -354,7 +354,9 @@ class Service:
             calibration=cam.calibration,
             model_dir=cam.model,
             fps=cam.fps,
-            set_size=get_ruleset(self.cfg.table.ruleset).tiles,
+            # The American set is 152 tiles (eight Jokers beside the eight Flowers).
+            set_size=152 if is_american(self.cfg.table.ruleset)
+            else get_ruleset(self.cfg.table.ruleset).tiles,
         )
         self.camera.start()
         stack.callback(self.camera.stop)

@@ -178,3 +178,61 @@ def test_world_steps_show_no_concealed_faces() -> None:
                          ObservationKind.DRAW):
             assert step.tiles == ()
     assert world.state.result is not None
+
+
+def test_run_serves_an_american_table_a_gpio_button_calls(tmp_path: Path) -> None:
+    """`mjtable run`'s service with `ruleset = "american"`: the seat's call button (gpiozero's
+    MockFactory) is a call on the discard, decided by C-1 when the pause ends."""
+    import asyncio
+    import time
+    import tomllib
+
+    from config.load import parse_config
+    from controller.gpio import pin_factory
+    from controller.service import Service, ServiceOptions
+
+    text = (
+        '[table]\nid = "am"\nruleset = "american"\n[board]\nserial = ""\n'
+        '[adjudication]\ncourtesy_pause_ms = 50\n'
+        '[gpio]\nenabled = true\nfactory = "mock"\nbounce_ms = 0\n'
+        "[gpio.seats.W]\nbuttons = {pung = 13}\nled = 27\n"
+        '[camera]\nsource = "none"\n[mqtt]\nenabled = false\n'
+    )
+    cfg = parse_config(tomllib.loads(text), "table.toml")
+    factory = pin_factory("mock")
+    service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "store.sqlite3"),
+                                          gpio_factory=factory))
+    assert isinstance(service.table, AmericanTable)
+
+    async def scenario() -> list[dict[str, Any]]:
+        stop = asyncio.Event()
+        ready = asyncio.Event()
+        runner = asyncio.create_task(service.run(stop, on_ready=ready.set))
+        await asyncio.wait_for(ready.wait(), 5)
+        steps = [Observation(ObservationKind.PASS, s, count=3) for _ in range(3) for s in "ESWN"]
+        steps += [Observation(ObservationKind.VOTE, "E", zone="stop")]
+        steps += [Observation(ObservationKind.COURTESY_OFFER, s, count=0) for s in "ESWN"]
+        steps += [Observation(ObservationKind.DISCARD, "E", ("5C",))]
+        for step in steps:
+            out = await service.submit("observe", step)
+            assert out.accepted, (step, out.error)
+        await asyncio.to_thread(factory.pin(13).drive_low)  # W's call button
+        deadline = time.monotonic() + 5
+        while not any(e["type"] == "WindowClosed" for e in service.store.events()):
+            assert time.monotonic() < deadline, "no adjudication"
+            await asyncio.sleep(0.01)
+        events = list(service.store.events())
+        stop.set()
+        await runner
+        return events
+
+    try:
+        events = asyncio.run(scenario())
+    finally:
+        factory.reset()
+        factory.close()
+    call = next(e for e in events if e["type"] == "CallMade")
+    assert call["seat"] == "W" and call["public"]["kind"] == "expose"
+    decision = next(e for e in events if e["type"] == "WindowClosed")
+    assert decision["public"]["winner"] == "W"
+    assert decision["public"]["rule"] == "American C-1: a call for an exposure"
