@@ -57,9 +57,10 @@ class TableWatcher:
         unmatched = list(scan.tiles)
         for track in self.tracks:
             match = self._match(track.tile, unmatched)
-            if match is None and track.stable:
-                # A known tile the recogniser is unsure of in this frame is still there: an
-                # abstention is not evidence that it left (else it is reported again later).
+            if match is None:
+                # A tile the recogniser is unsure of in this frame is still there: an
+                # abstention neither confirms nor denies it (a known tile is not reported
+                # again later; a new one still needs ``stable_frames`` frames naming it).
                 unsure = self._unsure_at(track.tile, unmatched)
                 if unsure is not None:
                     unmatched.remove(unsure)

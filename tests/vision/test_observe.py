@@ -137,3 +137,12 @@ def test_a_known_tile_the_recogniser_is_briefly_unsure_of_is_not_reported_again(
     gone = [watcher.update(ScanResult(tiles=[])) for _ in range(3)]
     back = [watcher.update(known) for _ in range(3)]
     assert sum(len(r) for r in gone) == 0 and sum(len(r) for r in back) == 1
+
+
+def test_a_new_tile_named_in_three_frames_with_unsure_ones_between_is_reported_once() -> None:
+    watcher = TableWatcher(stable_frames=3)
+    named = ScanResult(tiles=[_tile("RD", 450.0, 620.0)])
+    unsure = ScanResult(tiles=[TileSeen(None, 0.6, 450.5, 620.0, 0.0, "discards", None, False)])
+    frames = [named, unsure, named, unsure, unsure, named, named, unsure, named]
+    reports = [watcher.update(s) for s in frames]
+    assert [len(r) for r in reports] == [0, 0, 0, 0, 0, 1, 0, 0, 0]
