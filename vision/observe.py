@@ -147,9 +147,9 @@ class TableWatcher:
                 out.append(
                     self._observation(ObservationKind.FLOWER, seat, [t], f"rack-{seat}", time_us)
                 )
-            # Along the rack: x for East and West, y for South and North.
-            along = (lambda t: t.x) if seat in ("E", "W") else (lambda t: t.y)
-            rest = sorted((t for t in tiles if t not in bonus), key=along)
+            # In the seat's reading order: along the rack to that player's right (East at
+            # the bottom edge: +x for East, -y for South, -x for West, +y for North).
+            rest = sorted((t for t in tiles if t not in bonus), key=lambda t: _along(seat, t))
             for group in _groups(rest):
                 out.append(
                     self._observation(
@@ -201,6 +201,10 @@ class TableWatcher:
                 dice=pips,
             )
         ]
+
+
+def _along(seat: str, tile: TileSeen) -> float:
+    return {"E": tile.x, "S": -tile.y, "W": -tile.x, "N": tile.y}.get(seat, tile.x)
 
 
 def _side_of(tile: TileSeen, size: float = 900.0) -> str:
