@@ -60,7 +60,7 @@ def load_card() -> CompiledCard:
 
 
 class AmericanTable:
-    VERBS = ("claim", "confirm", "correct", "dismiss", "observe", "status")
+    VERBS = ("challenge", "claim", "confirm", "correct", "dismiss", "observe", "status")
 
     def __init__(
         self,
@@ -403,6 +403,16 @@ class AmericanTable:
         if verb == "claim":
             press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
             return self._outcome(self.press(press, now_us))
+        if verb == "challenge":
+            # A seat calls another's hand dead (DH-1); the engine upholds it on visible
+            # evidence (DH-3) or records it disputed until the tiles are shown (DH-6).
+            seats = []
+            for key in ("seat", "target"):
+                if body.get(key) not in ("E", "S", "W", "N"):
+                    raise CommandError(key, f"{body.get(key)!r} is not one of E S W N")
+                seats.append(SEATS[("E", "S", "W", "N").index(body[key])])
+            records = self._apply(am.Challenge(seats[0], seats[1]), now_us)
+            return self._outcome(Outcome(True, records))
         pid = body.get("pending")
         if not isinstance(pid, int) or pid not in self.pending:
             known = sorted(self.pending) or "none"

@@ -236,3 +236,19 @@ def test_run_serves_an_american_table_a_gpio_button_calls(tmp_path: Path) -> Non
     decision = next(e for e in events if e["type"] == "WindowClosed")
     assert decision["public"]["winner"] == "W"
     assert decision["public"]["rule"] == "American C-1: a call for an exposure"
+
+
+def test_a_challenge_without_visible_evidence_stands_disputed(tmp_path: Path) -> None:
+    """American DH-1, DH-3: only the table calls a hand dead; nothing visible: disputed."""
+    table = _table(tmp_path)
+    table.start()
+    early = table.command("challenge", b'{"seat": "S", "target": "E"}', 0)
+    assert not early["ok"] and early["rule"] == "American CH-8"  # not in the Charleston
+    _charleston(table)
+    result = table.command("challenge", b'{"seat": "S", "target": "E"}', 0)
+    assert result["ok"] and result["events"] == ["ChallengeRuled"]
+    logged = list(table.store.events(0))[-1]
+    assert logged["public"] == {"target": "E", "ruling": "disputed",
+                                "rule": "American DH-5, DH-6"}
+    bad = table.command("challenge", b'{"seat": "S", "target": "X"}', 0)
+    assert bad == {"ok": False, "error": "'X' is not one of E S W N", "where": "target"}
