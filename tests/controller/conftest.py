@@ -86,13 +86,3 @@ def recorder_factory() -> Iterator[Callable[..., Recorder]]:
     yield make
     for rec in made:
         rec.close()
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`slow` tests of this folder run only when asked for (`-m slow`); CI runs the short ones."""
-    if "slow" in (config.option.markexpr or ""):
-        return
-    skip = pytest.mark.skip(reason="slow: run with -m slow")
-    for item in items:
-        if "tests/controller" in str(item.path) and item.get_closest_marker("slow"):
-            item.add_marker(skip)
