@@ -9,31 +9,15 @@ Anything missing or unreadable is an :class:`InputError` naming the field.
 from __future__ import annotations
 
 from controller.inputs import InputError, Observation, ObservationKind, Press
+from controller.mirror import observed_seat, observed_tiles
 from engine.american import commands as am
 from engine.commands import Command
 from engine.seats import Seat
-from engine.tiles import TileError, parse_tile
 
 # A seat's call buttons (the board's button names, config `board.buttons`): "mahjong" calls
 # the discard for Mah Jongg; any other call button calls it for an exposure (American C-1:
 # no chows, and a pung, kong or larger set is one kind of call).
 CALL_KINDS = {"mahjong": "mahjong", "pung": "expose", "kong": "expose", "chow": "expose"}
-
-
-def _seat(obs: Observation) -> Seat:
-    if obs.seat is None:
-        raise InputError(f"{obs.kind}: the seat is not known")
-    return Seat[obs.seat]
-
-
-def _tiles(obs: Observation, count: int | None = None) -> tuple[int, ...]:
-    try:
-        tiles = tuple(parse_tile(t) for t in obs.tiles)
-    except TileError as exc:
-        raise InputError(f"{obs.kind}.tiles: {exc}") from None
-    if count is not None and len(tiles) != count:
-        raise InputError(f"{obs.kind}.tiles: expected {count} tile(s), saw {len(tiles)}")
-    return tiles
 
 
 def _blind(obs: Observation) -> int:
@@ -49,32 +33,32 @@ def command_for(obs: Observation) -> Command:
     """The American engine command an observation stands for."""
     kind = obs.kind
     if kind is ObservationKind.PASS:
-        return am.CharlestonPass(_seat(obs), blind=_blind(obs), count=obs.count)
+        return am.CharlestonPass(observed_seat(obs), blind=_blind(obs), count=obs.count)
     if kind is ObservationKind.VOTE:
         if obs.zone not in ("stop", "go"):
             raise InputError("vote.zone: 'stop' or 'go'")
-        return am.CharlestonVote(_seat(obs), stop=obs.zone == "stop")
+        return am.CharlestonVote(observed_seat(obs), stop=obs.zone == "stop")
     if kind is ObservationKind.COURTESY_OFFER:
-        return am.CourtesyOffer(_seat(obs), obs.count)
+        return am.CourtesyOffer(observed_seat(obs), obs.count)
     if kind is ObservationKind.COURTESY_PASS:
-        return am.CourtesyPass(_seat(obs), count=obs.count)
+        return am.CourtesyPass(observed_seat(obs), count=obs.count)
     if kind is ObservationKind.DRAW:
-        return am.Draw(_seat(obs))
+        return am.Draw(observed_seat(obs))
     if kind is ObservationKind.DISCARD:
-        return am.Discard(_seat(obs), _tiles(obs, 1)[0])
+        return am.Discard(observed_seat(obs), observed_tiles(obs, 1)[0])
     if kind is ObservationKind.EXPOSURE:
-        tiles = _tiles(obs)
+        tiles = observed_tiles(obs)
         if not tiles:
             raise InputError("exposure.tiles: no tiles seen")
-        return am.Expose(_seat(obs), tiles)
+        return am.Expose(observed_seat(obs), tiles)
     if kind is ObservationKind.JOKER_EXCHANGE:
         owner = obs.zone.removeprefix("rack-")
         if owner not in ("E", "S", "W", "N"):
             raise InputError(f"joker_exchange.zone: 'rack-<seat>' of the exposure's owner, "
                              f"not {obs.zone!r}")
-        return am.JokerExchange(_seat(obs), Seat[owner], _tiles(obs, 1)[0])
+        return am.JokerExchange(observed_seat(obs), Seat[owner], observed_tiles(obs, 1)[0])
     if kind is ObservationKind.HAND_SHOWN:
-        return am.DeclareMahJongg(_seat(obs), concealed=_tiles(obs))
+        return am.DeclareMahJongg(observed_seat(obs), concealed=observed_tiles(obs))
     raise InputError(f"observation.kind: {kind!r} is not seen in the American game")
 
 

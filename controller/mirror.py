@@ -13,13 +13,15 @@ from engine.seats import Seat
 from engine.tiles import TileError, parse_tile
 
 
-def _seat(obs: Observation) -> Seat:
+def observed_seat(obs: Observation) -> Seat:
+    """The seat an observation names; an :class:`InputError` when the camera could not tell."""
     if obs.seat is None:
         raise InputError(f"{obs.kind}: the seat is not known")
     return Seat[obs.seat]
 
 
-def _tiles(obs: Observation, count: int | None = None) -> tuple[int, ...]:
+def observed_tiles(obs: Observation, count: int | None = None) -> tuple[int, ...]:
+    """The tiles an observation names (``count`` of them when given), each a real tile."""
     try:
         tiles = tuple(parse_tile(t) for t in obs.tiles)
     except TileError as exc:
@@ -35,26 +37,26 @@ def command_for(obs: Observation) -> cm.Command:
     if kind is ObservationKind.DICE:
         if len(obs.dice) < 2:
             raise InputError("dice: expected at least two dice")
-        return cm.Throw(seat=_seat(obs), dice=obs.dice)
+        return cm.Throw(seat=observed_seat(obs), dice=obs.dice)
     if kind is ObservationKind.DEAL:
         return cm.Deal()
     if kind is ObservationKind.DRAW:
-        return cm.Draw(seat=_seat(obs))
+        return cm.Draw(seat=observed_seat(obs))
     if kind is ObservationKind.FLOWER:
-        return cm.GroundFlower(seat=_seat(obs), tile=_tiles(obs, 1)[0])
+        return cm.GroundFlower(seat=observed_seat(obs), tile=observed_tiles(obs, 1)[0])
     if kind is ObservationKind.DISCARD:
-        return cm.Discard(seat=_seat(obs), tile=_tiles(obs, 1)[0])
+        return cm.Discard(seat=observed_seat(obs), tile=observed_tiles(obs, 1)[0])
     if kind is ObservationKind.EXPOSURE:
-        tiles = _tiles(obs)
+        tiles = observed_tiles(obs)
         if len(tiles) == 1:  # one tile laid beside a set: the fourth added to a pung (Law 42)
-            return cm.AddKong(seat=_seat(obs), tile=tiles[0])
+            return cm.AddKong(seat=observed_seat(obs), tile=tiles[0])
         if len(tiles) not in (3, 4):
             raise InputError(f"exposure.tiles: a set has 3 or 4 tiles, saw {len(tiles)}")
-        return cm.Expose(seat=_seat(obs), tiles=tiles)
+        return cm.Expose(seat=observed_seat(obs), tiles=tiles)
     if kind is ObservationKind.CONCEALED_KONG:
-        return cm.DeclareKong(seat=_seat(obs), tile=_tiles(obs)[0])
+        return cm.DeclareKong(seat=observed_seat(obs), tile=observed_tiles(obs)[0])
     if kind is ObservationKind.ADDED_KONG:
-        return cm.AddKong(seat=_seat(obs), tile=_tiles(obs, 1)[0])
+        return cm.AddKong(seat=observed_seat(obs), tile=observed_tiles(obs, 1)[0])
     if kind is ObservationKind.HAND_SHOWN:
         winning = None
         if obs.winning:
@@ -62,7 +64,8 @@ def command_for(obs: Observation) -> cm.Command:
                 winning = parse_tile(obs.winning)
             except TileError as exc:
                 raise InputError(f"hand_shown.winning: {exc}") from None
-        return cm.DeclareMahjong(seat=_seat(obs), concealed=_tiles(obs), tile=winning)
+        return cm.DeclareMahjong(seat=observed_seat(obs), concealed=observed_tiles(obs),
+                                 tile=winning)
     raise InputError(f"observation.kind: {kind!r} is not handled")  # pragma: no cover
 
 
