@@ -15,40 +15,33 @@ of the log, held observations settled by a referee), over the American engine. D
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Any
 
 from controller.american_mirror import claim_for, command_for
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
-from controller.mqtt import Topics
-from controller.store import EventStore, dumps
-from controller.table import (
-    HELD,
+from controller.live_table import (
     SCORED,
-    SETTLED,
     CommandError,
+    LiveTable,
     Outcome,
     TableSettings,
-    _rotate,
+    rotate,
 )
+from controller.store import EventStore, dumps
 from engine.american import commands as am
 from engine.american.compiled import CompiledCard
 from engine.american.family import options_for
 from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand, public_view
 from engine.commands import Command
-from engine.errors import EngineError, MalformedInput, RuleViolation
+from engine.errors import MalformedInput, RuleViolation
 from engine.messages import COMMANDS
 from engine.seats import SEATS
-
-log = logging.getLogger("mjtable.american")
 
 PUBLIC_KEYS = ("seq", "hand", "ts", "type", "seat", "public", "time_us")
 
@@ -59,7 +52,8 @@ def load_card() -> CompiledCard:
     return default_card()
 
 
-class AmericanTable:
+class AmericanTable(LiveTable):
+    log = logging.getLogger("mjtable.american")
     VERBS = ("challenge", "claim", "confirm", "correct", "dismiss", "observe", "status")
 
     def __init__(
@@ -73,52 +67,19 @@ class AmericanTable:
     ) -> None:
         self.card = card or load_card()
         self.options = options_for(settings.ruleset, self.card)  # unknown name: ValueError
-        self.settings = settings
-        self.store = store
-        self.topics = Topics(settings.table_id, settings.topic_prefix)
-        self.lights = lights or LightLog()
-        self.on_append = on_append or (lambda: None)
-        self.wallclock = wallclock
-        self.pause_us = settings.courtesy_pause_ms * 1000
-        self.window_deadline_us: int | None = None
-        self.refused = 0
-        self.last_dice: tuple[int, ...] = ()
-        self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
-        self.source_key: tuple[int, int] | None = None
-        self.source_key_stored = False
+        self._setup(settings, store, lights, on_append, wallclock)
         self.state: AmericanHand | None = None
         self.recover()
 
     # -- recovery: the state is a fold of the log ------------------------------------------
 
-    def _reset(self) -> None:
-        self.seq = 0
-        self.hand_no = 0
-        self.state = None
-        self.players = {s.name: self.settings.players.get(s.name) or s.name for s in SEATS}
-        self.prevailing: str | None = None
-        self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
-        self.sheet: list[dict[str, Any]] = []
-        self.pending: dict[int, dict[str, Any]] = {}
-        self.next_pending = 1
-
     def _fold(self, record: Mapping[str, Any]) -> None:
         kind = record["type"]
-        if kind == "HandStarted":
-            self.hand_no = int(record["hand"])
-        elif kind == HELD:
-            self.pending[int(record["id"])] = dict(record["observation"])
-            self.next_pending = max(self.next_pending, int(record["id"]) + 1)
-        elif kind == SETTLED:
-            self.pending.pop(int(record["id"]), None)
-        elif kind == SCORED:
-            for name, amount in (record.get("net_by_player") or {}).items():
-                self.totals[name] = self.totals.get(name, 0) + int(amount)
-            self.sheet.append({k: v for k, v in record.items() if k not in ("seq", "ts")})
-            if record.get("result") in ("mahjong", "wall"):
-                # "After each hand, whether won or a wall game, the East seat and the dice pass
-                # to the right" (seed 002, Choosing East); a hand thrown in is dealt again.
-                self.players = _rotate(self.players)
+        self._fold_table(kind, record)
+        if kind == SCORED and record.get("result") in ("mahjong", "wall"):
+            # "After each hand, whether won or a wall game, the East seat and the dice pass
+            # to the right" (seed 002, Choosing East); a hand thrown in is dealt again.
+            self.players = rotate(self.players)
 
     def recover(self) -> None:
         """Back to exactly the state the log describes: the hand's accepted commands, applied
@@ -137,8 +98,7 @@ class AmericanTable:
 
     def _envelope(self) -> dict[str, Any]:
         self.seq += 1
-        ts = datetime.fromtimestamp(self.wallclock(), UTC).isoformat(timespec="milliseconds")
-        return {"seq": self.seq, "hand": self.hand_no, "ts": ts}
+        return {"seq": self.seq, "hand": self.hand_no, "ts": self._ts()}
 
     def _record(
         self,
@@ -191,34 +151,14 @@ class AmericanTable:
         self.on_append()
         return records
 
-    def _message(self, topic: str, body: Mapping[str, Any]) -> None:
-        if not self.settings.publish:
-            return
-        self.store.append([], [(topic, dumps(dict(body)).encode(), None)],
-                          board_key=self.source_key)
-        self.source_key_stored = self.source_key is not None
-        self.on_append()
+    def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self._record([], table_events=bodies)
 
-    # -- views ---------------------------------------------------------------------------------
-
-    def public_state(self) -> dict[str, Any]:
-        view: dict[str, Any] = public_view(self.state) if self.state is not None else {}
-        view.update({
-            "seq": self.seq, "table": self.settings.table_id, "hand": self.hand_no,
-            "players": self.players,
-            "pending": [{"id": k, **v} for k, v in sorted(self.pending.items())],
-        })
-        return view
-
-    def scores(self) -> dict[str, Any]:
-        return {"seq": self.seq, "table": self.settings.table_id, "players": self.players,
-                "totals": self.totals, "hands": self.sheet}
+    def _view(self) -> dict[str, Any]:
+        assert self.state is not None
+        return public_view(self.state)
 
     # -- the game --------------------------------------------------------------------------
-
-    def start(self) -> None:
-        if self.state is None:
-            self._new_hand()
 
     def _new_hand(self) -> list[dict[str, Any]]:
         state, events = new_hand(self.card, self.options, "mirror")
@@ -285,14 +225,6 @@ class AmericanTable:
             return self._refuse_press(press, getattr(exc, "rule", ""), str(exc))
         return Outcome(True, records)
 
-    def _refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
-        self.refused += 1
-        self.lights.show(Pattern(Show.CLAIM_REFUSED, press.seat))
-        self._message(self.topics.adjudications, {
-            "seq": self.seq, "hand": self.hand_no, "type": "refused", "seat": press.seat,
-            "kind": press.button, "time_us": press.time_us, "rule": rule, "reason": message})
-        return Outcome(False, error=message, rule=rule)
-
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
         if self.state is None:
             self.start()
@@ -328,22 +260,6 @@ class AmericanTable:
             return self._apply(am.CloseWindow(), now_us)
         return []
 
-    def _refuse(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
-        self.refused += 1
-        return Outcome(False, error=reason, rule=rule)
-
-    def _ask(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
-        self.refused += 1
-        pid = self.next_pending
-        body: dict[str, Any] = {"type": HELD, "id": pid, "observation": obs.to_json(),
-                                "reason": reason}
-        if rule:
-            body["rule"] = rule
-        records = self._record([], table_events=[body])
-        self.lights.show(Pattern(Show.ASK, obs.seat))
-        self._message(self.topics.prompts, {"seat": obs.seat, **body})
-        return Outcome(False, records, error=reason, rule=rule, asked=pid)
-
     def tick(self, now_us: int) -> list[dict[str, Any]]:
         """The courtesy pause is over: with calls made, the window closes and C-9 decides; the
         last discard of the wall closes it too (W-1). Otherwise the next player's draw does."""
@@ -353,16 +269,7 @@ class AmericanTable:
         deadline, self.window_deadline_us = self.window_deadline_us, None
         if state.step != "window" or not (state.calls or state.wall_left <= 0):
             return []
-        try:
-            records = self._apply(am.CloseWindow(), now_us)
-        except EngineError as exc:
-            log.warning("closing the call window: %s", exc)
-            self.lights.show(Pattern(Show.ERROR, None))
-            return []
-        won = self.lights.last(Show.CLAIM_WON)
-        if deadline and won is not None and won.at_ns // 1000 >= deadline:
-            self.close_to_led_ms.append((won.at_ns // 1000 - deadline) / 1000)
-        return records
+        return self._close_window(lambda: self._apply(am.CloseWindow(), now_us), deadline)
 
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
         self.last_dice = (secrets.randbelow(6) + 1, secrets.randbelow(6) + 1)
@@ -373,36 +280,9 @@ class AmericanTable:
 
     # -- referee commands --------------------------------------------------------------------
 
-    def command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        """A ``cmd/<verb>`` message. Always answers on ``cmd/<verb>/result``; never raises."""
-        try:
-            result = self._command(verb, payload, now_us)
-        except CommandError as exc:
-            result = {"ok": False, "error": str(exc), "where": exc.where}
-        except (RuleViolation, MalformedInput, InputError) as exc:
-            result = {"ok": False, "error": str(exc), "where": "payload"}
-            if isinstance(exc, RuleViolation):
-                result["rule"] = exc.rule
-        self._message(self.topics.cmd_result(verb), result)
-        return result
-
-    def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        if verb not in self.VERBS:
-            raise CommandError("verb", f"unknown command {verb!r}; known: {', '.join(self.VERBS)}")
-        try:
-            body = json.loads(payload.decode("utf-8")) if payload.strip() else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CommandError("payload", f"not JSON: {exc}") from None
-        if not isinstance(body, dict):
-            raise CommandError("payload", "expected a JSON object")
-        if verb == "status":
-            return {"ok": True, **self.status()}
-        if verb == "observe":
-            return self._outcome(self.observe(Observation.from_json(body, "payload"), now_us,
-                                              ask=False))
-        if verb == "claim":
-            press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
-            return self._outcome(self.press(press, now_us))
+    def _table_command(
+        self, verb: str, body: dict[str, Any], now_us: int
+    ) -> dict[str, Any] | None:
         if verb == "challenge":
             # A seat calls another's hand dead (DH-1); the engine upholds it on visible
             # evidence (DH-3) or records it disputed until the tiles are shown (DH-6).
@@ -413,43 +293,10 @@ class AmericanTable:
                 seats.append(SEATS[("E", "S", "W", "N").index(body[key])])
             records = self._apply(am.Challenge(seats[0], seats[1]), now_us)
             return self._outcome(Outcome(True, records))
-        pid = body.get("pending")
-        if not isinstance(pid, int) or pid not in self.pending:
-            known = sorted(self.pending) or "none"
-            raise CommandError("pending", f"no held observation {pid!r} (held: {known})")
-        if verb == "dismiss":
-            self._record([], table_events=[{"type": SETTLED, "id": pid, "how": "dismissed"}])
-            return {"ok": True, "pending": pid, "how": "dismissed"}
-        fields = {k: v for k, v in body.items() if k != "pending"} if verb == "correct" else {}
-        fixed = Observation.from_json({**self.pending[pid], **fields}, "payload")
-        sure = replace(fixed, confidence=1.0, source="referee")  # the referee's word is certain
-        outcome = self.observe(sure, now_us, ask=False)
-        if outcome.accepted:
-            how = "confirmed" if verb == "confirm" else "corrected"
-            self._record([], table_events=[{"type": SETTLED, "id": pid, "how": how,
-                                            "observation": sure.to_json()}])
-        return {**self._outcome(outcome), "pending": pid}
+        return None
 
-    def _outcome(self, outcome: Outcome) -> dict[str, Any]:
-        out: dict[str, Any] = {"ok": outcome.accepted, "seq": self.seq}
-        if outcome.records:
-            out["events"] = [r["type"] for r in outcome.records]
-        if outcome.error:
-            out["error"] = outcome.error
-        if outcome.rule:
-            out["rule"] = outcome.rule
-        if outcome.asked is not None:
-            out["asked"] = outcome.asked
-        return out
-
-    def status(self) -> dict[str, Any]:
-        state = self.state
-        return {
-            "table": self.settings.table_id, "ruleset": self.settings.ruleset, "seq": self.seq,
-            "hand": self.hand_no, "phase": None if state is None else state.phase,
-            "turn": None if state is None else state.turn.name, "pending": sorted(self.pending),
-            "refused": self.refused, "outbox": self.store.outbox_size(),
-        }
+    def _certain(self, obs: Observation) -> Observation:
+        return replace(obs, confidence=1.0, source="referee")  # the referee's word is certain
 
 
 def rebuild_hand(store: EventStore, hand: int, card: CompiledCard,

@@ -22,81 +22,48 @@ Single-threaded: call it from one loop. Time is handed in (microseconds of the t
 
 from __future__ import annotations
 
-import json
-import logging
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from typing import Any
 
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
+from controller.live_table import (
+    HELD,
+    SCORED,
+    SETTLED,
+    CommandError,
+    LiveTable,
+    Outcome,
+    TableSettings,
+    rotate,
+)
 from controller.mirror import claim_for, command_for
-from controller.mqtt import Topics
 from controller.scoresheet import Scorer, hand_document, net_of
 from controller.store import EventStore, dumps
 from engine import commands as cm
 from engine import events as ev
-from engine.errors import EngineError, MalformedInput, RuleViolation
+from engine.errors import MalformedInput, RuleViolation
 from engine.game import HandState, apply, new_hand, public_view, rebuild
 from engine.rules import get_ruleset
 from engine.seats import SEATS, Seat
 from engine.tiles import tile_name
 from engine.wall import breaker
 
-log = logging.getLogger("mjtable.table")
-
-# Events of the table itself, beside the engine's.
-HELD = "ObservationHeld"  # an observation the table is asked about
-SETTLED = "ObservationSettled"  # ... and how it was settled (confirmed, corrected, dismissed)
-SCORED = "HandScored"  # the scoresheet entry of a finished hand
 TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED})
 ENVELOPE = ("seq", "hand", "ts")
 
-
-@dataclass(frozen=True)
-class TableSettings:
-    table_id: str
-    ruleset: str = "code1924/mixed"
-    options: Mapping[str, Any] = field(default_factory=dict)
-    courtesy_pause_ms: int = 1500
-    min_confidence: float = 0.9
-    snapshot_every: int = 50
-    players: Mapping[str, str] = field(default_factory=dict)
-    topic_prefix: str = "mahjong/v1"
-    publish: bool = True  # False: no broker configured, so nothing goes to the outbox
-    scoring: str = ""  # the ruleset name `mjtable score` gets (a preset), if not the ruleset
+__all__ = [
+    "ENVELOPE", "HELD", "SCORED", "SETTLED", "TABLE_EVENTS",
+    "CommandError", "Outcome", "Table", "TableSettings",
+]
 
 
-@dataclass
-class Outcome:
-    """What became of one input."""
+class Table(LiveTable):
+    FIRST_PREVAILING = "E"
 
-    accepted: bool
-    records: list[dict[str, Any]] = field(default_factory=list)
-    error: str = ""
-    rule: str = ""
-    asked: int | None = None
-
-
-class CommandError(ValueError):
-    """A malformed or impossible referee command; ``where`` names the field."""
-
-    def __init__(self, where: str, message: str) -> None:
-        self.where = where
-        super().__init__(message)
-
-
-def _rotate(players: dict[str, str]) -> dict[str, str]:
-    # East passes to the player on East's right: the South player becomes East (Law 94).
-    names = [players[s.name] for s in SEATS]
-    return {s.name: names[(i + 1) % 4] for i, s in enumerate(SEATS)}
-
-
-class Table:
     def __init__(
         self,
         settings: TableSettings,
@@ -108,27 +75,12 @@ class Table:
         roll: Callable[[], int] = lambda: secrets.randbelow(6) + 1,
     ) -> None:
         get_ruleset(settings.ruleset)  # an unknown family fails here, not mid-game
-        self.settings = settings
-        self.store = store
-        self.topics = Topics(settings.table_id, settings.topic_prefix)
-        self.lights = lights or LightLog()
-        self.on_append = on_append or (lambda: None)
+        self._setup(settings, store, lights, on_append, wallclock)
         self.scorer = scorer
-        self.wallclock = wallclock
         self.roll = roll
-        self.pause_us = settings.courtesy_pause_ms * 1000
         self.state: HandState | None = None
         self._reset()
-        # Not in the log: the call window's deadline (table time) and counters.
-        self.window_deadline_us: int | None = None
-        self.refused = 0
         self.since_snapshot = 0
-        self.last_dice: tuple[int, ...] = ()
-        self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
-        # The board event being applied, (boot_id, seq): stored with what it causes, in the
-        # same transaction, so a restart knows it was applied (controller/store.py).
-        self.source_key: tuple[int, int] | None = None
-        self.source_key_stored = False
         self.recover()
 
     # -- recovery: the state is a fold of the log ------------------------------------------
@@ -144,18 +96,6 @@ class Table:
             "next_pending": self.next_pending,
         }
 
-    def _reset(self) -> None:
-        """The fold of an empty log."""
-        self.seq = 0
-        self.hand_no = 0
-        self.state = None
-        self.players = {s.name: self.settings.players.get(s.name) or s.name for s in SEATS}
-        self.prevailing: str | None = "E"
-        self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
-        self.sheet: list[dict[str, Any]] = []
-        self.pending: dict[int, dict[str, Any]] = {}
-        self.next_pending = 1
-
     def _load_service(self, svc: Mapping[str, Any]) -> None:
         self.hand_no = int(svc["hand"])
         self.players = dict(svc["players"])
@@ -168,21 +108,12 @@ class Table:
     def _fold(self, record: Mapping[str, Any]) -> None:
         """The table-level effect of one logged event (the engine folds its own)."""
         kind = record["type"]
-        if kind == "HandStarted":
-            self.hand_no = int(record["hand"])
-        elif kind == "HandEnded":
+        if kind == "HandEnded":
             if not record["east_stays"]:
-                self.players = _rotate(self.players)
+                self.players = rotate(self.players)
             self.prevailing = record.get("next_prevailing") or self.prevailing
-        elif kind == HELD:
-            self.pending[int(record["id"])] = dict(record["observation"])
-            self.next_pending = max(self.next_pending, int(record["id"]) + 1)
-        elif kind == SETTLED:
-            self.pending.pop(int(record["id"]), None)
-        elif kind == SCORED:
-            for name, amount in (record.get("net_by_player") or {}).items():
-                self.totals[name] = self.totals.get(name, 0) + int(amount)
-            self.sheet.append({k: v for k, v in record.items() if k not in ("seq", "ts")})
+        else:
+            self._fold_table(kind, record)
 
     def recover(self) -> None:
         """Come back to exactly the state the log describes (after a restart or a crash)."""
@@ -208,9 +139,6 @@ class Table:
             self.window_deadline_us = 0  # close what was open as soon as the loop ticks
 
     # -- recording ---------------------------------------------------------------------------
-
-    def _ts(self) -> str:
-        return datetime.fromtimestamp(self.wallclock(), UTC).isoformat(timespec="milliseconds")
 
     def _envelope(self, hand: int) -> dict[str, Any]:
         self.seq += 1
@@ -274,44 +202,14 @@ class Table:
         self.on_append()
         return records
 
-    def _message(self, topic: str, body: Mapping[str, Any]) -> None:
-        """A message that is not an event (a prompt, a command result): outbox only."""
-        if not self.settings.publish:
-            return
-        self.store.append([], [(topic, dumps(body).encode(), None)], board_key=self.source_key)
-        self.source_key_stored = self.source_key is not None
-        self.on_append()
+    def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self._record([], bodies)
 
-    # -- views -----------------------------------------------------------------------------
-
-    def public_state(self) -> dict[str, Any]:
-        view: dict[str, Any] = public_view(self.state) if self.state is not None else {}
-        view.update(
-            {
-                "seq": self.seq,
-                "table": self.settings.table_id,
-                "hand": self.hand_no,
-                "players": self.players,
-                "pending": [{"id": k, **v} for k, v in sorted(self.pending.items())],
-            }
-        )
-        return view
-
-    def scores(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "table": self.settings.table_id,
-            "players": self.players,
-            "totals": self.totals,
-            "hands": self.sheet,
-        }
+    def _view(self) -> dict[str, Any]:
+        assert self.state is not None
+        return public_view(self.state)
 
     # -- the game --------------------------------------------------------------------------
-
-    def start(self) -> None:
-        """Begin the first hand if the log has none."""
-        if self.state is None:
-            self._new_hand()
 
     def _new_hand(self) -> list[dict[str, Any]]:
         prevailing = Seat[self.prevailing] if self.prevailing else None
@@ -417,24 +315,6 @@ class Table:
             return self._refuse_press(press, "", str(exc))
         return Outcome(True, records)
 
-    def _refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
-        self.refused += 1
-        self.lights.show(Pattern(Show.CLAIM_REFUSED, press.seat))
-        self._message(
-            self.topics.adjudications,
-            {
-                "seq": self.seq,
-                "hand": self.hand_no,
-                "type": "refused",
-                "seat": press.seat,
-                "kind": press.button,
-                "time_us": press.time_us,
-                "rule": rule,
-                "reason": message,
-            },
-        )
-        return Outcome(False, error=message, rule=rule)
-
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
         """Something the table showed. Applied if sure and lawful, otherwise held and asked.
 
@@ -462,10 +342,6 @@ class Table:
             return refuse(obs, str(exc))
         return Outcome(True, records)
 
-    def _refuse(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
-        self.refused += 1
-        return Outcome(False, error=reason, rule=rule)
-
     def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """A draw or a laid set shows the table has moved on: claims made before it are
         adjudicated first (the window closes on the next player's action)."""
@@ -477,17 +353,6 @@ class Table:
         if moving_on and self.state.phase == "claims" and self.state.claims:
             return self._apply(cm.CloseClaims(), now_us)
         return []
-
-    def _ask(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
-        self.refused += 1
-        pid = self.next_pending
-        body = {"type": HELD, "id": pid, "observation": obs.to_json(), "reason": reason}
-        if rule:
-            body["rule"] = rule
-        records = self._record([], [body])
-        self.lights.show(Pattern(Show.ASK, obs.seat))
-        self._message(self.topics.prompts, {"id": pid, "seat": obs.seat, **body})
-        return Outcome(False, records, error=reason, rule=rule, asked=pid)
 
     def tick(self, now_us: int) -> list[dict[str, Any]]:
         """Close a call window whose courtesy pause is over."""
@@ -509,17 +374,7 @@ class Table:
             )
         )
         if closes:
-            try:
-                records = self._apply(cm.CloseClaims(), now_us)
-            except EngineError as exc:  # the engine's view wins; show it, lose nothing
-                log.warning("closing the call window: %s", exc)
-                self.lights.show(Pattern(Show.ERROR, None))
-                return []
-            won = self.lights.last(Show.CLAIM_WON)
-            if deadline and won is not None and won.at_ns // 1000 >= deadline:
-                # End of the courtesy pause to the winner's LED (the decision shown).
-                self.close_to_led_ms.append((won.at_ns // 1000 - deadline) / 1000)
-            return records
+            return self._close_window(lambda: self._apply(cm.CloseClaims(), now_us), deadline)
         self.lights.show(Pattern(Show.TURN, self.state.turn.name))
         return []
 
@@ -540,68 +395,27 @@ class Table:
 
     VERBS = ("claim", "confirm", "correct", "dismiss", "observe", "roll", "status")
 
-    def command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        """A ``cmd/<verb>`` message. Always answers on ``cmd/<verb>/result``; never raises."""
-        try:
-            result = self._command(verb, payload, now_us)
-        except CommandError as exc:
-            result = {"ok": False, "error": str(exc), "where": exc.where}
-        except (RuleViolation, MalformedInput, InputError) as exc:
-            result = {"ok": False, "error": str(exc), "where": "payload"}
-            if isinstance(exc, RuleViolation):
-                result["rule"] = exc.rule
-        if verb in self.VERBS or not result.get("ok"):
-            self._message(self.topics.cmd_result(verb), result)
-        return result
-
-    def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        if verb not in self.VERBS:
-            raise CommandError("verb", f"unknown command {verb!r}; known: {', '.join(self.VERBS)}")
-        try:
-            body = json.loads(payload.decode("utf-8")) if payload.strip() else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CommandError("payload", f"not JSON: {exc}") from None
-        if not isinstance(body, dict):
-            raise CommandError("payload", "expected a JSON object")
-        if verb == "status":
-            return {"ok": True, **self.status()}
+    def _table_command(
+        self, verb: str, body: dict[str, Any], now_us: int
+    ) -> dict[str, Any] | None:
         if verb == "roll":
             seat = body.get("seat", "E")
             if seat not in ("E", "S", "W", "N"):
                 raise CommandError("seat", f"{seat!r} is not one of E S W N")
             return self._outcome(self.throw_dice(seat, now_us))
-        if verb == "observe":
-            obs = Observation.from_json(body, "payload")
-            return self._outcome(self.observe(obs, now_us, ask=False))
-        if verb == "claim":  # a call entered by the referee (a seat's button is broken)
-            press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
-            return self._outcome(self.press(press, now_us))
         if verb == "correct" and "at" in body:
             return self._amend(body, now_us)
-        pid = body.get("pending")
-        if not isinstance(pid, int) or pid not in self.pending:
-            known = sorted(self.pending) or "none"
-            raise CommandError("pending", f"no held observation {pid!r} (held: {known})")
-        held = Observation.from_json(self.pending[pid], "held")
-        if verb == "dismiss":
-            self._record([], [{"type": SETTLED, "id": pid, "how": "dismissed"}])
-            return {"ok": True, "pending": pid, "how": "dismissed"}
-        if verb == "correct":
-            fields = {k: v for k, v in body.items() if k != "pending"}
-            fixed = Observation.from_json({**self.pending[pid], **fields}, "payload")
-        else:
-            fixed = held
+        return None
+
+    def _held(self, pid: int) -> Observation | None:
+        return Observation.from_json(self.pending[pid], "held")
+
+    def _certain(self, obs: Observation) -> Observation:
         # A referee's word is certain: it is applied at full confidence.
-        sure = Observation(
-            fixed.kind, fixed.seat, fixed.tiles, 1.0, fixed.time_us, fixed.zone, fixed.dice,
-            "referee", fixed.winning,
+        return Observation(
+            obs.kind, obs.seat, obs.tiles, 1.0, obs.time_us, obs.zone, obs.dice,
+            "referee", obs.winning,
         )
-        outcome = self.observe(sure, now_us, ask=False)  # still held if this is refused
-        if outcome.accepted:
-            how = "confirmed" if verb == "confirm" else "corrected"
-            settled = {"type": SETTLED, "id": pid, "how": how, "observation": sure.to_json()}
-            self._record([], [settled])
-        return {**self._outcome(outcome), "pending": pid}
 
     def _amend(self, body: Mapping[str, Any], now_us: int) -> dict[str, Any]:
         """``{"at": n, "command": {...} | null, "reason": "..."}``: the engine's Correct."""
@@ -614,29 +428,3 @@ class Table:
             raise CommandError("at", "the index of the event in this hand's record")
         records = self._apply(cm.Correct(at=at, command=command, reason=body["reason"]), now_us)
         return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
-
-    def _outcome(self, outcome: Outcome) -> dict[str, Any]:
-        out: dict[str, Any] = {"ok": outcome.accepted, "seq": self.seq}
-        if outcome.records:
-            out["events"] = [r["type"] for r in outcome.records]
-        if outcome.error:
-            out["error"] = outcome.error
-        if outcome.rule:
-            out["rule"] = outcome.rule
-        if outcome.asked is not None:
-            out["asked"] = outcome.asked
-        return out
-
-    def status(self) -> dict[str, Any]:
-        state = self.state
-        return {
-            "table": self.settings.table_id,
-            "ruleset": self.settings.ruleset,
-            "seq": self.seq,
-            "hand": self.hand_no,
-            "phase": None if state is None else state.phase,
-            "turn": None if state is None else state.turn.name,
-            "pending": sorted(self.pending),
-            "refused": self.refused,
-            "outbox": self.store.outbox_size(),
-        }

@@ -1,0 +1,321 @@
+"""What the classical and the American live tables share: the service around the mirror.
+
+Both tables keep the same service contract (``controller/table.py`` describes it): a sequence of
+logged events, observations held until a referee settles them, refusals published with their
+rule, and the referee's ``cmd/<verb>`` messages. The engine-specific parts (which mirror, how a
+hand is recorded, rebuilt and scored, when the call window closes) stay in each table.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.inputs import InputError, Observation, Press
+from controller.lights import LightLog, Pattern, Show
+from controller.mqtt import Topics
+from controller.store import EventStore, dumps
+from engine.errors import EngineError, MalformedInput, RuleViolation
+from engine.seats import SEATS
+
+# Events of the table itself, beside the engine's.
+HELD = "ObservationHeld"  # an observation the table is asked about
+SETTLED = "ObservationSettled"  # ... and how it was settled (confirmed, corrected, dismissed)
+SCORED = "HandScored"  # the scoresheet entry of a finished hand
+
+
+def rotate(players: dict[str, str]) -> dict[str, str]:
+    # East passes to the player on East's right: the South player becomes East (Law 94).
+    names = [players[s.name] for s in SEATS]
+    return {s.name: names[(i + 1) % 4] for i, s in enumerate(SEATS)}
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    table_id: str
+    ruleset: str = "code1924/mixed"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    courtesy_pause_ms: int = 1500
+    min_confidence: float = 0.9
+    snapshot_every: int = 50
+    players: Mapping[str, str] = field(default_factory=dict)
+    topic_prefix: str = "mahjong/v1"
+    publish: bool = True  # False: no broker configured, so nothing goes to the outbox
+    scoring: str = ""  # the ruleset name `mjtable score` gets (a preset), if not the ruleset
+
+
+@dataclass
+class Outcome:
+    """What became of one input."""
+
+    accepted: bool
+    records: list[dict[str, Any]] = field(default_factory=list)
+    error: str = ""
+    rule: str = ""
+    asked: int | None = None
+
+
+class CommandError(ValueError):
+    """A malformed or impossible referee command; ``where`` names the field."""
+
+    def __init__(self, where: str, message: str) -> None:
+        self.where = where
+        super().__init__(message)
+
+
+class LiveTable:
+    """The shared part of a live table. Subclasses provide the mirror (``state``), ``_record``
+    of table events, ``_view``, ``observe``, ``press``, ``_apply`` and ``_certain``."""
+
+    VERBS: tuple[str, ...] = ()
+    FIRST_PREVAILING: str | None = None  # the prevailing wind of the first hand, if any
+
+    log = logging.getLogger("mjtable.table")
+
+    state: Any
+    seq: int
+    hand_no: int
+
+    def _setup(
+        self,
+        settings: TableSettings,
+        store: EventStore,
+        lights: LightLog | None,
+        on_append: Callable[[], None] | None,
+        wallclock: Callable[[], float],
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.topics = Topics(settings.table_id, settings.topic_prefix)
+        self.lights = lights or LightLog()
+        self.on_append = on_append or (lambda: None)
+        self.wallclock = wallclock
+        self.pause_us = settings.courtesy_pause_ms * 1000
+        # Not in the log: the call window's deadline (table time) and counters.
+        self.window_deadline_us: int | None = None
+        self.refused = 0
+        self.last_dice: tuple[int, ...] = ()
+        self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
+        # The board event being applied, (boot_id, seq): stored with what it causes, in the
+        # same transaction, so a restart knows it was applied (controller/store.py).
+        self.source_key: tuple[int, int] | None = None
+        self.source_key_stored = False
+
+    # -- hooks each table provides -----------------------------------------------------------
+
+    def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _view(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _new_hand(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
+        raise NotImplementedError
+
+    def press(self, press: Press, now_us: int) -> Outcome:
+        raise NotImplementedError
+
+    def _certain(self, obs: Observation) -> Observation:
+        """The observation as the referee's word: applied at full confidence."""
+        raise NotImplementedError
+
+    def _held(self, pid: int) -> Observation | None:
+        """The held observation, read before it is settled (None: read only when applied)."""
+        return None
+
+    def _table_command(
+        self, verb: str, body: dict[str, Any], now_us: int
+    ) -> dict[str, Any] | None:
+        """A verb only this table knows; None for the shared ones (settling a held one)."""
+        return None
+
+    # -- the fold of the log: the table's own events -------------------------------------------
+
+    def _reset(self) -> None:
+        """The fold of an empty log."""
+        self.seq = 0
+        self.hand_no = 0
+        self.state = None
+        self.players = {s.name: self.settings.players.get(s.name) or s.name for s in SEATS}
+        self.prevailing: str | None = self.FIRST_PREVAILING
+        self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
+        self.sheet: list[dict[str, Any]] = []
+        self.pending: dict[int, dict[str, Any]] = {}
+        self.next_pending = 1
+
+    def _fold_table(self, kind: str, record: Mapping[str, Any]) -> None:
+        if kind == "HandStarted":
+            self.hand_no = int(record["hand"])
+        elif kind == HELD:
+            self.pending[int(record["id"])] = dict(record["observation"])
+            self.next_pending = max(self.next_pending, int(record["id"]) + 1)
+        elif kind == SETTLED:
+            self.pending.pop(int(record["id"]), None)
+        elif kind == SCORED:
+            for name, amount in (record.get("net_by_player") or {}).items():
+                self.totals[name] = self.totals.get(name, 0) + int(amount)
+            self.sheet.append({k: v for k, v in record.items() if k not in ("seq", "ts")})
+
+    # -- recording ---------------------------------------------------------------------------
+
+    def _ts(self) -> str:
+        return datetime.fromtimestamp(self.wallclock(), UTC).isoformat(timespec="milliseconds")
+
+    def _message(self, topic: str, body: Mapping[str, Any]) -> None:
+        """A message that is not an event (a prompt, a command result): outbox only."""
+        if not self.settings.publish:
+            return
+        self.store.append([], [(topic, dumps(dict(body)).encode(), None)],
+                          board_key=self.source_key)
+        self.source_key_stored = self.source_key is not None
+        self.on_append()
+
+    # -- views -------------------------------------------------------------------------------
+
+    def public_state(self) -> dict[str, Any]:
+        view = self._view() if self.state is not None else {}
+        view.update({
+            "seq": self.seq, "table": self.settings.table_id, "hand": self.hand_no,
+            "players": self.players,
+            "pending": [{"id": k, **v} for k, v in sorted(self.pending.items())],
+        })
+        return view
+
+    def scores(self) -> dict[str, Any]:
+        return {"seq": self.seq, "table": self.settings.table_id, "players": self.players,
+                "totals": self.totals, "hands": self.sheet}
+
+    def status(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "table": self.settings.table_id, "ruleset": self.settings.ruleset, "seq": self.seq,
+            "hand": self.hand_no, "phase": None if state is None else state.phase,
+            "turn": None if state is None else state.turn.name, "pending": sorted(self.pending),
+            "refused": self.refused, "outbox": self.store.outbox_size(),
+        }
+
+    # -- the game ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin the first hand if the log has none."""
+        if self.state is None:
+            self._new_hand()
+
+    def _close_window(self, close: Callable[[], list[dict[str, Any]]],
+                      deadline: int) -> list[dict[str, Any]]:
+        """Close the call window (``close`` applies the engine's command) and time the decision
+        from the end of the courtesy pause to the winner's LED."""
+        try:
+            records = close()
+        except EngineError as exc:  # the engine's view wins; show it, lose nothing
+            self.log.warning("closing the call window: %s", exc)
+            self.lights.show(Pattern(Show.ERROR, None))
+            return []
+        won = self.lights.last(Show.CLAIM_WON)
+        if deadline and won is not None and won.at_ns // 1000 >= deadline:
+            self.close_to_led_ms.append((won.at_ns // 1000 - deadline) / 1000)
+        return records
+
+    # -- refusals and held observations ------------------------------------------------------
+
+    def _refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
+        self.refused += 1
+        self.lights.show(Pattern(Show.CLAIM_REFUSED, press.seat))
+        self._message(self.topics.adjudications, {
+            "seq": self.seq, "hand": self.hand_no, "type": "refused", "seat": press.seat,
+            "kind": press.button, "time_us": press.time_us, "rule": rule, "reason": message})
+        return Outcome(False, error=message, rule=rule)
+
+    def _refuse(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
+        self.refused += 1
+        return Outcome(False, error=reason, rule=rule)
+
+    def _ask(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
+        self.refused += 1
+        pid = self.next_pending
+        body: dict[str, Any] = {"type": HELD, "id": pid, "observation": obs.to_json(),
+                                "reason": reason}
+        if rule:
+            body["rule"] = rule
+        records = self._record_table([body])
+        self.lights.show(Pattern(Show.ASK, obs.seat))
+        self._message(self.topics.prompts, {"seat": obs.seat, **body})
+        return Outcome(False, records, error=reason, rule=rule, asked=pid)
+
+    # -- referee commands --------------------------------------------------------------------
+
+    def command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
+        """A ``cmd/<verb>`` message. Always answers on ``cmd/<verb>/result``; never raises."""
+        try:
+            result = self._command(verb, payload, now_us)
+        except CommandError as exc:
+            result = {"ok": False, "error": str(exc), "where": exc.where}
+        except (RuleViolation, MalformedInput, InputError) as exc:
+            result = {"ok": False, "error": str(exc), "where": "payload"}
+            if isinstance(exc, RuleViolation):
+                result["rule"] = exc.rule
+        self._message(self.topics.cmd_result(verb), result)
+        return result
+
+    def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
+        if verb not in self.VERBS:
+            raise CommandError("verb", f"unknown command {verb!r}; known: {', '.join(self.VERBS)}")
+        try:
+            body = json.loads(payload.decode("utf-8")) if payload.strip() else {}
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CommandError("payload", f"not JSON: {exc}") from None
+        if not isinstance(body, dict):
+            raise CommandError("payload", "expected a JSON object")
+        if verb == "status":
+            return {"ok": True, **self.status()}
+        if verb == "observe":
+            obs = Observation.from_json(body, "payload")
+            return self._outcome(self.observe(obs, now_us, ask=False))
+        if verb == "claim":  # a call entered by the referee (a seat's button is broken)
+            press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
+            return self._outcome(self.press(press, now_us))
+        own = self._table_command(verb, body, now_us)
+        if own is not None:
+            return own
+        return self._settle(verb, body, now_us)
+
+    def _settle(self, verb: str, body: Mapping[str, Any], now_us: int) -> dict[str, Any]:
+        """``cmd/confirm``, ``cmd/correct`` or ``cmd/dismiss`` of a held observation."""
+        pid = body.get("pending")
+        if not isinstance(pid, int) or pid not in self.pending:
+            known = sorted(self.pending) or "none"
+            raise CommandError("pending", f"no held observation {pid!r} (held: {known})")
+        held = self._held(pid)
+        if verb == "dismiss":
+            self._record_table([{"type": SETTLED, "id": pid, "how": "dismissed"}])
+            return {"ok": True, "pending": pid, "how": "dismissed"}
+        if verb == "correct" or held is None:
+            fields = {k: v for k, v in body.items() if k != "pending"} if verb == "correct" else {}
+            held = Observation.from_json({**self.pending[pid], **fields}, "payload")
+        sure = self._certain(held)
+        outcome = self.observe(sure, now_us, ask=False)  # still held if this is refused
+        if outcome.accepted:
+            how = "confirmed" if verb == "confirm" else "corrected"
+            self._record_table([{"type": SETTLED, "id": pid, "how": how,
+                                 "observation": sure.to_json()}])
+        return {**self._outcome(outcome), "pending": pid}
+
+    def _outcome(self, outcome: Outcome) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": outcome.accepted, "seq": self.seq}
+        if outcome.records:
+            out["events"] = [r["type"] for r in outcome.records]
+        if outcome.error:
+            out["error"] = outcome.error
+        if outcome.rule:
+            out["rule"] = outcome.rule
+        if outcome.asked is not None:
+            out["asked"] = outcome.asked
+        return out
