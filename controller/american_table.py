@@ -237,18 +237,7 @@ class AmericanTable(LiveTable):
         if obs.confidence < self.settings.min_confidence:
             return refuse(obs, f"confidence {obs.confidence:.2f} is below "
                           f"{self.settings.min_confidence}")
-        try:
-            command = command_for(obs)
-        except InputError as exc:
-            return refuse(obs, str(exc))
-        try:
-            records = self._close_before(command, now_us)
-            records += self._apply(command, now_us)
-        except RuleViolation as exc:
-            return refuse(obs, exc.message, exc.rule)
-        except MalformedInput as exc:
-            return refuse(obs, str(exc))
-        return Outcome(True, records)
+        return self._apply_observed(obs, command_for, now_us, refuse)
 
     def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
         """An exposure, a Mah Jongg shown or a discard shows the table moved on: the calls made

@@ -20,6 +20,7 @@ from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
 from controller.store import EventStore, dumps
+from engine.commands import Command
 from engine.errors import EngineError, MalformedInput, RuleViolation
 from engine.seats import SEATS
 
@@ -123,6 +124,12 @@ class LiveTable:
     def press(self, press: Press, now_us: int) -> Outcome:
         raise NotImplementedError
 
+    def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
     def _certain(self, obs: Observation) -> Observation:
         """The observation as the referee's word: applied at full confidence."""
         raise NotImplementedError
@@ -223,6 +230,28 @@ class LiveTable:
         if deadline and won is not None and won.at_ns // 1000 >= deadline:
             self.close_to_led_ms.append((won.at_ns // 1000 - deadline) / 1000)
         return records
+
+    def _apply_observed(
+        self,
+        obs: Observation,
+        command_for: Callable[[Observation], Command],
+        now_us: int,
+        refuse: Callable[..., Outcome],
+    ) -> Outcome:
+        """An observation made a command and applied, calls made before it adjudicated first;
+        what the mirror cannot read or refuses goes to ``refuse`` (held and asked, or not)."""
+        try:
+            command = command_for(obs)
+        except InputError as exc:
+            return refuse(obs, str(exc))
+        try:
+            records = self._close_before(command, now_us)
+            records += self._apply(command, now_us)
+        except RuleViolation as exc:
+            return refuse(obs, exc.message, exc.rule)
+        except MalformedInput as exc:
+            return refuse(obs, str(exc))
+        return Outcome(True, records)
 
     # -- refusals and held observations ------------------------------------------------------
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from controller.inputs import InputError, Observation, ObservationKind, Press
+from controller.inputs import Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.live_table import (
     HELD,
@@ -329,18 +329,7 @@ class Table(LiveTable):
             return refuse(
                 obs, f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
             )
-        try:
-            command = command_for(obs)
-        except InputError as exc:
-            return refuse(obs, str(exc))
-        try:
-            records = self._close_before(command, now_us)
-            records += self._apply(command, now_us)
-        except RuleViolation as exc:
-            return refuse(obs, exc.message, exc.rule)
-        except MalformedInput as exc:
-            return refuse(obs, str(exc))
-        return Outcome(True, records)
+        return self._apply_observed(obs, command_for, now_us, refuse)
 
     def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """A draw or a laid set shows the table has moved on: claims made before it are
