@@ -652,13 +652,7 @@ def _retract(state: AmericanHand, c: cm.RetractMahJongg) -> list[AmericanEvent]:
         return [make_event("MahJonggRetracted", c.seat,
                            {"rule": "American M-4", "now": "expose"})]
     # Corrected at once: no penalty, play on; the tile goes back and is dead (C-5).
-    live = state.live
-    state.rack(live.seat).discards.append(live.tile)
-    state.awarded = None
-    state.called_tile = None
-    state.live = None
-    state.turn = state.next_player(live.seat)
-    state.step = "draw"
+    _return_called_tile(state)
     return [make_event("MahJonggRetracted", c.seat, {"rule": "American M-4", "now": "play on"})]
 
 
@@ -676,14 +670,22 @@ def _withdraw(state: AmericanHand, c: cm.WithdrawCall) -> list[AmericanEvent]:
         return [make_event("CallWithdrawn", c.seat, {"rule": "American C-6"})]
     if state.awarded != (c.seat, "expose") or state.live is None:
         raise refuse("C-6", f"{c.seat.name} has no call to withdraw")
+    _return_called_tile(state)
+    return [make_event("CallWithdrawn", c.seat, {"rule": "American C-6"})]
+
+
+def _return_called_tile(state: AmericanHand) -> None:
+    """An award undone (a retracted Mah Jongg, a withdrawn call, an overruled false Mah Jongg):
+    the called tile goes back to its discarder's discards, dead, and the turn passes on from
+    the discarder."""
     live = state.live
+    assert live is not None
     state.rack(live.seat).discards.append(live.tile)
     state.awarded = None
     state.called_tile = None
     state.live = None
     state.turn = state.next_player(live.seat)
     state.step = "draw"
-    return [make_event("CallWithdrawn", c.seat, {"rule": "American C-6"})]
 
 
 def _place_bet(state: AmericanHand, c: cm.PlaceBet) -> list[AmericanEvent]:
@@ -721,13 +723,7 @@ def _false_mahjong(state: AmericanHand, seat: Seat, why: str) -> list[AmericanEv
         events = [make_event("FalseMahJongg", seat, {"why": why, "rule": "American M-5",
                                                      "overruled": True})]
         if state.awarded == (seat, "mahjong") and state.live is not None:
-            live = state.live
-            state.rack(live.seat).discards.append(live.tile)
-            state.awarded = None
-            state.called_tile = None
-            state.live = None
-            state.turn = state.next_player(live.seat)
-            state.step = "draw"
+            _return_called_tile(state)
         return events
     declare_dead(state, seat, "American M-4, DH-2 (l)")
     state.false_declarer = seat
