@@ -1,11 +1,18 @@
-"""Real parts for the service tests: a private Mosquitto on a free port, and an MQTT recorder."""
+"""Real parts for the service tests: a private Mosquitto on a free port, an MQTT recorder, and
+`mjtable run` in a process of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -86,3 +93,51 @@ def recorder_factory() -> Iterator[Callable[..., Recorder]]:
     yield make
     for rec in made:
         rec.close()
+
+
+class ServiceProcess:
+    """`mjtable run` in its own process, as systemd runs it, to be killed with SIGKILL.
+
+    ``start()`` returns once the service has written its status file (with
+    ``wait_for_board``: once it also reports its board link up)."""
+
+    def __init__(self, config: Path, store: Path, wait_for_board: bool = False) -> None:
+        self.config, self.status = config, Path(f"{store}.status.json")
+        self.wait_for_board = wait_for_board
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
+             "run", "--config", str(self.config), "--log-level", "WARNING"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                live = json.loads(self.status.read_text())
+                if live["pid"] == self.proc.pid and (
+                    not self.wait_for_board or live["board"]["state"] == "up"
+                ):
+                    return
+            assert self.proc.poll() is None, "the service exited"
+            time.sleep(0.02)
+        raise AssertionError("the service did not come up"
+                             + (" with its board" if self.wait_for_board else ""))
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+
+@pytest.fixture
+def service_process() -> type[ServiceProcess]:
+    """The class, for tests that start and kill `mjtable run` (conftest is not importable
+    under pytest's importlib mode)."""
+    return ServiceProcess

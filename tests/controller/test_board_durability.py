@@ -14,11 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import os
-import signal
-import subprocess
-import sys
 import time
 import tomllib
 from collections.abc import Callable
@@ -267,41 +262,9 @@ def test_the_wall_break_position_lights_after_the_dice(tmp_path: Path) -> None:
         assert lit == [position]
 
 
-class RunProcess:
-    """`mjtable run` in its own process, as systemd runs it, to be killed with SIGKILL."""
-
-    def __init__(self, config: Path, store: Path) -> None:
-        self.config, self.status = config, Path(f"{store}.status.json")
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
-             "run", "--config", str(self.config), "--log-level", "WARNING"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError, ValueError, KeyError):
-                live = json.loads(self.status.read_text())
-                if live["pid"] == self.proc.pid and live["board"]["state"] == "up":
-                    return
-            assert self.proc.poll() is None, "the service exited"
-            time.sleep(0.02)
-        raise AssertionError("the service did not come up with its board")
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=20)
-
-
-def test_kill_9_moments_after_a_press_applies_it_exactly_once(tmp_path: Path) -> None:
+def test_kill_9_moments_after_a_press_applies_it_exactly_once(
+    tmp_path: Path, service_process: Callable[..., Any]
+) -> None:
     """The real process, killed at several moments after a press (before it arrived, while
     it is applied, after it is stored): after the restart it is in the log exactly once."""
     for trial, delay_s in enumerate((0.0, 0.003, 0.05)):
@@ -320,7 +283,7 @@ def test_kill_9_moments_after_a_press_applies_it_exactly_once(tmp_path: Path) ->
             for step in OPENING:
                 assert table.observe(step, 0).accepted
             db.close()
-            service = RunProcess(config, store)
+            service = service_process(config, store, wait_for_board=True)
             service.start()
             try:
                 board.press(seat=NORTH, button=PUNG)

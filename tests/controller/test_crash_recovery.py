@@ -5,11 +5,7 @@ acknowledgement died with the process may come again; consumers dedupe by seq)."
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -70,41 +66,6 @@ class Referee:
         self.client.loop_stop()
 
 
-class Service:
-    def __init__(self, config: Path, store: Path) -> None:
-        self.config = config
-        self.status = Path(f"{store}.status.json")
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
-             "run", "--config", str(self.config), "--log-level", "WARNING"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                live = json.loads(self.status.read_text())
-                if live["pid"] == self.proc.pid:
-                    return
-            except (OSError, ValueError, KeyError):
-                pass
-            assert self.proc.poll() is None, "the service exited"
-            time.sleep(0.02)
-        raise AssertionError("the service did not come up")
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=20)
-
-
 def _state_of_log(store: Path) -> dict[str, Any]:
     db = EventStore(store)
     try:
@@ -142,8 +103,8 @@ def _retained_state(host: str, port: int) -> dict[str, Any]:
 
 
 def _run_trials(
-    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any], kills: int,
-    seed: int,
+    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any],
+    service_process: Callable[..., Any], kills: int, seed: int,
 ) -> None:
     store = tmp_path / "table.sqlite3"
     with EmulatedBoard(link_path=tmp_path / "mahjong-mcu", seed=seed) as board:
@@ -156,7 +117,7 @@ def _run_trials(
         )
         rec = recorder_factory(broker.host, broker.port, f"mahjong/v1/{TABLE}/events", "club")
         referee = Referee(broker.host, broker.port)
-        service = Service(config, store)
+        service = service_process(config, store)
         service.start()
         rng = random.Random(seed)
         world = SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), Seat.E, 1)
@@ -248,13 +209,15 @@ def _wait(predicate: Callable[[], bool], timeout: float) -> bool:
 
 
 def test_kill_9_at_random_points_comes_back_to_the_same_state(
-    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any]
+    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any],
+    service_process: Callable[..., Any],
 ) -> None:
-    _run_trials(tmp_path, broker, recorder_factory, kills=3, seed=21)
+    _run_trials(tmp_path, broker, recorder_factory, service_process, kills=3, seed=21)
 
 
 @pytest.mark.slow
 def test_kill_9_many_times(
-    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any]
+    tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any],
+    service_process: Callable[..., Any],
 ) -> None:
-    _run_trials(tmp_path, broker, recorder_factory, kills=12, seed=22)
+    _run_trials(tmp_path, broker, recorder_factory, service_process, kills=12, seed=22)
