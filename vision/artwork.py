@@ -44,6 +44,7 @@ LABELS: tuple[str, ...] = (*CHINESE_LABELS, JOKER, BLANK, BACK)
 
 KDE_DIR = Path("/usr/share/kmahjongglib/tilesets")
 XMAHJONGG_DIR = Path("/usr/share/games/xmahjongg/tiles")
+GNOME_DIR = Path("/usr/share/gnome-mahjongg/themes")
 SYMBOLA_FONT = Path("/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf")
 
 KDE_SETS = ("alphabet", "classic", "default", "egypt", "jade", "traditional")
@@ -236,6 +237,56 @@ def _dorothy_set(name: str) -> dict[str, Image]:
     return faces
 
 
+# -- GNOME Mahjongg theme sheets --------------------------------------------------------------
+
+# One row of 43 tiles (a second row repeats them highlighted): dots, winds N W S E, red and
+# green dragons, characters, bamboos, four flowers, the white dragon, four seasons, a blank.
+# The flower order (orchid, chrysanthemum, plum, bamboo) is read from `smooth`'s characters.
+_GNOME_ORDER: tuple[str, ...] = (
+    *(f"{r}D" for r in range(1, 10)),
+    "NW",
+    "WW",
+    "SW",
+    "EW",
+    "RD",
+    "GD",
+    *(f"{r}C" for r in range(1, 10)),
+    *(f"{r}B" for r in range(1, 10)),
+    "F2",
+    "F3",
+    "F1",
+    "F4",
+    "WD",
+    "S1",
+    "S2",
+    "S3",
+    "S4",
+    BLANK,
+)
+_GNOME_CELL = (96, 132)  # one tile with its 3-D edge (left and bottom) at the PNG themes' scale
+
+
+def _gnome_set(file_name: str) -> dict[str, Image]:
+    path = GNOME_DIR / file_name
+    if not path.exists():
+        raise ArtworkMissing(f"{path} (Debian package gnome-mahjongg)")
+    cell_w, cell_h = _GNOME_CELL
+    if path.suffix == ".svg":
+        with tempfile.TemporaryDirectory() as tmp_name:
+            out = Path(tmp_name) / "sheet.png"
+            _rsvg(path, out, cell_w * len(_GNOME_ORDER), cell_h * 2)
+            sheet = _read_rgba(out)
+    else:
+        sheet = _read_rgba(path)
+    faces: dict[str, Image] = {}
+    for index, label in enumerate(_GNOME_ORDER):
+        x0 = index * cell_w
+        # The face: right of the 3-D edge on the left, above the one at the bottom.
+        crop = sheet[4:115, x0 + 10 : x0 + 92, :3]
+        faces[label] = _fit(np.ascontiguousarray(crop))
+    return faces
+
+
 # -- Symbola glyphs -----------------------------------------------------------------------
 
 _SYMBOLA_CODES: dict[str, int] = {
@@ -376,6 +427,18 @@ ART_SETS: dict[str, ArtSet] = {
         "GPL-2.0-or-later",
         lambda: _dorothy_set("dorwhite.gif"),
     ),
+    "gnome-smooth": ArtSet(
+        "gnome-smooth",
+        f"gnome-mahjongg: {GNOME_DIR}/smooth.png",
+        "GPL-2.0-or-later",
+        lambda: _gnome_set("smooth.png"),
+    ),
+    "gnome-postmodern": ArtSet(
+        "gnome-postmodern",
+        f"gnome-mahjongg: {GNOME_DIR}/postmodern.svg",
+        "GPL-2.0-or-later",
+        lambda: _gnome_set("postmodern.svg"),
+    ),
     "symbola": ArtSet(
         "symbola", f"fonts-symbola: {SYMBOLA_FONT}", "free for any use (Symbola)", _symbola_set
     ),
@@ -390,7 +453,8 @@ def body_colour(faces: dict[str, Image]) -> NDArray[np.uint8]:
 
 # Sets that draw all four flowers (and all four seasons) alike: their bonus tiles cannot be told
 # apart, so they are left out rather than taught as different kinds.
-_SAME_BONUS_ART = frozenset({"kde-egypt"})
+# gnome-postmodern's are pictures with no name or number, so which is which is unknown.
+_SAME_BONUS_ART = frozenset({"kde-egypt", "gnome-postmodern"})
 
 
 def load_set(name: str) -> dict[str, Image]:

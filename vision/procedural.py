@@ -19,8 +19,31 @@ import numpy as np
 
 from vision.artwork import BLANK, CHINESE_LABELS, FACE_H, FACE_W, Image
 
-FONTS = ("AR PL UKai CN", "AR PL UMing CN", "WenQuanYi Zen Hei", "AR PL UKai TW", "Symbola")
+# Chinese faces from the font packages the set-up installs (the `dev` script): brush (kai),
+# Song/Ming, rounded, heavy and Japanese designs, so no one lettering style is learned.
+FONTS = (
+    "AR PL UKai CN",
+    "AR PL UMing CN",
+    "WenQuanYi Zen Hei",
+    "AR PL UKai TW",
+    "AR PL KaitiM Big5",
+    "AR PL KaitiM GB",
+    "AR PL Mingti2L Big5",
+    "AR PL SungtiL GB",
+    "Noto Sans CJK TC",
+    "Noto Serif CJK TC",
+    "cwTeXKai",
+    "cwTeXMing",
+    "cwTeXHeiBold",
+    "cwTeXYen",
+    "cwTeXFangSong",
+    "HanaMinA",
+    "IPAMincho",
+    "IPAGothic",
+)
 NUMERALS = "一二三四五六七八九"
+# Some sets print the formal numeral for five (伍) or simplified characters (万, 发, 东).
+FORMAL_FIVE = "伍"
 WIND_CHARS = {"EW": "東", "SW": "南", "WW": "西", "NW": "北"}
 BONUS_CHARS = {
     "F1": "梅",
@@ -94,7 +117,7 @@ def _text(
 class _Style:
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
-        self.font = _pick(rng, FONTS[:4])
+        self.font = _pick(rng, FONTS)
         self.body = _pick(rng, ["#f4efe0", "#fbfbf6", "#efe6cc", "#e6efe4", "#e9eef5", "#f6ead8"])
         self.dot_inks = [_pick(rng, _INKS) for _ in range(3)]
         self.stick_ink = _pick(rng, ("#1d7a2e", "#1b3fa0", "#0d5c3a", "#111111", "#2a6f8f"))
@@ -107,15 +130,36 @@ class _Style:
         self.index = rng.random() < 0.4  # small rank/letter in the corner
         self.ring = rng.integers(0, 3)  # dot style: plain, ringed, ringed with centre
         self.weight = "bold" if rng.random() < 0.4 else "normal"
+        self.wan = "万" if rng.random() < 0.2 else "萬"
+        self.fa = "发" if rng.random() < 0.15 else "發"
+        self.east = "东" if rng.random() < 0.15 else "東"
+        self.five = FORMAL_FIVE if rng.random() < 0.25 else NUMERALS[4]
+        # Where the printer put things: a per-set squeeze and shift of every layout.
+        self.squeeze = (float(rng.uniform(0.85, 1.1)), float(rng.uniform(0.85, 1.08)))
+        self.shift = (float(rng.uniform(-3, 3)), float(rng.uniform(-3, 3)))
+        self.dot_size = float(rng.uniform(0.8, 1.15))
+        self.stick_width = float(rng.uniform(0.8, 1.4))
+        self.joints = int(rng.integers(1, 3))  # knots across each bamboo stick
+        self.bird = int(rng.integers(3))  # one bamboo: a bird, one big stick, or a ringed stick
+        self.numeral_y = float(rng.uniform(0, 4))
+
+
+def _place(st: _Style, x: float, y: float) -> tuple[float, float]:
+    """A layout point moved by the set's squeeze (about the face centre) and shift."""
+    cx, cy = FACE_W / 2, FACE_H / 2
+    return (
+        cx + (x - cx) * st.squeeze[0] + st.shift[0],
+        cy + (y - cy) * st.squeeze[1] + st.shift[1],
+    )
 
 
 def _dots(st: _Style, n: int) -> str:
     w, h = FACE_W * st.scale, FACE_H * st.scale
     ox, oy = (FACE_W - w) / 2, (FACE_H - h) / 2
-    r = {1: 0.32, 2: 0.19, 3: 0.15, 4: 0.17, 5: 0.15}.get(n, 0.12) * w
+    r = {1: 0.32, 2: 0.19, 3: 0.15, 4: 0.17, 5: 0.15}.get(n, 0.12) * w * st.dot_size
     parts = []
     for i, (x, y) in enumerate(_DOTS[n]):
-        cx, cy = ox + x * w, oy + y * h
+        cx, cy = _place(st, ox + x * w, oy + y * h)
         ink = st.dot_inks[i % len(st.dot_inks)] if n > 1 else st.dot_inks[2]
         if st.ring == 0:
             parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="{ink}"/>')
@@ -134,19 +178,36 @@ def _dots(st: _Style, n: int) -> str:
 
 
 def _stick(
-    cx: float, cy: float, length: float, width: float, slant: float, ink: str, stroke: float
+    cx: float,
+    cy: float,
+    length: float,
+    width: float,
+    slant: float,
+    ink: str,
+    stroke: float,
+    joints: int = 1,
 ) -> str:
     x, y = cx - width / 2, cy - length / 2
+    knots = "".join(
+        f'<line x1="{x:.1f}" y1="{ky:.1f}" x2="{x + width:.1f}" y2="{ky:.1f}" '
+        f'stroke="white" stroke-width="{stroke * 0.6:.1f}"/>'
+        for ky in (y + length * (k + 1) / (joints + 1) for k in range(joints))
+    )
     return (
         f'<g transform="rotate({slant:.0f} {cx:.1f} {cy:.1f})">'
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{length:.1f}" '
-        f'rx="{width / 2.5:.1f}" fill="{ink}"/>'
-        f'<line x1="{x:.1f}" y1="{cy:.1f}" x2="{x + width:.1f}" y2="{cy:.1f}" '
-        f'stroke="white" stroke-width="{stroke * 0.6:.1f}"/></g>'
+        f'rx="{width / 2.5:.1f}" fill="{ink}"/>{knots}</g>'
     )
 
 
 def _bamboo(st: _Style, n: int) -> str:
+    if n == 1 and st.bird == 1:  # one big stick
+        return _stick(36, 48, 70 * st.scale, 14, 0, st.stick_ink, st.stroke, 3)
+    if n == 1 and st.bird == 2:  # a stick in a ring
+        return (
+            f'<circle cx="36" cy="48" r="{26 * st.scale:.1f}" fill="none" '
+            f'stroke="{st.stick_ink2}" stroke-width="{st.stroke * 1.5:.1f}"/>'
+        ) + _stick(36, 48, 40 * st.scale, 10, 0, st.stick_ink, st.stroke, 2)
     if n == 1:  # the bird
         ink, ink2 = st.stick_ink, st.stick_ink2
         return (
@@ -157,11 +218,12 @@ def _bamboo(st: _Style, n: int) -> str:
             f'<polygon points="36,68 18,92 54,92" fill="{ink2}"/>'
         )
     length = FACE_H * {2: 0.36, 3: 0.36, 4: 0.36, 5: 0.3}.get(n, 0.26) * st.scale
-    width = FACE_W * 0.11
+    width = FACE_W * 0.11 * st.stick_width
     parts = []
     for i, (x, y, slant) in enumerate(_STICKS[n]):
         ink = st.stick_ink2 if (n in (5, 7, 9) and i % 3 == 1) else st.stick_ink
-        parts.append(_stick(x * FACE_W, y * FACE_H, length, width, slant, ink, st.stroke))
+        cx, cy = _place(st, x * FACE_W, y * FACE_H)
+        parts.append(_stick(cx, cy, length, width, slant, ink, st.stroke, st.joints))
     return "".join(parts)
 
 
@@ -173,17 +235,20 @@ def _face_svg(st: _Style, label: str) -> str:
     elif label[1:] == "B" and label[0].isdigit():
         body = _bamboo(st, int(label[0]))
     elif label[1:] == "C" and label[0].isdigit():
-        body = _text(
-            36, 26, 34 * s, NUMERALS[int(label[0]) - 1], f, st.numeral_ink, st.weight
-        ) + _text(36, 66, 40 * s, "萬", f, st.wan_ink, st.weight)
+        rank = int(label[0])
+        numeral = st.five if rank == 5 else NUMERALS[rank - 1]
+        body = _text(36, 26 + st.numeral_y, 34 * s, numeral, f, st.numeral_ink, st.weight) + _text(
+            36, 66 + st.numeral_y / 2, 40 * s, st.wan, f, st.wan_ink, st.weight
+        )
     elif label in WIND_CHARS:
-        body = _text(36, 50, 52 * s, WIND_CHARS[label], f, st.wind_ink, st.weight)
+        char = st.east if label == "EW" else WIND_CHARS[label]
+        body = _text(36, 50, 52 * s, char, f, st.wind_ink, st.weight)
         if st.index:
             body += _text(10, 10, 12, label[0], "DejaVu Sans", st.wind_ink, "bold")
     elif label == "RD":
         body = _text(36, 50, 56 * s, "中", f, "#c0201a", st.weight)
     elif label == "GD":
-        body = _text(36, 50, 52 * s, "發", f, _pick(rng, ("#1d7a2e", "#0d5c3a")), st.weight)
+        body = _text(36, 50, 52 * s, st.fa, f, _pick(rng, ("#1d7a2e", "#0d5c3a")), st.weight)
     elif label == "WD":
         ink = _pick(rng, ("#1b3fa0", "#111111", "#2a6f8f"))
         style = int(rng.integers(3))
