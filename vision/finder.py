@@ -12,6 +12,7 @@ obstruction and its tiles are simply not seen in that frame.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -22,6 +23,7 @@ from vision.calibration import Calibration
 from vision.crops import CROP_H, CROP_W
 
 PX_PER_MM = 1.0
+_KERNEL3 = np.ones((3, 3), np.uint8)
 
 
 @dataclass(frozen=True)
@@ -53,18 +55,23 @@ def rectify(frame: Image, calibration: Calibration) -> Image:
     )
 
 
+# Distance from the cloth: |a - a0| + |b - b0| + |L - L0| // 3 in one pass. The sum is a
+# multiple of 1/3 before the floor, so "> 28" is ">= 29", and rounding the sum less 0.4 to
+# the nearest integer keeps exactly those above 28.
+_CLOTH_WEIGHTS = np.array([[1 / 3, 1.0, 1.0, -0.4]], np.float32)
+_CLOTH_THRESHOLD = 28
+
+
 def cloth_mask(top: Image) -> NDArray[np.uint8]:
     """255 where something lies on the cloth. The cloth is the image's dominant colour; light
     changes its brightness more than its hue, so brightness counts for less."""
     lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB)
-    felt = np.median(lab[::8, ::8].reshape(-1, 3), axis=0)
-    felt_image = np.empty_like(lab)
-    felt_image[:] = felt.astype(np.uint8)
-    diff = cv2.absdiff(lab, felt_image)
-    light, green_red, blue_yellow = cv2.split(diff)
-    dist = cv2.add(cv2.add(green_red, blue_yellow, dtype=cv2.CV_16U), light // 3, dtype=cv2.CV_16U)
-    mask = (dist > 28).astype(np.uint8) * 255
-    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    felt = np.median(lab[::8, ::8].reshape(-1, 3), axis=0).astype(np.uint8)
+    scalar: Any = (float(felt[0]), float(felt[1]), float(felt[2]), 0.0)  # an OpenCV Scalar
+    diff = cv2.absdiff(lab, scalar)
+    dist = cv2.transform(diff, _CLOTH_WEIGHTS)
+    _, mask = cv2.threshold(dist, _CLOTH_THRESHOLD, 255, cv2.THRESH_BINARY)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _KERNEL3)
     # A face close to the cloth's colour may show only its shaded rim: fill what it encloses.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
@@ -83,7 +90,10 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
         x1, y1 = pts.max(axis=0) + round(10 * PX_PER_MM)
         mask[max(0, y0) : y1, max(0, x0) : x1] = 0
     grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # Grana's algorithm: the same labels and statistics as the default, three times faster.
+    count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        mask, 8, cv2.CV_32S, cv2.CCL_GRANA
+    )
     tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
     die_area = g.die_mm**2 * PX_PER_MM**2
     found: list[Found] = []
@@ -184,29 +194,46 @@ def _partition(
 
     ``depth_cover`` is the fraction of the row's depth covered in each column: an upright
     tile (``lengths[0]``) covers it all, a sideways one only ``shallow`` of it; pieces are
-    charged for covering otherwise."""
+    charged for covering otherwise.
+
+    A piece is at least ``lo`` long, so the best cuts up to ``end`` depend only on cuts at
+    least ``lo`` earlier: a block of ``lo`` ends is solved at once, in numpy."""
     n = len(profile)
     inf = float("inf")
     best = np.full(n + 1, inf)
     prev = np.full(n + 1, -1, np.int64)
     best[0] = 0.0
+    seam = np.append(np.asarray(profile, np.float64)[: n - 1], 0.0)  # cost of a cut at end
+    # Every (length, piece size) pair; within a length, sizes descend so that starts ascend
+    # and ties go to the earliest start, then to the earlier length.
+    sizes, penalty, target = [], [], []
+    for length in lengths:
+        lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol))
+        d = np.arange(hi, max(lo, 1) - 1, -1)
+        sizes.append(d)
+        penalty.append(np.abs(d - length) / (2 * tol))
+        target.append(np.full(len(d), 1.0 if length == lengths[0] else shallow))
+    size = np.concatenate(sizes)
+    size_cost = np.concatenate(penalty)
+    want = np.concatenate(target)
+    step = max(1, int(size.min()))
     csum = np.concatenate([[0.0], np.cumsum(depth_cover)]) if depth_cover is not None else None
-    for end in range(1, n + 1):
-        seam = profile[end - 1] if end < n else 0.0
-        for length in lengths:
-            upright = length == lengths[0]
-            lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol))
-            s0, s1 = max(0, end - hi), min(end - 1, end - lo)
-            if s1 < s0:
-                continue
-            starts = np.arange(s0, s1 + 1)
-            cost = best[s0 : s1 + 1] + seam + np.abs((end - starts) - length) / (2 * tol)
-            if csum is not None:
-                covered = (csum[end] - csum[starts]) / (end - starts)
-                cost = cost + 3.0 * np.abs(covered - (1.0 if upright else shallow))
-            k = int(np.argmin(cost))
-            if cost[k] < best[end]:
-                best[end], prev[end] = cost[k], starts[k]
+    padded = np.concatenate([np.full(int(size.max()), inf), best])  # best[-k] = inf
+    shift = int(size.max())
+    for e0 in range(1, n + 1, step):
+        ends = np.arange(e0, min(n, e0 + step - 1) + 1)
+        starts = ends[:, None] - size[None, :]
+        cost = padded[starts + shift] + seam[ends - 1, None] + size_cost[None, :]
+        if csum is not None:
+            covered = (csum[ends, None] - csum[np.maximum(starts, 0)]) / (ends[:, None] - starts)
+            cost = cost + 3.0 * np.abs(covered - want[None, :])
+        k = np.argmin(cost, axis=1)
+        rows = np.arange(len(ends))
+        c = cost[rows, k]
+        ok = c < inf
+        best[ends[ok]] = c[ok]
+        prev[ends[ok]] = starts[rows, k][ok]
+        padded[ends[ok] + shift] = c[ok]
     if best[n] == inf:
         return None
     pieces = []
