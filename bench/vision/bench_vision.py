@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import argparse
 import copy
+import io
 import json
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +39,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from scan_worker import scan_once, stage_times  # noqa: E402
 
 from vision.artwork import ART_SETS, BACK, CHINESE_LABELS, LABELS, load_set  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
@@ -155,8 +161,123 @@ def _match(truth_xy: np.ndarray, x: float, y: float, tol: float = 10.0) -> int |
     return k if d[k] < tol else None
 
 
+class OtherRevision:
+    """The scanner of another git revision, run by ``scan_worker.py`` in its own process on
+    the frames and prototypes of this run: two revisions timed side by side, alternately."""
+
+    def __init__(self, rev: str, workdir: Path) -> None:
+        self.workdir = workdir
+        self.rev = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        tree = workdir / "tree"
+        tree.mkdir()
+        archive = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(ROOT),
+                "archive",
+                "--format=tar",
+                rev,
+                "vision",
+                "engine",
+                "controller",
+            ],
+            capture_output=True,
+            check=True,
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tree, filter="data")
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("scan_worker.py")), str(tree)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._models: dict[int, Path] = {}
+
+    def shared_model(self, recogniser: Recogniser) -> tuple[Recogniser, Path]:
+        """The recogniser as both sides load it (prototypes are stored as float16)."""
+        folder = self.workdir / f"model-{len(self._models)}"
+        recogniser.save(folder, images=0)
+        self._models[id(recogniser)] = folder
+        return Recogniser.load(folder), folder
+
+    def scan(
+        self, frame: np.ndarray, calibration: Any, model: Path, stages: bool = False
+    ) -> dict[str, Any]:
+        np.save(self.workdir / "frame.npy", frame)
+        calibration.save(self.workdir / "calibration.json")
+        request = {
+            "frame": str(self.workdir / "frame.npy"),
+            "calibration": str(self.workdir / "calibration.json"),
+            "model": str(model),
+            "stages": stages,
+        }
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the scanner at {self.rev} stopped (see its error above)")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def _side_metrics(
+    times: list[float], per_tile: list[float], counts: dict[str, int]
+) -> dict[str, Any]:
+    found_n, truth_n = counts["found"], counts["truth"]
+    return {
+        "median_scan_s": statistics.median(times),
+        "median_per_tile_ms": 1000 * statistics.median(per_tile),
+        "found": found_n / truth_n,
+        "identity_of_found": counts["correct"] / max(1, found_n),
+        "identity_of_found_no_abstain": counts["best"] / max(1, found_n),
+        "abstained_of_found": counts["abstained"] / max(1, found_n),
+    }
+
+
+def _count_scan(tiles: list[list[Any]], layout: Any, counts: dict[str, int]) -> None:
+    """Add one scan's tiles ([x, y, tile, best, face_down]) to the running counts."""
+    truth_xy = np.array([[t.x, t.y] for t in layout.tiles])
+    counts["truth"] += len(truth_xy)
+    for x, y, tile, best_label, face_down in tiles:
+        k = _match(truth_xy, x, y)
+        if k is None:
+            continue
+        counts["found"] += 1
+        label = layout.tiles[k].label
+        seen = tile if tile is not None else (BACK if face_down else None)
+        counts["correct"] += seen == label
+        counts["best"] += best_label == label
+        counts["abstained"] += tile is None and not face_down
+
+
+def _stage_summary(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Median milliseconds per stage over the frames, and their sum."""
+    out = {k: round(1000 * statistics.median(r[k] for r in runs), 2) for k in runs[0]}
+    out["sum"] = round(sum(out.values()), 2)
+    return out
+
+
 def scan_bench(
-    embedder: Embedder, art: str, count: int, seed: int, method: str = "new"
+    embedder: Embedder,
+    art: str,
+    count: int,
+    seed: int,
+    method: str = "new",
+    other: OtherRevision | None = None,
+    repeat: int = 1,
 ) -> dict[str, Any]:
     # Enrol from a separate frame of the same set: crops cut by our own finder, labelled by
     # the renderer's truth — what a user's enrolment photos look like.
@@ -179,39 +300,58 @@ def scan_bench(
         for _ in range(3)
     ]
     recogniser = recognisers(embedder, samples)[method]
-    times, per_tile, found_n, truth_n, correct, abstained, best = [], [], 0, 0, 0, 0, 0
-    for r in frames(count, art, seed):
+    model = None
+    if other is not None:
+        recogniser, model = other.shared_model(recogniser)
+    sides = ["this"] + ([other.rev] if other is not None else [])
+    times: dict[str, list[float]] = {s: [] for s in sides}
+    per_tile: dict[str, list[float]] = {s: [] for s in sides}
+    stages: dict[str, list[dict[str, float]]] = {s: [] for s in sides}
+    counts = {
+        s: dict.fromkeys(("truth", "found", "correct", "best", "abstained"), 0) for s in sides
+    }
+    layouts = []
+    for i, r in enumerate(frames(count, art, seed)):
         cal = calibrate(r.image, r.geometry)
         scanner = Scanner(cal, recogniser)
-        start = time.perf_counter()
-        result = scanner.scan(r.image)
-        elapsed = time.perf_counter() - start
-        times.append(elapsed)
-        per_tile.append(elapsed / max(1, len(result.tiles)))
-        truth_xy = np.array([[t.x, t.y] for t in r.layout.tiles])
-        truth_n += len(truth_xy)
-        for t in result.tiles:
-            k = _match(truth_xy, t.x, t.y)
-            if k is None:
-                continue
-            found_n += 1
-            label = r.layout.tiles[k].label
-            seen = t.tile if t.tile is not None else (BACK if t.face_down else None)
-            correct += seen == label
-            best += t.best == label
-            abstained += t.tile is None and not t.face_down
-    return {
+        layouts.append(r.layout)
+        for rep in range(repeat):
+            # Alternate which side goes first, so neither always runs on a warm cache.
+            for side in sides if (i + rep) % 2 == 0 else sides[::-1]:
+                if side == "this":
+                    elapsed, tiles = scan_once(scanner, r.image)
+                else:
+                    assert other is not None and model is not None
+                    reply = other.scan(r.image, cal, model)
+                    elapsed, tiles = reply["s"], reply["tiles"]
+                times[side].append(elapsed)
+                per_tile[side].append(elapsed / max(1, len(tiles)))
+                if rep == 0:
+                    _count_scan(tiles, r.layout, counts[side])
+        stages["this"].append(stage_times(r.image, cal, recogniser))
+        if other is not None and model is not None:
+            stages[other.rev].append(other.scan(r.image, cal, model, stages=True)["stages"])
+    out: dict[str, Any] = {
         "art": art,
         "method": method,
         "frames": count,
-        "tiles_per_frame": truth_n / count,
-        "median_scan_s": statistics.median(times),
-        "median_per_tile_ms": 1000 * statistics.median(per_tile),
-        "found": found_n / truth_n,
-        "identity_of_found": correct / max(1, found_n),
-        "identity_of_found_no_abstain": best / max(1, found_n),
-        "abstained_of_found": abstained / max(1, found_n),
+        "tiles_per_frame": counts["this"]["truth"] / count,
+        **_side_metrics(times["this"], per_tile["this"], counts["this"]),
+        "stages_ms": _stage_summary(stages["this"]),
     }
+    if other is not None:
+        theirs = times[other.rev]
+        out["against"] = {
+            "rev": other.rev,
+            **_side_metrics(theirs, per_tile[other.rev], counts[other.rev]),
+            "stages_ms": _stage_summary(stages[other.rev]),
+            # Each scan of a frame against the other revision's scan of the same frame.
+            "speedup_median_of_pairs": statistics.median(
+                b / a for a, b in zip(times["this"], theirs, strict=True)
+            ),
+            "speedup_of_medians": statistics.median(theirs) / statistics.median(times["this"]),
+        }
+    return out
 
 
 _DETECTOR_TO_TOKEN = {
@@ -243,7 +383,9 @@ def _score_detections(
     return len(used)
 
 
-def detector_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[str, Any]:
+def detector_bench(
+    embedder: Embedder, art: str, count: int, seed: int, other: OtherRevision | None = None
+) -> dict[str, Any]:
     """mahjong-detector and our scan on the same frames, scored on its 34 kinds."""
     try:
         from mahjong_detector.predict import CLASS_NAMES, predict
@@ -252,7 +394,10 @@ def detector_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[
     except ImportError as exc:
         return {"error": f"mahjong-detector not importable: {exc}"}
     known = set(CHINESE_LABELS[:34])
-    correct = {"detector": 0, "detector_sahi": 0, "ours_default": 0, "ours_enrolled": 0}
+    keys = ["detector", "detector_sahi", "ours_default", "ours_enrolled"]
+    if other is not None:
+        keys.append("ours_enrolled_at_rev")
+    correct = dict.fromkeys(keys, 0)
     times: dict[str, list[float]] = {k: [] for k in correct}
     total = 0
     default = Recogniser.load(DEFAULT_MODEL_DIR)
@@ -261,7 +406,10 @@ def detector_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[
     enrolled = recognisers(
         embedder, [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(3)]
     )["new"]
-    for r in frames(count, art, seed):
+    model = None
+    if other is not None:
+        enrolled, model = other.shared_model(enrolled)
+    for i, r in enumerate(frames(count, art, seed)):
         cal = calibrate(r.image, r.geometry)
         tiles = [t for t in r.layout.tiles if t.label in known]
         total += len(tiles)
@@ -283,21 +431,35 @@ def detector_bench(embedder: Embedder, art: str, count: int, seed: int) -> dict[
         times["detector_sahi"].append(time.perf_counter() - start)
         correct["detector_sahi"] += _score_detections(found, centres, tiles, CLASS_NAMES)
         # Ours: the whole scan, with the bundled prototypes (this set never enrolled, never
-        # trained) and with this set enrolled (3 crops per kind).
+        # trained) and with this set enrolled (3 crops per kind); with --against, the other
+        # revision's scan too, alternately first and second.
         truth_xy = np.array([[t.x, t.y] for t in tiles])
-        for key, recogniser in (("ours_default", default), ("ours_enrolled", enrolled)):
-            start = time.perf_counter()
-            result = Scanner(cal, recogniser).scan(r.image)
-            times[key].append(time.perf_counter() - start)
+        order = [("ours_default", default), ("ours_enrolled", enrolled)]
+        if other is not None:
+            order.insert(0 if i % 2 else 2, ("ours_enrolled_at_rev", enrolled))
+        for key, recogniser in order:
+            if key == "ours_enrolled_at_rev":
+                assert other is not None and model is not None
+                reply = other.scan(r.image, cal, model)
+                times[key].append(reply["s"])
+                seen = reply["tiles"]
+            else:
+                elapsed, seen = scan_once(Scanner(cal, recogniser), r.image)
+                times[key].append(elapsed)
             used: set[int] = set()
-            for t in result.tiles:
-                k = _match(truth_xy, t.x, t.y)
-                if k is not None and k not in used and t.tile == tiles[k].label:
+            for x, y, tile, _best, _down in seen:
+                k = _match(truth_xy, x, y)
+                if k is not None and k not in used and tile == tiles[k].label:
                     used.add(k)
             correct[key] += len(used)
     out: dict[str, Any] = {"art": art, "frames": count, "tiles_34_kinds": total}
     for key in correct:
         out[key] = {"accuracy": correct[key] / total, "median_s": statistics.median(times[key])}
+    if other is not None:
+        out["ours_enrolled_at_rev"]["rev"] = other.rev
+    ours = out["ours_enrolled"]["median_s"]
+    out["detector_s_over_ours_enrolled_s"] = out["detector"]["median_s"] / ours
+    out["detector_sahi_s_over_ours_enrolled_s"] = out["detector_sahi"]["median_s"] / ours
     return out
 
 
@@ -310,29 +472,46 @@ def main() -> int:
     parser.add_argument(
         "--identity-only", action="store_true", help="parts 1 and 2 only (no frames)"
     )
+    parser.add_argument("--scan-only", action="store_true", help="parts 3 and 4 only")
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also scan every frame with the scanner of git revision REV (own process, "
+        "alternately), and report both",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="part 3: scans of each frame per side (timing)"
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     embedder = Embedder()
     rng = np.random.default_rng(args.seed)
-    report: dict[str, Any] = {"model": META}
-    report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng)
-    print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
-    report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng)
-    print(json.dumps(report["mixed_sets"], indent=1), flush=True)
+    report: dict[str, Any] = {"model": META, "embedding_runtime": embedder.runtime}
+    if not args.scan_only:
+        report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng)
+        print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
+        report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng)
+        print(json.dumps(report["mixed_sets"], indent=1), flush=True)
     if args.identity_only:
         if args.json:
             args.json.write_text(json.dumps(report, indent=1) + "\n")
         return 0
-    report["scan"] = [
-        scan_bench(embedder, art, args.frames, args.seed, method)
-        for art in HELD_OUT
-        for method in ("old", "new")
-    ]
-    print(json.dumps(report["scan"], indent=1), flush=True)
-    report["detector"] = [
-        detector_bench(embedder, art, args.frames, args.seed + 7) for art in HELD_OUT
-    ]
-    print(json.dumps(report["detector"], indent=1), flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        other = OtherRevision(args.against, Path(tmp)) if args.against else None
+        try:
+            report["scan"] = [
+                scan_bench(embedder, art, args.frames, args.seed, method, other, args.repeat)
+                for art in HELD_OUT
+                for method in ("old", "new")
+            ]
+            print(json.dumps(report["scan"], indent=1), flush=True)
+            report["detector"] = [
+                detector_bench(embedder, art, args.frames, args.seed + 7, other) for art in HELD_OUT
+            ]
+            print(json.dumps(report["detector"], indent=1), flush=True)
+        finally:
+            if other is not None:
+                other.close()
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     return 0

@@ -1,0 +1,89 @@
+"""The full-table scan of one source tree, in a process of its own, so that two revisions of
+the scanner can be timed side by side on the same frames in one run
+(``bench_vision.py --against REV``).
+
+    python bench/vision/scan_worker.py ROOT    # ROOT: a checkout holding the vision package
+
+One JSON request per line on stdin, one JSON reply per line on stdout:
+
+    {"frame": "f.npy", "calibration": "cal.json", "model": "model-dir", "stages": false}
+    -> {"s": 0.021, "tiles": [[x_mm, y_mm, tile, best, face_down], ...]}
+
+With ``"stages": true`` the reply also holds the time of each stage (:func:`stage_times`).
+Both sides run OpenCV and the network on one thread.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def scan_once(scanner: Any, frame: Any) -> tuple[float, list[list[Any]]]:
+    """Seconds for one ``Scanner.scan`` and the tiles it saw."""
+    start = time.perf_counter()
+    result = scanner.scan(frame)
+    elapsed = time.perf_counter() - start
+    tiles = [[t.x, t.y, t.tile, t.best, t.face_down] for t in result.tiles]
+    return elapsed, tiles
+
+
+def stage_times(frame: Any, calibration: Any, recogniser: Any) -> dict[str, float]:
+    """Seconds spent in each stage of a scan, through the stages' own functions (the ones
+    every revision of the scanner has): finding, cutting the crops, the network, matching
+    against the prototypes, the dice."""
+    from vision import dice, finder
+
+    marks = [time.perf_counter()]
+    found = finder.find(frame, calibration)
+    marks.append(time.perf_counter())
+    tiles = [f for f in found if f.kind == "tile"]
+    if hasattr(finder, "tile_crops"):
+        crops = finder.tile_crops(frame, calibration, tiles)
+    else:
+        crops = [finder.tile_crop(frame, calibration, t) for t in tiles]
+    marks.append(time.perf_counter())
+    vectors = recogniser.embedder.embed(crops, shift_px=recogniser.shift_px)
+    marks.append(time.perf_counter())
+    recogniser.identify_embeddings(vectors)
+    marks.append(time.perf_counter())
+    for spot in found:
+        if spot.kind == "die":
+            dice.count_pips(dice.die_crop(frame, calibration, spot.x, spot.y, spot.angle))
+    marks.append(time.perf_counter())
+    names = ("find", "crops", "embed", "match", "dice")
+    return {name: b - a for name, a, b in zip(names, marks[:-1], marks[1:], strict=True)}
+
+
+def main() -> int:
+    root = Path(sys.argv[1]).resolve()
+    sys.path.insert(0, str(root))
+    import cv2
+    import numpy as np
+
+    cv2.setNumThreads(1)
+    from vision.calibration import Calibration
+    from vision.identify import Recogniser
+    from vision.scan import Scanner
+
+    models: dict[str, Any] = {}
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["model"] not in models:
+            models[request["model"]] = Recogniser.load(Path(request["model"]))
+        recogniser = models[request["model"]]
+        frame = np.load(request["frame"])
+        calibration = Calibration.load(Path(request["calibration"]))
+        elapsed, tiles = scan_once(Scanner(calibration, recogniser), frame)
+        reply: dict[str, Any] = {"s": elapsed, "tiles": tiles}
+        if request.get("stages"):
+            reply["stages"] = stage_times(frame, calibration, recogniser)
+        print(json.dumps(reply), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
