@@ -109,6 +109,27 @@ def cloth_mask(top: Image) -> NDArray[np.uint8]:
     return np.asarray(mask, np.uint8)
 
 
+def _blobs(
+    mask: NDArray[np.uint8], min_area: float
+) -> tuple[NDArray[np.int32], list[tuple[int, tuple[int, int, int, int]]]]:
+    """The mask's 8-connected blobs: the label image, and each blob's label and bounding box
+    in label order, leaving out blobs whose box is smaller than ``min_area``.
+
+    The boxes come from the blobs' outlines rather than from per-pixel statistics (three
+    times the labelling's cost); the mask has no holes (the cloth mask fills them), so every
+    blob has an outer outline, which starts at its first pixel in raster order."""
+    _, labels = cv2.connectedComponentsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    blobs = []
+    for outline in outlines:
+        x, y, w, h = cv2.boundingRect(outline)
+        if w * h >= min_area:
+            first = outline[0, 0]
+            blobs.append((int(labels[first[1], first[0]]), (x, y, w, h)))
+    blobs.sort()
+    return np.asarray(labels, np.int32), blobs
+
+
 def find(frame: Image, calibration: Calibration, top: Image | None = None) -> list[Found]:
     """Every tile, die and obstruction in the frame (table mm)."""
     g = calibration.geometry
@@ -121,19 +142,15 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
         x1, y1 = pts.max(axis=0) + round(10 * PX_PER_MM)
         mask[max(0, y0) : y1, max(0, x0) : x1] = 0
     grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
-    # Grana's algorithm: the same labels and statistics as the default, three times faster.
-    count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
-        mask, 8, cv2.CV_32S, cv2.CCL_GRANA
-    )
     tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
     die_area = g.die_mm**2 * PX_PER_MM**2
     found: list[Found] = []
-    for i in range(1, count):
-        area = stats[i, cv2.CC_STAT_AREA]
+    labels, blobs = _blobs(mask, 0.5 * die_area)
+    for i, (x, y, w, h) in blobs:
+        sub = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
+        area = int(np.count_nonzero(sub))
         if area < 0.5 * die_area:
             continue
-        x, y, w, h = stats[i, :4]
-        sub = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
         contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         outline = max(contours, key=len)
         points = (outline.reshape(-1, 2) + (x, y)).astype(np.float32)
