@@ -1,0 +1,219 @@
+"""The scan's fast paths give exactly what the straightforward computations give: the row
+cutting DP solved in blocks, the cloth mask looked at coarse-then-fine, blob boxes from
+outlines, percentiles without numpy's overhead, the embedding under either runtime. The
+references below are the plain versions the fast ones replaced."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+
+from vision import finder
+from vision.calibration import calibrate
+from vision.finder import find, rectify, tile_crop
+from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser
+from vision.render import Rendered
+from vision.scan import Scanner
+
+from .conftest import rendered_table
+
+# -- references -------------------------------------------------------------------------------
+
+
+def reference_partition(
+    profile: NDArray[np.float64],
+    lengths: list[float],
+    tol: float,
+    depth_cover: NDArray[np.float64] | None = None,
+    shallow: float = 1.0,
+) -> list[tuple[int, int]] | None:
+    """One end at a time, one piece length at a time."""
+    n = len(profile)
+    best = np.full(n + 1, np.inf)
+    prev = np.full(n + 1, -1, np.int64)
+    best[0] = 0.0
+    csum = np.concatenate([[0.0], np.cumsum(depth_cover)]) if depth_cover is not None else None
+    for end in range(1, n + 1):
+        seam = profile[end - 1] if end < n else 0.0
+        for length in lengths:
+            lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol))
+            s0, s1 = max(0, end - hi), min(end - 1, end - lo)
+            if s1 < s0:
+                continue
+            starts = np.arange(s0, s1 + 1)
+            cost = best[s0 : s1 + 1] + seam + np.abs((end - starts) - length) / (2 * tol)
+            if csum is not None:
+                covered = (csum[end] - csum[starts]) / (end - starts)
+                target = 1.0 if length == lengths[0] else shallow
+                cost = cost + 3.0 * np.abs(covered - target)
+            k = int(np.argmin(cost))
+            if cost[k] < best[end]:
+                best[end], prev[end] = cost[k], starts[k]
+    if best[n] == np.inf:
+        return None
+    pieces, end = [], n
+    while end > 0:
+        pieces.append((int(prev[end]), end))
+        end = int(prev[end])
+    return pieces[::-1]
+
+
+def reference_cloth_mask(top: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Every pixel converted to Lab and measured against the cloth."""
+    lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB)
+    felt = np.median(lab[::8, ::8].reshape(-1, 3), axis=0).astype(np.int32)
+    diff = np.abs(lab.astype(np.int32) - felt)
+    dist = diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] // 3
+    mask = (dist > 28).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, contours, -1, 255, -1)
+    return np.asarray(mask, np.uint8)
+
+
+def reference_blobs(
+    mask: NDArray[np.uint8], min_area: float
+) -> list[tuple[int, tuple[int, int, int, int]]]:
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    return [
+        (i, tuple(int(v) for v in stats[i, :4]))  # type: ignore[misc]
+        for i in range(1, count)
+        if stats[i, 2] * stats[i, 3] >= min_area
+    ]
+
+
+# -- the row cutting DP -----------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 320),
+    sideways_only=st.booleans(),
+    with_cover=st.booleans(),
+    coarse=st.booleans(),
+)
+def test_block_dp_cuts_rows_exactly_like_the_one_end_at_a_time_dp(
+    seed: int, n: int, sideways_only: bool, with_cover: bool, coarse: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    profile = rng.random(n)
+    cover = rng.random(n) if with_cover else None
+    if coarse:  # many exact ties
+        profile = np.round(profile, 1)
+        cover = None if cover is None else np.round(cover, 1)
+    lengths = [30.0] if sideways_only else [22.0, 30.0]
+    args: tuple[Any, ...] = (profile, lengths, 3.5, cover, 22 / 30)
+    assert finder._partition(*args) == reference_partition(*args)
+
+
+# -- the cloth mask and its blobs -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def table() -> Rendered:
+    table: Rendered = rendered_table(731, "kde-traditional")
+    return table
+
+
+def test_coarse_then_fine_cloth_mask_is_the_full_resolution_mask(table: Rendered) -> None:
+    top = rectify(table.image, calibrate(table.image, table.geometry))
+    assert np.array_equal(finder.cloth_mask(top), reference_cloth_mask(top))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), speckle=st.floats(0.0, 0.2), crop=st.integers(0, 40))
+def test_cloth_mask_is_exact_on_noisy_images_up_to_the_edges(
+    seed: int, speckle: float, crop: int
+) -> None:
+    """Random rectangles and single-pixel speckle on a plain cloth, some touching the image's
+    edge (where the opening treats the outside as marked)."""
+    rng = np.random.default_rng(seed)
+    h, w = 150 - crop, 170
+    top = np.empty((h, w, 3), np.uint8)
+    top[:] = rng.integers(0, 256, 3)
+    for _ in range(6):
+        x, y = int(rng.integers(-10, w)), int(rng.integers(-10, h))
+        colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+        cv2.rectangle(
+            top, (x, y), (x + int(rng.integers(2, 40)), y + int(rng.integers(2, 40))), colour, -1
+        )
+    spots = rng.random((h, w)) < speckle
+    top[spots] = rng.integers(0, 256, (int(spots.sum()), 3))
+    assert np.array_equal(finder.cloth_mask(top), reference_cloth_mask(top))
+
+
+def test_blob_boxes_from_outlines_match_the_labelling_statistics(table: Rendered) -> None:
+    cal = calibrate(table.image, table.geometry)
+    mask = finder.cloth_mask(rectify(table.image, cal))
+    labels, blobs = finder._blobs(mask, 100.0)
+    assert blobs == reference_blobs(mask, 100.0)
+    assert len(blobs) > 20
+    for i, (x, y, w, h) in blobs:
+        assert (labels[y : y + h, x : x + w] == i).any()
+
+
+def test_fast_percentile_is_numpys() -> None:
+    rng = np.random.default_rng(4)
+    for rows in (1, 2, 7, 18, 33):
+        strip = rng.integers(0, 256, (rows, 57)).astype(np.uint8)
+        expect = np.percentile(strip.astype(np.float64), 75, axis=0)
+        assert np.array_equal(finder._percentile(strip, 75), expect)
+        line = rng.random(rows * 3)
+        assert finder._percentile(line, 90) == np.percentile(line, 90)
+
+
+def test_find_is_what_the_reference_computations_find(
+    table: Rendered, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cal = calibrate(table.image, table.geometry)
+    fast = find(table.image, cal)
+    monkeypatch.setattr(finder, "cloth_mask", reference_cloth_mask)
+    monkeypatch.setattr(finder, "_partition", reference_partition)
+    assert fast == find(table.image, cal)
+    # And those are the table's tiles: each true tile found once, within 3 mm.
+    truth = np.array([[t.x, t.y] for t in table.layout.tiles])
+    tiles = [f for f in fast if f.kind == "tile"]
+    nearest = [float(np.linalg.norm(truth - [f.x, f.y], axis=1).min()) for f in tiles]
+    assert len(tiles) >= 0.95 * len(truth)
+    assert float(np.median(nearest)) < 2.5
+
+
+# -- the embedding ----------------------------------------------------------------------------
+
+
+def test_both_runtimes_give_the_same_vectors(table: Rendered) -> None:
+    cal = calibrate(table.image, table.geometry)
+    crops = [tile_crop(table.image, cal, f) for f in find(table.image, cal) if f.kind == "tile"]
+    crops.append(np.asarray(cv2.resize(crops[0], (30, 40)), np.uint8))  # another size
+    ort, dnn = Embedder(runtime="onnxruntime"), Embedder(runtime="opencv")
+    assert ort.runtime == "onnxruntime" and dnn.runtime == "opencv"
+    for kwargs in ({}, {"batch": 7}, {"shift_px": 3}):
+        a, b = ort.embed(crops[:20], **kwargs), dnn.embed(crops[:20], **kwargs)
+        assert a.shape == (20, 64)
+        assert np.allclose(a, b, atol=2e-5)
+    # Different crops stay different: the blob is built per crop, not one crop repeated.
+    vectors = ort.embed(crops)
+    assert np.abs(vectors[0] - vectors[1]).max() > 1e-3
+    with pytest.raises(Exception, match="unknown runtime"):
+        Embedder(runtime="tensorflow")
+
+
+def test_scan_identities_are_those_of_each_crop_alone(table: Rendered) -> None:
+    """Batching the scan's crops changes nothing: each tile gets what identifying its crop
+    by itself gives."""
+    cal = calibrate(table.image, table.geometry)
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    result = Scanner(cal, default).scan(table.image)
+    tiles = [f for f in find(table.image, cal) if f.kind == "tile"]
+    assert len(result.tiles) == len(tiles)
+    for seen, spot in list(zip(result.tiles, tiles, strict=True))[::7]:
+        alone = default.identify([tile_crop(table.image, cal, spot)])[0]
+        assert seen.best == alone.best
+        assert seen.confidence == pytest.approx(alone.confidence, abs=1e-4)
