@@ -75,28 +75,43 @@ _GRID = 3
 _REACH = 2
 
 
+def _median_uint8(values: NDArray[np.uint8]) -> float:
+    """``np.median(values).astype(np.uint8)`` from a histogram (a tenth of the time)."""
+    counts = np.cumsum(np.bincount(values, minlength=256))
+    n = int(counts[-1])
+    lo = int(np.searchsorted(counts, (n - 1) // 2, side="right"))
+    hi = int(np.searchsorted(counts, n // 2, side="right"))
+    return float((lo + hi) // 2)
+
+
 def cloth_mask(top: Image) -> NDArray[np.uint8]:
     """255 where something lies on the cloth. The cloth is the image's dominant colour; light
     changes its brightness more than its hue, so brightness counts for less."""
-    sample = cv2.cvtColor(top[::8, ::8], cv2.COLOR_BGR2LAB).reshape(-1, 3)
-    felt = np.median(sample, axis=0).astype(np.uint8)
-    scalar: Any = (float(felt[0]), float(felt[1]), float(felt[2]), 0.0)  # an OpenCV Scalar
-    coarse = _off_cloth(
-        np.asarray(cv2.cvtColor(top[::_GRID, ::_GRID], cv2.COLOR_BGR2LAB), np.uint8), scalar
-    )
-    reach = -(-_REACH // _GRID)  # in grid steps, rounded up
-    near = cv2.dilate(coarse, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-    regions, _ = cv2.findContours(near, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    sample = np.asarray(cv2.cvtColor(top[::8, ::8], cv2.COLOR_BGR2LAB), np.uint8).reshape(-1, 3)
+    felt = [_median_uint8(sample[:, c]) for c in range(3)]
+    scalar: Any = (*felt, 0.0)  # an OpenCV Scalar
     rows, cols = top.shape[:2]
-    boxes = [
-        (x * _GRID, y * _GRID, (x + w - 1) * _GRID + 1, (y + h - 1) * _GRID + 1)
-        for x, y, w, h in map(cv2.boundingRect, regions)
-    ]
+    boxes = []
+    if rows >= _GRID and cols >= _GRID:
+        # The grid's pixels (nearest-neighbour resizing at an exact ratio picks exactly them,
+        # many times faster than slicing; a last partial row or column lies in the edges).
+        rows3, cols3 = rows // _GRID, cols // _GRID
+        grid = cv2.resize(
+            top[: rows3 * _GRID, : cols3 * _GRID], (cols3, rows3), interpolation=cv2.INTER_NEAREST
+        )
+        coarse = _off_cloth(np.asarray(cv2.cvtColor(grid, cv2.COLOR_BGR2LAB), np.uint8), scalar)
+        reach = -(-_REACH // _GRID)  # in grid steps, rounded up
+        near = cv2.dilate(coarse, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        regions, _ = cv2.findContours(near, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        boxes = [
+            (x * _GRID, y * _GRID, (x + w - 1) * _GRID + 1, (y + h - 1) * _GRID + 1)
+            for x, y, w, h in map(cv2.boundingRect, regions)
+        ]
     # The opening counts what lies past the image's edge as marked: the edges themselves
     # are always looked at in full.
     edge = _REACH + _GRID
-    boxes += [(0, 0, cols, edge), (0, rows - edge, cols, rows)]
-    boxes += [(0, 0, edge, rows), (cols - edge, 0, cols, rows)]
+    boxes += [(0, 0, cols, edge), (0, max(0, rows - edge), cols, rows)]
+    boxes += [(0, 0, edge, rows), (max(0, cols - edge), 0, cols, rows)]
     mask = np.zeros((rows, cols), np.uint8)
     for x0, y0, x1, y1 in boxes:
         lab = np.asarray(cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2LAB), np.uint8)

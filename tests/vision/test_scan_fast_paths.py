@@ -159,6 +159,13 @@ def test_blob_boxes_from_outlines_match_the_labelling_statistics(table: Rendered
         assert (labels[y : y + h, x : x + w] == i).any()
 
 
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(0, 255), min_size=1, max_size=80), narrow=st.booleans())
+def test_histogram_median_is_numpys_cast_to_bytes(values: list[int], narrow: bool) -> None:
+    array = np.array(values, np.uint8) // (64 if narrow else 1)  # narrow: many ties
+    assert finder._median_uint8(array) == float(np.median(array).astype(np.uint8))
+
+
 def test_fast_percentile_is_numpys() -> None:
     rng = np.random.default_rng(4)
     for rows in (1, 2, 7, 18, 33):
