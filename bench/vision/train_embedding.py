@@ -133,21 +133,42 @@ def batch(
     return torch.from_numpy(xs / 127.5 - 1.0), torch.from_numpy(ys)
 
 
+def scene_batch(
+    crops: np.ndarray, labels: np.ndarray, rng: np.random.Generator, size: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Crops the finder cut from rendered frames (bench/vision/scene_crops.py), already
+    camera-like: only turned, shifted a pixel or two, relit and recoloured."""
+    idx = rng.integers(len(labels), size=size)
+    xs = np.empty((size, 3, CROP_H, CROP_W), np.float32)
+    for i, k in enumerate(idx):
+        crop = crops[k]
+        if rng.random() < 0.5:
+            crop = crop[::-1, ::-1]
+        dx, dy = rng.integers(-2, 3, size=2)
+        crop = np.roll(crop, (int(dy), int(dx)), axis=(0, 1))
+        gain = rng.uniform(0.8, 1.15) * (1 + rng.normal(0, 0.05, size=3))
+        crop = np.clip(crop.astype(np.float32) * gain, 0, 255)
+        xs[i] = recolour(crop, rng).transpose(2, 0, 1)
+    return torch.from_numpy(xs / 127.5 - 1.0), torch.from_numpy(labels[idx].astype(np.int64))
+
+
 class Crops(torch.utils.data.IterableDataset[tuple[torch.Tensor, torch.Tensor]]):
-    """Endless batches, half packaged and half procedural, made in a worker process while
-    the network trains on the previous ones (cutting crops costs as much as a training
-    step). The damage grows with the wall-clock progress through the time budget."""
+    """Endless batches made in a worker process while the network trains on the previous ones
+    (cutting crops costs as much as a training step): packaged and procedural faces through
+    `synthetic_crop` in equal parts, and, when given, a third of finder-cut scene crops. The
+    damage grows with the wall-clock progress through the time budget."""
 
     def __init__(
         self,
         packaged: list[tuple[int, np.ndarray]],
         generated: list[tuple[int, np.ndarray]],
+        scene: tuple[np.ndarray, np.ndarray] | None,
         size: int,
         seed: int,
         start: float,
         budget: float,
     ) -> None:
-        self.packaged, self.generated = packaged, generated
+        self.packaged, self.generated, self.scene = packaged, generated, scene
         self.size, self.seed, self.start, self.budget = size, seed, start, budget
 
     def __iter__(self):  # type: ignore[no-untyped-def]
@@ -156,12 +177,15 @@ class Crops(torch.utils.data.IterableDataset[tuple[torch.Tensor, torch.Tensor]])
         while True:
             progress = (time.monotonic() - self.start) / self.budget
             strength = min(1.0, 0.4 + progress * 1.5)  # easy crops first, full damage soon
-            half = self.size // 2 if self.generated else self.size
-            x, y = batch(self.packaged, rng, half, strength)
+            n_scene = self.size // 3 if self.scene is not None else 0
+            rest = self.size - n_scene
+            half = rest // 2 if self.generated else rest
+            parts = [batch(self.packaged, rng, half, strength)]
             if self.generated:
-                x2, y2 = batch(self.generated, rng, self.size - half, strength)
-                x, y = torch.cat([x, x2]), torch.cat([y, y2])
-            yield x, y
+                parts.append(batch(self.generated, rng, rest - half, strength))
+            if self.scene is not None:
+                parts.append(scene_batch(*self.scene, rng, n_scene))
+            yield torch.cat([x for x, _ in parts]), torch.cat([y for _, y in parts])
 
 
 def main() -> int:
@@ -173,6 +197,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--arch", choices=["base", "slim"], default="base")
     parser.add_argument("--batch", type=int, default=96)
+    parser.add_argument(
+        "--scene-crops", type=Path, help="finder-cut crops (scene_crops.py): a third of a batch"
+    )
+    parser.add_argument("--init", type=Path, help="weights (.pt) of an earlier run to start from")
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument(
         "--workers", type=int, default=1, help="processes cutting crops (0: in the trainer)"
     )
@@ -205,13 +234,22 @@ def main() -> int:
         flush=True,
     )
 
+    scene = None
+    if args.scene_crops:
+        with np.load(args.scene_crops) as data:
+            scene = (data["crops"], data["labels"])
+        print(f"and {len(scene[1])} finder-cut crops from {args.scene_crops}", flush=True)
+
     net = TileNet(len(LABELS), args.arch)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
+        print(f"starting from {args.init}", flush=True)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     scale, margin = 16.0, 0.25
     start = time.monotonic()
     budget = args.minutes * 60
     loader = torch.utils.data.DataLoader(
-        Crops(faces, generated, args.batch, args.seed, start, budget),
+        Crops(faces, generated, scene, args.batch, args.seed, start, budget),
         batch_size=None,
         num_workers=args.workers,
         prefetch_factor=4 if args.workers else None,
@@ -223,7 +261,7 @@ def main() -> int:
             break
         progress = elapsed / budget
         for group in opt.param_groups:  # cosine decay of the learning rate
-            group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * min(progress, 1.0)))
+            group["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * min(progress, 1.0)))
         net.train()
         emb = net(x)
         cos = emb @ F.normalize(net.weight, dim=1).T
@@ -242,6 +280,7 @@ def main() -> int:
             )
     net.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), args.out.with_suffix(".pt"))  # to fine-tune from; not shipped
     torch.onnx.export(
         Exported(net),
         torch.zeros(1, 3, CROP_H, CROP_W),
@@ -258,10 +297,12 @@ def main() -> int:
         "labels_trained": list(LABELS),
         "train_sets": train_sets,
         "procedural_sets": args.procedural,
+        "scene_crops": len(scene[1]) if scene is not None else 0,
         "held_out_sets": args.hold_out,
         "steps": step,
         "batch": args.batch,
         "seed": args.seed,
+        "init": str(args.init.name) if args.init else None,
         "arch": args.arch,
         "final_loss": float(np.mean(losses[-100:])),
         "minutes": round((time.monotonic() - start) / 60, 1),
