@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib
 import io
 import json
 import statistics
@@ -388,13 +389,14 @@ def detector_bench(
 ) -> dict[str, Any]:
     """mahjong-detector and our scan on the same frames, scored on its 34 kinds."""
     try:
-        import mahjong_detector.predict as detector
         import onnxruntime
         from mahjong_detector.predict import CLASS_NAMES, predict
         from mahjong_detector.preprocess import preprocess_image
         from PIL import Image as PILImage
     except ImportError as exc:
         return {"error": f"mahjong-detector not importable: {exc}"}
+    # The module (the package's ``predict`` attribute is the function of that name).
+    detector = importlib.import_module("mahjong_detector.predict")
     # Its own session uses every core; the same model on one thread, as ours runs, is
     # timed too (its pipeline takes the session from a thread-local, swapped in for that).
     own_session = detector.get_inference_session()
