@@ -284,13 +284,10 @@ def _partition(
     charged for covering otherwise.
 
     A piece is at least ``lo`` long, so the best cuts up to ``end`` depend only on cuts at
-    least ``lo`` earlier: a block of ``lo`` ends is solved at once, in numpy."""
+    least ``lo`` earlier: a block of ``lo`` ends is solved at once, in numpy, and every
+    term that does not depend on earlier cuts is computed for all ends beforehand (added in
+    the same order as one end at a time would, so the sums round the same)."""
     n = len(profile)
-    inf = float("inf")
-    best = np.full(n + 1, inf)
-    prev = np.full(n + 1, -1, np.int64)
-    best[0] = 0.0
-    seam = np.append(np.asarray(profile, np.float64)[: n - 1], 0.0)  # cost of a cut at end
     # Every (length, piece size) pair; within a length, sizes descend so that starts ascend
     # and ties go to the earliest start, then to the earlier length.
     sizes, penalty, target = [], [], []
@@ -302,26 +299,34 @@ def _partition(
         target.append(np.full(len(d), 1.0 if length == lengths[0] else shallow))
     size = np.concatenate(sizes)
     size_cost = np.concatenate(penalty)
-    want = np.concatenate(target)
-    step = max(1, int(size.min()))
-    csum = np.concatenate([[0.0], np.cumsum(depth_cover)]) if depth_cover is not None else None
-    padded = np.concatenate([np.full(int(size.max()), inf), best])  # best[-k] = inf
     shift = int(size.max())
-    for e0 in range(1, n + 1, step):
-        ends = np.arange(e0, min(n, e0 + step - 1) + 1)
-        starts = ends[:, None] - size[None, :]
-        cost = padded[starts + shift] + seam[ends - 1, None] + size_cost[None, :]
-        if csum is not None:
-            covered = (csum[ends, None] - csum[np.maximum(starts, 0)]) / (ends[:, None] - starts)
-            cost = cost + 3.0 * np.abs(covered - want[None, :])
-        k = np.argmin(cost, axis=1)
-        rows = np.arange(len(ends))
-        c = cost[rows, k]
-        ok = c < inf
-        best[ends[ok]] = c[ok]
-        prev[ends[ok]] = starts[rows, k][ok]
-        padded[ends[ok] + shift] = c[ok]
-    if best[n] == inf:
+    ends = np.arange(1, n + 1)
+    starts = ends[:, None] - size[None, :]  # per end and pair; negative: no such piece
+    seam = np.append(np.asarray(profile, np.float64)[: n - 1], 0.0)[:, None]  # cut at end
+    charge = None
+    if depth_cover is not None:
+        csum = np.concatenate([[0.0], np.cumsum(depth_cover)])
+        covered = (csum[ends, None] - csum[np.maximum(starts, 0)]) / (ends[:, None] - starts)
+        charge = 3.0 * np.abs(covered - np.concatenate(target)[None, :])
+    # Best cost of cutting [0, end), stored ``shift`` further on so that a negative start
+    # reads infinity.
+    best = np.full(n + 1 + shift, np.inf)
+    best[shift] = 0.0
+    prev = np.zeros(n + 1, np.int64)
+    index = starts + shift
+    step = max(1, int(size.min()))
+    for e0 in range(0, n, step):
+        block = slice(e0, min(n, e0 + step))
+        cost = best[index[block]]
+        cost += seam[block]
+        cost += size_cost
+        if charge is not None:
+            cost += charge[block]
+        k = cost.argmin(axis=1)
+        rows = np.arange(len(k))
+        best[e0 + 1 + shift : block.stop + 1 + shift] = cost[rows, k]
+        prev[e0 + 1 : block.stop + 1] = starts[block][rows, k]
+    if best[n + shift] == np.inf:
         return None
     pieces = []
     end = n
