@@ -91,11 +91,13 @@ class Embedder:
         out = []
         for start in range(0, len(crops), batch):
             chunk = np.stack([_input_crop(c) for c in crops[start : start + batch]])
-            # Both ways up in one batch, as NCHW floats (0-255: the network scales itself).
-            both = np.concatenate([chunk, chunk[:, ::-1, ::-1]])
-            blob = np.ascontiguousarray(both.transpose(0, 3, 1, 2), np.float32)
-            e = self._forward(blob).reshape(len(both), -1)
+            # Both ways up in one batch, as NCHW floats (0-255: the network scales itself),
+            # written straight into the blob.
             n = len(chunk)
+            blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
+            blob[:n] = chunk.transpose(0, 3, 1, 2)
+            blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
+            e = self._forward(blob).reshape(2 * n, -1)
             out.append(_unit(e[:n] + e[n:]))
         return np.concatenate(out)
 
