@@ -320,7 +320,7 @@ def scan_bench(
             # Alternate which side goes first, so neither always runs on a warm cache.
             for side in sides if (i + rep) % 2 == 0 else sides[::-1]:
                 if side == "this":
-                    elapsed, tiles = scan_once(scanner, r.image)
+                    elapsed, _, tiles = scan_once(scanner, r.image)
                 else:
                     assert other is not None and model is not None
                     reply = other.scan(r.image, cal, model)
@@ -385,7 +385,12 @@ def _score_detections(
 
 
 def detector_bench(
-    embedder: Embedder, art: str, count: int, seed: int, other: OtherRevision | None = None
+    embedder: Embedder,
+    art: str,
+    count: int,
+    seed: int,
+    other: OtherRevision | None = None,
+    repeat: int = 1,
 ) -> dict[str, Any]:
     """mahjong-detector and our scan on the same frames, scored on its 34 kinds."""
     try:
@@ -419,66 +424,91 @@ def detector_bench(
     model = None
     if other is not None:
         enrolled, model = other.shared_model(enrolled)
+    cpu: dict[str, list[float]] = {k: [] for k in correct}
     for i, r in enumerate(frames(count, art, seed)):
         cal = calibrate(r.image, r.geometry)
         tiles = [t for t in r.layout.tiles if t.label in known]
         total += len(tiles)
         centres = cal.to_frame(np.array([[t.x, t.y] for t in tiles]))
-        # Theirs: the package's own pipeline (grey, autocontrast, letterbox 640, ORT, NMS).
-        start = time.perf_counter()
-        pil = PILImage.fromarray(cv2.cvtColor(r.image, cv2.COLOR_BGR2RGB))
-        img, padding = preprocess_image(pil)
-        found = [(d, (0, 0)) for d in predict(img, padding)]
-        times["detector"].append(time.perf_counter() - start)
-        correct["detector"] += _score_detections(found, centres, tiles, CLASS_NAMES)
-        detector.threadlocal.session = one_thread
-        start = time.perf_counter()
-        pil = PILImage.fromarray(cv2.cvtColor(r.image, cv2.COLOR_BGR2RGB))
-        img, padding = preprocess_image(pil)
-        found = [(d, (0, 0)) for d in predict(img, padding)]
-        times["detector_1thread"].append(time.perf_counter() - start)
-        detector.threadlocal.session = own_session
-        correct["detector_1thread"] += _score_detections(found, centres, tiles, CLASS_NAMES)
-        # Theirs given a fair chance: six 640-px windows (SAHI-style), tiles at native size.
-        start = time.perf_counter()
-        found = []
-        for x0 in (0, 640, 1280):
-            for y0 in (0, 440):
-                img, padding = preprocess_image(pil.crop((x0, y0, x0 + 640, y0 + 640)))
-                found += [(d, (x0, y0)) for d in predict(img, padding)]
-        times["detector_sahi"].append(time.perf_counter() - start)
-        correct["detector_sahi"] += _score_detections(found, centres, tiles, CLASS_NAMES)
-        # Ours: the whole scan, with the bundled prototypes (this set never enrolled, never
-        # trained) and with this set enrolled (3 crops per kind); with --against, the other
-        # revision's scan too, alternately first and second.
         truth_xy = np.array([[t.x, t.y] for t in tiles])
-        order = [("ours_default", default), ("ours_enrolled", enrolled)]
+        image = r.image
+
+        def theirs(windowed: bool, image: np.ndarray = image) -> list[tuple[Any, tuple[int, int]]]:
+            # The package's own pipeline (grey, autocontrast, letterbox 640, ORT, NMS); or
+            # given a fair chance: six 640-px windows (SAHI-style), tiles at native size.
+            pil = PILImage.fromarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
+            if not windowed:
+                img, padding = preprocess_image(pil)
+                return [(d, (0, 0)) for d in predict(img, padding)]
+            found = []
+            for x0 in (0, 640, 1280):
+                for y0 in (0, 440):
+                    img, padding = preprocess_image(pil.crop((x0, y0, x0 + 640, y0 + 640)))
+                    found += [(d, (x0, y0)) for d in predict(img, padding)]
+            return found
+
+        def on_one_thread() -> list[tuple[Any, tuple[int, int]]]:
+            detector.threadlocal.session = one_thread
+            try:
+                return theirs(False)
+            finally:
+                detector.threadlocal.session = own_session
+
+        runs: list[tuple[str, Any]] = [
+            ("detector", lambda: theirs(False)),
+            ("detector_1thread", on_one_thread),
+            ("detector_sahi", lambda: theirs(True)),
+            # Ours: the whole scan, with the bundled prototypes (this set never enrolled,
+            # never trained) and with this set enrolled (3 crops per kind); with --against,
+            # the other revision's scan too, alternately first and last of the three.
+            ("ours_default", Scanner(cal, default)),
+            ("ours_enrolled", Scanner(cal, enrolled)),
+        ]
         if other is not None:
-            order.insert(0 if i % 2 else 2, ("ours_enrolled_at_rev", enrolled))
-        for key, recogniser in order:
-            if key == "ours_enrolled_at_rev":
-                assert other is not None and model is not None
-                reply = other.scan(r.image, cal, model)
-                times[key].append(reply["s"])
-                seen = reply["tiles"]
-            else:
-                elapsed, seen = scan_once(Scanner(cal, recogniser), r.image)
+            runs.insert(3 if i % 2 else len(runs), ("ours_enrolled_at_rev", None))
+        for key, run in runs:
+            for rep in range(repeat):
+                if key == "ours_enrolled_at_rev":
+                    assert other is not None and model is not None
+                    reply = other.scan(image, cal, model)
+                    elapsed, spent, seen = reply["s"], reply["cpu_s"], reply["tiles"]
+                elif key.startswith("ours"):
+                    elapsed, spent, seen = scan_once(run, image)
+                else:
+                    start, spent = time.perf_counter(), time.process_time()
+                    seen = run()
+                    elapsed = time.perf_counter() - start
+                    spent = time.process_time() - spent
                 times[key].append(elapsed)
-            used: set[int] = set()
-            for x, y, tile, _best, _down in seen:
-                k = _match(truth_xy, x, y)
-                if k is not None and k not in used and tile == tiles[k].label:
-                    used.add(k)
-            correct[key] += len(used)
+                cpu[key].append(spent)
+                if rep > 0:
+                    continue
+                if key.startswith("detector"):
+                    correct[key] += _score_detections(seen, centres, tiles, CLASS_NAMES)
+                    continue
+                used: set[int] = set()
+                for x, y, tile, _best, _down in seen:
+                    k = _match(truth_xy, x, y)
+                    if k is not None and k not in used and tile == tiles[k].label:
+                        used.add(k)
+                correct[key] += len(used)
     out: dict[str, Any] = {"art": art, "frames": count, "tiles_34_kinds": total}
     for key in correct:
-        out[key] = {"accuracy": correct[key] / total, "median_s": statistics.median(times[key])}
+        out[key] = {
+            "accuracy": correct[key] / total,
+            "median_s": statistics.median(times[key]),
+            # Process CPU time (all its threads): the work, whatever else the machine runs.
+            "median_cpu_s": statistics.median(cpu[key]),
+        }
     if other is not None:
         out["ours_enrolled_at_rev"]["rev"] = other.rev
-    ours = out["ours_enrolled"]["median_s"]
-    out["detector_s_over_ours_enrolled_s"] = out["detector"]["median_s"] / ours
-    out["detector_1thread_s_over_ours_enrolled_s"] = out["detector_1thread"]["median_s"] / ours
-    out["detector_sahi_s_over_ours_enrolled_s"] = out["detector_sahi"]["median_s"] / ours
+    ours = out["ours_enrolled"]
+    for key in ("detector", "detector_1thread", "detector_sahi", "ours_enrolled_at_rev"):
+        if key in out:
+            out[f"{key}_s_over_ours_enrolled_s"] = out[key]["median_s"] / ours["median_s"]
+            out[f"{key}_cpu_over_ours_enrolled_cpu"] = (
+                out[key]["median_cpu_s"] / ours["median_cpu_s"]
+            )
     return out
 
 
@@ -499,7 +529,7 @@ def main() -> int:
         "alternately), and report both",
     )
     parser.add_argument(
-        "--repeat", type=int, default=1, help="part 3: scans of each frame per side (timing)"
+        "--repeat", type=int, default=1, help="parts 3 and 4: timed runs of each frame per method"
     )
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -525,7 +555,8 @@ def main() -> int:
             ]
             print(json.dumps(report["scan"], indent=1), flush=True)
             report["detector"] = [
-                detector_bench(embedder, art, args.frames, args.seed + 7, other) for art in HELD_OUT
+                detector_bench(embedder, art, args.frames, args.seed + 7, other, args.repeat)
+                for art in HELD_OUT
             ]
             print(json.dumps(report["detector"], indent=1), flush=True)
         finally:
