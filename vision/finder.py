@@ -461,14 +461,17 @@ def _tile(centre: NDArray[np.float64], long_axis: NDArray[np.float64], h: float,
     )
 
 
-def tile_crop(frame: Image, calibration: Calibration, tile: Found) -> Image:
-    """The tile cut from the camera frame (full resolution), long side vertical."""
+_CROP_CORNERS = np.array([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]], np.float32)
+
+
+def _corners_mm(tile: Found) -> NDArray[np.float64]:
+    """The tile's corners on the table, in the crop's corner order (long side vertical)."""
     t = np.deg2rad(tile.angle)
     up = np.array([-np.sin(t), np.cos(t)])  # along the long side
     right = np.array([np.cos(t), np.sin(t)])
     c = np.array([tile.x, tile.y])
     hw, hh = tile.w / 2, tile.h / 2
-    corners_mm = np.array(
+    return np.array(
         [
             c - right * hw - up * hh,
             c + right * hw - up * hh,
@@ -476,12 +479,27 @@ def tile_crop(frame: Image, calibration: Calibration, tile: Found) -> Image:
             c - right * hw + up * hh,
         ]
     )
-    corners_px = calibration.to_frame(corners_mm).astype(np.float32)
-    dst = np.array([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]], np.float32)
-    m = cv2.getPerspectiveTransform(corners_px, dst)
+
+
+def _cut(frame: Image, corners_px: NDArray[np.float32]) -> Image:
+    m = cv2.getPerspectiveTransform(corners_px, _CROP_CORNERS)
     return np.asarray(
         cv2.warpPerspective(
             frame, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         ),
         np.uint8,
     )
+
+
+def tile_crop(frame: Image, calibration: Calibration, tile: Found) -> Image:
+    """The tile cut from the camera frame (full resolution), long side vertical."""
+    return _cut(frame, calibration.to_frame(_corners_mm(tile)).astype(np.float32))
+
+
+def tile_crops(frame: Image, calibration: Calibration, tiles: list[Found]) -> list[Image]:
+    """:func:`tile_crop` of each tile, the corners taken through the calibration at once."""
+    if not tiles:
+        return []
+    corners = calibration.to_frame(np.concatenate([_corners_mm(t) for t in tiles]))
+    quads = corners.astype(np.float32).reshape(len(tiles), 4, 2)
+    return [_cut(frame, quad) for quad in quads]

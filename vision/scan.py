@@ -9,7 +9,7 @@ from typing import Any
 from vision.artwork import BACK, BLANK, Image
 from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
-from vision.finder import find, tile_crop
+from vision.finder import find, tile_crops
 from vision.identify import Recogniser
 
 
@@ -115,7 +115,7 @@ class Scanner:
         geometry = self.calibration.geometry
         found = find(frame, self.calibration)
         tiles = [f for f in found if f.kind == "tile"]
-        crops = [tile_crop(frame, self.calibration, t) for t in tiles]
+        crops = tile_crops(frame, self.calibration, tiles)
         identities = self.recogniser.identify(crops)
         result = ScanResult()
         for spot, ident in zip(tiles, identities, strict=True):

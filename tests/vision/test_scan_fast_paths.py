@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision import finder
 from vision.calibration import calibrate
-from vision.finder import find, rectify, tile_crop
+from vision.finder import find, rectify, tile_crop, tile_crops
 from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser
 from vision.render import Rendered
 from vision.scan import Scanner
@@ -247,6 +247,10 @@ def test_scan_identities_are_those_of_each_crop_alone(table: Rendered) -> None:
     result = Scanner(cal, default).scan(table.image)
     tiles = [f for f in find(table.image, cal) if f.kind == "tile"]
     assert len(result.tiles) == len(tiles)
+    batch = tile_crops(table.image, cal, tiles)
+    assert all(
+        np.array_equal(a, tile_crop(table.image, cal, t)) for a, t in zip(batch, tiles, strict=True)
+    )
     for seen, spot in list(zip(result.tiles, tiles, strict=True))[::7]:
         alone = default.identify([tile_crop(table.image, cal, spot)])[0]
         assert seen.best == alone.best
