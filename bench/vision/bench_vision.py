@@ -26,6 +26,7 @@ import copy
 import importlib
 import io
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -193,11 +194,15 @@ class OtherRevision:
         ).stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tree, filter="data")
+        # OpenBLAS threads spin for a while after each product before they sleep: in the
+        # other process that would take the CPU from the scan timed next in this one.
+        env = {**os.environ, "OPENBLAS_THREAD_TIMEOUT": "4"}
         self.process = subprocess.Popen(
             [sys.executable, str(Path(__file__).with_name("scan_worker.py")), str(tree)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            env=env,
         )
         self._models: dict[int, Path] = {}
 
