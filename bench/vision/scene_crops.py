@@ -65,18 +65,23 @@ def main() -> int:
     jobs += [f"{PROCEDURAL_PREFIX}{20_000 + i}" for i in range(args.procedural)]
     crops: list[np.ndarray] = []
     ys: list[int] = []
+    origin: list[str] = []  # the art set of each crop, so a trainer can leave sets out
     start = time.monotonic()
     for i, art in enumerate(jobs):
         c, y = crops_of_frame(art, rng)
         crops += c
         ys += y
+        origin += [art] * len(y)
         if i % 20 == 0:
-            print(f"{i}/{len(jobs)} frames, {len(ys)} crops, {time.monotonic() - start:.0f}s")
+            print(
+                f"{i}/{len(jobs)} frames, {len(ys)} crops, {time.monotonic() - start:.0f}s",
+                flush=True,
+            )
     np.savez_compressed(
         args.out,
         crops=np.stack(crops),
         labels=np.array(ys, np.int16),
-        sets=np.array(sorted(set(jobs))),
+        sets=np.array(origin),
     )
     print(f"{len(ys)} crops from {len(jobs)} frames in {time.monotonic() - start:.0f}s")
     return 0

@@ -237,7 +237,8 @@ def main() -> int:
     scene = None
     if args.scene_crops:
         with np.load(args.scene_crops) as data:
-            scene = (data["crops"], data["labels"])
+            keep = ~np.isin(data["sets"], args.hold_out)
+            scene = (data["crops"][keep], data["labels"][keep])
         print(f"and {len(scene[1])} finder-cut crops from {args.scene_crops}", flush=True)
 
     net = TileNet(len(LABELS), args.arch)
