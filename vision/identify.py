@@ -120,6 +120,9 @@ def _ort_forward(onnx_path: Path, threads: int) -> Forward | None:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    # Between frames the table service has other work: threads that spin-wait after each run
+    # would take a core from it for nothing.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
     # ONNX Runtime's load errors share no base class narrower than Exception.
