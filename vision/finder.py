@@ -348,7 +348,7 @@ def _grid_rect(points: NDArray[np.float32], degrees: float | None = None) -> Rec
     turned 45 degrees wrong, the edge directions are not."""
     if degrees is None:
         outline = cv2.approxPolyDP(points.reshape(-1, 1, 2), 1.5 * PX_PER_MM, True).reshape(-1, 2)
-        seg = np.roll(outline, -1, axis=0) - outline
+        seg = np.concatenate([outline[1:], outline[:1]]) - outline  # each edge, wrapping
         weight = np.hypot(seg[:, 0], seg[:, 1])
         theta4 = 4 * np.arctan2(seg[:, 1], seg[:, 0])
         theta = np.arctan2((weight * np.sin(theta4)).sum(), (weight * np.cos(theta4)).sum()) / 4
@@ -357,11 +357,11 @@ def _grid_rect(points: NDArray[np.float32], degrees: float | None = None) -> Rec
     u = np.array([np.cos(theta), np.sin(theta)], np.float32)
     v = np.array([-np.sin(theta), np.cos(theta)], np.float32)
     pu, pv = points @ u, points @ v
-    cu, cv = (pu.min() + pu.max()) / 2, (pv.min() + pv.max()) / 2
-    centre = u * cu + v * cv
+    u0, u1, v0, v1 = pu.min(), pu.max(), pv.min(), pv.max()
+    centre = u * ((u0 + u1) / 2) + v * ((v0 + v1) / 2)
     return (
         (float(centre[0]), float(centre[1])),
-        (float(np.ptp(pu)) + 1, float(np.ptp(pv)) + 1),
+        (float(u1 - u0) + 1, float(v1 - v0) + 1),
         float(np.degrees(theta)),
     )
 
