@@ -126,9 +126,9 @@ def cloth_mask(top: Image) -> NDArray[np.uint8]:
 def _blobs(
     mask: NDArray[np.uint8], min_area: float
 ) -> list[tuple[NDArray[np.int32], tuple[int, int, int, int], NDArray[np.uint8]]]:
-    """The mask's 8-connected blobs in raster order of their first pixel (the order of
-    connected-component labels): each blob's outline, bounding box and pixels within that
-    box (1 where the blob is). Blobs whose box is smaller than ``min_area`` are left out.
+    """The mask's 8-connected blobs in the order connected-component labelling numbers
+    them: each blob's outline, bounding box and pixels within that box (1 where the blob
+    is). Blobs whose box is smaller than ``min_area`` are left out.
 
     Outlines rather than labelling: every blob has one outer outline, which starts at its
     first pixel; the outline filled, less any hole in the mask, is the blob (the tests check
