@@ -5,8 +5,10 @@ tile always measures ``tile_w x tile_h`` millimetres. Everything that is not clo
 a blob one tile deep is a row of touching tiles, cut at the seams (the dark rounded rims where
 two tiles meet) into pieces whose lengths are tile widths (upright) or tile lengths (turned
 sideways, as a claimed tile is); a blob two tiles deep is first cut into two rows. Squares of
-the die's size are dice. What fits neither (a hand over the table, a heap) is reported as an
-obstruction and its tiles are simply not seen in that frame.
+the die's size are dice (measured on the die's white body, its shadow left out), and a blob
+that two such squares explain is two dice at rest against each other (vision/dice_pair.py).
+What fits neither (a hand over the table, a heap) is reported as an obstruction and its tiles
+are simply not seen in that frame.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from numpy.typing import NDArray
 from vision.artwork import Image
 from vision.calibration import Calibration
 from vision.crops import CROP_H, CROP_W
+from vision.dice_pair import Square, single_die, split_pair
 
 PX_PER_MM = 1.0
 _KERNEL3 = np.ones((3, 3), np.uint8)
@@ -172,17 +175,25 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
     tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
     die_area = g.die_mm**2 * PX_PER_MM**2
     found: list[Found] = []
-    for outline, _, pixels in _blobs(mask, 0.5 * die_area):
+    for outline, (bx, by, _, _), pixels in _blobs(mask, 0.5 * die_area):
         area = int(np.count_nonzero(pixels))
         if area < 0.5 * die_area:
             continue
         points = outline.reshape(-1, 2).astype(np.float32)
-        (cx, cy), (rw, rh), rect_angle = cv2.minAreaRect(points)
+        (cx, cy), (rw, rh), _ = cv2.minAreaRect(points)
         short, long_ = sorted((rw / PX_PER_MM, rh / PX_PER_MM))
-        if abs(short - g.die_mm) < 4 and abs(long_ - g.die_mm) < 4 and area < 0.6 * tile_area:
-            found.append(
-                Found("die", cx / PX_PER_MM, cy / PX_PER_MM, rect_angle % 90.0, short, long_)
-            )
+        if long_ < 1.6 * g.die_mm and area < 0.6 * tile_area:
+            padded, under, (x0, y0) = _with_margin(pixels, grey, bx, by)
+            die = single_die(padded, under, g.die_mm * PX_PER_MM)
+            if die is not None:
+                x, y = (x0 + die.x) / PX_PER_MM, (y0 + die.y) / PX_PER_MM
+                found.append(Found("die", x, y, die.angle, g.die_mm, g.die_mm))
+                continue
+        pair = _dice_pair(pixels, grey, bx, by, g.die_mm * PX_PER_MM)
+        if pair is not None:  # two dice at rest against each other
+            for sq in pair:
+                x, y = sq.x / PX_PER_MM, sq.y / PX_PER_MM
+                found.append(Found("die", x, y, sq.angle, g.die_mm, g.die_mm))
             continue
         if area < 0.55 * tile_area:
             continue
@@ -194,6 +205,32 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
         else:
             found += pieces
     return found
+
+
+def _with_margin(
+    pixels: NDArray[np.uint8], grey: Image, x: int, y: int, margin: int = 3
+) -> tuple[NDArray[np.uint8], NDArray[np.uint8], tuple[int, int]]:
+    """A blob's pixels and the grey image under them, with a margin of what is around, and
+    where that box starts."""
+    h, w = pixels.shape
+    x0, y0 = max(0, x - margin), max(0, y - margin)
+    x1, y1 = min(grey.shape[1], x + w + margin), min(grey.shape[0], y + h + margin)
+    padded = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    padded[y - y0 : y - y0 + h, x - x0 : x - x0 + w] = pixels
+    return padded, np.asarray(grey[y0:y1, x0:x1], np.uint8), (x0, y0)
+
+
+def _dice_pair(
+    pixels: NDArray[np.uint8], grey: Image, x: int, y: int, side: float
+) -> tuple[Square, Square] | None:
+    """Two touching dice in the blob at (x, y), centres in image pixels; the grey image is
+    passed with a margin of the cloth around the blob (to tell the dice from their shadow)."""
+    padded, under, (x0, y0) = _with_margin(pixels, grey, x, y)
+    pair = split_pair(padded, side, under)
+    if pair is None:
+        return None
+    a, b, _ = pair
+    return (Square(a.x + x0, a.y + y0, a.angle), Square(b.x + x0, b.y + y0, b.angle))
 
 
 def _axis(

@@ -403,9 +403,11 @@ def random_layout(
     hand: float = 0.0,
     touching: float = 0.4,
     upside_down: float = 0.2,
+    dice_touching: float = 0.0,
 ) -> Layout:
     """A plausible mid-game table: discards in rows before each seat, exposures on the racks
-    (the claimed tile turned sideways), short walls of face-down tiles, the dice in the tray."""
+    (the claimed tile turned sideways), short walls of face-down tiles, the dice in the tray.
+    ``dice_touching``: how often the two dice come to rest against each other."""
     layout = Layout()
     s = geometry.size_mm
     tw, th = geometry.tile_w_mm, geometry.tile_h_mm
@@ -469,6 +471,58 @@ def random_layout(
                     float(rng.uniform(0, 90)),
                 )
             )
+    if dice and dice_touching and rng.random() < dice_touching:  # no draw when 0: same layouts
+        first = layout.dice[-2]
+        layout.dice[-2:] = touching_dice(
+            rng, (first.value, layout.dice[-1].value), first.x, first.y, geometry.die_mm
+        )
     if hand and rng.random() < hand:
         layout.hand = (float(rng.uniform(300, 600)), float(rng.uniform(600, 700)))
     return layout
+
+
+def _die_corners(die: DiePlacement, side: float) -> NDArray[np.float64]:
+    """The die's footprint in table mm, as the renderer draws it."""
+    return np.asarray(cv2.boxPoints(((die.x, die.y), (side, side), -die.angle)), np.float64)
+
+
+def _overlap(a: NDArray[np.float64], b: NDArray[np.float64]) -> bool:
+    """Whether two convex polygons overlap (no edge direction separates them)."""
+    for poly in (a, b):
+        edges = np.roll(poly, -1, axis=0) - poly
+        for normal in np.stack([-edges[:, 1], edges[:, 0]], axis=1):
+            pa, pb = a @ normal, b @ normal
+            if pa.max() <= pb.min() + 1e-9 or pb.max() <= pa.min() + 1e-9:
+                return False
+    return True
+
+
+def touching_dice(
+    rng: np.random.Generator,
+    values: tuple[int, int],
+    x: float,
+    y: float,
+    die_mm: float = 16.0,
+    gap_mm: tuple[float, float] = (0.0, 0.8),
+) -> list[DiePlacement]:
+    """Two dice at rest against each other: the first at (x, y), the second in a random
+    direction, each at its own random turn, ``gap_mm`` apart (0: touching)."""
+    first = DiePlacement(values[0], x, y, float(rng.uniform(0, 90)))
+    turn = float(rng.uniform(0, 90))
+    heading = float(rng.uniform(0, 2 * np.pi))
+    step = np.array([np.cos(heading), np.sin(heading)])
+    gap = float(rng.uniform(*gap_mm))
+
+    def at(d: float) -> DiePlacement:
+        return DiePlacement(values[1], x + step[0] * d, y + step[1] * d, turn)
+
+    # The closest distance along the heading at which the two do not overlap (bisection).
+    lo, hi = 0.0, die_mm * 1.5
+    corners = _die_corners(first, die_mm)
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if _overlap(corners, _die_corners(at(mid), die_mm)):
+            lo = mid
+        else:
+            hi = mid
+    return [first, at(hi + gap)]
