@@ -11,6 +11,7 @@ from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
 from vision.finder import find, tile_crops
 from vision.identify import Recogniser
+from vision.scan_cache import ScanMemory, thumbnail
 
 
 class FrameError(ValueError):
@@ -95,9 +96,15 @@ def _sideways(angle: float, seat: str | None) -> bool:
 
 
 class Scanner:
-    def __init__(self, calibration: Calibration, recogniser: Recogniser) -> None:
+    """``cache=True`` for a live table (the camera loop): a frame like the last one, and
+    tiles whose crops have not changed, are not named again (vision/scan_cache.py)."""
+
+    def __init__(
+        self, calibration: Calibration, recogniser: Recogniser, cache: bool = False
+    ) -> None:
         self.calibration = calibration
         self.recogniser = recogniser
+        self.memory = ScanMemory() if cache else None
 
     def check_frame(self, frame: Image) -> None:
         if frame is None or getattr(frame, "ndim", 0) != 3 or frame.shape[2] != 3:
@@ -112,11 +119,20 @@ class Scanner:
 
     def scan(self, frame: Image) -> ScanResult:
         self.check_frame(frame)
+        memory = self.memory
+        thumb = None
+        if memory is not None:
+            thumb = thumbnail(frame)
+            same = memory.unchanged(thumb, self.recogniser)
+            if same is not None:
+                return ScanResult(list(same.tiles), list(same.dice), list(same.obstructions))
         geometry = self.calibration.geometry
         found = find(frame, self.calibration)
         tiles = [f for f in found if f.kind == "tile"]
-        crops = tile_crops(frame, self.calibration, tiles)
-        identities = self.recogniser.identify(crops)
+        if memory is None:
+            identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
+        else:
+            identities = memory.identify(frame, self.calibration, tiles, self.recogniser)
         result = ScanResult()
         for spot, ident in zip(tiles, identities, strict=True):
             zone = geometry.zone_at(spot.x, spot.y)
@@ -147,6 +163,8 @@ class Scanner:
                 result.dice.append(DieSeen(pips, conf, spot.x, spot.y, zone.name if zone else None))
             elif spot.kind == "obstruction":
                 result.obstructions.append((spot.x, spot.y))
+        if memory is not None and thumb is not None:
+            memory.scanned(thumb, result)
         return result
 
 

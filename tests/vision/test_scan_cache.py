@@ -1,0 +1,180 @@
+"""The live-table scan cache: a frame like the last one, or a tile whose crop has not changed,
+is not named again; a tile that changed (a discard landing on its spot, turned over, swapped
+for a look-alike) is always named afresh, exactly as an uncached scan names it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.artwork import BACK, LABELS
+from vision.calibration import Calibration, calibrate
+from vision.geometry import TableGeometry
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+from vision.render import Layout, Style, TilePlacement, random_layout, render
+from vision.scan import Scanner, ScanResult, TileSeen
+from vision.scan_cache import signatures
+
+GEOMETRY = TableGeometry()
+SEED = 41
+
+
+def film(layout: Layout, style: Style, noise_seed: int, gain: float = 1.0) -> np.ndarray:
+    """A frame of a still table: the same scene, light and camera each time (the renderer's
+    draws depend only on the layout), fresh sensor noise and JPEG for each ``noise_seed``;
+    ``gain``: the camera's exposure."""
+    quiet = dataclasses.replace(style, noise=0.0, jpeg=100, gradient=0.0)
+    clean = render(layout, quiet, np.random.default_rng(SEED), GEOMETRY).image
+    rng = np.random.default_rng(noise_seed)
+    noisy = clean.astype(np.float32) * gain + rng.normal(0, style.noise, clean.shape[:2] + (1,))
+    image = np.clip(noisy, 0, 255).astype(np.uint8)
+    _, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg])
+    return np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+
+
+@pytest.fixture(scope="module")
+def table() -> tuple[Layout, Style, np.ndarray, Calibration, Recogniser]:
+    rng = np.random.default_rng(SEED)
+    style = dataclasses.replace(Style.random(rng, "kde-traditional"), noise=4.0, jpeg=85)
+    layout = random_layout(rng, LABELS, GEOMETRY, discards=32, exposures=2, walls=False)
+    first = film(layout, style, 1)
+    return layout, style, first, calibrate(first, GEOMETRY), Recogniser.load(DEFAULT_MODEL_DIR)
+
+
+def _discard_index(layout: Layout) -> int:
+    """A face-up discard with neighbours on the table (the middle of a row)."""
+    return next(
+        i
+        for i, t in enumerate(layout.tiles)
+        if GEOMETRY.zone_at(t.x, t.y) is not None
+        and GEOMETRY.zone_at(t.x, t.y).name == "discards"  # type: ignore[union-attr]
+        and i % 6 == 2
+    )
+
+
+def _at(scan: ScanResult, x: float, y: float) -> TileSeen:
+    return min(scan.tiles, key=lambda t: (t.x - x) ** 2 + (t.y - y) ** 2)
+
+
+def _warm(table: tuple[Layout, Style, np.ndarray, Calibration, Recogniser]) -> Scanner:
+    _, _, first, cal, recogniser = table
+    scanner = Scanner(cal, recogniser, cache=True)
+    scanner.scan(first)
+    assert scanner.memory is not None
+    return scanner
+
+
+def test_an_unchanged_frame_is_not_scanned_again(table) -> None:  # type: ignore[no-untyped-def]
+    layout, style, first, cal, recogniser = table
+    scanner = _warm(table)
+    assert scanner.memory is not None
+    named = scanner.memory.stats.tiles_named
+    assert named == len(scanner.scan(first).tiles) > 25
+    again = scanner.scan(film(layout, style, 2))  # the same table, new sensor noise
+    assert scanner.memory.stats.frames_reused == 2
+    assert scanner.memory.stats.tiles_named == named
+    plain = Scanner(cal, recogniser).scan(first)
+    assert again.to_json() == plain.to_json()
+
+
+def test_unchanged_tiles_keep_their_identity_through_a_change_of_light(table) -> None:  # type: ignore[no-untyped-def]
+    """The exposure drops 8 %: every pixel changed, no tile did. The frame is scanned
+    again (positions are measured), but no tile goes through the network."""
+    layout, style, _, cal, recogniser = table
+    scanner = _warm(table)
+    assert scanner.memory is not None
+    named = scanner.memory.stats.tiles_named
+    darker = film(layout, style, 3, gain=0.92)
+    cached = scanner.scan(darker)
+    assert scanner.memory.stats.frames_reused == 0
+    assert scanner.memory.stats.tiles_named == named
+    assert scanner.memory.stats.tiles_recalled == len(cached.tiles)
+    plain = Scanner(cal, recogniser).scan(darker)
+    assert [(t.x, t.y, t.zone) for t in cached.tiles] == [(t.x, t.y, t.zone) for t in plain.tiles]
+
+
+def _changed(
+    table: tuple[Layout, Style, np.ndarray, Calibration, Recogniser], change: str
+) -> tuple[TileSeen, TileSeen, Scanner, int]:
+    """Scan the table, make one change at one discard's spot, scan again with the cache and
+    without: (the cached scan's tile there, the uncached scan's, the cached scanner, tiles
+    it named before the change)."""
+    layout, style, _, cal, recogniser = table
+    scanner = _warm(table)
+    assert scanner.memory is not None
+    named_before = scanner.memory.stats.tiles_named
+    k = _discard_index(layout)
+    old = layout.tiles[k]
+    tiles = list(layout.tiles)
+    if change == "turned over":
+        tiles[k] = dataclasses.replace(old, label=BACK)
+    elif change == "swapped for a look-alike":
+        tiles[k] = dataclasses.replace(old, label="3C" if old.label == "5C" else "5C")
+    elif change == "turned end for end":
+        tiles[k] = dataclasses.replace(old, angle=old.angle + 180.0)
+    elif change == "another discard landed on its spot":
+        # The tile is taken away and another lands on the same spot, 0.6 mm off.
+        del tiles[k]
+        label = "RD" if old.label != "RD" else "GD"
+        tiles.append(TilePlacement(label, old.x + 0.5, old.y - 0.3, old.angle))
+    frame = film(Layout(tiles, list(layout.dice)), style, 4)
+    cached = scanner.scan(frame)
+    plain = Scanner(cal, recogniser).scan(frame)
+    return _at(cached, old.x, old.y), _at(plain, old.x, old.y), scanner, named_before
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "another discard landed on its spot",
+        "turned over",
+        "swapped for a look-alike",
+        "turned end for end",
+    ],
+)
+def test_a_changed_tile_is_named_again(table, change: str) -> None:  # type: ignore[no-untyped-def]
+    cached, plain, scanner, named_before = _changed(table, change)
+    assert scanner.memory is not None
+    stats = scanner.memory.stats
+    assert stats.frames_reused == 0  # the frame is not taken for the old one
+    # What an uncached scan of that frame says there (the same crop through the same
+    # network), not what was there before.
+    assert (cached.tile, cached.best, cached.face_down, cached.x, cached.y) == (
+        plain.tile,
+        plain.best,
+        plain.face_down,
+        plain.x,
+        plain.y,
+    )
+    assert cached.confidence == pytest.approx(plain.confidence, abs=1e-4)
+    if change == "turned over":
+        assert cached.face_down
+    # The changed tile went through the network; the rest of the table did not (a
+    # neighbour in a touching row may be measured a little elsewhere and be named again).
+    assert 1 <= stats.tiles_named - named_before <= 6
+    assert stats.tiles_recalled >= named_before - 6
+
+
+def test_a_new_recogniser_forgets_everything(table) -> None:  # type: ignore[no-untyped-def]
+    first = table[2]
+    scanner = _warm(table)
+    assert scanner.memory is not None
+    named = scanner.memory.stats.tiles_named
+    scanner.recogniser = Recogniser.load(DEFAULT_MODEL_DIR)  # e.g. after an enrolment
+    scanner.scan(first)
+    assert scanner.memory.stats.frames_reused == 0
+    assert scanner.memory.stats.tiles_named == 2 * named
+
+
+def test_signatures_ignore_exposure_but_not_content() -> None:
+    rng = np.random.default_rng(0)
+    crop = rng.integers(40, 220, size=(64, 48, 3)).astype(np.uint8)
+    brighter = np.clip(crop.astype(np.float32) * 1.1 + 5, 0, 255).astype(np.uint8)
+    other = crop.copy()
+    other[20:28, 16:24] = 0  # one stroke more
+    a, b, c = signatures([crop, brighter, other])
+    assert np.abs(a - b).max() < 0.1
+    assert np.abs(a - c).max() > 1.0
