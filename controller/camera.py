@@ -84,7 +84,8 @@ class CameraLoop:
             if self.calibration_path:
                 calibration.save(Path(self.calibration_path))
         model = Path(self.model_dir) if self.model_dir else DEFAULT_MODEL_DIR
-        scanner = Scanner(calibration, Recogniser.load(model))
+        # A live table: frames and tiles that have not changed are not named again.
+        scanner = Scanner(calibration, Recogniser.load(model), cache=True)
         watcher = TableWatcher(stable_frames=self.stable_frames, set_size=self.set_size)
         return scanner, watcher
 
