@@ -19,7 +19,8 @@ not move between two frames. Two levels, both compared with what was there when 
   all change the crop far beyond the threshold.
 
 Nothing is kept for a tile not seen in the last scan (it may have been picked up, or a hand
-hid it), and everything is forgotten when the recogniser changes (a new enrolment).
+hid it), nor for one the recogniser abstained on (the next frame is another chance to name
+it), and everything is forgotten when the recogniser changes (a new enrolment).
 """
 
 from __future__ import annotations
@@ -191,7 +192,8 @@ class ScanMemory:
         named = recogniser.identify([crops[i] for i in todo]) if todo else []
         for i, identity in zip(todo, named, strict=True):
             identities[i] = identity
-            known[i] = _Known(tiles[i], sigs[i], identity)
+            if identity.label is not None:  # an abstention is not kept: look again next time
+                known[i] = _Known(tiles[i], sigs[i], identity)
         self.stats.tiles_recalled += len(tiles) - len(todo)
         self.stats.tiles_named += len(todo)
         self._known = [k for k in known if k is not None]
