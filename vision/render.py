@@ -12,7 +12,7 @@ same frame again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -354,6 +354,31 @@ def render(
     )
     image = _camera_effects(np.asarray(frame, np.float32), style, rng)
     return Rendered(image, to_frame, layout, geometry)
+
+
+def render_still(
+    layout: Layout,
+    style: Style,
+    look_seed: int,
+    noise_seed: int,
+    geometry: TableGeometry | None = None,
+    gain: float = 1.0,
+) -> Rendered:
+    """A frame of a table that holds still between frames: the same scene, even light and
+    camera for the same ``look_seed`` (tiles added at the end of the layout change only
+    where they lie), fresh sensor noise and JPEG for each ``noise_seed``; ``gain``: the
+    camera's exposure. For the scan cache, which :func:`render` (new light and wear in every
+    frame) would not exercise."""
+    quiet = replace(style, noise=0.0, jpeg=100, gradient=0.0)
+    clean = render(layout, quiet, np.random.default_rng(look_seed), geometry)
+    rng = np.random.default_rng(noise_seed)
+    image = clean.image.astype(np.float32) * gain
+    image += rng.normal(0, style.noise, size=image.shape[:2] + (1,)).astype(np.float32)
+    frame = np.clip(image, 0, 255).astype(np.uint8)
+    ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg])
+    if ok:
+        frame = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+    return Rendered(frame, clean.homography, layout, clean.geometry)
 
 
 def _camera_effects(frame: NDArray[np.float32], style: Style, rng: np.random.Generator) -> Image:

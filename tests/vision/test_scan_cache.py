@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import cv2
 import numpy as np
 import pytest
 
@@ -14,7 +13,7 @@ from vision.artwork import BACK, LABELS
 from vision.calibration import Calibration, calibrate
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
-from vision.render import Layout, Style, TilePlacement, random_layout, render
+from vision.render import Layout, Style, TilePlacement, random_layout, render_still
 from vision.scan import Scanner, ScanResult, TileSeen
 from vision.scan_cache import signatures
 
@@ -23,16 +22,8 @@ SEED = 41
 
 
 def film(layout: Layout, style: Style, noise_seed: int, gain: float = 1.0) -> np.ndarray:
-    """A frame of a still table: the same scene, light and camera each time (the renderer's
-    draws depend only on the layout), fresh sensor noise and JPEG for each ``noise_seed``;
-    ``gain``: the camera's exposure."""
-    quiet = dataclasses.replace(style, noise=0.0, jpeg=100, gradient=0.0)
-    clean = render(layout, quiet, np.random.default_rng(SEED), GEOMETRY).image
-    rng = np.random.default_rng(noise_seed)
-    noisy = clean.astype(np.float32) * gain + rng.normal(0, style.noise, clean.shape[:2] + (1,))
-    image = np.clip(noisy, 0, 255).astype(np.uint8)
-    _, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg])
-    return np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+    """A frame of the still table: new sensor noise for each ``noise_seed``."""
+    return render_still(layout, style, SEED, noise_seed, GEOMETRY, gain).image
 
 
 @pytest.fixture(scope="module")
