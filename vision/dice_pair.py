@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 # A blob is tried as two dice only within these multiples of one die's area: two dice cover
 # 2x less what their rounded corners leave out, plus their shadow where it joins them.
 PAIR_AREA = (1.45, 2.8)
+BODIES_AREA = 2.2  # two dice's bodies, shadow left out, cover at most this many dice
 # How well the two squares must cover the blob to be believed (rounded corners alone cost
 # a few percent).
 MIN_FIT = 0.8
@@ -113,8 +114,12 @@ def split_pair(
     if not PAIR_AREA[0] * side**2 <= area <= PAIR_AREA[1] * side**2:
         return None
     if grey is not None:
+        # Without the shadow, two dice cover at most twice a die (a tile, which the blob's
+        # area alone does not rule out, covers 2.6 times a die of 16 mm).
         pixels = die_bodies(pixels, grey)
         area = int(np.count_nonzero(pixels))
+        if not PAIR_AREA[0] * side**2 <= area <= BODIES_AREA * side**2:
+            return None
     if not PAIR_AREA[0] * side**2 <= area <= PAIR_AREA[1] * side**2:
         return None
     ys, xs = np.nonzero(pixels)

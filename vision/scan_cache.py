@@ -52,11 +52,13 @@ def signatures(crops: list[Image]) -> Signature:
     levels, so that a plain tile's noise is not blown up)."""
     if not crops:
         return np.zeros((0, CROP_H // _BLOCK, CROP_W // _BLOCK, 3), np.float32)
-    stack = np.stack(crops).astype(np.float32)
     n = len(crops)
-    blocks = stack.reshape(n, CROP_H // _BLOCK, _BLOCK, CROP_W // _BLOCK, _BLOCK, 3).mean(
-        axis=(2, 4)
-    )
+    # The crops one above the other, averaged over blocks in one resizing (at an exact
+    # ratio, area resizing is the block mean).
+    mosaic = np.concatenate(crops, axis=0)
+    size = (CROP_W // _BLOCK, n * CROP_H // _BLOCK)
+    small = cv2.resize(mosaic, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    blocks = small.reshape(n, CROP_H // _BLOCK, CROP_W // _BLOCK, 3)
     flat = blocks.reshape(n, -1)
     mean = flat.mean(axis=1)[:, None, None, None]
     contrast = np.maximum(flat.std(axis=1), 10.0)[:, None, None, None]
@@ -138,20 +140,19 @@ class ScanMemory:
         """For each tile, the index of the known tile at its place (same turn), or -1."""
         if not self._known or not tiles:
             return [-1] * len(tiles)
-        known_xy = np.array([[k.spot.x, k.spot.y] for k in self._known])
-        known_angle = np.array([k.spot.angle for k in self._known])
-        taken: set[int] = set()
-        out = []
-        for tile in tiles:
-            dist = np.hypot(known_xy[:, 0] - tile.x, known_xy[:, 1] - tile.y)
-            turn = np.abs(known_angle - tile.angle) % 180.0
-            turn = np.minimum(turn, 180.0 - turn)
-            ok = (dist <= self.shift_mm) & (turn <= self.turn_deg)
-            candidates = [int(i) for i in np.flatnonzero(ok) if int(i) not in taken]
-            if candidates:
-                best = min(candidates, key=lambda i: float(dist[i]))
-                taken.add(best)
-                out.append(best)
+        known = np.array([[k.spot.x, k.spot.y, k.spot.angle] for k in self._known])
+        now = np.array([[t.x, t.y, t.angle] for t in tiles])
+        dist = np.hypot(now[:, None, 0] - known[None, :, 0], now[:, None, 1] - known[None, :, 1])
+        turn = np.abs(now[:, None, 2] - known[None, :, 2]) % 180.0
+        turn = np.minimum(turn, 180.0 - turn)
+        dist[(dist > self.shift_mm) | (turn > self.turn_deg)] = np.inf
+        nearest = dist.argmin(axis=1)
+        out, taken = [], set()
+        for i, k in enumerate(nearest.tolist()):
+            # Two tiles cannot both lie within a few mm of one place: a second claim is new.
+            if np.isfinite(dist[i, k]) and k not in taken:
+                taken.add(k)
+                out.append(k)
             else:
                 out.append(-1)
         return out

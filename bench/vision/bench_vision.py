@@ -51,7 +51,13 @@ from vision.finder import find, tile_crop  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
 from vision.procedural import procedural_set  # noqa: E402
-from vision.render import Style, random_layout, render  # noqa: E402
+from vision.render import (  # noqa: E402
+    Style,
+    TilePlacement,
+    random_layout,
+    render,
+    render_still,
+)
 from vision.scan import Scanner  # noqa: E402
 
 META = json.loads((MODELS_DIR / "tile_embed.json").read_text())
@@ -214,7 +220,12 @@ class OtherRevision:
         return Recogniser.load(folder), folder
 
     def scan(
-        self, frame: np.ndarray, calibration: Any, model: Path, stages: bool = False
+        self,
+        frame: np.ndarray,
+        calibration: Any,
+        model: Path,
+        stages: bool = False,
+        dice: bool = False,
     ) -> dict[str, Any]:
         np.save(self.workdir / "frame.npy", frame)
         calibration.save(self.workdir / "calibration.json")
@@ -223,6 +234,7 @@ class OtherRevision:
             "calibration": str(self.workdir / "calibration.json"),
             "model": str(model),
             "stages": stages,
+            "dice": dice,
         }
         assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.write(json.dumps(request) + "\n")
@@ -276,17 +288,9 @@ def _stage_summary(runs: list[dict[str, float]]) -> dict[str, float]:
     return out
 
 
-def scan_bench(
-    embedder: Embedder,
-    art: str,
-    count: int,
-    seed: int,
-    method: str = "new",
-    other: OtherRevision | None = None,
-    repeat: int = 1,
-) -> dict[str, Any]:
-    # Enrol from a separate frame of the same set: crops cut by our own finder, labelled by
-    # the renderer's truth — what a user's enrolment photos look like.
+def enrolled_recogniser(embedder: Embedder, art: str, seed: int, method: str) -> Recogniser:
+    """The set enrolled from 3 separate frames of it: crops cut by our own finder, labelled
+    by the renderer's truth — what a user's enrolment photos look like."""
     enrol_frames = frames(3, art, seed + 1000)
     samples = []
     for r in enrol_frames:
@@ -305,7 +309,20 @@ def scan_bench(
         if lab not in have
         for _ in range(3)
     ]
-    recogniser = recognisers(embedder, samples)[method]
+    recogniser: Recogniser = recognisers(embedder, samples)[method]
+    return recogniser
+
+
+def scan_bench(
+    embedder: Embedder,
+    art: str,
+    count: int,
+    seed: int,
+    method: str = "new",
+    other: OtherRevision | None = None,
+    repeat: int = 1,
+) -> dict[str, Any]:
+    recogniser = enrolled_recogniser(embedder, art, seed, method)
     model = None
     if other is not None:
         recogniser, model = other.shared_model(recogniser)
@@ -356,6 +373,152 @@ def scan_bench(
                 b / a for a, b in zip(times["this"], theirs, strict=True)
             ),
             "speedup_of_medians": statistics.median(theirs) / statistics.median(times["this"]),
+        }
+    return out
+
+
+def _free_spot(
+    layout: Any, geometry: TableGeometry, rng: np.random.Generator
+) -> tuple[float, float]:
+    """A place in the discard area at least 34 mm from every tile and die: where a new
+    discard lands."""
+    taken = np.array([[t.x, t.y] for t in layout.tiles] + [[d.x, d.y] for d in layout.dice])
+    for _ in range(1000):
+        x, y = rng.uniform(200, 700, size=2)
+        zone = geometry.zone_at(x, y)
+        in_discards = zone is not None and zone.name == "discards"
+        if in_discards and np.hypot(*(taken - [x, y]).T).min() > 34:
+            return float(x), float(y)
+    raise RuntimeError("no free place for a new discard")
+
+
+def cache_bench(
+    embedder: Embedder, art: str, count: int, seed: int, repeat: int = 1
+) -> dict[str, Any]:
+    """Part 3b, the live-table cache (``Scanner(cache=True)``, what the camera loop runs).
+    Per frame, a table that holds still (``render_still``: same scene and light, new sensor
+    noise each frame); a cached scanner warmed on one frame of it (not timed), then timed on
+    the next frame: (a) the same table, (b) the exposure 5 % lower (every pixel changed, no
+    tile: the frame is scanned, the tiles are not named), (c) one new discard landed on the
+    cloth; the uncached scan of the same frame alternately before and after."""
+    recogniser = enrolled_recogniser(embedder, art, seed, "new")
+    g = TableGeometry()
+    cases = ("unchanged", "exposure", "new_discard")
+    times: dict[str, dict[str, list[float]]] = {c: {"cached": [], "plain": []} for c in cases}
+    named: dict[str, list[int]] = {c: [] for c in cases}
+    agree = {"same": 0, "tiles": 0}
+    for i in range(count):
+        rng = np.random.default_rng(seed + i)
+        style = Style.random(rng, art)
+        layout = random_layout(rng, LABELS, g, discards=44, exposures=4, walls=False)
+        look = seed + 500 + i
+        base = render_still(layout, style, look, 1, g).image
+        x, y = _free_spot(layout, g, rng)
+        landed = copy.deepcopy(layout)
+        landed.tiles.append(TilePlacement(LABELS[int(rng.integers(34))], x, y, 0.0))
+        shown = {
+            "unchanged": render_still(layout, style, look, 2, g).image,
+            "exposure": render_still(layout, style, look, 3, g, gain=0.95).image,
+            "new_discard": render_still(landed, style, look, 4, g).image,
+        }
+        cal = calibrate(base, g)
+        plain = Scanner(cal, recogniser)
+        for case, frame in shown.items():
+            for rep in range(repeat):
+                cached = Scanner(cal, recogniser, cache=True)
+                cached.scan(base)
+                assert cached.memory is not None
+                before = cached.memory.stats.tiles_named
+                order = ("cached", "plain") if (i + rep) % 2 == 0 else ("plain", "cached")
+                for side in order:
+                    scanner = cached if side == "cached" else plain
+                    start = time.perf_counter()
+                    result = scanner.scan(frame)
+                    times[case][side].append(time.perf_counter() - start)
+                    if side == "cached":
+                        seen = result
+                    else:
+                        truth = result
+                if rep == 0:
+                    named[case].append(cached.memory.stats.tiles_named - before)
+                    agree["tiles"] += len(truth.tiles)
+                    agree["same"] += _same_names(seen, truth)
+    out: dict[str, Any] = {"art": art, "frames": count, "repeat": repeat}
+    for case in cases:
+        cached_s, plain_s = times[case]["cached"], times[case]["plain"]
+        out[case] = {
+            "cached_median_ms": 1000 * statistics.median(cached_s),
+            "plain_median_ms": 1000 * statistics.median(plain_s),
+            "plain_over_cached_median_of_pairs": statistics.median(
+                p / c for c, p in zip(cached_s, plain_s, strict=True)
+            ),
+            "tiles_named_median": statistics.median(named[case]),
+        }
+    # Cached and uncached scans of the same frames: the same tiles at the same places, and
+    # the same names but where the frame before named a tile differently than this one does.
+    out["same_tile_and_name_as_uncached"] = agree["same"] / max(1, agree["tiles"])
+    return out
+
+
+def _same_names(seen: Any, truth: Any) -> int:
+    """Tiles of ``truth`` that ``seen`` has within 3 mm under the same name."""
+    if not seen.tiles:
+        return 0
+    xy = np.array([[t.x, t.y] for t in seen.tiles])
+    same = 0
+    for tile in truth.tiles:
+        k = _match(xy, tile.x, tile.y, tol=3.0)
+        same += k is not None and seen.tiles[k].tile == tile.tile
+    return same
+
+
+def _dice_score(seen: list[tuple[float, float, int | None]], truth: list[Any]) -> tuple[int, int]:
+    """(dice read right, 1 if both are): each true die against the die seen within 4 mm."""
+    right = 0
+    for die in truth:
+        near = [p for x, y, p in seen if np.hypot(x - die.x, y - die.y) < 4]
+        right += len(near) == 1 and near[0] == die.value
+    return right, int(right == len(truth))
+
+
+def dice_bench(count: int, seed: int, other: OtherRevision | None = None) -> dict[str, Any]:
+    """Part 3c, dice that touch: ``count`` rendered tables whose two dice rest against each
+    other (each at its own turn, up to 0.8 mm apart, shadows joined), and as many with the
+    usual throw; the dice each scan reads (this tree, and with --against the other's)."""
+    g = TableGeometry()
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    model = None
+    if other is not None:
+        default, model = other.shared_model(default)
+    sides = ["this"] + ([other.rev] if other is not None else [])
+    out: dict[str, Any] = {"frames": count}
+    for throw, touching in (("touching", 1.0), ("apart", 0.0)):
+        score = {s: {"dice": 0, "pairs": 0} for s in sides}
+        for i in range(count):
+            rng = np.random.default_rng(seed + 3000 + i)
+            style = Style.random(rng, [*HELD_OUT, "symbola"][i % 3])
+            layout = random_layout(
+                rng, LABELS, g, discards=30, exposures=2, walls=False, dice_touching=touching
+            )
+            r = render(layout, style, rng, g)
+            cal = calibrate(r.image, g)
+            for side in sides:
+                if side == "this":
+                    dice = Scanner(cal, default).scan(r.image).dice
+                    seen = [(d.x, d.y, d.pips) for d in dice]
+                else:
+                    assert other is not None and model is not None
+                    reply = other.scan(r.image, cal, model, dice=True)
+                    seen = [(x, y, p) for x, y, p in reply["dice"]]
+                right, pair = _dice_score(seen, layout.dice)
+                score[side]["dice"] += right
+                score[side]["pairs"] += pair
+        out[throw] = {
+            side: {
+                "dice_read": score[side]["dice"] / (2 * count),
+                "pairs_read": score[side]["pairs"] / count,
+            }
+            for side in sides
         }
     return out
 
@@ -528,6 +691,14 @@ def main() -> int:
     )
     parser.add_argument("--scan-only", action="store_true", help="parts 3 and 4 only")
     parser.add_argument(
+        "--live-only",
+        action="store_true",
+        help="parts 3b (the live-table scan cache) and 3c (touching dice) only",
+    )
+    parser.add_argument(
+        "--dice-frames", type=int, default=40, help="part 3c: tables per kind of throw"
+    )
+    parser.add_argument(
         "--against",
         metavar="REV",
         help="also scan every frame with the scanner of git revision REV (own process, "
@@ -541,7 +712,7 @@ def main() -> int:
     embedder = Embedder()
     rng = np.random.default_rng(args.seed)
     report: dict[str, Any] = {"model": META, "embedding_runtime": embedder.runtime}
-    if not args.scan_only:
+    if not args.scan_only and not args.live_only:
         report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng)
         print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
         report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng)
@@ -553,17 +724,24 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         other = OtherRevision(args.against, Path(tmp)) if args.against else None
         try:
-            report["scan"] = [
-                scan_bench(embedder, art, args.frames, args.seed, method, other, args.repeat)
-                for art in HELD_OUT
-                for method in ("old", "new")
+            report["cache"] = [
+                cache_bench(embedder, art, args.frames, args.seed, args.repeat) for art in HELD_OUT
             ]
-            print(json.dumps(report["scan"], indent=1), flush=True)
-            report["detector"] = [
-                detector_bench(embedder, art, args.frames, args.seed + 7, other, args.repeat)
-                for art in HELD_OUT
-            ]
-            print(json.dumps(report["detector"], indent=1), flush=True)
+            print(json.dumps(report["cache"], indent=1), flush=True)
+            report["dice"] = dice_bench(args.dice_frames, args.seed, other)
+            print(json.dumps(report["dice"], indent=1), flush=True)
+            if not args.live_only:
+                report["scan"] = [
+                    scan_bench(embedder, art, args.frames, args.seed, method, other, args.repeat)
+                    for art in HELD_OUT
+                    for method in ("old", "new")
+                ]
+                print(json.dumps(report["scan"], indent=1), flush=True)
+                report["detector"] = [
+                    detector_bench(embedder, art, args.frames, args.seed + 7, other, args.repeat)
+                    for art in HELD_OUT
+                ]
+                print(json.dumps(report["detector"], indent=1), flush=True)
         finally:
             if other is not None:
                 other.close()

@@ -9,7 +9,8 @@ One JSON request per line on stdin, one JSON reply per line on stdout:
     {"frame": "f.npy", "calibration": "cal.json", "model": "model-dir", "stages": false}
     -> {"s": 0.021, "cpu_s": 0.020, "tiles": [[x_mm, y_mm, tile, best, face_down], ...]}
 
-With ``"stages": true`` the reply also holds the time of each stage (:func:`stage_times`).
+With ``"stages": true`` the reply also holds the time of each stage (:func:`stage_times`);
+with ``"dice": true`` the dice the scan saw (``[[x_mm, y_mm, pips], ...]``).
 Both sides run OpenCV and the network on one thread.
 """
 
@@ -82,6 +83,9 @@ def main() -> int:
         reply: dict[str, Any] = {"s": elapsed, "cpu_s": cpu, "tiles": tiles}
         if request.get("stages"):
             reply["stages"] = stage_times(frame, calibration, recogniser)
+        if request.get("dice"):
+            seen = Scanner(calibration, recogniser).scan(frame).dice
+            reply["dice"] = [[d.x, d.y, d.pips] for d in seen]
         print(json.dumps(reply), flush=True)
     return 0
 
