@@ -13,7 +13,7 @@ are simply not seen in that frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -45,15 +45,22 @@ class Found:
     h: float
 
 
-def rectify(frame: Image, calibration: Calibration) -> Image:
-    """The table from straight above at ``PX_PER_MM`` (table mm -> image px)."""
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in top-down pixels
+
+
+def rectify(frame: Image, calibration: Calibration, box: Box | None = None) -> Image:
+    """The table from straight above at ``PX_PER_MM`` (table mm -> image px); ``box``: only
+    that part of it (the same pixels as that part of the whole)."""
     size = round(calibration.geometry.size_mm * PX_PER_MM)
     scale = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
     to_frame = calibration.homography @ scale
+    dsize = (size, size)
+    if box is not None:
+        x0, y0, x1, y1 = box
+        to_frame = to_frame @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]])
+        dsize = (x1 - x0, y1 - y0)
     return np.asarray(
-        cv2.warpPerspective(
-            frame, to_frame, (size, size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
-        ),
+        cv2.warpPerspective(frame, to_frame, dsize, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP),
         np.uint8,
     )
 
@@ -87,11 +94,20 @@ def _median_uint8(values: NDArray[np.uint8]) -> float:
     return float((lo + hi) // 2)
 
 
-def cloth_mask(top: Image) -> NDArray[np.uint8]:
-    """255 where something lies on the cloth. The cloth is the image's dominant colour; light
-    changes its brightness more than its hue, so brightness counts for less."""
+Lab = tuple[float, float, float]
+
+
+def cloth_colour(top: Image) -> Lab:
+    """The cloth's colour (Lab, OpenCV's 8-bit scale): the top-down image's dominant one."""
     sample = np.asarray(cv2.cvtColor(top[::8, ::8], cv2.COLOR_BGR2LAB), np.uint8).reshape(-1, 3)
-    felt = [_median_uint8(sample[:, c]) for c in range(3)]
+    return (_median_uint8(sample[:, 0]), _median_uint8(sample[:, 1]), _median_uint8(sample[:, 2]))
+
+
+def cloth_mask(top: Image, felt: Lab | None = None) -> NDArray[np.uint8]:
+    """255 where something lies on the cloth. The cloth is the image's dominant colour
+    (``felt``: given, for a part of the table); light changes its brightness more than its
+    hue, so brightness counts for less."""
+    felt = cloth_colour(top) if felt is None else felt
     scalar: Any = (*felt, 0.0)  # an OpenCV Scalar
     rows, cols = top.shape[:2]
     boxes = []
@@ -160,22 +176,86 @@ def _label_order(
     return y // 2, (x + int(np.argmax(first_pair))) // 2
 
 
-def find(frame: Image, calibration: Calibration, top: Image | None = None) -> list[Found]:
+def find(
+    frame: Image, calibration: Calibration, top: Image | None = None, felt: Lab | None = None
+) -> list[Found]:
     """Every tile, die and obstruction in the frame (table mm)."""
-    g = calibration.geometry
     top = rectify(frame, calibration) if top is None else top
-    mask = cloth_mask(top)
+    found = _find_in(top, calibration, felt)
+    assert found is not None  # only a part of the table can cut a blob
+    return found[0]
+
+
+@dataclass(frozen=True)
+class Changed:
+    """What :func:`find_changed` found: the tiles, dice and obstructions of every blob that
+    meets the changed part, and the pixels those blobs cover (``covered``, from ``origin``)."""
+
+    found: list[Found]
+    covered: NDArray[np.bool_]
+    origin: tuple[int, int]
+
+    def covers(self, x_mm: float, y_mm: float) -> bool:
+        col = int(np.floor(x_mm * PX_PER_MM)) - self.origin[0]
+        row = int(np.floor(y_mm * PX_PER_MM)) - self.origin[1]
+        h, w = self.covered.shape
+        return 0 <= row < h and 0 <= col < w and bool(self.covered[row, col])
+
+
+def find_changed(
+    frame: Image, calibration: Calibration, box: Box, core: Box, felt: Lab
+) -> Changed | None:
+    """The blobs of ``box`` (top-down pixels) that meet ``core`` (where the frame changed),
+    analysed as :func:`find` would; ``felt``: the cloth's colour from the whole table. None
+    when such a blob reaches the edge of ``box`` (it may go on beyond: look at the whole)."""
+    top = rectify(frame, calibration, box)
+    x0, y0 = box[0], box[1]
+    inner = (core[0] - x0, core[1] - y0, core[2] - x0, core[3] - y0)
+    found = _find_in(top, calibration, felt, (x0, y0), inner)
+    if found is None:
+        return None
+    return Changed(found[0], found[1], (x0, y0))
+
+
+def _meets(pixels: NDArray[np.uint8], x: int, y: int, core: Box) -> bool:
+    """Whether a blob (its pixels from (x, y)) has a pixel in ``core``."""
+    h, w = pixels.shape
+    c0, r0 = max(core[0] - x, 0), max(core[1] - y, 0)
+    c1, r1 = min(core[2] - x, w), min(core[3] - y, h)
+    return c0 < c1 and r0 < r1 and bool(pixels[r0:r1, c0:c1].any())
+
+
+def _find_in(
+    top: Image,
+    calibration: Calibration,
+    felt: Lab | None,
+    origin: tuple[int, int] = (0, 0),
+    core: Box | None = None,
+) -> tuple[list[Found], NDArray[np.bool_]] | None:
+    """:func:`find` on a top-down image whose first pixel is ``origin`` of the whole one.
+    With ``core``, only blobs that meet it count, and one reaching the image's edge gives
+    None; the pixels of the blobs that counted come back as well."""
+    g = calibration.geometry
+    mask = cloth_mask(top, felt)
+    rows, cols = mask.shape
     # The printed markers are not tiles.
     for corners in g.marker_corners().values():
-        pts = (np.array(corners) * PX_PER_MM).astype(np.int32)
+        pts = (np.array(corners) * PX_PER_MM).astype(np.int32) - np.array(origin)
         x0, y0 = pts.min(axis=0) - round(10 * PX_PER_MM)
         x1, y1 = pts.max(axis=0) + round(10 * PX_PER_MM)
-        mask[max(0, y0) : y1, max(0, x0) : x1] = 0
+        mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
     grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
     tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
     die_area = g.die_mm**2 * PX_PER_MM**2
     found: list[Found] = []
-    for outline, (bx, by, _, _), pixels in _blobs(mask, 0.5 * die_area):
+    covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
+    for outline, (bx, by, bw, bh), pixels in _blobs(mask, 0.5 * die_area):
+        if core is not None:
+            if not _meets(pixels, bx, by, core):
+                continue  # unchanged: what was found there before stands
+            if bx == 0 or by == 0 or bx + bw >= cols or by + bh >= rows:
+                return None
+            covered[by : by + bh, bx : bx + bw] |= pixels > 0
         area = int(np.count_nonzero(pixels))
         if area < 0.5 * die_area:
             continue
@@ -204,7 +284,10 @@ def find(frame: Image, calibration: Calibration, top: Image | None = None) -> li
             found.append(Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_))
         else:
             found += pieces
-    return found
+    if origin != (0, 0):
+        dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
+        found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
+    return found, covered
 
 
 def _with_margin(

@@ -9,8 +9,18 @@ from typing import Any
 from vision.artwork import BACK, BLANK, Image
 from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
-from vision.finder import find, tile_crops
-from vision.identify import Recogniser
+from vision.finder import (
+    PX_PER_MM,
+    Box,
+    Found,
+    Lab,
+    cloth_colour,
+    find,
+    find_changed,
+    rectify,
+    tile_crops,
+)
+from vision.identify import Identity, Recogniser
 from vision.scan_cache import ScanMemory, thumbnail
 
 
@@ -96,8 +106,9 @@ def _sideways(angle: float, seat: str | None) -> bool:
 
 
 class Scanner:
-    """``cache=True`` for a live table (the camera loop): a frame like the last one, and
-    tiles whose crops have not changed, are not named again (vision/scan_cache.py)."""
+    """``cache=True`` for a live table (the camera loop): a frame like the last one is not
+    scanned again, a frame changed in one place is looked at only there, and tiles whose
+    crops have not changed are not named again (vision/scan_cache.py)."""
 
     def __init__(
         self, calibration: Calibration, recogniser: Recogniser, cache: bool = False
@@ -120,20 +131,69 @@ class Scanner:
     def scan(self, frame: Image) -> ScanResult:
         self.check_frame(frame)
         memory = self.memory
-        thumb = None
-        if memory is not None:
-            thumb = thumbnail(frame)
-            same = memory.unchanged(thumb, self.recogniser)
-            if same is not None:
-                return ScanResult(list(same.tiles), list(same.dice), list(same.obstructions))
-        geometry = self.calibration.geometry
-        found = find(frame, self.calibration)
-        tiles = [f for f in found if f.kind == "tile"]
         if memory is None:
+            return self._whole(frame)[0]
+        thumb = thumbnail(frame)
+        changed = memory.changes(thumb, self.recogniser)
+        if changed is not None:
+            if not changed.any():
+                return memory.reuse()
+            for margin in memory.margins_mm:
+                part = memory.region(changed, self.calibration, margin)
+                if part is None:
+                    break
+                result = self._part(frame, memory, *part)
+                if result is not None:
+                    memory.partly_scanned(thumb, changed, result)
+                    return result
+        result, felt = self._whole(frame)
+        memory.scanned(thumb, result, felt)
+        return result
+
+    def _whole(self, frame: Image) -> tuple[ScanResult, Lab]:
+        top = rectify(frame, self.calibration)
+        felt = cloth_colour(top)
+        found = find(frame, self.calibration, top, felt)
+        tiles = [f for f in found if f.kind == "tile"]
+        if self.memory is None:
             identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
         else:
-            identities = memory.identify(frame, self.calibration, tiles, self.recogniser)
+            identities = self.memory.identify(frame, self.calibration, tiles, self.recogniser)
         result = ScanResult()
+        self._add(result, frame, found, identities)
+        return result, felt
+
+    def _part(self, frame: Image, memory: ScanMemory, box: Box, core: Box) -> ScanResult | None:
+        """Only the part of the table where the frame changed looked at again; the rest of
+        the last result stands. None when a blob there reaches beyond the part."""
+        last = memory.last
+        if memory.felt is None or last is None:
+            return None
+        changed = find_changed(frame, self.calibration, box, core, memory.felt)
+        if changed is None:
+            return None
+
+        def kept(x: float, y: float) -> bool:
+            # Outside the change and outside every blob looked at again: as it was.
+            inside = core[0] <= x * PX_PER_MM < core[2] and core[1] <= y * PX_PER_MM < core[3]
+            return not inside and not changed.covers(x, y)
+
+        tiles = [f for f in changed.found if f.kind == "tile"]
+        identities = memory.identify(frame, self.calibration, tiles, self.recogniser, kept)
+        result = ScanResult(
+            [t for t in last.tiles if kept(t.x, t.y)],
+            [d for d in last.dice if kept(d.x, d.y)],
+            [(x, y) for x, y in last.obstructions if kept(x, y)],
+        )
+        self._add(result, frame, changed.found, identities)
+        return result
+
+    def _add(
+        self, result: ScanResult, frame: Image, found: list[Found], identities: list[Identity]
+    ) -> None:
+        """The tiles (with their identities, in order), dice and obstructions found."""
+        geometry = self.calibration.geometry
+        tiles = [f for f in found if f.kind == "tile"]
         for spot, ident in zip(tiles, identities, strict=True):
             zone = geometry.zone_at(spot.x, spot.y)
             face_down = ident.label == BACK
@@ -163,9 +223,6 @@ class Scanner:
                 result.dice.append(DieSeen(pips, conf, spot.x, spot.y, zone.name if zone else None))
             elif spot.kind == "obstruction":
                 result.obstructions.append((spot.x, spot.y))
-        if memory is not None and thumb is not None:
-            memory.scanned(thumb, result)
-        return result
 
 
 __all__ = ["CalibrationError", "DieSeen", "FrameError", "ScanResult", "Scanner", "TileSeen"]

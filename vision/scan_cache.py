@@ -1,31 +1,38 @@
-"""What the scanner remembers between frames of a live table, so that it does not name again
-what has not changed.
+"""What the scanner remembers between frames of a live table, so that it does not look again
+at what has not changed.
 
 At the table the camera sees nearly the same frame several times a second, and most tiles do
-not move between two frames. Two levels, both compared with what was there when it was last
-*computed* (never with the previous frame, so that small changes cannot add up unseen):
+not move between two frames. Three levels, each comparing with what was there when it was
+last *looked at* (never with the previous frame, so that small changes cannot add up unseen):
 
-* **the frame**: a quarter-size copy of the frame the last full scan ran on. When no pixel of
-  the new frame's copy differs from it by more than ``frame_threshold`` grey levels (sensor
-  noise and JPEG stay well below; a tile laid, turned over or swapped, a die rolled or a hand
-  over the table go far above), that scan's result stands and nothing runs.
-* **each tile**: a tile found within ``shift_mm`` and ``turn_deg`` of a tile named earlier is
-  cut out again *at the earlier place* and compared with the crop that was named then, block
-  by block (2x2 camera pixels) after each is brought to zero mean and unit contrast (a change
-  of light or exposure is not a change of tile). Within ``crop_threshold`` it keeps its
-  identity without the network; otherwise it is cut at its new place and named afresh. The
-  pixels at that place look as they did, so what lies there is what was named: a discard
-  landing on the spot, a tile turned over, turned end for end or swapped for a look-alike
-  all change the crop far beyond the threshold.
+* **the frame**: a quarter-size copy of the frame, per pixel as it was when that part of the
+  table was last looked at. Where no pixel differs by more than ``frame_threshold`` grey
+  levels (sensor noise and JPEG stay well below; a tile laid, turned over or swapped, a die
+  rolled, a hand over the table go far above), the last result stands and nothing runs.
+* **the changed part**: where some pixels differ (with a fringe), only that part of the table
+  is looked at again, with ``margins_mm`` of the table around it: blobs that meet the change
+  are found and cut as in a whole scan, the rest of the last result stands. A blob that meets
+  the change and runs out of that part (a long row of touching tiles) makes the next margin
+  be tried, then the whole table; so does a change over more than ``max_share`` of the table
+  (a change of light), and a whole scan is made every ``full_every`` frames regardless.
+* **each tile** looked at again: a tile found within ``shift_mm`` and ``turn_deg`` of a tile
+  named earlier is cut out again *at the earlier place* and compared with the crop that was
+  named then, block by block (2x2 camera pixels) after each is brought to zero mean and unit
+  contrast (a change of light or exposure is not a change of tile). Within
+  ``crop_threshold`` it keeps its identity without the network; otherwise it is cut at its
+  new place and named afresh. The pixels at that place look as they did, so what lies there
+  is what was named: a discard landing on the spot, a tile turned over, turned end for end or
+  swapped for a look-alike all change the crop far beyond the threshold.
 
-Nothing is kept for a tile not seen in the last scan (it may have been picked up, or a hand
-hid it), nor for one the recogniser abstained on (the next frame is another chance to name
-it), and everything is forgotten when the recogniser changes (a new enrolment).
+A tile the recogniser abstained on is not remembered as a tile (when it is looked at again, it
+is named again: another chance), nor is one not seen in the last scan (picked up, or under a
+hand); everything is forgotten when the recogniser changes (a new enrolment).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -35,7 +42,7 @@ from numpy.typing import NDArray
 from vision.artwork import Image
 from vision.calibration import Calibration
 from vision.crops import CROP_H, CROP_W
-from vision.finder import Found, tile_crops
+from vision.finder import PX_PER_MM, Box, Found, Lab, tile_crops
 from vision.identify import Identity, Recogniser
 
 if TYPE_CHECKING:
@@ -43,6 +50,7 @@ if TYPE_CHECKING:
 
 _BLOCK = 4  # crop pixels per side of a compared block (two camera pixels)
 _THUMB = 4  # the frame is compared at a quarter of its size
+_FRINGE = np.ones((5, 5), np.uint8)  # 2 thumbnail pixels each way around a change
 
 Signature = NDArray[np.float32]
 
@@ -65,6 +73,13 @@ def signatures(crops: list[Image]) -> Signature:
     return np.asarray((blocks - mean) / contrast, np.float32)
 
 
+def _pixels(lo: NDArray[np.float64], hi: NDArray[np.float64]) -> Box:
+    """A box of top-down pixels around table mm ``lo``..``hi``."""
+    x0, y0 = (int(np.floor(v * PX_PER_MM)) for v in lo)
+    x1, y1 = (int(np.ceil(v * PX_PER_MM)) for v in hi)
+    return x0, y0, x1, y1
+
+
 def thumbnail(frame: Image) -> Image:
     h, w = frame.shape[:2]
     return np.asarray(
@@ -81,7 +96,8 @@ class _Known:
 
 @dataclass
 class CacheStats:
-    frames_reused: int = 0  # whole scans answered from the last one
+    frames_reused: int = 0  # frames with no change, answered from the last scan
+    frames_partly_scanned: int = 0  # frames where only the changed part was looked at
     tiles_recalled: int = 0  # tiles that kept their identity without the network
     tiles_named: int = 0  # tiles that went through the network
 
@@ -99,40 +115,102 @@ class ScanMemory:
     # really moved that far fails the comparison).
     shift_mm: float = 2.0
     turn_deg: float = 5.0
+    # A changed part is looked at with this much of the table around it (a tile's length
+    # and more, then a row of discards' length: a blob that meets the change must lie whole
+    # inside, or the next margin is tried, then the whole table); beyond this share of the
+    # table, the whole is scanned anyway.
+    margins_mm: tuple[float, ...] = (40.0, 160.0)
+    max_share: float = 0.3
+    full_every: int = 50  # a whole scan at least every so many frames, whatever the cache says
     stats: CacheStats = field(default_factory=CacheStats)
+    felt: Lab | None = None  # the cloth's colour at the last whole scan
     _known: list[_Known] = field(default_factory=list)
     _recogniser: Recogniser | None = None
-    _thumb: Image | None = None
+    _thumb: Image | None = None  # per block: the frame when that block was last looked at
     _result: ScanResult | None = None
+    _since_full: int = 0
 
     def forget(self) -> None:
         self._known = []
         self._thumb = None
         self._result = None
+        self.felt = None
 
     def _check_recogniser(self, recogniser: Recogniser) -> None:
         if recogniser is not self._recogniser:
             self.forget()
             self._recogniser = recogniser
 
-    # -- the whole frame ------------------------------------------------------------------------
+    # -- the frame ------------------------------------------------------------------------------
 
-    def unchanged(self, thumb: Image, recogniser: Recogniser) -> ScanResult | None:
-        """The last full scan's result if ``thumb`` (:func:`thumbnail` of the new frame)
-        matches that scan's frame within the threshold, else None."""
+    def changes(self, thumb: Image, recogniser: Recogniser) -> NDArray[np.bool_] | None:
+        """Where ``thumb`` (:func:`thumbnail` of the new frame) differs from what was last
+        looked at, per thumbnail pixel; None when the whole frame must be scanned (nothing
+        remembered, a new recogniser, a whole scan due)."""
         self._check_recogniser(recogniser)
-        if self._thumb is None or self._thumb.shape != thumb.shape:
+        self._since_full += 1
+        if self._thumb is None or self._thumb.shape != thumb.shape or self._result is None:
             return None
-        diff = cv2.absdiff(thumb, self._thumb).reshape(thumb.shape[0], -1)
-        if float(cv2.minMaxLoc(diff)[1]) > self.frame_threshold:
+        if self._since_full >= self.full_every:
             return None
-        self.stats.frames_reused += 1
+        diff = cv2.absdiff(thumb, self._thumb)
+        changed = np.asarray(diff.max(axis=2) > self.frame_threshold, np.uint8)
+        if not changed.any():
+            return changed.astype(bool)
+        # With its fringe (a shadow's soft edge changes less than the threshold): all of it
+        # is looked at again, and all of it becomes the reference.
+        return np.asarray(cv2.dilate(changed, _FRINGE) > 0)
+
+    @property
+    def last(self) -> ScanResult | None:
         return self._result
 
-    def scanned(self, thumb: Image, result: ScanResult) -> None:
-        """Remember a full scan and the frame it ran on."""
+    def reuse(self) -> ScanResult:
+        """The last result again (a frame with no change)."""
+        assert self._result is not None
+        self.stats.frames_reused += 1
+        last = self._result
+        return replace(
+            last, tiles=list(last.tiles), dice=list(last.dice), obstructions=list(last.obstructions)
+        )
+
+    def region(
+        self, changed: NDArray[np.bool_], calibration: Calibration, margin_mm: float
+    ) -> tuple[Box, Box] | None:
+        """The part of the table to look at again (``margin_mm`` around the change), and
+        within it where the frame changed (top-down pixels); None when that is too much of
+        the table."""
+        rows, cols = np.nonzero(changed)
+        corners = np.concatenate(
+            [np.stack([cols + dx, rows + dy], axis=1) for dx in (0, 1) for dy in (0, 1)]
+        )
+        mm = calibration.to_table(corners.astype(np.float64) * _THUMB)
+        size = calibration.geometry.size_mm
+        lo = np.clip(mm.min(axis=0) - 2.0, 0, size)
+        hi = np.clip(mm.max(axis=0) + 2.0, 0, size)
+        core = _pixels(lo, hi)
+        box = _pixels(np.clip(lo - margin_mm, 0, size), np.clip(hi + margin_mm, 0, size))
+        share = (box[2] - box[0]) * (box[3] - box[1]) / (size * PX_PER_MM) ** 2
+        if share > self.max_share or box[2] <= box[0] or box[3] <= box[1]:
+            return None
+        return box, core
+
+    def scanned(self, thumb: Image, result: ScanResult, felt: Lab) -> None:
+        """Remember a whole scan and the frame it ran on."""
         self._thumb = thumb
         self._result = result
+        self.felt = felt
+        self._since_full = 0
+
+    def partly_scanned(self, thumb: Image, changed: NDArray[np.bool_], result: ScanResult) -> None:
+        """Remember a scan of the changed part: those blocks of the frame (the part looked
+        at again) are now the reference; the others keep theirs (so that small changes
+        cannot add up unseen)."""
+        assert self._thumb is not None
+        self._thumb = self._thumb.copy()
+        self._thumb[changed] = thumb[changed]
+        self._result = result
+        self.stats.frames_partly_scanned += 1
 
     # -- each tile ------------------------------------------------------------------------------
 
@@ -163,9 +241,11 @@ class ScanMemory:
         calibration: Calibration,
         tiles: list[Found],
         recogniser: Recogniser,
+        keep: Callable[[float, float], bool] | None = None,
     ) -> list[Identity]:
         """The identity of every tile: remembered where its crop has not changed, from the
-        network otherwise; what is known afterwards is exactly this frame's tiles."""
+        network otherwise. What is known afterwards is these tiles, and (``keep``, for a
+        scan of part of the table) the known tiles at the places ``keep(x, y)`` accepts."""
         self._check_recogniser(recogniser)
         earlier = self._earlier(tiles)
         # Cut each tile at the place it was named (its own place when new).
@@ -197,5 +277,11 @@ class ScanMemory:
                 known[i] = _Known(tiles[i], sigs[i], identity)
         self.stats.tiles_recalled += len(tiles) - len(todo)
         self.stats.tiles_named += len(todo)
-        self._known = [k for k in known if k is not None]
+        used = {e for e in earlier if e >= 0}
+        kept = [
+            k
+            for j, k in enumerate(self._known)
+            if keep is not None and j not in used and keep(k.spot.x, k.spot.y)
+        ]
+        self._known = kept + [k for k in known if k is not None]
         return [i for i in identities if i is not None]

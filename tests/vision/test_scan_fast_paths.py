@@ -64,10 +64,16 @@ def reference_partition(
     return pieces[::-1]
 
 
-def reference_cloth_mask(top: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """Every pixel converted to Lab and measured against the cloth."""
+def reference_cloth_mask(
+    top: NDArray[np.uint8], felt_lab: tuple[float, float, float] | None = None
+) -> NDArray[np.uint8]:
+    """Every pixel converted to Lab and measured against the cloth (its colour given, or the
+    median of every 8th pixel)."""
     lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB)
-    felt = np.median(lab[::8, ::8].reshape(-1, 3), axis=0).astype(np.int32)
+    if felt_lab is None:
+        felt = np.median(lab[::8, ::8].reshape(-1, 3), axis=0).astype(np.int32)
+    else:
+        felt = np.array(felt_lab, np.int32)
     diff = np.abs(lab.astype(np.int32) - felt)
     dist = diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] // 3
     mask = (dist > 28).astype(np.uint8) * 255
