@@ -420,6 +420,8 @@ def cache_bench(
     times: dict[str, dict[str, list[float]]] = {c: {"cached": [], "plain": []} for c in cases}
     named: dict[str, list[int]] = {c: [] for c in cases}
     agree = {"same": 0, "tiles": 0}
+    keys = ("truth", "found", "correct", "best", "abstained")
+    counts = {side: dict.fromkeys(keys, 0) for side in ("cached", "plain")}
     for i in range(count):
         rng = np.random.default_rng(seed + i)
         style = Style.random(rng, art)
@@ -434,6 +436,7 @@ def cache_bench(
             "exposure": render_still(layout, style, look, 3, g, gain=0.95).image,
             "new_discard": render_still(landed, style, look, 4, g).image,
         }
+        truth = {"unchanged": layout, "exposure": layout, "new_discard": landed}
         cal = calibrate(base, g)
         plain = Scanner(cal, recogniser)
         for case, frame in shown.items():
@@ -451,11 +454,14 @@ def cache_bench(
                     if side == "cached":
                         seen = result
                     else:
-                        truth = result
+                        uncached = result
+                    if rep == 0:
+                        tiles = [[t.x, t.y, t.tile, t.best, t.face_down] for t in result.tiles]
+                        _count_scan(tiles, truth[case], counts[side])
                 if rep == 0:
                     named[case].append(cached.memory.stats.tiles_named - before)
-                    agree["tiles"] += len(truth.tiles)
-                    agree["same"] += _same_names(seen, truth)
+                    agree["tiles"] += len(uncached.tiles)
+                    agree["same"] += _same_names(seen, uncached)
     out: dict[str, Any] = {"art": art, "frames": count, "repeat": repeat}
     for case in cases:
         cached_s, plain_s = times[case]["cached"], times[case]["plain"]
@@ -470,6 +476,10 @@ def cache_bench(
     # Cached and uncached scans of the same frames: the same tiles at the same places, and
     # the same names but where the frame before named a tile differently than this one does.
     out["same_tile_and_name_as_uncached"] = agree["same"] / max(1, agree["tiles"])
+    # Against the renderer's truth, over the three cases: the cache must not name worse.
+    for side, c in counts.items():
+        out[f"{side}_found"] = c["found"] / c["truth"]
+        out[f"{side}_identity_of_found"] = c["correct"] / max(1, c["found"])
     return out
 
 

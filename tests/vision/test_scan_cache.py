@@ -16,7 +16,7 @@ from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.render import Layout, Style, TilePlacement, random_layout, render_still
 from vision.scan import Scanner, ScanResult, TileSeen
-from vision.scan_cache import signatures
+from vision.scan_cache import signatures, thumbnail
 
 GEOMETRY = TableGeometry()
 SEED = 41
@@ -267,3 +267,10 @@ def test_part_of_the_table_is_that_part_of_the_whole(table) -> None:  # type: ig
     part = rectify(first, cal, (300, 420, 520, 700))
     assert part.shape == (280, 220, 3)
     assert int(np.abs(part.astype(int) - whole[420:700, 300:520]).max()) <= 1
+
+
+def test_the_thumbnail_is_block_means() -> None:
+    rng = np.random.default_rng(1)
+    frame = rng.integers(0, 256, size=(1080, 1920, 3)).astype(np.uint8)
+    means = frame.reshape(270, 4, 480, 4, 3).mean(axis=(1, 3))
+    assert np.abs(thumbnail(frame).astype(float) - means).max() <= 1.0
