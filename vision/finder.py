@@ -269,7 +269,10 @@ def _find_in(
                 x, y = (x0 + die.x) / PX_PER_MM, (y0 + die.y) / PX_PER_MM
                 found.append(Found("die", x, y, die.angle, g.die_mm, g.die_mm))
                 continue
-        pair = _dice_pair(pixels, grey, bx, by, g.die_mm * PX_PER_MM)
+        # Two dice side by side are at least two dice long; a tile is shorter, and fills
+        # its rectangle (a cheap test first: most blobs are tiles).
+        pair_like = long_ >= 1.95 * g.die_mm or area < 0.85 * rw * rh
+        pair = _dice_pair(pixels, grey, bx, by, g.die_mm * PX_PER_MM) if pair_like else None
         if pair is not None:  # two dice at rest against each other
             for sq in pair:
                 x, y = sq.x / PX_PER_MM, sq.y / PX_PER_MM
