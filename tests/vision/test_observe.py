@@ -152,8 +152,9 @@ def test_an_exposure_is_reported_in_its_owners_reading_order() -> None:
     """South sits on the right edge facing left: its right hand points up the image (-y), so
     2D 3D 4D laid left to right from South's seat lie at decreasing y."""
     watcher = TableWatcher(stable_frames=3)
-    tiles = [_tile(t, 860.0, y, "exposed", "S") for t, y in (("2D", 500.0), ("3D", 477.0),
-                                                                ("4D", 454.0))]
+    tiles = [
+        _tile(t, 860.0, y, "exposed", "S") for t, y in (("2D", 500.0), ("3D", 477.0), ("4D", 454.0))
+    ]
     reports = [watcher.update(ScanResult(tiles=tiles)) for _ in range(5)]
     exposures = [o for r in reports for o in r if o.kind is ObservationKind.EXPOSURE]
     assert [o.tiles for o in exposures] == [("2D", "3D", "4D")]
