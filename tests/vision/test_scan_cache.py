@@ -14,6 +14,7 @@ from vision.calibration import Calibration, calibrate
 from vision.finder import rectify
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+from vision.observe import TableWatcher
 from vision.render import Layout, Style, TilePlacement, random_layout, render_still
 from vision.scan import Scanner, ScanResult, TileSeen
 from vision.scan_cache import signatures, thumbnail
@@ -60,6 +61,14 @@ def _kept(scan: ScanResult) -> int:
 
 def _at(scan: ScanResult, x: float, y: float) -> TileSeen:
     return min(scan.tiles, key=lambda t: (t.x - x) ** 2 + (t.y - y) ** 2)
+
+
+def _free_spot(layout: Layout) -> tuple[float, float]:
+    """A place in the discards as far as can be from every tile and die."""
+    return max(
+        ((float(x), float(y)) for x in range(240, 661, 10) for y in range(240, 661, 10)),
+        key=lambda p: min(np.hypot(o.x - p[0], o.y - p[1]) for o in layout.tiles + layout.dice),
+    )
 
 
 def _warm(
@@ -230,11 +239,7 @@ def test_a_new_discard_is_looked_at_alone(table) -> None:  # type: ignore[no-unt
     scanner, warm = _warm(table)
     assert scanner.memory is not None
     named = scanner.memory.stats.tiles_named
-    # A place in the discards well clear of every tile and die.
-    spot = max(
-        ((float(x), float(y)) for x in range(240, 661, 10) for y in range(240, 661, 10)),
-        key=lambda p: min(np.hypot(o.x - p[0], o.y - p[1]) for o in layout.tiles + layout.dice),
-    )
+    spot = _free_spot(layout)
     assert min(np.hypot(t.x - spot[0], t.y - spot[1]) for t in layout.tiles) > 60
     landed = Layout([*layout.tiles, TilePlacement("7B", *spot, 0.4)], list(layout.dice))
     frame = film(landed, style, 5)
@@ -274,3 +279,25 @@ def test_the_thumbnail_is_block_means() -> None:
     frame = rng.integers(0, 256, size=(1080, 1920, 3)).astype(np.uint8)
     means = frame.reshape(270, 4, 480, 4, 3).mean(axis=(1, 3))
     assert np.abs(thumbnail(frame).astype(float) - means).max() <= 1.0
+
+
+def test_the_watcher_sees_a_new_discard_once_through_the_cache(table) -> None:  # type: ignore[no-untyped-def]
+    """The camera loop's path: a still table scanned with the cache, frame after frame, into
+    the watcher; a discard lands and is reported once, as the uncached scan names it."""
+    layout, style, _, cal, recogniser = table
+    scanner = Scanner(cal, recogniser, cache=True)
+    watcher = TableWatcher(stable_frames=3)
+    for n in range(4):  # the table as it is: its tiles become known
+        watcher.update(scanner.scan(film(layout, style, 10 + n)))
+    assert scanner.memory is not None and scanner.memory.stats.frames_reused == 3
+    spot = _free_spot(layout)
+    landed = Layout([*layout.tiles, TilePlacement("7B", *spot, 0.4)], list(layout.dice))
+    reports = []
+    for n in range(5):
+        frame = film(landed, style, 20 + n)
+        reports += watcher.update(scanner.scan(frame))
+    assert scanner.memory.stats.frames_partly_scanned == 1  # then the same table again
+    assert scanner.memory.stats.frames_reused == 3 + 4
+    uncached = _at(Scanner(cal, recogniser).scan(frame), *spot)
+    assert uncached.tile is not None
+    assert [(r.kind.value, r.tiles) for r in reports] == [("discard", (uncached.tile,))]
