@@ -176,8 +176,9 @@ for _i in range(4):
 _REAL_GRID.update({"NW": (3, 4), "SW": (3, 5), "EW": (3, 6), "WW": (3, 7)})
 _REAL_GRID.update({"GD": (4, 4), "WD": (4, 5), "RD": (4, 6), BLANK: (4, 7)})
 
-# `dorothys.gif` / `dorwhite.gif` (Dorothy Robinson): 21 x 2 faces (rows 2-3 are highlights).
-_DOROTHY_ORDER: tuple[str, ...] = (
+# The order both xmahjongg's Dorothy sheets and GNOME's themes start with: dots, winds N W S E,
+# red and green dragons, characters, bamboos.
+_SHEET_SUITS_FIRST: tuple[str, ...] = (
     *(f"{r}D" for r in range(1, 10)),
     "NW",
     "WW",
@@ -187,6 +188,11 @@ _DOROTHY_ORDER: tuple[str, ...] = (
     "GD",
     *(f"{r}C" for r in range(1, 10)),
     *(f"{r}B" for r in range(1, 10)),
+)
+
+# `dorothys.gif` / `dorwhite.gif` (Dorothy Robinson): 21 x 2 faces (rows 2-3 are highlights).
+_DOROTHY_ORDER: tuple[str, ...] = (
+    *_SHEET_SUITS_FIRST,
     "S1",
     "S2",
     "S3",
@@ -244,15 +250,7 @@ def _dorothy_set(name: str) -> dict[str, Image]:
 # green dragons, characters, bamboos, four flowers, the white dragon, four seasons, a blank.
 # The flower order (orchid, chrysanthemum, plum, bamboo) is read from `smooth`'s characters.
 _GNOME_ORDER: tuple[str, ...] = (
-    *(f"{r}D" for r in range(1, 10)),
-    "NW",
-    "WW",
-    "SW",
-    "EW",
-    "RD",
-    "GD",
-    *(f"{r}C" for r in range(1, 10)),
-    *(f"{r}B" for r in range(1, 10)),
+    *_SHEET_SUITS_FIRST,
     "F2",
     "F3",
     "F1",
