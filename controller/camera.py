@@ -84,8 +84,9 @@ class CameraLoop:
             if self.calibration_path:
                 calibration.save(Path(self.calibration_path))
         model = Path(self.model_dir) if self.model_dir else DEFAULT_MODEL_DIR
-        # A live table: frames and tiles that have not changed are not named again.
-        scanner = Scanner(calibration, Recogniser.load(model), cache=True)
+        # Uncached: with the live-table cache (vision/scan_cache.py) a simulated hand (seed 1)
+        # once missed an exposure and the mirror lost the hand; the whole scan did not.
+        scanner = Scanner(calibration, Recogniser.load(model), cache=False)
         watcher = TableWatcher(stable_frames=self.stable_frames, set_size=self.set_size)
         return scanner, watcher
 
