@@ -48,16 +48,21 @@ def test_two_seats_within_a_millisecond_on_the_board(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline, "no adjudication"
                 await asyncio.sleep(0.01)
             events = list(service.store.events())
+            rtt_us.append(service.board.status().rtt_us or 0)
             stop.set()
             await runner
             return events
 
+        rtt_us: list[int] = []
         events = asyncio.run(scenario())
     north, west = (e for e in events if e["type"] == "ClaimMade")
     assert (north["seat"], west["seat"]) == ("N", "W")
     assert 0 <= west["time_us"] - north["time_us"] < 1000  # board edge times, within 1 ms
     decision = next(e for e in events if e["type"] == "ClaimsClosed")
     assert decision["winner"] == "N" and decision["rule"] == "Code 1924, Law 52"
-    assert service.press_to_led_ms and all(ms >= 0 for ms in service.press_to_led_ms)
+    # Board times reach the host clock through an offset known to within half the round trip
+    # it was measured on: a latency can read that much below zero on a loaded host, no more.
+    slack_ms = rtt_us[0] / 2000 + 0.05
+    assert service.press_to_led_ms and all(ms >= -slack_ms for ms in service.press_to_led_ms)
     shown = [(s.pattern.show, s.pattern.seat) for s in service.lights.history]
     assert (Show.CLAIM_WON, "N") in shown and (Show.CLAIM_REFUSED, "W") in shown
