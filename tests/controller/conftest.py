@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -22,6 +23,14 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.broker import BrokerUnavailable, LocalMosquitto
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
+    """Poll ``predicate`` on the running loop; fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what or predicate}"
+        await asyncio.sleep(0.01)
 
 
 @pytest.fixture

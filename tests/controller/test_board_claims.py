@@ -5,7 +5,6 @@ times, and the tie between equal calls goes to the earlier one (Code 1924, Law 5
 from __future__ import annotations
 
 import asyncio
-import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,8 @@ from controller.inputs import Observation, ObservationKind
 from controller.lights import Show
 from controller.service import Service, ServiceOptions
 from firmware_bridge.emulator import EmulatedBoard
+
+from .conftest import until
 
 PUNG = 1  # the board's button index of "pung" (board.buttons)
 
@@ -43,10 +44,10 @@ def test_two_seats_within_a_millisecond_on_the_board(tmp_path: Path) -> None:
                 assert (await service.submit("observe", step)).accepted
             board.press(seat=3, button=PUNG)  # North first ...
             board.press(seat=2, button=PUNG)  # ... West a few microseconds later
-            deadline = time.monotonic() + 5
-            while not any(e["type"] == "ClaimsClosed" for e in service.store.events()):
-                assert time.monotonic() < deadline, "no adjudication"
-                await asyncio.sleep(0.01)
+            await until(
+                lambda: any(e["type"] == "ClaimsClosed" for e in service.store.events()),
+                what="the adjudication",
+            )
             events = list(service.store.events())
             rtt_us.append(service.board.status().rtt_us or 0)
             stop.set()

@@ -29,6 +29,8 @@ from controller.table import Table, TableSettings
 from firmware_bridge.emulator import EmulatedBoard
 from firmware_bridge.events import Animation, ConfigKey, LinkState
 
+from .conftest import until
+
 PUNG = 1  # the board's button index of "pung" (board.buttons)
 NORTH = 3
 SEATS = ("E", "S", "W", "N")
@@ -51,13 +53,6 @@ def config(board: EmulatedBoard, tmp_path: Path, pause_ms: int = 150) -> TableCo
     raw["mqtt"] = {"enabled": False}
     raw["store"] = {"path": str(tmp_path / "table.sqlite3")}
     return parse_config(raw)
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what or predicate}"
-        await asyncio.sleep(0.01)
 
 
 class Running:

@@ -23,6 +23,8 @@ from controller import cli
 from controller.inputs import Observation, ObservationKind
 from controller.service import Service, ServiceOptions
 
+from .conftest import until
+
 CLI = "import sys; from controller.cli import main; sys.exit(main())"
 
 
@@ -130,12 +132,13 @@ def test_gpio_buttons_claim_through_the_service(tmp_path: Path) -> None:
         # W's pung button. On a Pi gpiozero calls back on its own thread; the mock calls back
         # on the caller's, so press from another thread to take the same path.
         await asyncio.to_thread(factory.pin(13).drive_low)
-        deadline = time.monotonic() + 5
-        while service.table.window_deadline_us is not None or not any(
-            e["type"] == "ClaimsClosed" for e in service.store.events()
-        ):
-            assert time.monotonic() < deadline, "no adjudication"
-            await asyncio.sleep(0.01)
+        await until(
+            lambda: (
+                service.table.window_deadline_us is None
+                and any(e["type"] == "ClaimsClosed" for e in service.store.events())
+            ),
+            what="the adjudication",
+        )
         events = list(service.store.events())
         lit.extend(s.state for s in factory.pin(27).states)
         stop.set()

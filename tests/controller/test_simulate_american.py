@@ -20,6 +20,8 @@ from controller.store import EventStore
 from controller.table import TableSettings
 from controller.world import Claims
 
+from .conftest import until
+
 
 def test_american_hands_arrive_once_in_order_concealed_tiles_never_published(
     tmp_path: Path, broker: LocalMosquitto, recorder_factory: Callable[..., Any]
@@ -184,7 +186,6 @@ def test_run_serves_an_american_table_a_gpio_button_calls(tmp_path: Path) -> Non
     """`mjtable run`'s service with `ruleset = "american"`: the seat's call button (gpiozero's
     MockFactory) is a call on the discard, decided by C-1 when the pause ends."""
     import asyncio
-    import time
     import tomllib
 
     from config.load import parse_config
@@ -217,10 +218,10 @@ def test_run_serves_an_american_table_a_gpio_button_calls(tmp_path: Path) -> Non
             out = await service.submit("observe", step)
             assert out.accepted, (step, out.error)
         await asyncio.to_thread(factory.pin(13).drive_low)  # W's call button
-        deadline = time.monotonic() + 5
-        while not any(e["type"] == "WindowClosed" for e in service.store.events()):
-            assert time.monotonic() < deadline, "no adjudication"
-            await asyncio.sleep(0.01)
+        await until(
+            lambda: any(e["type"] == "WindowClosed" for e in service.store.events()),
+            what="the adjudication",
+        )
         events = list(service.store.events())
         stop.set()
         await runner
