@@ -20,13 +20,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.artwork import load_set
+from vision.artwork import Image, load_set
 from vision.calibration import calibrate
 from vision.enrol import enrol_folder
 from vision.finder import find, tile_crop
 from vision.geometry import TableGeometry
 from vision.identify import EMBEDDER_FILE, MODELS_DIR
-from vision.render import CameraPose, Layout, Style, TilePlacement, render
+from vision.render import CameraPose, Layout, Rendered, Style, TilePlacement, render
 
 ENROL_VERSION = 1
 # Rows of the enrolment layout (mm), clear of the dice tray in the middle.
@@ -68,22 +68,29 @@ def enrolment_samples(
     rng = np.random.default_rng([seed, 7_001])
     written = 0
     for shot in range(per_kind):
-        layout = enrolment_layout(labels, rng)
-        frame = render(layout, style, rng, geometry, pose)
-        cal = calibrate(frame.image, geometry)
-        truth = np.array([[t.x, t.y] for t in layout.tiles])
-        for found in find(frame.image, cal):
-            if found.kind != "tile":
-                continue
-            d = np.linalg.norm(truth - [found.x, found.y], axis=1)
-            k = int(d.argmin())
-            if d[k] > 10.0:
-                continue
-            label = layout.tiles[k].label
+        frame = render(enrolment_layout(labels, rng), style, rng, geometry, pose)
+        for label, crop in labelled_crops(frame):
             (folder / label).mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(folder / label / f"{shot}.png"), tile_crop(frame.image, cal, found))
+            cv2.imwrite(str(folder / label / f"{shot}.png"), crop)
             written += 1
     return written
+
+
+def labelled_crops(frame: Rendered, tolerance_mm: float = 10.0) -> list[tuple[str, Image]]:
+    """The tiles of a rendered frame as the scanner cuts them (calibration from the frame's
+    markers, the finder, ``tile_crop``), each named by the renderer's truth: the placed tile
+    within ``tolerance_mm`` of where the finder put it. Tiles matching none are left out."""
+    calibration = calibrate(frame.image, frame.geometry)
+    truth = np.array([[t.x, t.y] for t in frame.layout.tiles])
+    out = []
+    for found in find(frame.image, calibration):
+        if found.kind != "tile":
+            continue
+        d = np.linalg.norm(truth - [found.x, found.y], axis=1)
+        k = int(d.argmin())
+        if d[k] <= tolerance_mm:
+            out.append((frame.layout.tiles[k].label, tile_crop(frame.image, calibration, found)))
+    return out
 
 
 def enrol_rendered_table(

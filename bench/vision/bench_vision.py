@@ -55,7 +55,6 @@ from vision.artwork import (  # noqa: E402
 )
 from vision.calibration import calibrate  # noqa: E402
 from vision.crops import synthetic_crop  # noqa: E402
-from vision.finder import find, tile_crop  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
 from vision.procedural import procedural_set  # noqa: E402
@@ -67,6 +66,7 @@ from vision.render import (  # noqa: E402
     render_still,
 )
 from vision.scan import Scanner  # noqa: E402
+from vision.table_enrol import labelled_crops  # noqa: E402
 
 META = json.loads((MODELS_DIR / "tile_embed.json").read_text())
 HELD_OUT: list[str] = META["held_out_sets"]
@@ -304,15 +304,7 @@ def _stage_summary(runs: list[dict[str, float]]) -> dict[str, float]:
 def enrolled_recogniser(embedder: Embedder, art: str, seed: int, method: str) -> Recogniser:
     """The set enrolled from 3 separate frames of it: crops cut by our own finder, labelled
     by the renderer's truth — what a user's enrolment photos look like."""
-    enrol_frames = frames(3, art, seed + 1000)
-    samples = []
-    for r in enrol_frames:
-        cal = calibrate(r.image, r.geometry)
-        truth_xy = np.array([[t.x, t.y] for t in r.layout.tiles])
-        for f in find(r.image, cal):
-            k = _match(truth_xy, f.x, f.y) if f.kind == "tile" else None
-            if k is not None:
-                samples.append((r.layout.tiles[k].label, tile_crop(r.image, cal, f)))
+    samples = [named for r in frames(3, art, seed + 1000) for named in labelled_crops(r)]
     faces = load_set(art)
     rng = np.random.default_rng(seed)
     have = {lab for lab, _ in samples}

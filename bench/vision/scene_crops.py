@@ -25,29 +25,17 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from vision.artwork import ART_SETS, LABELS, PROCEDURAL_PREFIX, load_set  # noqa: E402
-from vision.calibration import calibrate  # noqa: E402
-from vision.finder import find, tile_crop  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
 from vision.render import Style, random_layout, render  # noqa: E402
+from vision.table_enrol import labelled_crops  # noqa: E402
 
 
 def crops_of_frame(art: str, rng: np.random.Generator) -> tuple[list[np.ndarray], list[int]]:
     geometry = TableGeometry()
     labels = [lab for lab in LABELS if lab in load_set(art)]
     layout = random_layout(rng, labels, geometry, discards=44, exposures=4, walls=False)
-    frame = render(layout, Style.random(rng, art), rng, geometry)
-    calibration = calibrate(frame.image, frame.geometry)
-    truth = np.array([[t.x, t.y] for t in layout.tiles])
-    crops, ys = [], []
-    for spot in find(frame.image, calibration):
-        if spot.kind != "tile":
-            continue
-        d = np.linalg.norm(truth - np.array([spot.x, spot.y]), axis=1)
-        k = int(d.argmin())
-        if d[k] < 10.0:
-            crops.append(tile_crop(frame.image, calibration, spot))
-            ys.append(LABELS.index(layout.tiles[k].label))
-    return crops, ys
+    named = labelled_crops(render(layout, Style.random(rng, art), rng, geometry))
+    return [crop for _, crop in named], [LABELS.index(label) for label, _ in named]
 
 
 def main() -> int:
