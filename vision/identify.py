@@ -36,6 +36,9 @@ from vision.crops import CROP_H, CROP_W, normalise_crop
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 EMBEDDER_FILE = "tile_embed.onnx"
+# The same network in 8-bit integers (bench/vision/quantize_embedder.py): about twice as fast
+# through ONNX Runtime, with embeddings within 0.5 % of the float ones.
+QUANTISED_FILE = "tile_embed.int8.onnx"
 DEFAULT_MODEL_DIR = MODELS_DIR / "default"
 FORMAT_VERSION = 1
 # Answer when the best kind is more likely than all the others together. Measured on held-out
@@ -44,6 +47,12 @@ FORMAT_VERSION = 1
 # own, higher bar (adjudication.min_confidence) before it acts on an observation.
 DEFAULT_THRESHOLD = 0.5
 DEFAULT_TEMPERATURE = 0.05
+# A crop named with less confidence than this is looked at again, averaged over four copies
+# shifted by RETRY_SHIFT_PX (the finder's localisation error). Measured on three held-out sets
+# (bench/vision/bench_vision.py): all of what shifting every crop gains, for re-embedding 1-10 %
+# of the crops instead of all of them five times.
+DEFAULT_RETRY_BELOW = 0.8
+RETRY_SHIFT_PX = 3
 # Measured on held-out and mixed sets (bench/vision/bench_vision.py): 0.08 keeps the enrolled
 # set ahead and still lets a never-enrolled set match the bundled art.
 DEFAULT_BACKGROUND_MARGIN = 0.08
@@ -55,29 +64,43 @@ class ModelError(ValueError):
     """A model directory that cannot be used; the message says why."""
 
 
+def quantised_path(onnx_path: Path) -> Path:
+    """Where the 8-bit copy of a float network lives: beside it."""
+    return onnx_path.with_name(onnx_path.name.removesuffix(".onnx") + ".int8.onnx")
+
+
 class Embedder:
-    """The tile embedding network, run by ONNX Runtime (by OpenCV's dnn module where ONNX
-    Runtime is not installed: the same vectors, about half the speed)."""
+    """The tile embedding network, run by ONNX Runtime in 8-bit integers where the quantised
+    copy is beside the float network, else in floats (by OpenCV's dnn module where ONNX
+    Runtime is not installed: the float vectors, about a quarter of the speed)."""
 
     def __init__(
         self,
         onnx_path: Path = MODELS_DIR / EMBEDDER_FILE,
         threads: int | None = None,
         runtime: str = "auto",
+        quantised: bool = True,
     ) -> None:
         """``threads``: for the network; by default OpenCV's own setting
         (``cv2.setNumThreads``), so one knob sets both. ``runtime``: "onnxruntime",
-        "opencv", or "auto" (the first that is installed)."""
+        "opencv", or "auto" (the first that is installed). ``quantised``: use the 8-bit copy
+        when ONNX Runtime runs and the copy exists."""
         if not onnx_path.exists():
             raise ModelError(f"embedding network {onnx_path} is missing")
         if runtime not in ("auto", "onnxruntime", "opencv"):
             raise ModelError(f"unknown runtime {runtime!r}: auto, onnxruntime or opencv")
         self.path = onnx_path
+        self.quantised = False
         forward = None
         if runtime != "opencv":
-            forward = _ort_forward(onnx_path, threads or max(1, cv2.getNumThreads()))
-            if forward is None and runtime == "onnxruntime":
-                raise ModelError("onnxruntime is not installed (pip install onnxruntime)")
+            int8 = quantised_path(onnx_path)
+            self.quantised = quantised and int8.exists()
+            source = int8 if self.quantised else onnx_path
+            forward = _ort_forward(source, threads or max(1, cv2.getNumThreads()))
+            if forward is None:
+                self.quantised = False
+                if runtime == "onnxruntime":
+                    raise ModelError("onnxruntime is not installed (pip install onnxruntime)")
         self.runtime = "onnxruntime" if forward is not None else "opencv"
         self._forward = forward or _dnn_forward(onnx_path)
 
@@ -210,21 +233,50 @@ class Recogniser:
     background_margin: float = DEFAULT_BACKGROUND_MARGIN
     # Test-time shift augmentation in pixels (0: off; costs 5x the embedding time).
     shift_px: int = 0
+    # Below this confidence a crop gets a second look with shifted copies (0: never).
+    retry_below: float = DEFAULT_RETRY_BELOW
+    _bank_cache: (
+        tuple[tuple[object, ...], list[str], PrototypeBank, PrototypeBank | None] | None
+    ) = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def kinds(self) -> list[str]:
         return list(dict.fromkeys(self.labels))  # in order of first appearance
 
+    def _banks(self) -> tuple[list[str], PrototypeBank, PrototypeBank | None]:
+        """The kinds (enrolled first, then those only the background has) and the two
+        prototype banks, built once for the prototypes in place."""
+        sizes = (len(self.labels), len(self.background_labels))
+        cached = self._bank_cache
+        if (
+            cached is None
+            or cached[0][0] is not self.vectors
+            or cached[0][1] is not self.background
+            or cached[0][2] != sizes
+        ):
+            kinds = self.kinds
+            if self.background_labels:
+                own = set(kinds)
+                kinds += [k for k in dict.fromkeys(self.background_labels) if k not in own]
+            enrolled = PrototypeBank(self.labels, self.vectors, kinds)
+            background = None
+            if self.background_labels:
+                background = PrototypeBank(self.background_labels, self.background, kinds)
+            cached = self._bank_cache = (
+                (self.vectors, self.background, sizes),
+                kinds,
+                enrolled,
+                background,
+            )
+        return cached[1], cached[2], cached[3]
+
     def _scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
         """Per crop and kind, the best similarity to that kind's enrolled vectors (or, less
         the margin, to its background vectors)."""
-        kinds = self.kinds
-        scores = _best_per_kind(embeddings, self.labels, self.vectors, kinds)
-        if self.background_labels:
-            own = set(kinds)
-            kinds = kinds + [k for k in dict.fromkeys(self.background_labels) if k not in own]
-            scores = np.pad(scores, ((0, 0), (0, len(kinds) - scores.shape[1])), constant_values=-2)
-            other = _best_per_kind(embeddings, self.background_labels, self.background, kinds)
+        kinds, enrolled, background = self._banks()
+        scores = enrolled.best_per_kind(embeddings)
+        if background is not None:
+            other = background.best_per_kind(embeddings)
             scores = np.maximum(scores, other - self.background_margin)
         return kinds, scores
 
@@ -240,7 +292,22 @@ class Recogniser:
         return out
 
     def identify(self, crops: Sequence[Image]) -> list[Identity]:
-        return self.identify_embeddings(self.embedder.embed(crops, shift_px=self.shift_px))
+        first = self.identify_embeddings(self.embedder.embed(crops, shift_px=self.shift_px))
+        return self.second_look(crops, first)
+
+    def second_look(self, crops: Sequence[Image], identities: list[Identity]) -> list[Identity]:
+        """The identities again, where one is less sure than ``retry_below``: named afresh
+        from the crop averaged with four shifted copies."""
+        if self.shift_px or not self.retry_below:
+            return identities
+        unsure = [n for n, i in enumerate(identities) if i.confidence < self.retry_below]
+        if not unsure:
+            return identities
+        vectors = self.embedder.embed([crops[n] for n in unsure], shift_px=RETRY_SHIFT_PX)
+        out = list(identities)
+        for n, again in zip(unsure, self.identify_embeddings(vectors), strict=True):
+            out[n] = again
+        return out
 
     # -- enrolment and storage ------------------------------------------------------------------
 
@@ -316,6 +383,9 @@ class Recogniser:
             embedder_ref = os.path.relpath(self.embedder.path, folder)
         elif self.embedder.path.resolve() != (folder / EMBEDDER_FILE).resolve():
             shutil.copyfile(self.embedder.path, folder / EMBEDDER_FILE)
+            int8 = quantised_path(self.embedder.path)
+            if int8.exists():
+                shutil.copyfile(int8, quantised_path(folder / EMBEDDER_FILE))
         np.savez_compressed(
             folder / "prototypes.npz",
             labels=np.array(self.labels),
@@ -331,6 +401,7 @@ class Recogniser:
             "min_similarity": self.min_similarity,
             "background_margin": self.background_margin,
             "shift_px": self.shift_px,
+            "retry_below": self.retry_below,
             "kinds": len(self.kinds),
             "images": images,
         }
@@ -371,6 +442,7 @@ class Recogniser:
                 background,
                 float(meta.get("background_margin", DEFAULT_BACKGROUND_MARGIN)),
                 int(meta.get("shift_px", 0)),
+                float(meta.get("retry_below", DEFAULT_RETRY_BELOW)),
             )
         except ModelError:
             raise
@@ -388,20 +460,31 @@ def _blas() -> ThreadpoolController:
     return _BLAS[0]
 
 
-def _best_per_kind(
-    embeddings: Vectors, labels: list[str], vectors: Vectors, kinds: list[str]
-) -> NDArray[np.float64]:
-    """Per crop and kind, the best similarity to that kind's vectors (-2 where it has none)."""
-    out = np.full((len(embeddings), len(kinds)), -2.0)
-    # A product this small is slower on several BLAS threads than on one, and far slower
-    # when the cores are busy (measured: 16 ms against 0.1 ms beside another job).
-    with _blas().limit(limits=1, user_api="blas"):
-        sims = embeddings @ vectors.T
-    position = {kind: i for i, kind in enumerate(kinds)}
-    label_idx = np.array([position[lab] for lab in labels])
-    for k in np.unique(label_idx):
-        out[:, k] = sims[:, label_idx == k].max(axis=1)
-    return out
+class PrototypeBank:
+    """Prototype vectors grouped by kind, so that the best similarity per kind is one product
+    and one segmented maximum (masking the columns kind by kind cost 6 ms a frame against
+    14,000 bundled prototypes, five times the product itself)."""
+
+    def __init__(self, labels: Sequence[str], vectors: Vectors, kinds: Sequence[str]) -> None:
+        position = {kind: i for i, kind in enumerate(kinds)}
+        label_idx = np.array([position[lab] for lab in labels], np.int64)
+        order = np.argsort(label_idx, kind="stable")
+        self.vectors_t = np.ascontiguousarray(vectors[order].T)
+        self.present, self.starts = np.unique(label_idx[order], return_index=True)
+        self.width = len(kinds)
+
+    def best_per_kind(self, embeddings: Vectors) -> NDArray[np.float64]:
+        """Per crop and kind, the best similarity to that kind's vectors (-2 where it has
+        none)."""
+        out = np.full((len(embeddings), self.width), -2.0)
+        if not len(self.present) or not len(embeddings):
+            return out
+        # A product this small is slower on several BLAS threads than on one, and far slower
+        # when the cores are busy (measured: 16 ms against 0.1 ms beside another job).
+        with _blas().limit(limits=1, user_api="blas"):
+            sims = embeddings @ self.vectors_t
+        out[:, self.present] = np.maximum.reduceat(sims, self.starts, axis=1)
+        return out
 
 
 def _softmax(x: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -93,16 +93,22 @@ def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) ->
 
 def recognisers(embedder: Embedder, samples: list[tuple[str, np.ndarray]]) -> dict[str, Any]:
     """The enrolment methods compared side by side on the same crops:
-    ``old``: one prototype per photo, leave-one-out fit (the method before 2026-12);
-    ``new``: each photo augmented into 12 prototypes, leave-one-photo-out fit, the bundled
-    prototypes kept behind the enrolled ones (what ``mjtable vision enroll`` now does);
-    ``new+tta``: ``new`` with test crops averaged over four 3-px shifts (5x the embedding)."""
+    ``old``: one prototype per photo, leave-one-out fit, one look at each crop (the method
+    before 2026-12);
+    ``new, one look``: each photo augmented into 12 prototypes, leave-one-photo-out fit, the
+    bundled prototypes kept behind the enrolled ones;
+    ``new``: that, and crops named with confidence under 0.8 looked at again through four
+    3-px shifts (what ``mjtable vision enroll`` and the scanner now do);
+    ``new+tta``: every test crop averaged over four 3-px shifts (5x the embedding)."""
     old = Recogniser.enrol(embedder, samples, augment=False)
+    old.retry_below = 0.0
     new = Recogniser.enrol(embedder, samples)
     new.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
+    one_look = copy.copy(new)
+    one_look.retry_below = 0.0
     tta = copy.copy(new)
     tta.shift_px = 3
-    return {"old": old, "new": new, "new+tta": tta}
+    return {"old": old, "new, one look": one_look, "new": new, "new+tta": tta}
 
 
 def held_out_enrolled(

@@ -36,7 +36,7 @@ def scan_once(scanner: Any, frame: Any) -> tuple[float, float, list[list[Any]]]:
 def stage_times(frame: Any, calibration: Any, recogniser: Any) -> dict[str, float]:
     """Seconds spent in each stage of a scan, through the stages' own functions (the ones
     every revision of the scanner has): finding, cutting the crops, the network, matching
-    against the prototypes, the dice."""
+    against the prototypes, the second look at unsure crops, the dice."""
     from vision import dice, finder
 
     marks = [time.perf_counter()]
@@ -50,13 +50,16 @@ def stage_times(frame: Any, calibration: Any, recogniser: Any) -> dict[str, floa
     marks.append(time.perf_counter())
     vectors = recogniser.embedder.embed(crops, shift_px=recogniser.shift_px)
     marks.append(time.perf_counter())
-    recogniser.identify_embeddings(vectors)
+    identities = recogniser.identify_embeddings(vectors)
+    marks.append(time.perf_counter())
+    if hasattr(recogniser, "second_look"):  # the unsure crops looked at again
+        recogniser.second_look(crops, identities)
     marks.append(time.perf_counter())
     for spot in found:
         if spot.kind == "die":
             dice.count_pips(dice.die_crop(frame, calibration, spot.x, spot.y, spot.angle))
     marks.append(time.perf_counter())
-    names = ("find", "crops", "embed", "match", "dice")
+    names = ("find", "crops", "embed", "match", "retry", "dice")
     return {name: b - a for name, a, b in zip(names, marks[:-1], marks[1:], strict=True)}
 
 

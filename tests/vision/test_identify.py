@@ -13,10 +13,13 @@ from vision.crops import CROP_H, CROP_W, synthetic_crop
 from vision.identify import (
     DEFAULT_MODEL_DIR,
     MODELS_DIR,
+    RETRY_SHIFT_PX,
     Embedder,
     ModelError,
+    PrototypeBank,
     Recogniser,
     enrolment_variants,
+    quantised_path,
 )
 
 from .conftest import HELD_OUT_ART
@@ -75,8 +78,13 @@ def test_save_and_load_give_the_same_answers(embedder: Embedder, tmp_path: Path)
     faces = load_set("kde-traditional")
     enrol = [(label, synthetic_crop(f, rng)) for label, f in faces.items() for _ in range(3)]
     recogniser = Recogniser.enrol(embedder, enrol)
+    recogniser.retry_below = 0.6
     recogniser.save(tmp_path / "model", images=len(enrol))
+    # The folder holds both networks: the 8-bit one ONNX Runtime runs, the float one for
+    # OpenCV.
+    assert quantised_path(tmp_path / "model" / "tile_embed.onnx").exists()
     again = Recogniser.load(tmp_path / "model")
+    assert again.embedder.quantised and again.retry_below == 0.6
     crops = [synthetic_crop(faces[label], rng) for label in ("1B", "RD", "S3", "J", "BACK")]
     a, b = recogniser.identify(crops), again.identify(crops)
     assert [x.best for x in a] == [x.best for x in b]
@@ -135,3 +143,39 @@ def test_background_prototypes_round_trip_and_name_kinds_not_enrolled(
     ids = again.identify(crops)
     assert [i.best for i in ids] == ["EW", "9C", "1B"]
     assert [i.best for i in recogniser.identify(crops)] == ["EW", "9C", "1B"]
+
+
+def test_only_unsure_crops_get_a_second_look(embedder: Embedder) -> None:
+    """Under ``retry_below`` a crop is named again from shifted copies (what naming it with
+    ``shift_px`` gives); a sure crop keeps its first answer; 0 turns the second look off."""
+    rng = np.random.default_rng(13)
+    faces = load_set(HELD_OUT_ART)
+    enrol = [(label, synthetic_crop(f, rng)) for label, f in faces.items() for _ in range(3)]
+    recogniser = Recogniser.enrol(embedder, enrol)
+    crops = [synthetic_crop(f, rng, strength=1.5) for f in faces.values()]
+    first = recogniser.identify_embeddings(embedder.embed(crops))
+    shifted = recogniser.identify_embeddings(embedder.embed(crops, shift_px=RETRY_SHIFT_PX))
+    recogniser.retry_below = float(np.median([i.confidence for i in first]))
+    unsure = [i.confidence < recogniser.retry_below for i in first]
+    assert 0 < sum(unsure) < len(crops)
+    again = recogniser.identify(crops)
+    for was, now, other, retried in zip(first, again, shifted, unsure, strict=True):
+        expected = other if retried else was
+        assert now.best == expected.best and now.label == expected.label
+        assert now.confidence == pytest.approx(expected.confidence, abs=1e-4)
+    recogniser.retry_below = 0.0
+    assert recogniser.identify(crops) == first
+
+
+def test_prototype_bank_is_the_best_similarity_of_each_kind() -> None:
+    rng = np.random.default_rng(2)
+    kinds = ["1B", "RD", "F1", "EW"]
+    labels = [str(k) for k in rng.choice(["1B", "RD", "EW"], size=40)]  # F1: none
+    vectors = rng.normal(size=(40, 8)).astype(np.float32)
+    crops = rng.normal(size=(5, 8)).astype(np.float32)
+    best = PrototypeBank(labels, vectors, kinds).best_per_kind(crops)
+    sims = crops @ vectors.T
+    for k, kind in enumerate(kinds):
+        mine = [n for n, lab in enumerate(labels) if lab == kind]
+        expected = sims[:, mine].max(axis=1) if mine else np.full(5, -2.0)
+        assert np.allclose(best[:, k], expected, atol=1e-6)
