@@ -104,16 +104,27 @@ class Embedder:
         self.runtime = "onnxruntime" if forward is not None else "opencv"
         self._forward = forward or _dnn_forward(onnx_path)
 
-    def embed(self, crops: Sequence[Image], batch: int = 64, shift_px: int = 0) -> Vectors:
+    def embed(
+        self,
+        crops: Sequence[Image],
+        batch: int = 64,
+        shift_px: int = 0,
+        unshifted: Vectors | None = None,
+    ) -> Vectors:
         """Unit vectors, one per crop; each crop is seen both ways up and the two averaged,
         so a tile lying upside down looks the same. ``shift_px`` > 0 also averages four
-        copies shifted by that much (test-time augmentation: 5x the work)."""
+        copies shifted by that much (test-time augmentation: 5x the work, 4x when the crops'
+        own vectors are given as ``unshifted``)."""
         if not crops:
             return np.zeros((0, 64), np.float32)
         if shift_px > 0:
             copies = [shifted(normalise_crop(c), shift_px) for c in crops]
+            if unshifted is not None:
+                copies = [group[1:] for group in copies]
             flat = [v for group in copies for v in group]
             stacked = self.embed(flat, batch).reshape(len(crops), len(copies[0]), -1)
+            if unshifted is not None:
+                stacked = np.concatenate([unshifted[:, None], stacked], axis=1)
             return _unit(stacked.mean(axis=1))
         out = []
         for start in range(0, len(crops), batch):
@@ -292,18 +303,23 @@ class Recogniser:
         return out
 
     def identify(self, crops: Sequence[Image]) -> list[Identity]:
-        first = self.identify_embeddings(self.embedder.embed(crops, shift_px=self.shift_px))
-        return self.second_look(crops, first)
+        vectors = self.embedder.embed(crops, shift_px=self.shift_px)
+        return self.second_look(crops, vectors, self.identify_embeddings(vectors))
 
-    def second_look(self, crops: Sequence[Image], identities: list[Identity]) -> list[Identity]:
+    def second_look(
+        self, crops: Sequence[Image], vectors: Vectors, identities: list[Identity]
+    ) -> list[Identity]:
         """The identities again, where one is less sure than ``retry_below``: named afresh
-        from the crop averaged with four shifted copies."""
+        from the crop's vector (``vectors``: the crops' own) averaged with four shifted
+        copies'."""
         if self.shift_px or not self.retry_below:
             return identities
         unsure = [n for n, i in enumerate(identities) if i.confidence < self.retry_below]
         if not unsure:
             return identities
-        vectors = self.embedder.embed([crops[n] for n in unsure], shift_px=RETRY_SHIFT_PX)
+        vectors = self.embedder.embed(
+            [crops[n] for n in unsure], shift_px=RETRY_SHIFT_PX, unshifted=vectors[unsure]
+        )
         out = list(identities)
         for n, again in zip(unsure, self.identify_embeddings(vectors), strict=True):
             out[n] = again

@@ -81,9 +81,16 @@ def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) ->
     # tiles, the white dragon and the one bamboo are pictures each maker draws their own way.
     own_art = {*CHINESE_LABELS[34:], "WD", "1B", JOKER, BLANK, BACK}
     common = [(i, t) for i, t in zip(ids, truth, strict=True) if t not in own_art]
+    # Weighted as the faces of a 152-tile American set are: 4 of each of the 34 kinds, one of
+    # each flower and season, 8 Jokers (what a photo of the table holds; blanks and backs are
+    # not faces of play and are left out of this figure only).
+    copies = {**dict.fromkeys(CHINESE_LABELS[:34], 4), **dict.fromkeys(CHINESE_LABELS[34:], 1)}
+    copies[JOKER] = 8
+    weighted = [(copies[t], i.label == t) for i, t in zip(ids, truth, strict=True) if t in copies]
     return {
         "n": len(truth),
         "top1": correct / len(truth),
+        "top1_per_tile_of_a_set": sum(w for w, ok in weighted if ok) / sum(w for w, _ in weighted),
         "top1_no_abstain": best_correct / len(truth),
         "abstain": 1 - len(answered) / len(truth),
         "acc_answered": correct / max(1, len(answered)),

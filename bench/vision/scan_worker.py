@@ -53,7 +53,7 @@ def stage_times(frame: Any, calibration: Any, recogniser: Any) -> dict[str, floa
     identities = recogniser.identify_embeddings(vectors)
     marks.append(time.perf_counter())
     if hasattr(recogniser, "second_look"):  # the unsure crops looked at again
-        recogniser.second_look(crops, identities)
+        recogniser.second_look(crops, vectors, identities)
     marks.append(time.perf_counter())
     for spot in found:
         if spot.kind == "die":

@@ -107,6 +107,52 @@ class Exported(nn.Module):
         return self.net.embedding(x / 127.5 - 1.0)
 
 
+def start_from_onnx(net: TileNet, onnx_path: Path, calibration: torch.Tensor) -> None:
+    """Begin where an exported network left off (its .pt gone): the export folded each batch
+    norm into its convolution, so the convolutions take the folded weights and each batch
+    norm is set to reproduce the folded bias, both in evaluation and under batch statistics
+    (its scale and shift are the spread and mean of the convolution's output on
+    ``calibration``). The class weights are imprinted: each kind's mean embedding."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(onnx_path))
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
+    if len(convs) != len(blocks):
+        raise SystemExit(f"{onnx_path}: {len(convs)} convolutions, the network has {len(blocks)}")
+    x = calibration / 127.5 - 1.0
+    with torch.no_grad():
+        net.embed.weight.copy_(torch.from_numpy(weights["net.embed.weight"].copy()))
+        net.embed.bias.copy_(torch.from_numpy(weights["net.embed.bias"].copy()))
+        for node, block in zip(convs, blocks, strict=True):
+            conv, norm = block[0], block[1]
+            conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
+            bias = torch.from_numpy(weights[node.input[2]].copy())
+            out = conv(x)
+            mean, var = out.mean(dim=(0, 2, 3)), out.var(dim=(0, 2, 3), unbiased=False)
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            norm.weight.copy_(torch.sqrt(var + norm.eps))
+            norm.bias.copy_(bias + mean)
+            x = block[2](norm.eval()(out))
+            # The layers between blocks (pooling) as the network runs them.
+            after = list(net.features).index(block) + 1
+            while after < len(net.features) and not isinstance(net.features[after], nn.Sequential):
+                x = net.features[after](x)
+                after += 1
+    net.eval()
+
+
+def imprint(net: TileNet, crops: torch.Tensor, labels: torch.Tensor) -> None:
+    """Class weights: each kind's mean embedding of ``crops`` (unit length)."""
+    with torch.no_grad():
+        emb = net(crops / 127.5 - 1.0)
+        for k in labels.unique():
+            net.weight[int(k)] = F.normalize(emb[labels == k].mean(0), dim=0)
+
+
 def recolour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Colour is the least reliable cue between sets (jade, blue or black inks, yellowed
     bodies): sometimes swap the channels or drop colour, so the shapes carry the kind."""
@@ -200,7 +246,11 @@ def main() -> int:
     parser.add_argument(
         "--scene-crops", type=Path, help="finder-cut crops (scene_crops.py): a third of a batch"
     )
-    parser.add_argument("--init", type=Path, help="weights (.pt) of an earlier run to start from")
+    parser.add_argument(
+        "--init",
+        type=Path,
+        help="weights of an earlier run to start from: its .pt, or the exported .onnx",
+    )
     parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument(
         "--workers", type=int, default=1, help="processes cutting crops (0: in the trainer)"
@@ -242,7 +292,20 @@ def main() -> int:
         print(f"and {len(scene[1])} finder-cut crops from {args.scene_crops}", flush=True)
 
     net = TileNet(len(LABELS), args.arch)
-    if args.init:
+    if args.init and args.init.suffix == ".onnx":
+        rng = np.random.default_rng(args.seed + 1)
+        every = faces + generated
+        picks = rng.integers(len(every), size=4096)
+        crops = torch.from_numpy(
+            np.stack([synthetic_crop(every[k][1], rng) for k in picks]).transpose(0, 3, 1, 2)
+        ).float()
+        labels = torch.tensor([every[k][0] for k in picks])
+        start_from_onnx(net, args.init, crops[:1024])
+        imprint(net, crops, labels)
+        print(
+            f"starting from {args.init} (batch norms fitted, class weights imprinted)", flush=True
+        )
+    elif args.init:
         net.load_state_dict(torch.load(args.init))
         print(f"starting from {args.init}", flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
