@@ -24,6 +24,14 @@ last *looked at* (never with the previous frame, so that small changes cannot ad
   is what was named: a discard landing on the spot, a tile turned over, turned end for end or
   swapped for a look-alike all change the crop far beyond the threshold.
 
+  A tile is recalled only once the network has named it alike ``confirm`` times in a row
+  (each time it was looked at, with its crop unchanged); until then it is named again, as an
+  uncached scan names it. The network can misread a tile in one frame (a 5 of characters
+  taken for a 3 under one frame's light) and read it right in the next: recalled after one
+  naming, that misread would stand for as long as the tile lies there, where an uncached scan
+  shows it for one frame and the watcher, which wants ``stable_frames`` scans alike, never
+  reports it.
+
 A tile the recogniser abstained on is not remembered as a tile (when it is looked at again, it
 is named again: another chance), nor is one not seen in the last scan (picked up, or under a
 hand); everything is forgotten when the recogniser changes (a new enrolment).
@@ -95,7 +103,8 @@ def thumbnail(frame: Image) -> Image:
 class _Known:
     spot: Found  # where the tile was when it was named
     signature: Signature  # its crop then
-    identity: Identity
+    identity: Identity  # as last named
+    agreed: int = 1  # namings in a row, crop unchanged, that gave this label
 
 
 @dataclass
@@ -119,6 +128,10 @@ class ScanMemory:
     # really moved that far fails the comparison).
     shift_mm: float = 2.0
     turn_deg: float = 5.0
+    # A tile is recalled after this many namings alike, as the watcher (stable_frames=3)
+    # wants that many scans alike before it reports a tile: a misread is kept no more
+    # readily than an uncached scan would let it through.
+    confirm: int = 3
     # A changed part is looked at with this much of the table around it (a tile's length
     # and more, then a row of discards' length: a blob that meets the change must lie whole
     # inside, or the next margin is tried, then the whole table); beyond this share of the
@@ -185,11 +198,15 @@ class ScanMemory:
         """The part of the table to look at again (``margin_mm`` around the change), and
         within it where the frame changed (top-down pixels); None when that is too much of
         the table."""
-        rows, cols = np.nonzero(changed)
-        corners = np.concatenate(
-            [np.stack([cols + dx, rows + dy], axis=1) for dx in (0, 1) for dy in (0, 1)]
-        )
-        mm = calibration.to_table(corners.astype(np.float64) * _THUMB)
+        # The changed blocks' bounding rectangle: the table sees it as a convex quadrilateral
+        # (a homography keeps lines straight), so its corners bound the change there too, at
+        # the cost of four points rather than four per changed block (a change of light
+        # changes them all).
+        rows = np.flatnonzero(changed.any(axis=1))
+        cols = np.flatnonzero(changed.any(axis=0))
+        x0, x1, y0, y1 = cols[0], cols[-1] + 1, rows[0], rows[-1] + 1
+        corners = np.array([[x0, y0], [x1, y0], [x0, y1], [x1, y1]], np.float64)
+        mm = calibration.to_table(corners * _THUMB)
         size = calibration.geometry.size_mm
         lo = np.clip(mm.min(axis=0) - 2.0, 0, size)
         hi = np.clip(mm.max(axis=0) + 2.0, 0, size)
@@ -240,6 +257,15 @@ class ScanMemory:
                 out.append(-1)
         return out
 
+    @staticmethod
+    def _named(spot: Found, signature: Signature, identity: Identity, old: _Known | None) -> _Known:
+        """What is known of a tile just named; ``old``: what was known of it, its crop
+        unchanged since. Named alike, one more agreement, compared with the crop it was first
+        named from (so that small changes cannot add up unseen); named otherwise, a new start."""
+        if old is not None and old.identity.label == identity.label:
+            return replace(old, identity=identity, agreed=old.agreed + 1)
+        return _Known(spot, signature, identity)
+
     def identify(
         self,
         frame: Image,
@@ -248,9 +274,10 @@ class ScanMemory:
         recogniser: Recogniser,
         keep: Callable[[float, float], bool] | None = None,
     ) -> list[Identity]:
-        """The identity of every tile: remembered where its crop has not changed, from the
-        network otherwise. What is known afterwards is these tiles, and (``keep``, for a
-        scan of part of the table) the known tiles at the places ``keep(x, y)`` accepts."""
+        """The identity of every tile: remembered where its crop has not changed since the
+        network named it alike ``confirm`` times in a row, from the network otherwise. What
+        is known afterwards is these tiles, and (``keep``, for a scan of part of the table)
+        the known tiles at the places ``keep(x, y)`` accepts."""
         self._check_recogniser(recogniser)
         earlier = self._earlier(tiles)
         # Cut each tile at the place it was named (its own place when new).
@@ -259,16 +286,20 @@ class ScanMemory:
         sigs = signatures(crops)
         identities: list[Identity | None] = [None] * len(tiles)
         known: list[_Known | None] = [None] * len(tiles)
+        unchanged: dict[int, _Known] = {}  # tiles to be named again, their crop as it was
         recut: list[int] = []
         for i, e in enumerate(earlier):
             if e < 0:
                 continue
             old = self._known[e]
-            if float(np.abs(sigs[i] - old.signature).max()) <= self.crop_threshold:
+            if float(np.abs(sigs[i] - old.signature).max()) > self.crop_threshold:
+                recut.append(i)  # something else lies there: cut at where it is now
+            elif old.agreed >= self.confirm:
                 identities[i] = old.identity
                 known[i] = old
             else:
-                recut.append(i)  # something else lies there: cut at where it is now
+                unchanged[i] = old  # not confirmed yet: named again where it is now
+                recut.append(i)
         if recut:
             fresh = tile_crops(frame, calibration, [tiles[i] for i in recut])
             for i, crop, sig in zip(recut, fresh, signatures(fresh), strict=True):
@@ -279,7 +310,7 @@ class ScanMemory:
         for i, identity in zip(todo, named, strict=True):
             identities[i] = identity
             if identity.label is not None:  # an abstention is not kept: look again next time
-                known[i] = _Known(tiles[i], sigs[i], identity)
+                known[i] = self._named(tiles[i], sigs[i], identity, unchanged.get(i))
         self.stats.tiles_recalled += len(tiles) - len(todo)
         self.stats.tiles_named += len(todo)
         used = {e for e in earlier if e >= 0}

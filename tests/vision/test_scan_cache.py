@@ -1,6 +1,7 @@
-"""The live-table scan cache: a frame like the last one, or a tile whose crop has not changed,
-is not named again; a tile that changed (a discard landing on its spot, turned over, swapped
-for a look-alike) is always named afresh, exactly as an uncached scan names it."""
+"""The live-table scan cache: a frame like the last one, or a tile whose crop has not changed
+since the network named it alike three times, is not named again; a tile that changed (a
+discard landing on its spot, turned over, swapped for a look-alike) or not yet named alike
+three times (one frame's misreading) is named afresh, exactly as an uncached scan names it."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.observe import TableWatcher
 from vision.render import Layout, Style, TilePlacement, random_layout, render_still
 from vision.scan import Scanner, ScanResult, TileSeen
-from vision.scan_cache import signatures, thumbnail
+from vision.scan_cache import CacheStats, signatures, thumbnail
 
 GEOMETRY = TableGeometry()
 SEED = 41
@@ -74,16 +75,24 @@ def _free_spot(layout: Layout) -> tuple[float, float]:
 def _warm(
     table: tuple[Layout, Style, np.ndarray, Calibration, Recogniser],
 ) -> tuple[Scanner, ScanResult]:
-    _, _, first, cal, recogniser = table
+    """A cached scanner that has named the table's tiles alike as often as it must before it
+    recalls them (the light changing between frames, so that each frame is looked at), and
+    the last of those scans; its counts start again from there."""
+    layout, style, first, cal, recogniser = table
     scanner = Scanner(cal, recogniser, cache=True)
-    result = scanner.scan(first)
     assert scanner.memory is not None
+    result = scanner.scan(first)
+    for n in range(1, scanner.memory.confirm):
+        result = scanner.scan(film(layout, style, 10 + n, gain=1.0 if n % 2 == 0 else 0.92))
+    assert scanner.memory.stats.frames_reused == 0
+    scanner.memory.stats = CacheStats()
     return scanner, result
 
 
 def test_an_unchanged_frame_is_not_scanned_again(table) -> None:  # type: ignore[no-untyped-def]
     layout, style, first, cal, recogniser = table
-    scanner, warm = _warm(table)
+    scanner = Scanner(cal, recogniser, cache=True)
+    warm = scanner.scan(first)
     assert scanner.memory is not None
     named = scanner.memory.stats.tiles_named
     assert named == len(warm.tiles) > 25
@@ -95,9 +104,9 @@ def test_an_unchanged_frame_is_not_scanned_again(table) -> None:  # type: ignore
 
 
 def test_unchanged_tiles_keep_their_identity_through_a_change_of_light(table) -> None:  # type: ignore[no-untyped-def]
-    """The exposure drops 8 %: every pixel changed, no tile did. The frame is scanned
-    again (positions are measured), but only the tiles the recogniser abstained on go
-    through the network again."""
+    """The exposure drops: every pixel changed, no tile did. The frame is scanned again
+    (positions are measured), but only the tiles the recogniser abstained on go through the
+    network again (the others it has named alike often enough)."""
     layout, style, _, cal, recogniser = table
     scanner, warm = _warm(table)
     assert scanner.memory is not None
@@ -117,14 +126,13 @@ def test_unchanged_tiles_keep_their_identity_through_a_change_of_light(table) ->
 
 def _changed(
     table: tuple[Layout, Style, np.ndarray, Calibration, Recogniser], change: str
-) -> tuple[TileSeen, TileSeen, Scanner, int, ScanResult]:
+) -> tuple[TileSeen, TileSeen, Scanner, ScanResult]:
     """Scan the table, make one change at the spot of one discard it named, scan again with
     the cache and without: (the cached scan's tile there, the uncached scan's, the cached
-    scanner, the tiles it kept from the first scan, the first scan)."""
+    scanner, the scan before the change)."""
     layout, style, _, cal, recogniser = table
     scanner, warm = _warm(table)
     assert scanner.memory is not None
-    kept = _kept(warm)
     k = _discard_index(layout, warm)
     old = layout.tiles[k]
     tiles = list(layout.tiles)
@@ -142,7 +150,7 @@ def _changed(
     cached = scanner.scan(frame)
     plain = Scanner(cal, recogniser).scan(frame)
     assert _same_places(cached, plain)  # nothing lost, nothing added
-    return _at(cached, old.x, old.y), _at(plain, old.x, old.y), scanner, kept, warm
+    return _at(cached, old.x, old.y), _at(plain, old.x, old.y), scanner, warm
 
 
 def _same_places(a: ScanResult, b: ScanResult, tol_mm: float = 3.0) -> bool:
@@ -177,7 +185,7 @@ def _same_places(a: ScanResult, b: ScanResult, tol_mm: float = 3.0) -> bool:
     ],
 )
 def test_a_changed_tile_is_named_again(table, change: str) -> None:  # type: ignore[no-untyped-def]
-    cached, plain, scanner, kept, warm = _changed(table, change)
+    cached, plain, scanner, warm = _changed(table, change)
     assert scanner.memory is not None
     stats = scanner.memory.stats
     assert stats.frames_reused == 0  # the frame is not taken for the old one
@@ -192,18 +200,56 @@ def test_a_changed_tile_is_named_again(table, change: str) -> None:  # type: ign
     # Only the changed part of the table was looked at again, and the changed tile named
     # afresh (with a neighbour or two of a touching row, measured a little elsewhere).
     assert stats.frames_partly_scanned == 1
-    assert 1 <= stats.tiles_named - kept - abstained(warm) <= 6
+    assert 1 <= stats.tiles_named - abstained(warm) <= 6
+
+
+def test_one_frames_misreading_is_not_kept(table) -> None:  # type: ignore[no-untyped-def]
+    """Under one frame's light the network can take a tile for its look-alike and read it
+    right in the next (here the exposure drops to 45 % for a frame: a 4 of characters read as
+    a 1). Recalled from that one naming, the misreading would stand for as long as the tile
+    lies there (in frames of `mjtable simulate --camera --seed 1`, a 5 of characters of an
+    exposed pung read as a 3 in one frame stayed a 3 in every frame after); an uncached scan
+    shows it for that frame only, and the watcher never reports it. The frame after is named
+    as an uncached scan names it."""
+    layout, style, _, cal, recogniser = table
+    scanner = Scanner(cal, recogniser, cache=True)
+    dim = scanner.scan(film(layout, style, 3, gain=0.45))
+    frame = film(layout, style, 2, gain=0.92)
+    cached = scanner.scan(frame)
+    plain = Scanner(cal, recogniser).scan(frame)
+    misread = [t for t in plain.tiles if t.tile and _at(dim, t.x, t.y).tile not in (None, t.tile)]
+    assert misread, "the dim frame names no tile otherwise: no case to test"
+    assert [(t.tile, t.best, t.x, t.y) for t in cached.tiles] == [
+        (t.tile, t.best, t.x, t.y) for t in plain.tiles
+    ]
+
+
+def test_a_tile_is_recalled_once_named_alike_three_times(table) -> None:  # type: ignore[no-untyped-def]
+    """Each frame under new light is looked at whole; a tile goes through the network until
+    it has been named alike three times in a row, and is recalled from then on."""
+    layout, style, first, cal, recogniser = table
+    scanner = Scanner(cal, recogniser, cache=True)
+    assert scanner.memory is not None and scanner.memory.confirm == 3
+    stats = scanner.memory.stats
+    named = [len(scanner.scan(first).tiles)]
+    for noise, gain in ((11, 0.92), (12, 1.0), (3, 0.92)):
+        before = stats.tiles_named
+        scan = scanner.scan(film(layout, style, noise, gain=gain))
+        named.append(stats.tiles_named - before)
+    assert stats.frames_reused == 0
+    assert named[:3] == [len(scan.tiles)] * 3  # the first three: every tile named
+    assert named[3] == abstained(scan)  # then only the abstentions
 
 
 def test_a_new_recogniser_forgets_everything(table) -> None:  # type: ignore[no-untyped-def]
     first = table[2]
-    scanner, _ = _warm(table)
+    scanner, warm = _warm(table)
     assert scanner.memory is not None
-    named = scanner.memory.stats.tiles_named
     scanner.recogniser = Recogniser.load(DEFAULT_MODEL_DIR)  # e.g. after an enrolment
     scanner.scan(first)
     assert scanner.memory.stats.frames_reused == 0
-    assert scanner.memory.stats.tiles_named == 2 * named
+    assert scanner.memory.stats.tiles_recalled == 0
+    assert scanner.memory.stats.tiles_named == len(warm.tiles)
 
 
 def test_signatures_ignore_exposure_but_not_content() -> None:
@@ -238,7 +284,6 @@ def test_a_new_discard_is_looked_at_alone(table) -> None:  # type: ignore[no-unt
     layout, style, _, cal, recogniser = table
     scanner, warm = _warm(table)
     assert scanner.memory is not None
-    named = scanner.memory.stats.tiles_named
     spot = _free_spot(layout)
     assert min(np.hypot(t.x - spot[0], t.y - spot[1]) for t in layout.tiles) > 60
     landed = Layout([*layout.tiles, TilePlacement("7B", *spot, 0.4)], list(layout.dice))
@@ -246,7 +291,7 @@ def test_a_new_discard_is_looked_at_alone(table) -> None:  # type: ignore[no-unt
     cached = scanner.scan(frame)
     plain = Scanner(cal, recogniser).scan(frame)
     assert scanner.memory.stats.frames_partly_scanned == 1
-    assert scanner.memory.stats.tiles_named == named + 1
+    assert scanner.memory.stats.tiles_named == 1
     assert len(cached.tiles) == len(warm.tiles) + 1
     assert _same_places(cached, plain)
     new, truth = _at(cached, *spot), _at(plain, *spot)
