@@ -84,8 +84,8 @@ class CameraLoop:
             if self.calibration_path:
                 calibration.save(Path(self.calibration_path))
         model = Path(self.model_dir) if self.model_dir else DEFAULT_MODEL_DIR
-        # Uncached: with the live-table cache (vision/scan_cache.py) a simulated hand (seed 1)
-        # once missed an exposure and the mirror lost the hand; the whole scan did not.
+        # Uncached until a simulated hand (seed 1) passes with the live-table cache
+        # (vision/scan_cache.py); that hand now fails the same way uncached (docs/vision.md).
         scanner = Scanner(calibration, Recogniser.load(model), cache=False)
         watcher = TableWatcher(stable_frames=self.stable_frames, set_size=self.set_size)
         return scanner, watcher
