@@ -4,8 +4,10 @@ The frame is flattened through the calibration to a top-down image at ``PX_PER_M
 tile always measures ``tile_w x tile_h`` millimetres. Everything that is not cloth is a blob;
 a blob one tile deep is a row of touching tiles, cut at the seams (the dark rounded rims where
 two tiles meet) into pieces whose lengths are tile widths (upright) or tile lengths (turned
-sideways, as a claimed tile is); a blob two tiles deep is first cut into two rows. Squares of
-the die's size are dice (measured on the die's white body, its shadow left out), and a blob
+sideways, as a claimed tile is); a blob two to four tiles deep (a seat's discard rows, joined
+by blur and shadow late in a hand) is first cut into rows, and when more than two, its pieces
+must share the body colour of the table's other tiles to count as tiles. Squares of the die's
+size are dice (measured on the die's white body, its shadow left out), and a blob
 that two such squares explain is two dice at rest against each other (vision/dice_pair.py).
 What fits neither (a hand over the table, a heap) is reported as an obstruction and its tiles
 are simply not seen in that frame.
@@ -13,6 +15,7 @@ are simply not seen in that frame.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -248,6 +251,8 @@ def _find_in(
     tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
     die_area = g.die_mm**2 * PX_PER_MM**2
     found: list[Found] = []
+    # Blobs cut into more than two rows: a seat's late discards, or a hand over them.
+    deep: list[tuple[list[Found], Found]] = []
     covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
     for outline, (bx, by, bw, bh), pixels in _blobs(mask, 0.5 * die_area):
         if core is not None:
@@ -282,15 +287,50 @@ def _find_in(
             continue
         pieces = [f for f in _split(points, grey, mask, calibration) if f.kind == "tile"]
         # Tiles fill their blob; a blob much larger than the tiles cut from it is something
-        # else over the table (a hand, a sleeve): report it, trust nothing inside it.
+        # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
+        # into more than two rows, every tile must also fill its place in the blob.
+        obstruction = Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_)
         if area > 1.35 * max(1, len(pieces)) * tile_area:
-            found.append(Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_))
+            found.append(obstruction)
+        elif short > 2 * g.tile_h_mm + 16:
+            deep.append((pieces, obstruction))  # judged once the plain rows are known
         else:
             found += pieces
+    found += _rows_or_obstruction(top, found, deep)
     if origin != (0, 0):
         dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
         found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
     return found, covered
+
+
+# Lab distance from the table's tile body colour beyond which a piece is not a tile's face.
+_BODY_TOLERANCE = 40.0
+
+
+def _rows_or_obstruction(
+    top: Image, found: list[Found], deep: list[tuple[list[Found], Found]]
+) -> list[Found]:
+    """The tiles of each blob cut into more than two rows when they have the body colour of
+    the tiles found in plain rows and singly (a set's tiles share one body; a hand or a
+    sleeve cut into tile-sized pieces does not); else the blob is an obstruction, as it is
+    when too few tiles show the body colour."""
+    if not deep:
+        return []
+    known = [f for f in found if f.kind == "tile"]
+    if len(known) < 6 and len(deep) >= 2:
+        # Few tiles elsewhere (a table of nothing but deep discard rows): the rows' own
+        # pieces, several blobs of them, give the body colour, which a hand alone does not.
+        known += [f for pieces, _ in deep for f in pieces]
+    if len(known) < 3:
+        return [obstruction for _, obstruction in deep]
+    body = np.median(_body_colours(top, known), axis=0)
+    out: list[Found] = []
+    for pieces, obstruction in deep:
+        distance = np.abs(_body_colours(top, pieces) - body).sum(axis=1)
+        far = int((distance > _BODY_TOLERANCE).sum())
+        # A few faces may read far (a tile mostly ink, one in a shadow); a hand is many.
+        out += [obstruction] if far >= max(3, len(pieces) / 4) or not pieces else pieces
+    return out
 
 
 def _with_margin(
@@ -489,32 +529,66 @@ def _grid_rect(points: NDArray[np.float32], degrees: float | None = None) -> Rec
     )
 
 
+# Rows of tiles one blob may hold: a seat's discards lie in rows of six, three or four rows
+# deep late in a hand, and the few millimetres between rows vanish under blur and shadow.
+MAX_ROWS = 4
+
+
 def _split(
     points: NDArray[np.float32], grey: Image, mask: Image, calibration: Calibration
 ) -> list[Found]:
+    """The tiles of a blob (its outline ``points``): one row cut at its seams, or rows one
+    behind another cut apart first."""
     g = calibration.geometry
     rect = _grid_rect(points)
     centre = np.array(rect[0], np.float64)
     along, across, length, depth = _axis(rect)
     depth_mm = depth / PX_PER_MM
-    if depth_mm > 1.6 * g.tile_w_mm + 4 and depth_mm < 2 * g.tile_h_mm + 16:
-        # Two rows: cut along the darkest line near the middle, then treat each row.
-        strip = _strip(grey, centre, across, along, depth, length)
-        cover2d = _strip(mask, centre, across, along, depth, length) > 127
-        prof = _seam_profile(strip, cover2d) * np.clip(cover2d.mean(axis=0) * 1.5, 0, 1)
-        quarter = round(0.25 * len(prof))
-        mid = len(prof) // 2
-        cut = mid - quarter + int(np.argmin(prof[mid - quarter : mid + quarter]))
-        offset = (points - centre.astype(np.float32)) @ across.astype(np.float32)
-        rows = []
-        for side in (offset < cut - depth / 2, offset >= cut - depth / 2):
-            part = points[side]
-            if len(part) >= 8:
-                rows += _split_row(_grid_rect(part, rect[2]), grey, mask, calibration)
-        return rows
-    if depth_mm > 2 * g.tile_h_mm + 16 or depth_mm < g.tile_w_mm - 6:
+    if depth_mm < g.tile_w_mm - 6 or depth_mm >= MAX_ROWS * (g.tile_h_mm + 16):
         return [_obstruction(centre, depth, length)]
-    return _split_row(rect, grey, mask, calibration)
+    if depth_mm <= 1.6 * g.tile_w_mm + 4:
+        return _split_row(rect, grey, mask, calibration)
+    # Rows one behind another: as many as the depth holds (two at least), each cut from
+    # the next at the darkest line across the blob near where the seam is expected.
+    rows = 2 if depth_mm < 2 * g.tile_h_mm + 16 else round((depth_mm + 4) / (g.tile_h_mm + 4))
+    rows = min(max(rows, 2), MAX_ROWS)
+    strip = _strip(grey, centre, across, along, depth, length)
+    cover2d = _strip(mask, centre, across, along, depth, length) > 127
+    prof = _seam_profile(strip, cover2d) * np.clip(cover2d.mean(axis=0) * 1.5, 0, 1)
+    pitch = len(prof) / rows
+    # Two rows: anywhere in the middle half; more: within a third of a row of the place.
+    reach = round(0.5 * pitch if rows == 2 else 0.35 * pitch)
+    cuts = []
+    for j in range(1, rows):
+        expected = round(j * pitch)
+        lo, hi = max(0, expected - reach), min(len(prof), expected + reach)
+        cuts.append(lo + int(np.argmin(prof[lo:hi])) - depth / 2)
+    offset = (points - centre.astype(np.float32)) @ across.astype(np.float32)
+    bounds = [-np.inf, *cuts, np.inf]
+    found: list[Found] = []
+    for a, b in itertools.pairwise(bounds):
+        part = points[(offset >= a) & (offset < b)]
+        if len(part) >= 8:
+            found += _split_row(_grid_rect(part, rect[2]), grey, mask, calibration)
+    return found
+
+
+def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
+    """Per tile, the median Lab colour of 25 points spread over its face: mostly the tile's
+    body (the engraving covers well under half a face), so alike for every tile of a set."""
+    steps = np.linspace(-0.4, 0.4, 5)
+    out = np.zeros((len(tiles), 3), np.float32)
+    for n, tile in enumerate(tiles):
+        t = np.deg2rad(tile.angle)
+        up = np.array([-np.sin(t), np.cos(t)]) * tile.h
+        side = np.array([np.cos(t), np.sin(t)]) * tile.w
+        pts = np.array([tile.x, tile.y]) + steps[:, None, None] * up + steps[None, :, None] * side
+        px = np.round(pts.reshape(-1, 2) * PX_PER_MM).astype(int)
+        px[:, 0] = np.clip(px[:, 0], 0, top.shape[1] - 1)
+        px[:, 1] = np.clip(px[:, 1], 0, top.shape[0] - 1)
+        bgr = top[px[:, 1], px[:, 0]].reshape(-1, 1, 3)
+        out[n] = np.median(cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3), axis=0)
+    return out
 
 
 def _obstruction(centre: NDArray[np.float64], depth: float, length: float) -> Found:

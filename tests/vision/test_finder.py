@@ -89,3 +89,45 @@ def test_a_hand_over_the_table_is_an_obstruction_not_tiles() -> None:
     hx, hy = table.layout.hand
     near = [f for f in found if abs(f.x - hx) < 80 and abs(f.y - hy) < 80]
     assert any(f.kind == "obstruction" for f in near)
+
+
+def _late_discards(geometry: TableGeometry, per_seat: int) -> Layout:
+    """Each seat's discards in rows of six facing it, 3 mm apart in a row and 4 mm between
+    rows, as players lay them (and as the simulated table does): late in a hand three and
+    four rows deep, rows that blur and shadow join into one blob."""
+    kinds = ["1B", "5C", "9D", "EW", "RD", "3B", "7C", "2D", "GD", "6B", "4C", "8D", "NW"]
+    size, tw, th = geometry.size_mm, geometry.tile_w_mm, geometry.tile_h_mm
+    c = size / 2
+    tiles = []
+    for s, angle in enumerate((0.0, 90.0, 180.0, 270.0)):
+        t = np.deg2rad(angle)
+        along = np.array([np.cos(t), -np.sin(t)])  # to the seat's right
+        inward = np.array([-np.sin(t), -np.cos(t)])  # from the seat's edge to the middle
+        edge = np.array([c, c]) - inward * c
+        for k in range(per_seat):
+            row, col = divmod(k, 6)
+            a = -3 * tw + col * (tw + 3.0) + tw / 2
+            d = 215.0 + row * (th + 4.0) + th / 2
+            x, y = edge + along * a + inward * d
+            tiles.append(TilePlacement(kinds[(s * 5 + k) % len(kinds)], float(x), float(y), angle))
+    return Layout(tiles=tiles)
+
+
+def test_discards_three_and_four_rows_deep_are_tiles_not_a_hand() -> None:
+    """Late in a hand a seat's discard rows join into one blob three or four tiles deep: it
+    is cut row by row into its tiles (their faces share the set's body colour), where it
+    was once taken for a hand over the table and none of its tiles seen."""
+    geometry = TableGeometry()
+    for seed, art, per_seat in (
+        (1, "kde-traditional", 18),
+        (6, "kde-classic", 24),
+        (9, "symbola", 18),
+    ):
+        rng = np.random.default_rng(seed)
+        layout = _late_discards(geometry, per_seat)
+        table = render(layout, Style.random(rng, art), rng, geometry)
+        matched, false, errors, _ = _match(table)
+        found = find(table.image, calibrate(table.image, geometry))
+        assert not [f for f in found if f.kind == "obstruction"]
+        assert matched == len(layout.tiles) and false == 0
+        assert max(errors) < 4
