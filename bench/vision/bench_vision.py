@@ -104,7 +104,7 @@ def recognisers(embedder: Embedder, samples: list[tuple[str, np.ndarray]]) -> di
     before 2026-12);
     ``new, one look``: each photo augmented into 12 prototypes, leave-one-photo-out fit, the
     bundled prototypes kept behind the enrolled ones;
-    ``new``: that, and crops named with confidence under 0.8 looked at again through four
+    ``new``: that, and crops named with confidence under 0.7 looked at again through four
     3-px shifts (what ``mjtable vision enroll`` and the scanner now do);
     ``new+tta``: every test crop averaged over four 3-px shifts (5x the embedding)."""
     old = Recogniser.enrol(embedder, samples, augment=False)
