@@ -569,7 +569,9 @@ def _split(
     for a, b in itertools.pairwise(bounds):
         part = points[(offset >= a) & (offset < b)]
         if len(part) >= 8:
-            found += _split_row(_grid_rect(part, rect[2]), grey, mask, calibration)
+            # The outer rows of a deep blob carry its shadow: a little more slack.
+            slack = 8.0 if rows == 2 else 12.0
+            found += _split_row(_grid_rect(part, rect[2]), grey, mask, calibration, slack)
     return found
 
 
@@ -607,7 +609,10 @@ def _runs(covered: NDArray[np.bool_]) -> list[tuple[int, int]]:
     return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True))
 
 
-def _split_row(rect: Rect, grey: Image, mask: Image, calibration: Calibration) -> list[Found]:
+def _split_row(
+    rect: Rect, grey: Image, mask: Image, calibration: Calibration, slack_mm: float = 8.0
+) -> list[Found]:
+    """The tiles of one row; deeper than a tile's length and ``slack_mm``, not a row."""
     g = calibration.geometry
     tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
     centre = np.array(rect[0], np.float64)
@@ -617,7 +622,7 @@ def _split_row(rect: Rect, grey: Image, mask: Image, calibration: Calibration) -
         if length >= depth:
             return [_tile(centre, along, th, tw)]
         return [_tile(centre, across, th, tw)]
-    if depth > th + 8 * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
+    if depth > th + slack_mm * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
         return [_obstruction(centre, depth, length)]
     upright_row = abs(depth - th) < abs(depth - tw)
     lengths = [tw, th] if upright_row else [th]
