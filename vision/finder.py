@@ -27,6 +27,7 @@ from vision.artwork import Image
 from vision.calibration import Calibration
 from vision.crops import CROP_H, CROP_W
 from vision.dice_pair import Square, single_die, split_pair
+from vision.geometry import TableGeometry
 
 PX_PER_MM = 1.0
 _KERNEL3 = np.ones((3, 3), np.uint8)
@@ -288,11 +289,11 @@ def _find_in(
         pieces = [f for f in _split(points, grey, mask, calibration) if f.kind == "tile"]
         # Tiles fill their blob; a blob much larger than the tiles cut from it is something
         # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
-        # into more than two rows, every tile must also fill its place in the blob.
+        # into more than two rows, its tiles must also share the table's body colour.
         obstruction = Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_)
         if area > 1.35 * max(1, len(pieces)) * tile_area:
             found.append(obstruction)
-        elif short > 2 * g.tile_h_mm + 16:
+        elif short > _two_rows_mm(g):
             deep.append((pieces, obstruction))  # judged once the plain rows are known
         else:
             found += pieces
@@ -534,6 +535,11 @@ def _grid_rect(points: NDArray[np.float32], degrees: float | None = None) -> Rec
 MAX_ROWS = 4
 
 
+def _two_rows_mm(g: TableGeometry) -> float:
+    """The deepest a blob of two rows of upright tiles can measure (with blur and shadow)."""
+    return float(2 * g.tile_h_mm + 16)
+
+
 def _split(
     points: NDArray[np.float32], grey: Image, mask: Image, calibration: Calibration
 ) -> list[Found]:
@@ -550,7 +556,7 @@ def _split(
         return _split_row(rect, grey, mask, calibration)
     # Rows one behind another: as many as the depth holds (two at least), each cut from
     # the next at the darkest line across the blob near where the seam is expected.
-    rows = 2 if depth_mm < 2 * g.tile_h_mm + 16 else round((depth_mm + 4) / (g.tile_h_mm + 4))
+    rows = 2 if depth_mm < _two_rows_mm(g) else round((depth_mm + 4) / (g.tile_h_mm + 4))
     rows = min(max(rows, 2), MAX_ROWS)
     strip = _strip(grey, centre, across, along, depth, length)
     cover2d = _strip(mask, centre, across, along, depth, length) > 127
@@ -565,12 +571,12 @@ def _split(
         cuts.append(lo + int(np.argmin(prof[lo:hi])) - depth / 2)
     offset = (points - centre.astype(np.float32)) @ across.astype(np.float32)
     bounds = [-np.inf, *cuts, np.inf]
+    # The outer rows of a deep blob carry its shadow: a little more slack.
+    slack = 8.0 if rows == 2 else 12.0
     found: list[Found] = []
     for a, b in itertools.pairwise(bounds):
         part = points[(offset >= a) & (offset < b)]
         if len(part) >= 8:
-            # The outer rows of a deep blob carry its shadow: a little more slack.
-            slack = 8.0 if rows == 2 else 12.0
             found += _split_row(_grid_rect(part, rect[2]), grey, mask, calibration, slack)
     return found
 
@@ -581,10 +587,8 @@ def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
     steps = np.linspace(-0.4, 0.4, 5)
     out = np.zeros((len(tiles), 3), np.float32)
     for n, tile in enumerate(tiles):
-        t = np.deg2rad(tile.angle)
-        up = np.array([-np.sin(t), np.cos(t)]) * tile.h
-        side = np.array([np.cos(t), np.sin(t)]) * tile.w
-        pts = np.array([tile.x, tile.y]) + steps[:, None, None] * up + steps[None, :, None] * side
+        c, up, right = _tile_axes(tile)
+        pts = c + steps[:, None, None] * up * tile.h + steps[None, :, None] * right * tile.w
         px = np.round(pts.reshape(-1, 2) * PX_PER_MM).astype(int)
         px[:, 0] = np.clip(px[:, 0], 0, top.shape[1] - 1)
         px[:, 1] = np.clip(px[:, 1], 0, top.shape[0] - 1)
@@ -666,12 +670,19 @@ def _tile(centre: NDArray[np.float64], long_axis: NDArray[np.float64], h: float,
 _CROP_CORNERS = np.array([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]], np.float32)
 
 
-def _corners_mm(tile: Found) -> NDArray[np.float64]:
-    """The tile's corners on the table, in the crop's corner order (long side vertical)."""
+def _tile_axes(
+    tile: Found,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The tile's centre on the table, and unit vectors along its long and short sides."""
     t = np.deg2rad(tile.angle)
     up = np.array([-np.sin(t), np.cos(t)])  # along the long side
     right = np.array([np.cos(t), np.sin(t)])
-    c = np.array([tile.x, tile.y])
+    return np.array([tile.x, tile.y]), up, right
+
+
+def _corners_mm(tile: Found) -> NDArray[np.float64]:
+    """The tile's corners on the table, in the crop's corner order (long side vertical)."""
+    c, up, right = _tile_axes(tile)
     hw, hh = tile.w / 2, tile.h / 2
     return np.array(
         [
