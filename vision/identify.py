@@ -36,9 +36,6 @@ from vision.crops import CROP_H, CROP_W, normalise_crop
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 EMBEDDER_FILE = "tile_embed.onnx"
-# The same network in 8-bit integers (bench/vision/quantize_embedder.py): about twice as fast
-# through ONNX Runtime, with embeddings within 0.5 % of the float ones.
-QUANTISED_FILE = "tile_embed.int8.onnx"
 DEFAULT_MODEL_DIR = MODELS_DIR / "default"
 FORMAT_VERSION = 1
 # Answer when the best kind is more likely than all the others together. Measured on held-out
@@ -66,7 +63,9 @@ class ModelError(ValueError):
 
 
 def quantised_path(onnx_path: Path) -> Path:
-    """Where the 8-bit copy of a float network lives: beside it."""
+    """Where the 8-bit copy of a float network lives: beside it (made by
+    bench/vision/quantize_embedder.py: about twice as fast through ONNX Runtime, embeddings
+    within 0.5 % of the float ones)."""
     return onnx_path.with_name(onnx_path.name.removesuffix(".onnx") + ".int8.onnx")
 
 
@@ -247,50 +246,43 @@ class Recogniser:
     shift_px: int = 0
     # Below this confidence a crop gets a second look with shifted copies (0: never).
     retry_below: float = DEFAULT_RETRY_BELOW
-    _bank_cache: (
-        tuple[tuple[object, ...], list[str], PrototypeBank, PrototypeBank | None] | None
-    ) = field(default=None, init=False, repr=False, compare=False)
+    _banks_built: _Banks | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def kinds(self) -> list[str]:
         return list(dict.fromkeys(self.labels))  # in order of first appearance
 
-    def _banks(self) -> tuple[list[str], PrototypeBank, PrototypeBank | None]:
+    def _banks(self) -> _Banks:
         """The kinds (enrolled first, then those only the background has) and the two
         prototype banks, built once for the prototypes in place."""
-        sizes = (len(self.labels), len(self.background_labels))
-        cached = self._bank_cache
-        if (
-            cached is None
-            or cached[0][0] is not self.vectors
-            or cached[0][1] is not self.background
-            or cached[0][2] != sizes
-        ):
+        built = self._banks_built
+        if built is None or not built.built_from(self):
             kinds = self.kinds
             if self.background_labels:
                 own = set(kinds)
                 kinds += [k for k in dict.fromkeys(self.background_labels) if k not in own]
-            enrolled = PrototypeBank(self.labels, self.vectors, kinds)
             background = None
             if self.background_labels:
                 background = PrototypeBank(self.background_labels, self.background, kinds)
-            cached = self._bank_cache = (
-                (self.vectors, self.background, sizes),
+            built = self._banks_built = _Banks(
+                self.vectors,
+                self.background,
+                (len(self.labels), len(self.background_labels)),
                 kinds,
-                enrolled,
+                PrototypeBank(self.labels, self.vectors, kinds),
                 background,
             )
-        return cached[1], cached[2], cached[3]
+        return built
 
     def _scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
         """Per crop and kind, the best similarity to that kind's enrolled vectors (or, less
         the margin, to its background vectors)."""
-        kinds, enrolled, background = self._banks()
-        scores = enrolled.best_per_kind(embeddings)
-        if background is not None:
-            other = background.best_per_kind(embeddings)
+        banks = self._banks()
+        scores = banks.enrolled.best_per_kind(embeddings)
+        if banks.background is not None:
+            other = banks.background.best_per_kind(embeddings)
             scores = np.maximum(scores, other - self.background_margin)
-        return kinds, scores
+        return banks.kinds, scores
 
     def identify_embeddings(self, embeddings: Vectors) -> list[Identity]:
         kinds, scores = self._scores(embeddings)
@@ -502,6 +494,26 @@ class PrototypeBank:
             sims = embeddings @ self.vectors_t
         out[:, self.present] = np.maximum.reduceat(sims, self.starts, axis=1)
         return out
+
+
+@dataclass(frozen=True)
+class _Banks:
+    """A recogniser's prototype banks, and what they were built from (the very arrays, and
+    how many labels), so that a change of prototypes builds them again."""
+
+    vectors: Vectors
+    background_vectors: Vectors
+    sizes: tuple[int, int]
+    kinds: list[str]
+    enrolled: PrototypeBank
+    background: PrototypeBank | None
+
+    def built_from(self, recogniser: Recogniser) -> bool:
+        return (
+            self.vectors is recogniser.vectors
+            and self.background_vectors is recogniser.background
+            and self.sizes == (len(recogniser.labels), len(recogniser.background_labels))
+        )
 
 
 def _softmax(x: NDArray[np.float64]) -> NDArray[np.float64]:

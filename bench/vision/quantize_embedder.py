@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.artwork import load_set  # noqa: E402
 from vision.crops import synthetic_crop  # noqa: E402
-from vision.identify import EMBEDDER_FILE, MODELS_DIR, QUANTISED_FILE  # noqa: E402
+from vision.identify import EMBEDDER_FILE, MODELS_DIR, quantised_path  # noqa: E402
 from vision.procedural import procedural_set  # noqa: E402
 
 
@@ -73,7 +73,7 @@ def main() -> int:
     if args.crops % 64:
         parser.error("--crops: the percentile calibration needs whole batches of 64")
     source = MODELS_DIR / EMBEDDER_FILE
-    target = MODELS_DIR / QUANTISED_FILE
+    target = quantised_path(source)
     crops = calibration_crops(args.crops, args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(tmp) / "prepared.onnx"
