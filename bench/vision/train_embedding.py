@@ -122,12 +122,17 @@ def start_from_onnx(net: TileNet, onnx_path: Path, calibration: torch.Tensor) ->
     blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
     if len(convs) != len(blocks):
         raise SystemExit(f"{onnx_path}: {len(convs)} convolutions, the network has {len(blocks)}")
+    exported = iter(convs)
     x = calibration / 127.5 - 1.0
     with torch.no_grad():
         net.embed.weight.copy_(torch.from_numpy(weights["net.embed.weight"].copy()))
         net.embed.bias.copy_(torch.from_numpy(weights["net.embed.bias"].copy()))
-        for node, block in zip(convs, blocks, strict=True):
-            conv, norm = block[0], block[1]
+        for layer in net.features:
+            if not isinstance(layer, nn.Sequential):  # pooling between blocks, as it runs
+                x = layer(x)
+                continue
+            node = next(exported)
+            conv, norm, relu = layer
             conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
             bias = torch.from_numpy(weights[node.input[2]].copy())
             out = conv(x)
@@ -136,12 +141,7 @@ def start_from_onnx(net: TileNet, onnx_path: Path, calibration: torch.Tensor) ->
             norm.running_var.copy_(var)
             norm.weight.copy_(torch.sqrt(var + norm.eps))
             norm.bias.copy_(bias + mean)
-            x = block[2](norm.eval()(out))
-            # The layers between blocks (pooling) as the network runs them.
-            after = list(net.features).index(block) + 1
-            while after < len(net.features) and not isinstance(net.features[after], nn.Sequential):
-                x = net.features[after](x)
-                after += 1
+            x = relu(norm.eval()(out))
     net.eval()
 
 

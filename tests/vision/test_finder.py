@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.scene import table_layout
 from vision.calibration import calibrate
 from vision.finder import find
 from vision.geometry import TableGeometry
@@ -92,25 +93,16 @@ def test_a_hand_over_the_table_is_an_obstruction_not_tiles() -> None:
 
 
 def _late_discards(geometry: TableGeometry, per_seat: int) -> Layout:
-    """Each seat's discards in rows of six facing it, 3 mm apart in a row and 4 mm between
-    rows, as players lay them (and as the simulated table does): late in a hand three and
-    four rows deep, rows that blur and shadow join into one blob."""
+    """Each seat's discards as the simulated table lays them (controller.scene: rows of six
+    facing the seat, 3 mm apart in a row, 4 mm between rows): late in a hand three and four
+    rows deep, rows that blur and shadow join into one blob."""
     kinds = ["1B", "5C", "9D", "EW", "RD", "3B", "7C", "2D", "GD", "6B", "4C", "8D", "NW"]
-    size, tw, th = geometry.size_mm, geometry.tile_w_mm, geometry.tile_h_mm
-    c = size / 2
-    tiles = []
-    for s, angle in enumerate((0.0, 90.0, 180.0, 270.0)):
-        t = np.deg2rad(angle)
-        along = np.array([np.cos(t), -np.sin(t)])  # to the seat's right
-        inward = np.array([-np.sin(t), -np.cos(t)])  # from the seat's edge to the middle
-        edge = np.array([c, c]) - inward * c
-        for k in range(per_seat):
-            row, col = divmod(k, 6)
-            a = -3 * tw + col * (tw + 3.0) + tw / 2
-            d = 215.0 + row * (th + 4.0) + th / 2
-            x, y = edge + along * a + inward * d
-            tiles.append(TilePlacement(kinds[(s * 5 + k) % len(kinds)], float(x), float(y), angle))
-    return Layout(tiles=tiles)
+    seats = {
+        seat: {"discards": [kinds[(s * 5 + k) % len(kinds)] for k in range(per_seat)]}
+        for s, seat in enumerate("ESWN")
+    }
+    layout: Layout = table_layout({"seats": seats}, geometry=geometry)
+    return layout
 
 
 def test_discards_three_and_four_rows_deep_are_tiles_not_a_hand() -> None:
