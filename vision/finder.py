@@ -584,17 +584,24 @@ def _split(
 def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
     """Per tile, the median Lab colour of 25 points spread over its face: mostly the tile's
     body (the engraving covers well under half a face), so alike for every tile of a set."""
+    if not tiles:
+        return np.zeros((0, 3), np.float32)
     steps = np.linspace(-0.4, 0.4, 5)
-    out = np.zeros((len(tiles), 3), np.float32)
-    for n, tile in enumerate(tiles):
-        c, up, right = _tile_axes(tile)
-        pts = c + steps[:, None, None] * up * tile.h + steps[None, :, None] * right * tile.w
-        px = np.round(pts.reshape(-1, 2) * PX_PER_MM).astype(int)
-        px[:, 0] = np.clip(px[:, 0], 0, top.shape[1] - 1)
-        px[:, 1] = np.clip(px[:, 1], 0, top.shape[0] - 1)
-        bgr = top[px[:, 1], px[:, 0]].reshape(-1, 1, 3)
-        out[n] = np.median(cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3), axis=0)
-    return out
+    axes = [_tile_axes(tile) for tile in tiles]
+    centre = np.array([c for c, _, _ in axes])
+    up = np.array([u * tile.h for (_, u, _), tile in zip(axes, tiles, strict=True)])
+    right = np.array([r * tile.w for (_, _, r), tile in zip(axes, tiles, strict=True)])
+    # Every tile's 5 x 5 points at once: (tiles, 5, 5, 2).
+    pts = (
+        centre[:, None, None]
+        + steps[None, :, None, None] * up[:, None, None]
+        + steps[None, None, :, None] * right[:, None, None]
+    )
+    px = np.round(pts.reshape(-1, 2) * PX_PER_MM).astype(int)
+    px[:, 0] = np.clip(px[:, 0], 0, top.shape[1] - 1)
+    px[:, 1] = np.clip(px[:, 1], 0, top.shape[0] - 1)
+    lab = cv2.cvtColor(top[px[:, 1], px[:, 0]].reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+    return np.asarray(np.median(lab.reshape(len(tiles), -1, 3), axis=1), np.float32)
 
 
 def _obstruction(centre: NDArray[np.float64], depth: float, length: float) -> Found:
