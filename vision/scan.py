@@ -12,9 +12,9 @@ from vision.dice import count_pips, die_crop
 from vision.finder import (
     PX_PER_MM,
     Box,
+    Cloth,
     Found,
-    Lab,
-    cloth_colour,
+    cloth_of,
     find,
     find_changed,
     rectify,
@@ -146,14 +146,14 @@ class Scanner:
                 if result is not None:
                     memory.partly_scanned(thumb, changed, result)
                     return result
-        result, felt = self._whole(frame)
-        memory.scanned(thumb, result, felt)
+        result, cloth = self._whole(frame)
+        memory.scanned(thumb, result, cloth)
         return result
 
-    def _whole(self, frame: Image) -> tuple[ScanResult, Lab]:
+    def _whole(self, frame: Image) -> tuple[ScanResult, Cloth]:
         top = rectify(frame, self.calibration)
-        felt = cloth_colour(top)
-        found = find(frame, self.calibration, top, felt)
+        cloth = cloth_of(top)
+        found = find(frame, self.calibration, top, cloth)
         tiles = [f for f in found if f.kind == "tile"]
         if self.memory is None:
             identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
@@ -161,15 +161,15 @@ class Scanner:
             identities = self.memory.identify(frame, self.calibration, tiles, self.recogniser)
         result = ScanResult()
         self._add(result, frame, found, identities)
-        return result, felt
+        return result, cloth
 
     def _part(self, frame: Image, memory: ScanMemory, box: Box, core: Box) -> ScanResult | None:
         """Only the part of the table where the frame changed looked at again; the rest of
         the last result stands. None when a blob there reaches beyond the part."""
         last = memory.last
-        if memory.felt is None or last is None:
+        if memory.cloth is None or last is None:
             return None
-        changed = find_changed(frame, self.calibration, box, core, memory.felt)
+        changed = find_changed(frame, self.calibration, box, core, memory.cloth)
         if changed is None:
             return None
 

@@ -50,7 +50,7 @@ from numpy.typing import NDArray
 from vision.artwork import Image
 from vision.calibration import Calibration
 from vision.crops import CROP_H, CROP_W
-from vision.finder import PX_PER_MM, Box, Found, Lab, tile_crops
+from vision.finder import PX_PER_MM, Box, Cloth, Found, tile_crops
 from vision.identify import Identity, Recogniser
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ class ScanMemory:
     max_share: float = 0.3
     full_every: int = 50  # a whole scan at least every so many frames, whatever the cache says
     stats: CacheStats = field(default_factory=CacheStats)
-    felt: Lab | None = None  # the cloth's colour at the last whole scan
+    cloth: Cloth | None = None  # the cloth as the last whole scan saw it
     _known: list[_Known] = field(default_factory=list)
     _recogniser: Recogniser | None = None
     _thumb: Image | None = None  # per block: the frame when that block was last looked at
@@ -151,7 +151,7 @@ class ScanMemory:
         self._known = []
         self._thumb = None
         self._result = None
-        self.felt = None
+        self.cloth = None
 
     def _check_recogniser(self, recogniser: Recogniser) -> None:
         if recogniser is not self._recogniser:
@@ -217,11 +217,11 @@ class ScanMemory:
             return None
         return box, core
 
-    def scanned(self, thumb: Image, result: ScanResult, felt: Lab) -> None:
+    def scanned(self, thumb: Image, result: ScanResult, cloth: Cloth) -> None:
         """Remember a whole scan and the frame it ran on."""
         self._thumb = thumb
         self._result = result
-        self.felt = felt
+        self.cloth = cloth
         self._since_full = 0
 
     def partly_scanned(self, thumb: Image, changed: NDArray[np.bool_], result: ScanResult) -> None:

@@ -3,12 +3,16 @@ slow part)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from vision.artwork import LABELS
 from vision.geometry import TableGeometry
 from vision.render import Rendered, Style, random_layout, render
+
+RED_CLOTH = (40, 40, 120)  # BGR: one of the renderer's cloths
 
 # Art sets held out of the bundled network's training (vision/models/tile_embed.json).
 HELD_OUT_ART = "xmj-real"
@@ -19,6 +23,16 @@ def rendered_table(seed: int, art: str, **layout_options: object) -> Rendered:
     geometry = TableGeometry()
     style = Style.random(rng, art)
     layout = random_layout(rng, LABELS, geometry, **layout_options)  # type: ignore[arg-type]
+    return render(layout, style, rng, geometry)
+
+
+def jade_table(seed: int = 506) -> Rendered:
+    """``kde-jade``'s dark red-brown tiles on the renderer's dark red cloth, the light falling
+    off by 30 % across the table: the colour of the bodies is near the cloth's."""
+    rng = np.random.default_rng(seed)
+    geometry = TableGeometry()
+    style = replace(Style.random(rng, "kde-jade"), felt=RED_CLOTH, gradient=0.3)
+    layout = random_layout(rng, LABELS, geometry)
     return render(layout, style, rng, geometry)
 
 

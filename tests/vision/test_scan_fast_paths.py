@@ -21,7 +21,7 @@ from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser
 from vision.render import Rendered
 from vision.scan import Scanner
 
-from .conftest import rendered_table
+from .conftest import jade_table, rendered_table
 
 # -- references -------------------------------------------------------------------------------
 
@@ -65,22 +65,47 @@ def reference_partition(
 
 
 def reference_cloth_mask(
-    top: NDArray[np.uint8], felt_lab: tuple[float, float, float] | None = None
+    top: NDArray[np.uint8], cloth: finder.Cloth | None = None, origin: tuple[int, int] = (0, 0)
 ) -> NDArray[np.uint8]:
-    """Every pixel converted to Lab and measured against the cloth (its colour given, or the
-    median of every 8th pixel)."""
+    """Every pixel converted to Lab and measured against the cloth (given, or found from
+    every 8th pixel): far from its colour, or (where the cloth hides the tiles' body colour)
+    brighter than the cloth around it."""
     lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB)
-    if felt_lab is None:
-        felt = np.median(lab[::8, ::8].reshape(-1, 3), axis=0).astype(np.int32)
-    else:
-        felt = np.array(felt_lab, np.int32)
+    if cloth is None:
+        cloth = reference_cloth(top)
+    felt = np.array(cloth.lab, np.int32)
     diff = np.abs(lab.astype(np.int32) - felt)
     dist = diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] // 3
-    mask = (dist > 28).astype(np.uint8) * 255
+    marked = dist > 28
+    if cloth.brighter is not None:
+        (x0, y0), (h, w) = origin, top.shape[:2]
+        marked |= lab[:, :, 0] > cloth.brighter[y0 : y0 + h, x0 : x0 + w]
+    mask = marked.astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
     return np.asarray(mask, np.uint8)
+
+
+def reference_cloth(top: NDArray[np.uint8]) -> finder.Cloth:
+    """The cloth from every 8th pixel in plain numpy: the median colour; each sample's
+    brightness limit from the median of its 31 x 31 neighbourhood (edges repeated); brightness
+    counted when under 80 % of what is far or bright is far."""
+    sample = cv2.cvtColor(top[::8, ::8], cv2.COLOR_BGR2LAB).astype(np.int32)
+    felt = np.median(sample.reshape(-1, 3), axis=0).astype(np.uint8).astype(np.int32)
+    light = sample[:, :, 0]
+    padded = np.pad(light, 15, mode="edge")
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (31, 31))
+    around = np.median(windows.reshape(*light.shape, -1), axis=2)
+    limit = np.minimum(np.maximum(around + 12, around * 1.2), 255).astype(np.uint8)
+    diff = np.abs(sample - felt)
+    far = diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] // 3 > 28
+    bright = light > limit
+    lab = (float(felt[0]), float(felt[1]), float(felt[2]))
+    if far.sum() >= 0.8 * (far | bright).sum():
+        return finder.Cloth(lab)
+    full = np.repeat(np.repeat(limit, 8, axis=0), 8, axis=1)[: top.shape[0], : top.shape[1]]
+    return finder.Cloth(lab, full)
 
 
 def reference_blobs(
@@ -135,6 +160,13 @@ def test_block_dp_cuts_rows_exactly_like_the_one_end_at_a_time_dp(
 
 
 @pytest.fixture(scope="module")
+def jade_on_red() -> Rendered:
+    """Dark red-brown jade tiles on a dark red cloth, in uneven light: their bodies are near
+    the cloth's colour, only clearly brighter."""
+    return jade_table()
+
+
+@pytest.fixture(scope="module")
 def table() -> Rendered:
     table: Rendered = rendered_table(731, "kde-traditional")
     return table
@@ -142,23 +174,53 @@ def table() -> Rendered:
 
 def test_coarse_then_fine_cloth_mask_is_the_full_resolution_mask(table: Rendered) -> None:
     top = rectify(table.image, calibrate(table.image, table.geometry))
+    assert finder.cloth_of(top).brighter is None  # ivory tiles on green: colour suffices
     assert np.array_equal(finder.cloth_mask(top), reference_cloth_mask(top))
 
 
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), speckle=st.floats(0.0, 0.2), crop=st.integers(0, 40))
+def test_where_the_cloth_hides_the_tiles_brightness_counts_exactly_as_defined(
+    jade_on_red: Rendered,
+) -> None:
+    cal = calibrate(jade_on_red.image, jade_on_red.geometry)
+    top = rectify(jade_on_red.image, cal)
+    cloth, expected = finder.cloth_of(top), reference_cloth(top)
+    assert cloth.lab == expected.lab
+    assert cloth.brighter is not None and expected.brighter is not None
+    assert np.array_equal(cloth.brighter, expected.brighter)
+    assert np.array_equal(finder.cloth_mask(top), reference_cloth_mask(top))
+    # A part of the table, measured against the whole table's cloth, is that part of it.
+    # (Away from its edges, where the opening sees beyond: 5 pixels in.)
+    part = finder.cloth_mask(
+        rectify(jade_on_red.image, cal, (200, 150, 520, 400)), cloth, (200, 150)
+    )
+    whole = finder.cloth_mask(top, cloth)
+    assert np.array_equal(part[5:-5, 5:-5], whole[155:395, 205:515])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    speckle=st.floats(0.0, 0.2),
+    crop=st.integers(0, 40),
+    lighter=st.booleans(),
+)
 def test_cloth_mask_is_exact_on_noisy_images_up_to_the_edges(
-    seed: int, speckle: float, crop: int
+    seed: int, speckle: float, crop: int, lighter: bool
 ) -> None:
     """Random rectangles and single-pixel speckle on a plain cloth, some touching the image's
-    edge (where the opening treats the outside as marked)."""
+    edge (where the opening treats the outside as marked); ``lighter``: the rectangles are
+    the cloth's colour made lighter (where brightness must tell them from it)."""
     rng = np.random.default_rng(seed)
     h, w = 150 - crop, 170
     top = np.empty((h, w, 3), np.uint8)
-    top[:] = rng.integers(0, 256, 3)
+    cloth = rng.integers(20, 120, 3) if lighter else rng.integers(0, 256, 3)
+    top[:] = cloth
     for _ in range(6):
         x, y = int(rng.integers(-10, w)), int(rng.integers(-10, h))
-        colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+        if lighter:
+            colour = tuple(int(c) for c in np.minimum(cloth * rng.uniform(1.1, 2.2), 255))
+        else:
+            colour = tuple(int(c) for c in rng.integers(0, 256, 3))
         cv2.rectangle(
             top, (x, y), (x + int(rng.integers(2, 40)), y + int(rng.integers(2, 40))), colour, -1
         )
@@ -259,9 +321,7 @@ def test_the_8_bit_network_stays_close_to_the_float_one(table: Rendered) -> None
     assert float((a * b).sum(axis=1).min()) > 0.99
     assert np.abs(a - b).max() > 1e-6  # really the other network
     recogniser = Recogniser.load(DEFAULT_MODEL_DIR)
-    named = zip(
-        recogniser.identify_embeddings(a), recogniser.identify_embeddings(b), strict=True
-    )
+    named = zip(recogniser.identify_embeddings(a), recogniser.identify_embeddings(b), strict=True)
     sure = [(x.best, y.best) for x, y in named if y.confidence >= 0.9]
     assert len(sure) > len(crops) // 2
     assert all(x == y for x, y in sure)
