@@ -621,12 +621,22 @@ def _split(
     cover2d = _strip(mask, centre, across, along, depth, length) > 127
     prof = _seam_profile(strip, cover2d) * np.clip(cover2d.mean(axis=0) * 1.5, 0, 1)
     pitch = len(prof) / rows
-    # Two rows: anywhere in the middle half; more: within a third of a row of the place.
+    # Two rows: where both are as deep as a row can be, else anywhere in the middle half
+    # (a dark line of engraving inside the first row of two shallow ones was taken for the
+    # seam); more: within a third of a row of the place.
     reach = round(0.5 * pitch if rows == 2 else 0.35 * pitch)
+    shallowest, deepest = (g.tile_w_mm - 3) * PX_PER_MM, (g.tile_h_mm + 8) * PX_PER_MM
     cuts = []
     for j in range(1, rows):
         expected = round(j * pitch)
         lo, hi = max(0, expected - reach), min(len(prof), expected + reach)
+        if rows == 2:
+            both_rows = (
+                round(max(shallowest, len(prof) - deepest)),
+                round(min(deepest, len(prof) - shallowest)),
+            )
+            if both_rows[0] < both_rows[1]:
+                lo, hi = both_rows
         cuts.append(lo + int(np.argmin(prof[lo:hi])) - depth / 2)
     offset = (points - centre.astype(np.float32)) @ across.astype(np.float32)
     bounds = [-np.inf, *cuts, np.inf]
