@@ -6,8 +6,9 @@ its colour, or, on a table whose tiles are near that colour, clearly brighter) i
 blob one tile deep is a row of touching tiles, cut at the seams (the dark rounded rims where
 two tiles meet) into pieces whose lengths are tile widths (upright) or tile lengths (turned
 sideways, as a claimed tile is); a blob two to four tiles deep (a seat's discard rows, joined
-by blur and shadow late in a hand) is first cut into rows, and when more than two, its pieces
-must share the body colour of the table's other tiles to count as tiles. Squares of the die's
+by blur and shadow late in a hand) is first cut into rows (either way, when it is about as
+long as it is deep), and its pieces must share the body colour of the table's other tiles to
+count as tiles. Squares of the die's
 size are dice (measured on the die's white body, its shadow left out), and a blob
 that two such squares explain is two dice at rest against each other (vision/dice_pair.py).
 What fits neither (a hand over the table, a heap) is reported as an obstruction and its tiles
@@ -311,7 +312,7 @@ def _find_in(
     tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
     die_area = g.die_mm**2 * PX_PER_MM**2
     found: list[Found] = []
-    # Blobs cut into more than two rows: a seat's late discards, or a hand over them.
+    # Blobs cut into rows: a seat's discards late in a hand, or a hand over them.
     deep: list[tuple[list[Found], Found]] = []
     covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
     for outline, (bx, by, bw, bh), pixels in _blobs(mask, 0.5 * die_area):
@@ -348,11 +349,12 @@ def _find_in(
         pieces = [f for f in _split(points, grey, mask, calibration) if f.kind == "tile"]
         # Tiles fill their blob; a blob much larger than the tiles cut from it is something
         # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
-        # into more than two rows, its tiles must also share the table's body colour.
+        # into rows, its tiles must also share the table's body colour (a hand cut into two
+        # rows of tile-sized pieces fills them as well as tiles do).
         obstruction = Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_)
         if area > 1.35 * max(1, len(pieces)) * tile_area:
             found.append(obstruction)
-        elif short > _two_rows_mm(g):
+        elif short > _one_row_mm(g):
             deep.append((pieces, obstruction))  # judged once the plain rows are known
         else:
             found += pieces
@@ -363,14 +365,20 @@ def _find_in(
     return found, covered
 
 
-# Lab distance from the table's tile body colour beyond which a piece is not a tile's face.
-_BODY_TOLERANCE = 40.0
+# A point of a face shows the set's body when its colour is this near the body's (as the
+# cloth's is measured: lightness counts a third, light being uneven); a face shows its body
+# when this many of its 25 points do. Measured on rendered tables: pieces of a hand over the
+# table show 0-1 such points, even over jade tiles near a skin's tone; tiles show 6-24, even
+# pictures that cover most of their face (the per-face median colour, used before, took 3-6
+# of 12 such tiles in a row for a hand).
+_BODY_NEAR = 14.0
+_BODY_POINTS = 3
 
 
 def _rows_or_obstruction(
     top: Image, found: list[Found], deep: list[tuple[list[Found], Found]]
 ) -> list[Found]:
-    """The tiles of each blob cut into more than two rows when they have the body colour of
+    """The tiles of each blob cut into rows when they have the body colour of
     the tiles found in plain rows and singly (a set's tiles share one body; a hand or a
     sleeve cut into tile-sized pieces does not); else the blob is an obstruction, as it is
     when too few tiles show the body colour."""
@@ -386,8 +394,7 @@ def _rows_or_obstruction(
     body = np.median(_body_colours(top, known), axis=0)
     out: list[Found] = []
     for pieces, obstruction in deep:
-        distance = np.abs(_body_colours(top, pieces) - body).sum(axis=1)
-        far = int((distance > _BODY_TOLERANCE).sum())
+        far = int((_body_points(top, pieces, body) < _BODY_POINTS).sum())
         # A few faces may read far (a tile mostly ink, one in a shadow); a hand is many.
         out += [obstruction] if far >= max(3, len(pieces) / 4) or not pieces else pieces
     return out
@@ -594,6 +601,11 @@ def _grid_rect(points: NDArray[np.float32], degrees: float | None = None) -> Rec
 MAX_ROWS = 4
 
 
+def _one_row_mm(g: TableGeometry) -> float:
+    """The deepest a blob of one row of tiles can measure (its tiles turned either way)."""
+    return float(1.6 * g.tile_w_mm + 4)
+
+
 def _two_rows_mm(g: TableGeometry) -> float:
     """The deepest a blob of two rows of upright tiles can measure (with blur and shadow)."""
     return float(2 * g.tile_h_mm + 16)
@@ -611,10 +623,56 @@ def _split(
     depth_mm = depth / PX_PER_MM
     if depth_mm < g.tile_w_mm - 6 or depth_mm >= MAX_ROWS * (g.tile_h_mm + 16):
         return [_obstruction(centre, depth, length)]
-    if depth_mm <= 1.6 * g.tile_w_mm + 4:
+    if depth_mm <= _one_row_mm(g):
         return _split_row(rect, grey, mask, calibration)
-    # Rows one behind another: as many as the depth holds (two at least), each cut from
-    # the next at the darkest line across the blob near where the seam is expected.
+    # Rows one behind another. A blob about as deep as it is long may hold its rows either
+    # way (a seat's late discards, four tiles wide and three deep, were cut into columns and
+    # a seam between two of them missed): it is cut both ways, and kept the way that
+    # explains it better.
+    # Every pixel of the outline, so that each row gets its own sides (a compressed outline
+    # keeps only the ends of straight runs: a row between two corners got none of them).
+    outline = _every_pixel(points)
+    found = _cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
+    if length < 1.35 * depth and length < MAX_ROWS * (g.tile_h_mm + 16) * PX_PER_MM:
+        other = _cut_rows(outline, grey, mask, calibration, rect, along, length, across, depth)
+        if _explains_better(other, found):
+            found = other
+    return found
+
+
+def _explains_better(pieces: list[Found], than: list[Found]) -> bool:
+    """Whether one cutting of a blob leaves fewer obstructions than another; or as many and
+    fewer tiles turned across the others (rows one behind another are laid alike: a cut
+    in the wrong place leaves a row as deep as upright tiles, cut across); or as many
+    and more tiles."""
+
+    def score(cut: list[Found]) -> tuple[int, int, int]:
+        tiles = [f for f in cut if f.kind == "tile"]
+        along_y = sum(1 for f in tiles if min(f.angle, 180 - f.angle) < 45)
+        turned = min(along_y, len(tiles) - along_y)
+        return len(cut) - len(tiles), turned, -len(tiles)
+
+    return score(pieces) < score(than)
+
+
+def _cut_rows(
+    outline: NDArray[np.float32],
+    grey: Image,
+    mask: Image,
+    calibration: Calibration,
+    rect: Rect,
+    across: NDArray[np.float64],
+    depth: float,
+    along: NDArray[np.float64],
+    length: float,
+) -> list[Found]:
+    """The tiles of a blob (every pixel of its ``outline``; its grid rectangle ``rect``)
+    taken as rows running ``along``, one behind another ``across``: as many rows as the depth
+    holds (two at least), each cut from the next at the darkest line across the blob near
+    where the seam is expected, then each row cut into its tiles."""
+    g = calibration.geometry
+    centre = np.array(rect[0], np.float64)
+    depth_mm = depth / PX_PER_MM
     rows = 2 if depth_mm < _two_rows_mm(g) else round((depth_mm + 4) / (g.tile_h_mm + 4))
     rows = min(max(rows, 2), MAX_ROWS)
     strip = _strip(grey, centre, across, along, depth, length)
@@ -638,23 +696,46 @@ def _split(
             if both_rows[0] < both_rows[1]:
                 lo, hi = both_rows
         cuts.append(lo + int(np.argmin(prof[lo:hi])) - depth / 2)
-    offset = (points - centre.astype(np.float32)) @ across.astype(np.float32)
+    offset = (outline - centre.astype(np.float32)) @ across.astype(np.float32)
+    # Where along the rows each outline pixel lies, as a line of the strips.
+    line = np.clip(
+        np.round((outline - centre.astype(np.float32)) @ along.astype(np.float32) + length / 2),
+        0,
+        cover2d.shape[0] - 1,
+    ).astype(np.int64)
     bounds = [-np.inf, *cuts, np.inf]
     # The outer rows of a deep blob carry its shadow: a little more slack.
     slack = 8.0 if rows == 2 else 12.0
     found: list[Found] = []
     for a, b in itertools.pairwise(bounds):
-        part = points[(offset >= a) & (offset < b)]
+        # A row shorter than the one beside it (the last discards) is where the blob fills
+        # the row's band: the other row's edge, running on past it beside the cut, is not.
+        first = 0 if a == -np.inf else max(0, round(a + depth / 2))
+        band = cover2d[:, first : None if b == np.inf else max(first, round(b + depth / 2))]
+        filled = band.mean(axis=1) > 0.5 if band.shape[1] else np.ones(len(band), bool)
+        filled = np.convolve(filled, np.ones(7), mode="same") > 0  # and its rim
+        part = outline[(offset >= a) & (offset < b) & filled[line]]
         if len(part) >= 8:
             found += _split_row(_grid_rect(part, rect[2]), grey, mask, calibration, slack)
     return found
 
 
-def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
-    """Per tile, the median Lab colour of 25 points spread over its face: mostly the tile's
-    body (the engraving covers well under half a face), so alike for every tile of a set."""
+def _every_pixel(points: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A closed outline compressed to the ends of its straight runs, with every pixel on it
+    again (the runs are horizontal, vertical or diagonal: whole steps in both coordinates)."""
+    following = np.roll(points, -1, axis=0)
+    steps = np.maximum(np.abs(following - points).max(axis=1), 1).astype(np.int64)
+    run = np.repeat(np.arange(len(points)), steps)
+    # How far along its run each pixel lies, 0 at the run's start.
+    along = np.arange(int(steps.sum())) - np.repeat(np.cumsum(steps) - steps, steps)
+    share = (along / steps[run]).astype(np.float32)[:, None]
+    return np.asarray(np.rint(points[run] + (following[run] - points[run]) * share), np.float32)
+
+
+def _face_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
+    """Per tile, the Lab colours of 25 points spread over its face, (tiles, 25, 3)."""
     if not tiles:
-        return np.zeros((0, 3), np.float32)
+        return np.zeros((0, 25, 3), np.float32)
     steps = np.linspace(-0.4, 0.4, 5)
     axes = [_tile_axes(tile) for tile in tiles]
     centre = np.array([c for c, _, _ in axes])
@@ -670,7 +751,22 @@ def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
     px[:, 0] = np.clip(px[:, 0], 0, top.shape[1] - 1)
     px[:, 1] = np.clip(px[:, 1], 0, top.shape[0] - 1)
     lab = cv2.cvtColor(top[px[:, 1], px[:, 0]].reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
-    return np.asarray(np.median(lab.reshape(len(tiles), -1, 3), axis=1), np.float32)
+    return np.asarray(lab.reshape(len(tiles), -1, 3), np.float32)
+
+
+def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
+    """Per tile, the median colour of its face's points: mostly the tile's body (the
+    engraving covers well under half a face), so alike for every tile of a set."""
+    return np.asarray(np.median(_face_colours(top, tiles), axis=1), np.float32)
+
+
+def _body_points(top: Image, tiles: list[Found], body: NDArray[np.float32]) -> NDArray[np.int64]:
+    """Per tile, how many of its face's points show the body colour ``body``: a tile shows
+    its body between and around the engraving, however much ink it carries; a piece of a
+    hand shows none."""
+    diff = np.abs(_face_colours(top, tiles) - body)
+    distance = diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] / 3
+    return np.asarray((distance < _BODY_NEAR).sum(axis=1), np.int64)
 
 
 def _obstruction(centre: NDArray[np.float64], depth: float, length: float) -> Found:
@@ -697,8 +793,10 @@ def _split_row(
     tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
     centre = np.array(rect[0], np.float64)
     along, across, length, depth = _axis(rect)
-    if length < th + 4 * PX_PER_MM and depth < th + 4 * PX_PER_MM:
-        # One tile, its long side either way.
+    # One tile, its long side either way (with its share of the slack: the shadow of a deep
+    # blob's outer row lengthens a lone last discard in it).
+    one = th + (slack_mm - 4) * PX_PER_MM
+    if length < one and depth < one:
         if length >= depth:
             return [_tile(centre, along, th, tw)]
         return [_tile(centre, across, th, tw)]

@@ -229,6 +229,30 @@ def test_cloth_mask_is_exact_on_noisy_images_up_to_the_edges(
     assert np.array_equal(finder.cloth_mask(top), reference_cloth_mask(top))
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_every_pixel_of_a_compressed_outline_is_the_full_outline(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    mask = np.zeros((80, 90), np.uint8)
+    for _ in range(4):
+        x, y = int(rng.integers(0, 70)), int(rng.integers(0, 60))
+        cv2.rectangle(
+            mask, (x, y), (x + int(rng.integers(1, 30)), y + int(rng.integers(1, 30))), 255, -1
+        )
+        cv2.circle(
+            mask,
+            (int(rng.integers(10, 80)), int(rng.integers(10, 70))),
+            int(rng.integers(1, 12)),
+            255,
+            -1,
+        )
+    simple, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    full, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    for compressed, every in zip(simple, full, strict=True):
+        points = compressed.reshape(-1, 2).astype(np.float32)
+        assert np.array_equal(finder._every_pixel(points), every.reshape(-1, 2))
+
+
 def test_blobs_from_outlines_are_the_labellings_blobs_in_its_order(table: Rendered) -> None:
     cal = calibrate(table.image, table.geometry)
     mask = finder.cloth_mask(rectify(table.image, cal))
