@@ -346,13 +346,13 @@ def _find_in(
             continue
         if area < 0.55 * tile_area:
             continue
-        pieces = [f for f in _split(points, grey, mask, calibration) if f.kind == "tile"]
+        pieces = [f for f in _split(points, area, grey, mask, calibration) if f.kind == "tile"]
         # Tiles fill their blob; a blob much larger than the tiles cut from it is something
         # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
         # into rows, its tiles must also share the table's body colour (a hand cut into two
         # rows of tile-sized pieces fills them as well as tiles do).
         obstruction = Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_)
-        if area > 1.35 * max(1, len(pieces)) * tile_area:
+        if not _filled(area, len(pieces), g):
             found.append(obstruction)
         elif short > _one_row_mm(g):
             deep.append((pieces, obstruction))  # judged once the plain rows are known
@@ -391,10 +391,10 @@ def _rows_or_obstruction(
         known += [f for pieces, _ in deep for f in pieces]
     if len(known) < 3:
         return [obstruction for _, obstruction in deep]
-    body = np.median(_body_colours(top, known), axis=0)
+    bodies = _set_bodies(top, known)
     out: list[Found] = []
     for pieces, obstruction in deep:
-        far = int((_body_points(top, pieces, body) < _BODY_POINTS).sum())
+        far = int((_body_points(top, pieces, bodies) < _BODY_POINTS).sum())
         # A few faces may read far (a tile mostly ink, one in a shadow); a hand is many.
         out += [obstruction] if far >= max(3, len(pieces) / 4) or not pieces else pieces
     return out
@@ -611,8 +611,18 @@ def _two_rows_mm(g: TableGeometry) -> float:
     return float(2 * g.tile_h_mm + 16)
 
 
+def _filled(area: float, tiles: int, g: TableGeometry) -> bool:
+    """Whether so many tiles fill a blob of this area (in pixels), its gaps and shadows with
+    them."""
+    return area <= 1.35 * max(1, tiles) * g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
+
+
 def _split(
-    points: NDArray[np.float32], grey: Image, mask: Image, calibration: Calibration
+    points: NDArray[np.float32],
+    area: float,
+    grey: Image,
+    mask: Image,
+    calibration: Calibration,
 ) -> list[Found]:
     """The tiles of a blob (its outline ``points``): one row cut at its seams, or rows one
     behind another cut apart first."""
@@ -635,22 +645,25 @@ def _split(
     found = _cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
     if length < 1.35 * depth and length < MAX_ROWS * (g.tile_h_mm + 16) * PX_PER_MM:
         other = _cut_rows(outline, grey, mask, calibration, rect, along, length, across, depth)
-        if _explains_better(other, found):
+        if _explains_better(other, found, area, g):
             found = other
     return found
 
 
-def _explains_better(pieces: list[Found], than: list[Found]) -> bool:
-    """Whether one cutting of a blob leaves fewer obstructions than another; or as many and
-    fewer tiles turned across the others (rows one behind another are laid alike: a cut
-    in the wrong place leaves a row as deep as upright tiles, cut across); or as many
-    and more tiles."""
+def _explains_better(
+    pieces: list[Found], than: list[Found], area: float, g: TableGeometry
+) -> bool:
+    """Whether one cutting of a blob (of ``area`` pixels) explains it better than another:
+    its tiles fill the blob, and it leaves fewer obstructions; or as many and fewer tiles
+    turned across the others (rows one behind another are laid alike: a cut in the wrong
+    place leaves a row as deep as upright tiles, cut across); or as many and more tiles."""
 
     def score(cut: list[Found]) -> tuple[int, int, int]:
         tiles = [f for f in cut if f.kind == "tile"]
         along_y = sum(1 for f in tiles if min(f.angle, 180 - f.angle) < 45)
         turned = min(along_y, len(tiles) - along_y)
-        return len(cut) - len(tiles), turned, -len(tiles)
+        unexplained = len(cut) - len(tiles) + (not _filled(area, len(tiles), g))
+        return unexplained, turned, -len(tiles)
 
     return score(pieces) < score(than)
 
@@ -677,7 +690,10 @@ def _cut_rows(
     rows = min(max(rows, 2), MAX_ROWS)
     strip = _strip(grey, centre, across, along, depth, length)
     cover2d = _strip(mask, centre, across, along, depth, length) > 127
-    prof = _seam_profile(strip, cover2d) * np.clip(cover2d.mean(axis=0) * 1.5, 0, 1)
+    if rows == 2:  # both rows as deep as a row can be (below): no short row to mislead
+        prof = _seam_profile(strip, cover2d) * np.clip(cover2d.mean(axis=0) * 1.5, 0, 1)
+    else:
+        prof = _seam_lines(strip, cover2d)
     pitch = len(prof) / rows
     # Two rows: where both are as deep as a row can be, else anywhere in the middle half
     # (a dark line of engraving inside the first row of two shallow ones was taken for the
@@ -720,6 +736,26 @@ def _cut_rows(
     return found
 
 
+def _seam_lines(strip: Image, cover: NDArray[np.bool_], reach: int = 3) -> NDArray[np.float64]:
+    """Per line across rows one behind another, how unlike the seam between two rows it is
+    (low at a seam or a gap): the brightness of its brighter part, judged only where the
+    blob goes on ``reach`` pixels to both sides of the line. A short last row (a few
+    discards) leaves most of its lines uncovered: judged on all of them, those lines looked
+    like a gap, and the cut fell inside the short row."""
+    width = strip.shape[1]
+    both = np.zeros_like(cover)
+    if width > 2 * reach:
+        both[:, reach : width - reach] = cover[:, : width - 2 * reach] & cover[:, 2 * reach :]
+    values = np.where(both, strip, np.nan)
+    seen = both.any(axis=0)
+    prof = np.zeros(width)
+    if seen.any():
+        prof[seen] = np.nanpercentile(values[:, seen], 75, axis=0)
+    prof = np.convolve(prof, np.ones(3) / 3, mode="same")
+    top = max(1.0, float(np.percentile(prof, 90)))
+    return np.asarray(np.clip(prof / top, 0, 1))
+
+
 def _every_pixel(points: NDArray[np.float32]) -> NDArray[np.float32]:
     """A closed outline compressed to the ends of its straight runs, with every pixel on it
     again (the runs are horizontal, vertical or diagonal: whole steps in both coordinates)."""
@@ -760,13 +796,29 @@ def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
     return np.asarray(np.median(_face_colours(top, tiles), axis=1), np.float32)
 
 
-def _body_points(top: Image, tiles: list[Found], body: NDArray[np.float32]) -> NDArray[np.int64]:
-    """Per tile, how many of its face's points show the body colour ``body``: a tile shows
-    its body between and around the engraving, however much ink it carries; a piece of a
-    hand shows none."""
-    diff = np.abs(_face_colours(top, tiles) - body)
-    distance = diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] / 3
+def _colour_distance(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Lab distance as the cloth's is measured (lightness a third: light is uneven)."""
+    diff = np.abs(a - b)
+    return np.asarray(diff[..., 1] + diff[..., 2] + diff[..., 0] / 3, np.float32)
+
+
+def _body_points(
+    top: Image, tiles: list[Found], bodies: NDArray[np.float32]
+) -> NDArray[np.int64]:
+    """Per tile, how many of its face's points show one of the set's body colours
+    (``bodies``, one a row): a tile shows its body between and around the engraving, however
+    much ink it carries; a piece of a hand shows none."""
+    faces = _face_colours(top, tiles)[:, :, None]
+    distance = _colour_distance(faces, bodies[None, None]).min(axis=2)
     return np.asarray((distance < _BODY_NEAR).sum(axis=1), np.int64)
+
+
+def _set_bodies(top: Image, known: list[Found]) -> NDArray[np.float32]:
+    """The body colour of the set on the table (a row), from the tiles found singly and in
+    plain rows: their median face colour. One colour: a set's faces share one body. (A set
+    framed in several colours, as kde-alphabet's, loses rows to it; taking every colour three
+    tiles share, 4 of 48 rendered hands over the table went unseen, against 1.)"""
+    return np.asarray(np.median(_body_colours(top, known), axis=0), np.float32)[None]
 
 
 def _obstruction(centre: NDArray[np.float64], depth: float, length: float) -> Found:

@@ -119,13 +119,16 @@ def test_discards_three_and_four_rows_deep_are_tiles_not_a_hand() -> None:
     geometry = TableGeometry()
     # xmj-real, 16 and 13 a seat: a seat's rows were lost to a cut inside the first row, to
     # a row with no sides of its own in the compressed outline, and to the lone last discard
-    # lengthened by the blob's shadow (48 and 26 tiles missed; none now).
+    # lengthened by the blob's shadow (48 and 26 tiles missed; none now). xmj-dorothys, 14
+    # and 20: a short last row's lines, mostly cloth, were taken for the seam before it.
     for seed, art, per_seat in (
         (1, "kde-traditional", 18),
         (6, "kde-classic", 24),
         (9, "symbola", 18),
         (1, "xmj-real", 16),
         (1, "xmj-real", 13),
+        (1, "xmj-dorothys", 14),
+        (1, "xmj-dorothys", 20),
     ):
         rng = np.random.default_rng(seed)
         layout = _late_discards(geometry, per_seat)

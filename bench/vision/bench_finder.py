@@ -1,0 +1,191 @@
+"""Tile finding on rendered tables, every art set: tiles missed, false tiles, hands seen.
+
+    .venv/bin/python bench/vision/bench_finder.py [--against REV] [--json out.json]
+
+1. *Tables as the scan benchmark renders them* (``bench_vision.frames``: discards, exposures
+   with sideways tiles, dice; random cloth, light and blur): ``--frames`` per art set.
+2. *Late in a hand*: each seat's discards 13 to 24 deep as the simulated table lays them
+   (rows of six, joined by blur and shadow into blobs two to four rows deep).
+3. *Two-by-two blocks*: four discards in two short rows, turned either way.
+4. *A hand over the table*: ``--hands`` tables with a hand reaching in; it must be reported as
+   an obstruction, and nothing under it taken for a tile.
+
+A tile counts as found when a found tile lies within 8 mm of it. With ``--against REV`` the
+finder of that git revision (only ``vision/finder.py``, on the rest of this tree) finds the
+same frames, side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench_vision import frames  # noqa: E402
+
+from controller.scene import table_layout  # noqa: E402
+from vision import finder  # noqa: E402
+from vision.artwork import ART_SETS, CHINESE_LABELS, LABELS, load_set  # noqa: E402
+from vision.calibration import calibrate  # noqa: E402
+from vision.geometry import TableGeometry  # noqa: E402
+from vision.render import Layout, Rendered, Style, TilePlacement, random_layout, render  # noqa: E402
+
+Find = Callable[..., Any]
+
+
+def finder_at(rev: str, workdir: Path) -> ModuleType:
+    """``vision/finder.py`` of a git revision, loaded as a module beside this tree's."""
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{rev}:vision/finder.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = workdir / f"finder_{rev}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"finder_{rev}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _missed(table: Rendered, found: list[Any]) -> tuple[int, int]:
+    """Tiles of the table no found tile lies within 8 mm of; found tiles near no tile."""
+    truth = np.array([[t.x, t.y] for t in table.layout.tiles])
+    tiles = np.array([[f.x, f.y] for f in found if f.kind == "tile"]).reshape(-1, 2)
+    if not len(tiles):
+        return len(truth), 0
+    dist = np.linalg.norm(truth[:, None] - tiles[None], axis=2)
+    return int((dist.min(axis=1) >= 8).sum()), int((dist.min(axis=0) >= 8).sum())
+
+
+def late_table(art: str, per_seat: int, seed: int) -> Rendered:
+    kinds = list(CHINESE_LABELS[:34])
+    seats = {
+        seat: {"discards": [kinds[(s * 5 + k + seed) % 34] for k in range(per_seat)]}
+        for s, seat in enumerate("ESWN")
+    }
+    geometry = TableGeometry()
+    layout = table_layout({"seats": seats}, geometry=geometry)
+    rng = np.random.default_rng(seed)
+    return render(layout, Style.random(rng, art), rng, geometry)
+
+
+def block_table(art: str, seed: int) -> Rendered:
+    east = [(635, 483), (669, 482), (635, 507), (669, 504)]
+    south = [(396, 635), (421, 636), (394, 669), (419, 669)]
+    labels = ["2D", "F2", "F4", "7B", "6D", "S4", "S1", "F3"]
+    places = [(x, y, 90.0) for x, y in east] + [(x, y, 0.0) for x, y in south]
+    layout = Layout(
+        tiles=[TilePlacement(lab, x, y, a) for lab, (x, y, a) in zip(labels, places, strict=True)],
+        dice=[],
+    )
+    rng = np.random.default_rng(seed)
+    return render(layout, Style.random(rng, art), rng, TableGeometry())
+
+
+def hand_table(art: str, seed: int) -> Rendered:
+    rng = np.random.default_rng(seed)
+    geometry = TableGeometry()
+    style = Style.random(rng, art)
+    layout = random_layout(rng, LABELS, geometry, hand=1.0)
+    return render(layout, style, rng, geometry)
+
+
+def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[str, Any]:
+    complete = [a for a in ART_SETS if all(lab in load_set(a) for lab in LABELS)]
+    keys = list(finders)
+    out: dict[str, Any] = {"arts": complete, "per_art": {}, "totals": {}}
+    totals: dict[str, dict[str, float]] = {k: {} for k in keys}
+    seconds: dict[str, float] = dict.fromkeys(keys, 0.0)
+
+    def add(key: str, name: str, value: float) -> None:
+        totals[key][name] = totals[key].get(name, 0) + value
+
+    def look(table: Rendered) -> dict[str, list[Any]]:
+        cal = calibrate(table.image, table.geometry)
+        seen = {}
+        for key, module in finders.items():
+            start = time.perf_counter()
+            seen[key] = module.find(table.image, cal)
+            seconds[key] += time.perf_counter() - start
+        return seen
+
+    for art in complete:
+        row: dict[str, Any] = {k: {} for k in keys}
+        scenes = [("frames", t) for t in frames(args.frames, art, args.seed)]
+        scenes += [
+            ("late", late_table(art, per_seat, seed))
+            for seed, per_seat in ((1, 13), (2, 16), (3, 18), (4, 21), (5, 24))
+        ]
+        scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
+        for part, table in scenes:
+            for key, found in look(table).items():
+                missed, false = _missed(table, found)
+                for name, value in (
+                    (f"{part}_tiles", len(table.layout.tiles)),
+                    (f"{part}_missed", missed),
+                    (f"{part}_false", false),
+                    (f"{part}_tables_all_found", int(missed == 0 and false == 0)),
+                    (f"{part}_tables", 1),
+                ):
+                    row[key][name] = row[key].get(name, 0) + value
+                    add(key, name, value)
+        out["per_art"][art] = row
+        print(art, json.dumps({k: row[k] for k in keys}), flush=True)
+    for n in range(args.hands):
+        art = complete[n % len(complete)]
+        table = hand_table(art, 1000 + n)
+        assert table.layout.hand is not None
+        hx, hy = table.layout.hand
+        for key, found in look(table).items():
+            seen = any(
+                f.kind == "obstruction" and np.hypot(f.x - hx, f.y - hy) < 150 for f in found
+            )
+            add(key, "hands", 1)
+            add(key, "hands_seen", int(seen))
+            add(key, "hands_false_tiles", _missed(table, found)[1])
+    for key in keys:
+        totals[key]["seconds_finding"] = round(seconds[key], 2)
+    out["totals"] = totals
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=8, help="part 1: frames per art set")
+    parser.add_argument("--blocks", type=int, default=6, help="part 3: tables per art set")
+    parser.add_argument("--hands", type=int, default=48, help="part 4: tables with a hand")
+    parser.add_argument("--seed", type=int, default=500)
+    parser.add_argument("--against", metavar="REV", help="also the finder of git revision REV")
+    parser.add_argument("--json", type=Path, help="write the results here")
+    args = parser.parse_args()
+    finders: dict[str, ModuleType] = {"now": finder}
+    with tempfile.TemporaryDirectory() as workdir:
+        if args.against:
+            finders[args.against] = finder_at(args.against, Path(workdir))
+        report = measure(finders, args)
+    report["settings"] = vars(args) | {"json": str(args.json) if args.json else None}
+    print(json.dumps(report["totals"], indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
