@@ -746,14 +746,26 @@ def _seam_lines(strip: Image, cover: NDArray[np.bool_], reach: int = 3) -> NDArr
     both = np.zeros_like(cover)
     if width > 2 * reach:
         both[:, reach : width - reach] = cover[:, : width - 2 * reach] & cover[:, 2 * reach :]
-    values = np.where(both, strip, np.nan)
-    seen = both.any(axis=0)
-    prof = np.zeros(width)
-    if seen.any():
-        prof[seen] = np.nanpercentile(values[:, seen], 75, axis=0)
+    prof = _masked_percentile(strip, both, 75)
     prof = np.convolve(prof, np.ones(3) / 3, mode="same")
     top = max(1.0, float(np.percentile(prof, 90)))
     return np.asarray(np.clip(prof / top, 0, 1))
+
+
+def _masked_percentile(values: Image, where: NDArray[np.bool_], q: float) -> NDArray[np.float64]:
+    """Per column, ``np.percentile`` (linear) of the values ``where`` holds; 0 where it holds
+    none. (Sorted with the others below every value: the held ones are each column's last.)"""
+    rows = values.shape[0]
+    ordered = np.sort(np.where(where, values.astype(np.int16), -1), axis=0)
+    held = where.sum(axis=0)
+    index = (rows - held) + q / 100 * np.maximum(held - 1, 0)
+    lo = np.minimum(np.floor(index), rows - 1).astype(np.int64)
+    hi = np.minimum(lo + 1, rows - 1)
+    below = np.take_along_axis(ordered, lo[None], axis=0)[0].astype(np.float64)
+    above = np.take_along_axis(ordered, hi[None], axis=0)[0].astype(np.float64)
+    t = index - lo
+    out = np.where(t > 0, below + (above - below) * t, below)
+    return np.asarray(np.where(held > 0, out, 0.0))
 
 
 def _every_pixel(points: NDArray[np.float32]) -> NDArray[np.float32]:

@@ -295,6 +295,20 @@ def test_fast_percentile_is_numpys() -> None:
         assert finder._percentile(line, 90) == np.percentile(line, 90)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), share=st.floats(0.0, 1.0))
+def test_masked_percentile_is_numpys_over_the_held_values(seed: int, share: float) -> None:
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 256, (int(rng.integers(1, 40)), int(rng.integers(1, 30))))
+    values = values.astype(np.uint8)
+    held = rng.random(values.shape) < share
+    got = finder._masked_percentile(values, held, 75)
+    for j in range(values.shape[1]):
+        column = values[held[:, j], j].astype(np.float64)
+        expected = np.percentile(column, 75) if len(column) else 0.0
+        assert got[j] == pytest.approx(expected, abs=1e-9)
+
+
 def test_find_is_what_the_reference_computations_find(
     table: Rendered, monkeypatch: pytest.MonkeyPatch
 ) -> None:
