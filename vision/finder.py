@@ -637,35 +637,31 @@ def _split(
         return _split_row(rect, grey, mask, calibration)
     # Rows one behind another. A blob about as deep as it is long may hold its rows either
     # way (a seat's late discards, four tiles wide and three deep, were cut into columns and
-    # a seam between two of them missed): it is cut both ways, and kept the way that
-    # explains it better.
+    # a seam between two of them missed): unless the first cutting explains it cleanly, it
+    # is cut the other way too, and kept the way that explains it better.
     # Every pixel of the outline, so that each row gets its own sides (a compressed outline
     # keeps only the ends of straight runs: a row between two corners got none of them).
     outline = _every_pixel(points)
     found = _cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
-    if length < 1.35 * depth and length < MAX_ROWS * (g.tile_h_mm + 16) * PX_PER_MM:
+    near_square = length < 1.35 * depth and length < MAX_ROWS * (g.tile_h_mm + 16) * PX_PER_MM
+    score = _cutting_score(found, area, g)
+    if near_square and score[:2] != (0, 0):
         other = _cut_rows(outline, grey, mask, calibration, rect, along, length, across, depth)
-        if _explains_better(other, found, area, g):
+        if _cutting_score(other, area, g) < score:
             found = other
     return found
 
 
-def _explains_better(
-    pieces: list[Found], than: list[Found], area: float, g: TableGeometry
-) -> bool:
-    """Whether one cutting of a blob (of ``area`` pixels) explains it better than another:
-    its tiles fill the blob, and it leaves fewer obstructions; or as many and fewer tiles
-    turned across the others (rows one behind another are laid alike: a cut in the wrong
-    place leaves a row as deep as upright tiles, cut across); or as many and more tiles."""
-
-    def score(cut: list[Found]) -> tuple[int, int, int]:
-        tiles = [f for f in cut if f.kind == "tile"]
-        along_y = sum(1 for f in tiles if min(f.angle, 180 - f.angle) < 45)
-        turned = min(along_y, len(tiles) - along_y)
-        unexplained = len(cut) - len(tiles) + (not _filled(area, len(tiles), g))
-        return unexplained, turned, -len(tiles)
-
-    return score(pieces) < score(than)
+def _cutting_score(cut: list[Found], area: float, g: TableGeometry) -> tuple[int, int, int]:
+    """How well a cutting explains a blob of ``area`` pixels, lower better: the obstructions
+    it leaves (and one more when its tiles do not fill the blob); then the tiles turned
+    across the others (rows one behind another are laid alike: a cut in the wrong place
+    leaves a row as deep as upright tiles, cut across); then more tiles."""
+    tiles = [f for f in cut if f.kind == "tile"]
+    along_y = sum(1 for f in tiles if min(f.angle, 180 - f.angle) < 45)
+    turned = min(along_y, len(tiles) - along_y)
+    unexplained = len(cut) - len(tiles) + (not _filled(area, len(tiles), g))
+    return unexplained, turned, -len(tiles)
 
 
 def _cut_rows(
