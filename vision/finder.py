@@ -124,7 +124,7 @@ _BRIGHTER_TIMES = 1.2
 _COLOUR_SUFFICES = 0.8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # an array inside: compared by identity
 class Cloth:
     """The cloth as the whole table shows it: its colour (Lab, OpenCV's 8-bit scale), and,
     where its colour hides the tiles' body, per pixel of the top-down image the lightness
