@@ -78,15 +78,25 @@ _CLOTH_WEIGHTS = np.array([[1 / 3, 1.0, 1.0, -0.4]], np.float32)
 _CLOTH_THRESHOLD = 28
 
 
+def _far_from_cloth(lab: Image, scalar: Any) -> NDArray[np.uint8]:
+    """255 where a Lab image is far from the cloth's colour."""
+    dist = cv2.transform(cv2.absdiff(lab, scalar), _CLOTH_WEIGHTS)
+    return np.asarray(cv2.threshold(dist, _CLOTH_THRESHOLD, 255, cv2.THRESH_BINARY)[1], np.uint8)
+
+
+def _with_brighter(
+    far: NDArray[np.uint8], lab: Image, brighter: NDArray[np.uint8]
+) -> NDArray[np.uint8]:
+    """``far``, and 255 where the Lab image is lighter than ``brighter`` (per pixel)."""
+    bright = cv2.compare(cv2.extractChannel(lab, 0), brighter, cv2.CMP_GT)
+    return np.asarray(cv2.bitwise_or(far, bright), np.uint8)
+
+
 def _off_cloth(lab: Image, scalar: Any, brighter: NDArray[np.uint8] | None) -> NDArray[np.uint8]:
     """255 where a Lab image is far from the cloth's colour, or brighter than ``brighter``
     (per pixel; None: brightness alone never counts), before any cleaning."""
-    dist = cv2.transform(cv2.absdiff(lab, scalar), _CLOTH_WEIGHTS)
-    far = np.asarray(cv2.threshold(dist, _CLOTH_THRESHOLD, 255, cv2.THRESH_BINARY)[1], np.uint8)
-    if brighter is None:
-        return far
-    bright = cv2.compare(cv2.extractChannel(lab, 0), brighter, cv2.CMP_GT)
-    return np.asarray(cv2.bitwise_or(far, bright), np.uint8)
+    far = _far_from_cloth(lab, scalar)
+    return far if brighter is None else _with_brighter(far, lab, brighter)
 
 
 # Every 3rd pixel each way is looked at first. The 3x3 opening keeps a pixel only inside a
@@ -144,8 +154,8 @@ def cloth_of(top: Image) -> Cloth:
     limit = np.minimum(np.maximum(around + _BRIGHTER_BY, around * _BRIGHTER_TIMES), 255)
     limit = limit.astype(np.uint8)
     scalar: Any = (*lab, 0.0)
-    by_colour = cv2.countNonZero(_off_cloth(sample, scalar, None))
-    either = cv2.countNonZero(_off_cloth(sample, scalar, limit))
+    far = _far_from_cloth(sample, scalar)
+    by_colour, either = cv2.countNonZero(far), cv2.countNonZero(_with_brighter(far, sample, limit))
     if by_colour >= _COLOUR_SUFFICES * either:
         return Cloth(lab)
     # Each pixel takes its sample's limit (nearest-neighbour at exactly 8x).
@@ -488,10 +498,7 @@ def _seam_profile(strip: Image, cover: NDArray[np.bool_] | None = None) -> NDArr
     a sideways tile, shallower than the row, does not look like a seam)."""
     h = strip.shape[0]
     core = strip[round(h * 0.2) : max(round(h * 0.8), round(h * 0.2) + 1)]
-    prof = _percentile(core, 75)
-    prof = np.convolve(prof, np.ones(3) / 3, mode="same")
-    top = max(1.0, float(_percentile(prof, 90)))
-    prof = np.clip(prof / top, 0, 1)
+    prof = _against_brightest(_percentile(core, 75))
     if cover is not None:
         band = max(2, round(h * 0.15))
         edge = np.maximum(cover[:band].mean(axis=0), cover[-band:].mean(axis=0))
@@ -631,7 +638,8 @@ def _split(
     centre = np.array(rect[0], np.float64)
     along, across, length, depth = _axis(rect)
     depth_mm = depth / PX_PER_MM
-    if depth_mm < g.tile_w_mm - 6 or depth_mm >= MAX_ROWS * (g.tile_h_mm + 16):
+    deepest_mm = MAX_ROWS * (g.tile_h_mm + 16)
+    if depth_mm < g.tile_w_mm - 6 or depth_mm >= deepest_mm:
         return [_obstruction(centre, depth, length)]
     if depth_mm <= _one_row_mm(g):
         return _split_row(rect, grey, mask, calibration)
@@ -643,7 +651,7 @@ def _split(
     # keeps only the ends of straight runs: a row between two corners got none of them).
     outline = _every_pixel(points)
     found = _cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
-    near_square = length < 1.35 * depth and length < MAX_ROWS * (g.tile_h_mm + 16) * PX_PER_MM
+    near_square = length < 1.35 * depth and length < deepest_mm * PX_PER_MM
     score = _cutting_score(found, area, g)
     if near_square and score[:2] != (0, 0):
         other = _cut_rows(outline, grey, mask, calibration, rect, along, length, across, depth)
@@ -708,12 +716,11 @@ def _cut_rows(
             if both_rows[0] < both_rows[1]:
                 lo, hi = both_rows
         cuts.append(lo + int(np.argmin(prof[lo:hi])) - depth / 2)
-    offset = (outline - centre.astype(np.float32)) @ across.astype(np.float32)
+    from_centre = outline - centre.astype(np.float32)
+    offset = from_centre @ across.astype(np.float32)
     # Where along the rows each outline pixel lies, as a line of the strips.
     line = np.clip(
-        np.round((outline - centre.astype(np.float32)) @ along.astype(np.float32) + length / 2),
-        0,
-        cover2d.shape[0] - 1,
+        np.round(from_centre @ along.astype(np.float32) + length / 2), 0, cover2d.shape[0] - 1
     ).astype(np.int64)
     bounds = [-np.inf, *cuts, np.inf]
     # The outer rows of a deep blob carry its shadow: a little more slack.
@@ -742,9 +749,14 @@ def _seam_lines(strip: Image, cover: NDArray[np.bool_], reach: int = 3) -> NDArr
     both = np.zeros_like(cover)
     if width > 2 * reach:
         both[:, reach : width - reach] = cover[:, : width - 2 * reach] & cover[:, 2 * reach :]
-    prof = _masked_percentile(strip, both, 75)
-    prof = np.convolve(prof, np.ones(3) / 3, mode="same")
-    top = max(1.0, float(np.percentile(prof, 90)))
+    return _against_brightest(_masked_percentile(strip, both, 75))
+
+
+def _against_brightest(brightness: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A line's brightness, smoothed over three, as a share of the line brightness that only
+    a tenth of the lines exceed (0 to 1)."""
+    prof = np.convolve(brightness, np.ones(3) / 3, mode="same")
+    top = max(1.0, float(_percentile(prof, 90)))
     return np.asarray(np.clip(prof / top, 0, 1))
 
 
@@ -810,9 +822,7 @@ def _colour_distance(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[
     return np.asarray(diff[..., 1] + diff[..., 2] + diff[..., 0] / 3, np.float32)
 
 
-def _body_points(
-    top: Image, tiles: list[Found], bodies: NDArray[np.float32]
-) -> NDArray[np.int64]:
+def _body_points(top: Image, tiles: list[Found], bodies: NDArray[np.float32]) -> NDArray[np.int64]:
     """Per tile, how many of its face's points show one of the set's body colours
     (``bodies``, one a row): a tile shows its body between and around the engraving, however
     much ink it carries; a piece of a hand shows none."""
