@@ -512,9 +512,11 @@ def _partition(
     tol: float,
     depth_cover: NDArray[np.float64] | None = None,
     shallow: float = 1.0,
-) -> list[tuple[int, int]] | None:
+) -> list[tuple[int, int, int]] | None:
     """Cut [0, n) into pieces of the allowed lengths (within ``tol``), cutting where the
-    profile is darkest. Dynamic programming over cut positions.
+    profile is darkest. Dynamic programming over cut positions. Each piece comes with the
+    index of the length it was cut as: a piece as long from both (a tile and the gap beside
+    it) is what the cutting took it for, depth cover included, not what its size is nearer.
 
     ``depth_cover`` is the fraction of the row's depth covered in each column: an upright
     tile (``lengths[0]``) covers it all, a sideways one only ``shallow`` of it; pieces are
@@ -536,6 +538,7 @@ def _partition(
         target.append(np.full(len(d), 1.0 if length == lengths[0] else shallow))
     size = np.concatenate(sizes)
     size_cost = np.concatenate(penalty)
+    size_length = np.concatenate([np.full(len(d), i) for i, d in enumerate(sizes)])
     shift = int(size.max())
     ends = np.arange(1, n + 1)
     starts = ends[:, None] - size[None, :]  # per end and pair; negative: no such piece
@@ -550,6 +553,7 @@ def _partition(
     best = np.full(n + 1 + shift, np.inf)
     best[shift] = 0.0
     prev = np.zeros(n + 1, np.int64)
+    cut_as = np.zeros(n + 1, np.int64)
     index = starts + shift
     step = max(1, int(size.min()))
     for e0 in range(0, n, step):
@@ -563,13 +567,14 @@ def _partition(
         rows = np.arange(len(k))
         best[e0 + 1 + shift : block.stop + 1 + shift] = cost[rows, k]
         prev[e0 + 1 : block.stop + 1] = starts[block][rows, k]
+        cut_as[e0 + 1 : block.stop + 1] = size_length[k]
     if best[n + shift] == np.inf:
         return None
     pieces = []
     end = n
     while end > 0:
         start = int(prev[end])
-        pieces.append((start, end))
+        pieces.append((start, end, int(cut_as[end])))
         end = start
     return pieces[::-1]
 
@@ -889,14 +894,13 @@ def _split_row(
             c = centre + along * ((a0 + b0) / 2 - length / 2)
             out.append(_obstruction(c, depth, b0 - a0))
             continue
-        for a, b in pieces:
+        for a, b, cut_as in pieces:
             a, b = a + a0, b + a0
             # Where across the row this piece lies (a sideways tile is shallower than the row).
             rows = np.flatnonzero(cover2d[:, a:b].mean(axis=1) > 0.5)
             lo, hi = (rows[0], rows[-1] + 1) if len(rows) else (0, strip.shape[0])
             c = centre + along * ((a + b) / 2 - length / 2) + across * ((lo + hi) / 2 - depth / 2)
-            piece = b - a
-            if upright_row and abs(piece - tw) < abs(piece - th):
+            if upright_row and cut_as == 0:
                 out.append(_tile(c, across, th, tw))  # upright: long side across the row
             else:
                 out.append(_tile(c, along, th, tw))  # sideways: long side along the row

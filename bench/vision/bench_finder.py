@@ -10,7 +10,9 @@
 4. *A hand over the table*: ``--hands`` tables with a hand reaching in; it must be reported as
    an obstruction, and nothing under it taken for a tile.
 
-A tile counts as found when a found tile lies within 8 mm of it. With ``--against REV`` the
+A tile counts as found when a found tile lies within 8 mm of it, and as *turned* when the tile
+found there has its long side across the true tile's (more than 45 degrees off): it is then
+cut out sideways, squashed, and misread. With ``--against REV`` the
 finder of that git revision (only ``vision/finder.py``, on the rest of this tree) finds the
 same frames, side by side.
 """
@@ -64,14 +66,21 @@ def finder_at(rev: str, workdir: Path) -> ModuleType:
     return module
 
 
-def _missed(table: Rendered, found: list[Any]) -> tuple[int, int]:
-    """Tiles of the table no found tile lies within 8 mm of; found tiles near no tile."""
+def _missed(table: Rendered, found: list[Any]) -> tuple[int, int, int]:
+    """Tiles of the table no found tile lies within 8 mm of; found tiles near no tile; tiles
+    found with their long side across the true one's."""
     truth = np.array([[t.x, t.y] for t in table.layout.tiles])
-    tiles = np.array([[f.x, f.y] for f in found if f.kind == "tile"]).reshape(-1, 2)
-    if not len(tiles):
-        return len(truth), 0
-    dist = np.linalg.norm(truth[:, None] - tiles[None], axis=2)
-    return int((dist.min(axis=1) >= 8).sum()), int((dist.min(axis=0) >= 8).sum())
+    tiles = [f for f in found if f.kind == "tile"]
+    if not tiles:
+        return len(truth), 0, 0
+    xy = np.array([[f.x, f.y] for f in tiles])
+    dist = np.linalg.norm(truth[:, None] - xy[None], axis=2)
+    nearest = dist.argmin(axis=1)
+    turned = 0
+    for placed, k, d in zip(table.layout.tiles, nearest, dist.min(axis=1), strict=True):
+        off = (tiles[k].angle - placed.angle) % 180
+        turned += bool(d < 8 and 45 < off < 135)
+    return int((dist.min(axis=1) >= 8).sum()), int((dist.min(axis=0) >= 8).sum()), turned
 
 
 def late_table(art: str, per_seat: int, seed: int) -> Rendered:
@@ -136,11 +145,12 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
         for part, table in scenes:
             for key, found in look(table).items():
-                missed, false = _missed(table, found)
+                missed, false, turned = _missed(table, found)
                 for name, value in (
                     (f"{part}_tiles", len(table.layout.tiles)),
                     (f"{part}_missed", missed),
                     (f"{part}_false", false),
+                    (f"{part}_turned", turned),
                     (f"{part}_tables_all_found", int(missed == 0 and false == 0)),
                     (f"{part}_tables", 1),
                 ):

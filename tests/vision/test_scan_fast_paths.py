@@ -32,16 +32,17 @@ def reference_partition(
     tol: float,
     depth_cover: NDArray[np.float64] | None = None,
     shallow: float = 1.0,
-) -> list[tuple[int, int]] | None:
+) -> list[tuple[int, int, int]] | None:
     """One end at a time, one piece length at a time."""
     n = len(profile)
     best = np.full(n + 1, np.inf)
     prev = np.full(n + 1, -1, np.int64)
+    cut_as = np.zeros(n + 1, np.int64)
     best[0] = 0.0
     csum = np.concatenate([[0.0], np.cumsum(depth_cover)]) if depth_cover is not None else None
     for end in range(1, n + 1):
         seam = profile[end - 1] if end < n else 0.0
-        for length in lengths:
+        for which, length in enumerate(lengths):
             lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol))
             s0, s1 = max(0, end - hi), min(end - 1, end - lo)
             if s1 < s0:
@@ -54,12 +55,12 @@ def reference_partition(
                 cost = cost + 3.0 * np.abs(covered - target)
             k = int(np.argmin(cost))
             if cost[k] < best[end]:
-                best[end], prev[end] = cost[k], starts[k]
+                best[end], prev[end], cut_as[end] = cost[k], starts[k], which
     if best[n] == np.inf:
         return None
     pieces, end = [], n
     while end > 0:
-        pieces.append((int(prev[end]), end))
+        pieces.append((int(prev[end]), end, int(cut_as[end])))
         end = int(prev[end])
     return pieces[::-1]
 
