@@ -82,6 +82,26 @@ def test_a_row_of_touching_tiles_is_cut_at_the_seams() -> None:
     assert abs(found[-1].angle - 90) < 10
 
 
+def test_tiles_laid_a_little_apart_are_cut_upright_where_they_lie() -> None:
+    # Discards laid by hand lie 1-4 mm apart; blur and shadow join them into one blob. Cut
+    # as if they touched, the cuts drifted off the seams until a piece took the drift as a
+    # sideways tile, and that tile was cut out turned and misread.
+    geometry = TableGeometry()
+    for seed, art in ((5, "xmj-real"), (6, "kde-jade"), (7, "kde-traditional")):
+        rng = np.random.default_rng(seed)
+        gaps = rng.uniform(1.5, 4.0, size=5)
+        xs = 300 + np.concatenate([[0.0], np.cumsum(geometry.tile_w_mm + gaps)])
+        labels = ["8D", "4B", "S1", "EW", "9B", "5C"]
+        row = [TilePlacement(lab, float(x), 450, 0) for lab, x in zip(labels, xs, strict=True)]
+        table = render(Layout(tiles=row), Style.random(rng, art), rng, geometry)
+        cal = calibrate(table.image, geometry)
+        found = sorted((f for f in find(table.image, cal) if f.kind == "tile"), key=lambda f: f.x)
+        assert len(found) == len(row), art
+        for truth, f in zip(row, found, strict=True):
+            assert abs(f.x - truth.x) < 3 and abs(f.y - truth.y) < 3, (art, truth.label)
+            assert min(f.angle, 180 - f.angle) < 10, (art, truth.label, f.angle)
+
+
 def test_a_hand_over_the_table_is_an_obstruction_not_tiles() -> None:
     # The second: a hand over jade tiles near a skin's tone, two rows deep, was cut into
     # rows of tile-sized pieces once such blobs were cut where rows can be; the body colour

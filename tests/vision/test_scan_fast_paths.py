@@ -32,6 +32,7 @@ def reference_partition(
     tol: float,
     depth_cover: NDArray[np.float64] | None = None,
     shallow: float = 1.0,
+    gap: float = 0.0,
 ) -> list[tuple[int, int, int]] | None:
     """One end at a time, one piece length at a time."""
     n = len(profile)
@@ -43,12 +44,15 @@ def reference_partition(
     for end in range(1, n + 1):
         seam = profile[end - 1] if end < n else 0.0
         for which, length in enumerate(lengths):
-            lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol))
+            longer = gap if which == 0 else 0.0  # only the row's own tiles lie apart
+            lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol + longer))
             s0, s1 = max(0, end - hi), min(end - 1, end - lo)
             if s1 < s0:
                 continue
             starts = np.arange(s0, s1 + 1)
-            cost = best[s0 : s1 + 1] + seam + np.abs((end - starts) - length) / (2 * tol)
+            off = (end - starts) - length
+            room = np.where(off > 0, tol + longer, tol)
+            cost = best[s0 : s1 + 1] + seam + np.abs(off) / (2 * room)
             if csum is not None:
                 covered = (csum[end] - csum[starts]) / (end - starts)
                 target = 1.0 if length == lengths[0] else shallow
@@ -142,9 +146,10 @@ def assert_same_blobs(mask: NDArray[np.uint8], min_area: float) -> int:
     sideways_only=st.booleans(),
     with_cover=st.booleans(),
     coarse=st.booleans(),
+    gap=st.sampled_from([0.0, 2.0]),
 )
 def test_block_dp_cuts_rows_exactly_like_the_one_end_at_a_time_dp(
-    seed: int, n: int, sideways_only: bool, with_cover: bool, coarse: bool
+    seed: int, n: int, sideways_only: bool, with_cover: bool, coarse: bool, gap: float
 ) -> None:
     rng = np.random.default_rng(seed)
     profile = rng.random(n)
@@ -153,7 +158,7 @@ def test_block_dp_cuts_rows_exactly_like_the_one_end_at_a_time_dp(
         profile = np.round(profile, 1)
         cover = None if cover is None else np.round(cover, 1)
     lengths = [30.0] if sideways_only else [22.0, 30.0]
-    args: tuple[Any, ...] = (profile, lengths, 3.5, cover, 22 / 30)
+    args: tuple[Any, ...] = (profile, lengths, 3.5, cover, 22 / 30, gap)
     assert finder._partition(*args) == reference_partition(*args)
 
 
