@@ -368,11 +368,18 @@ def _find_in(
             deep.append((pieces, obstruction))  # judged once the plain rows are known
         else:
             found += pieces
-    found += _rows_or_obstruction(top, found, deep)
+    # The walls are face down: their backs are not the body colour of the set's faces.
+    dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
+    faces = [f for f in found if f.kind == "tile" and not _in_wall(g, f.x + dx, f.y + dy)]
+    found += _rows_or_obstruction(top, faces, deep)
     if origin != (0, 0):
-        dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
         found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
     return found, covered
+
+
+def _in_wall(g: TableGeometry, x: float, y: float) -> bool:
+    zone = g.zone_at(x, y)
+    return zone is not None and zone.name == "wall"
 
 
 # A point of a face shows the set's body when its colour is this near the body's (as the
@@ -386,15 +393,16 @@ _BODY_POINTS = 3
 
 
 def _rows_or_obstruction(
-    top: Image, found: list[Found], deep: list[tuple[list[Found], Found]]
+    top: Image, faces: list[Found], deep: list[tuple[list[Found], Found]]
 ) -> list[Found]:
-    """The tiles of each blob cut into rows when they have the body colour of
-    the tiles found in plain rows and singly (a set's tiles share one body; a hand or a
-    sleeve cut into tile-sized pieces does not); else the blob is an obstruction, as it is
-    when too few tiles show the body colour."""
+    """The tiles of each blob cut into rows when they have the body colour of the tiles
+    found face up in plain rows and singly, ``faces`` (a set's tiles share one body; a hand
+    or a sleeve cut into tile-sized pieces does not); else the blob is an obstruction, as it
+    is when too few tiles show the body colour. (With the walls' backs among them, their
+    colour was taken for the body, and every seat's discards two rows deep for a hand.)"""
     if not deep:
         return []
-    known = [f for f in found if f.kind == "tile"]
+    known = list(faces)
     if len(known) < 6 and len(deep) >= 2:
         # Few tiles elsewhere (a table of nothing but deep discard rows): the rows' own
         # pieces, several blobs of them, give the body colour, which a hand alone does not.

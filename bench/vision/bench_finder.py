@@ -7,7 +7,9 @@
 2. *Late in a hand*: each seat's discards 13 to 24 deep as the simulated table lays them
    (rows of six, joined by blur and shadow into blobs two to four rows deep).
 3. *Two-by-two blocks*: four discards in two short rows, turned either way.
-4. *A hand over the table*: ``--hands`` tables with a hand reaching in; it must be reported as
+4. *With the walls*: ``--walls`` tables per art set as the tests render them (the walls'
+   face-down rows around the table, discards two rows deep before each seat).
+5. *A hand over the table*: ``--hands`` tables with a hand reaching in; it must be reported as
    an obstruction, and nothing under it taken for a tile.
 
 A tile counts as found when a found tile lies within 8 mm of it, and as *turned* when the tile
@@ -108,6 +110,13 @@ def block_table(art: str, seed: int) -> Rendered:
     return render(layout, Style.random(rng, art), rng, TableGeometry())
 
 
+def walled_table(art: str, seed: int) -> Rendered:
+    rng = np.random.default_rng(seed)
+    geometry = TableGeometry()
+    style = Style.random(rng, art)
+    return render(random_layout(rng, LABELS, geometry), style, rng, geometry)
+
+
 def hand_table(art: str, seed: int) -> Rendered:
     rng = np.random.default_rng(seed)
     geometry = TableGeometry()
@@ -118,6 +127,7 @@ def hand_table(art: str, seed: int) -> Rendered:
 
 def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[str, Any]:
     complete = [a for a in ART_SETS if all(lab in load_set(a) for lab in LABELS)]
+    complete = [a for a in complete if not args.arts or a in args.arts]
     keys = list(finders)
     out: dict[str, Any] = {"arts": complete, "per_art": {}, "totals": {}}
     totals: dict[str, dict[str, float]] = {k: {} for k in keys}
@@ -143,6 +153,7 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
             for seed, per_seat in ((1, 13), (2, 16), (3, 18), (4, 21), (5, 24))
         ]
         scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
+        scenes += [("walls", walled_table(art, 2000 + seed)) for seed in range(args.walls)]
         for part, table in scenes:
             for key, found in look(table).items():
                 missed, false, turned = _missed(table, found)
@@ -180,8 +191,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=8, help="part 1: frames per art set")
     parser.add_argument("--blocks", type=int, default=6, help="part 3: tables per art set")
-    parser.add_argument("--hands", type=int, default=48, help="part 4: tables with a hand")
+    parser.add_argument("--walls", type=int, default=4, help="part 4: tables per art set")
+    parser.add_argument("--hands", type=int, default=48, help="part 5: tables with a hand")
     parser.add_argument("--seed", type=int, default=500)
+    parser.add_argument("--arts", nargs="*", help="only these art sets (default: every one)")
     parser.add_argument("--against", metavar="REV", help="also the finder of git revision REV")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
