@@ -292,19 +292,20 @@ def _side_metrics(
 
 
 def _count_scan(tiles: list[list[Any]], layout: Any, counts: dict[str, int]) -> None:
-    """Add one scan's tiles ([x, y, tile, best, face_down]) to the running counts."""
+    """Add one scan's tiles ([x, y, tile, best, face_down, blank]) to the running counts. A
+    face-down tile and a blank one are named as such (``tile`` is None for both)."""
     truth_xy = np.array([[t.x, t.y] for t in layout.tiles])
     counts["truth"] += len(truth_xy)
-    for x, y, tile, best_label, face_down in tiles:
+    for x, y, tile, best_label, face_down, blank in tiles:
         k = _match(truth_xy, x, y)
         if k is None:
             continue
         counts["found"] += 1
         label = layout.tiles[k].label
-        seen = tile if tile is not None else (BACK if face_down else None)
+        seen = tile if tile is not None else (BACK if face_down else BLANK if blank else None)
         counts["correct"] += seen == label
         counts["best"] += best_label == label
-        counts["abstained"] += tile is None and not face_down
+        counts["abstained"] += seen is None
 
 
 def _stage_summary(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -465,8 +466,10 @@ def cache_bench(
                     else:
                         uncached = result
                     if rep == 0:
-                        tiles = [[t.x, t.y, t.tile, t.best, t.face_down] for t in result.tiles]
-                        _count_scan(tiles, truth[case], counts[side])
+                        rows = [
+                            [t.x, t.y, t.tile, t.best, t.face_down, t.blank] for t in result.tiles
+                        ]
+                        _count_scan(rows, truth[case], counts[side])
                 if rep == 0:
                     named[case].append(cached.memory.stats.tiles_named - before)
                     agree["tiles"] += len(uncached.tiles)
@@ -687,7 +690,7 @@ def detector_bench(
                     correct[key] += _score_detections(seen, centres, tiles, CLASS_NAMES)
                     continue
                 used: set[int] = set()
-                for x, y, tile, _best, _down in seen:
+                for x, y, tile, *_ in seen:
                     k = _match(truth_xy, x, y)
                     if k is not None and k not in used and tile == tiles[k].label:
                         used.add(k)

@@ -29,7 +29,7 @@ def scan_once(scanner: Any, frame: Any) -> tuple[float, float, list[list[Any]]]:
     start, cpu = time.perf_counter(), time.process_time()
     result = scanner.scan(frame)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-    tiles = [[t.x, t.y, t.tile, t.best, t.face_down] for t in result.tiles]
+    tiles = [[t.x, t.y, t.tile, t.best, t.face_down, t.blank] for t in result.tiles]
     return elapsed, cpu, tiles
 
 
