@@ -911,8 +911,12 @@ def _split_row(
     for a0, b0 in _runs(cover > 0.3):
         if b0 - a0 < tw - 6 * PX_PER_MM:
             continue
+        # A cut is charged by how much less like a seam its line is than the run's median
+        # line: where seams hardly show (tiles touching, a hand laid out), every cut cost
+        # about the same, and fewer, longer pieces (13 for 14 touching tiles) came cheaper.
+        run = profile[a0:b0]
         pieces = _partition(
-            profile[a0:b0],
+            run - float(np.median(run)),
             lengths,
             3.5 * PX_PER_MM,
             cover[a0:b0] * depth / th,

@@ -9,7 +9,9 @@
 3. *Two-by-two blocks*: four discards in two short rows, turned either way.
 4. *With the walls*: ``--walls`` tables per art set as the tests render them (the walls'
    face-down rows around the table, discards two rows deep before each seat).
-5. *A hand over the table*: ``--hands`` tables with a hand reaching in; it must be reported as
+5. *A hand shown*: the 14 tiles of a winning hand laid in a row on a seat's rack strip,
+   touching (``--shown`` tables per art set) and as many laid up to 1.5 mm apart.
+6. *A hand over the table*: ``--hands`` tables with a hand reaching in; it must be reported as
    an obstruction, and nothing under it taken for a tile.
 
 A tile counts as found when a found tile lies within 8 mm of it, and as *turned* when the tile
@@ -117,6 +119,25 @@ def walled_table(art: str, seed: int) -> Rendered:
     return render(random_layout(rng, LABELS, geometry), style, rng, geometry)
 
 
+def shown_table(art: str, seed: int, apart: float) -> Rendered:
+    """14 tiles in a row on a rack strip (which seat's, by the seed), up to ``apart`` mm
+    between them."""
+    rng = np.random.default_rng(seed)
+    geometry = TableGeometry()
+    gaps = np.concatenate([[0.0], rng.uniform(0, apart, size=13)])
+    along = np.cumsum(gaps + geometry.tile_w_mm) - geometry.tile_w_mm / 2
+    along += 450 - (along[0] + along[-1]) / 2
+    labels = [CHINESE_LABELS[int(k)] for k in rng.integers(0, 34, size=14)]
+    seat = int(rng.integers(4))
+    tiles = []
+    for label, a in zip(labels, along, strict=True):
+        # East at the bottom edge, then South (right), West (top), North (left).
+        x, y = [(a, 860.0), (860.0, 900 - a), (900 - a, 40.0), (40.0, a)][seat]
+        tiles.append(TilePlacement(label, float(x), float(y), 90.0 * seat))
+    style = Style.random(rng, art)
+    return render(Layout(tiles=tiles, dice=[]), style, rng, geometry)
+
+
 def hand_table(art: str, seed: int) -> Rendered:
     rng = np.random.default_rng(seed)
     geometry = TableGeometry()
@@ -154,6 +175,11 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         ]
         scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
         scenes += [("walls", walled_table(art, 2000 + seed)) for seed in range(args.walls)]
+        scenes += [
+            ("shown", shown_table(art, 3000 + seed, apart))
+            for seed in range(args.shown)
+            for apart in (0.0, 1.5)
+        ]
         for part, table in scenes:
             for key, found in look(table).items():
                 missed, false, turned = _missed(table, found)
@@ -192,7 +218,8 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=8, help="part 1: frames per art set")
     parser.add_argument("--blocks", type=int, default=6, help="part 3: tables per art set")
     parser.add_argument("--walls", type=int, default=4, help="part 4: tables per art set")
-    parser.add_argument("--hands", type=int, default=48, help="part 5: tables with a hand")
+    parser.add_argument("--shown", type=int, default=4, help="part 5: tables per art set")
+    parser.add_argument("--hands", type=int, default=48, help="part 6: tables with a hand")
     parser.add_argument("--seed", type=int, default=500)
     parser.add_argument("--arts", nargs="*", help="only these art sets (default: every one)")
     parser.add_argument("--against", metavar="REV", help="also the finder of git revision REV")
