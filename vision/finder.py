@@ -540,11 +540,11 @@ def _partition(
     n = len(profile)
     # Every (length, piece size) pair; within a length, sizes descend so that starts ascend
     # and ties go to the earliest start, then to the earlier length.
-    sizes, penalty, target = [], [], []
-    for length in lengths:
+    sizes, penalty, target, cut_as_of = [], [], [], []
+    for which, length in enumerate(lengths):
         # Only the row's own tiles lie apart (a claimed tile, turned, is laid against the
         # set; and three upright tiles were cut as two sideways ones taking the gaps).
-        room = gap if length == lengths[0] else 0.0
+        room = gap if which == 0 else 0.0
         lo, hi = int(np.floor(length - tol)), int(np.ceil(length + tol + room))
         d = np.arange(hi, max(lo, 1) - 1, -1)
         sizes.append(d)
@@ -552,10 +552,11 @@ def _partition(
         penalty.append(
             np.where(d > length, (d - length) / (2 * (tol + room)), (length - d) / (2 * tol))
         )
-        target.append(np.full(len(d), 1.0 if length == lengths[0] else shallow))
+        target.append(np.full(len(d), 1.0 if which == 0 else shallow))
+        cut_as_of.append(np.full(len(d), which))
     size = np.concatenate(sizes)
     size_cost = np.concatenate(penalty)
-    size_length = np.concatenate([np.full(len(d), i) for i, d in enumerate(sizes)])
+    size_length = np.concatenate(cut_as_of)
     shift = int(size.max())
     ends = np.arange(1, n + 1)
     starts = ends[:, None] - size[None, :]  # per end and pair; negative: no such piece

@@ -112,13 +112,6 @@ def block_table(art: str, seed: int) -> Rendered:
     return render(layout, Style.random(rng, art), rng, TableGeometry())
 
 
-def walled_table(art: str, seed: int) -> Rendered:
-    rng = np.random.default_rng(seed)
-    geometry = TableGeometry()
-    style = Style.random(rng, art)
-    return render(random_layout(rng, LABELS, geometry), style, rng, geometry)
-
-
 def shown_table(art: str, seed: int, apart: float) -> Rendered:
     """14 tiles in a row on a rack strip (which seat's, by the seed), up to ``apart`` mm
     between them."""
@@ -138,11 +131,13 @@ def shown_table(art: str, seed: int, apart: float) -> Rendered:
     return render(Layout(tiles=tiles, dice=[]), style, rng, geometry)
 
 
-def hand_table(art: str, seed: int) -> Rendered:
+def random_table(art: str, seed: int, **layout_options: Any) -> Rendered:
+    """A mid-game table as ``random_layout`` lays it (the walls on it), as the tests render
+    tables; ``hand=1.0``: with a hand reaching over it."""
     rng = np.random.default_rng(seed)
     geometry = TableGeometry()
     style = Style.random(rng, art)
-    layout = random_layout(rng, LABELS, geometry, hand=1.0)
+    layout = random_layout(rng, LABELS, geometry, **layout_options)
     return render(layout, style, rng, geometry)
 
 
@@ -174,7 +169,7 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
             for seed, per_seat in ((1, 13), (2, 16), (3, 18), (4, 21), (5, 24))
         ]
         scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
-        scenes += [("walls", walled_table(art, 2000 + seed)) for seed in range(args.walls)]
+        scenes += [("walls", random_table(art, 2000 + seed)) for seed in range(args.walls)]
         scenes += [
             ("shown", shown_table(art, 3000 + seed, apart))
             for seed in range(args.shown)
@@ -197,7 +192,7 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         print(art, json.dumps({k: row[k] for k in keys}), flush=True)
     for n in range(args.hands):
         art = complete[n % len(complete)]
-        table = hand_table(art, 1000 + n)
+        table = random_table(art, 1000 + n, hand=1.0)
         assert table.layout.hand is not None
         hx, hy = table.layout.hand
         for key, found in look(table).items():
