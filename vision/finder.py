@@ -409,10 +409,10 @@ def _rows_or_obstruction(
         known += [f for pieces, _ in deep for f in pieces]
     if len(known) < 3:
         return [obstruction for _, obstruction in deep]
-    bodies = _set_bodies(top, known)
+    body = _set_body(top, known)
     out: list[Found] = []
     for pieces, obstruction in deep:
-        far = int((_body_points(top, pieces, bodies) < _BODY_POINTS).sum())
+        far = int((_body_points(top, pieces, body) < _BODY_POINTS).sum())
         # A few faces may read far (a tile mostly ink, one in a shadow); a hand is many.
         out += [obstruction] if far >= max(3, len(pieces) / 4) or not pieces else pieces
     return out
@@ -845,21 +845,20 @@ def _colour_distance(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[
     return np.asarray(diff[..., 1] + diff[..., 2] + diff[..., 0] / 3, np.float32)
 
 
-def _body_points(top: Image, tiles: list[Found], bodies: NDArray[np.float32]) -> NDArray[np.int64]:
-    """Per tile, how many of its face's points show one of the set's body colours
-    (``bodies``, one a row): a tile shows its body between and around the engraving, however
-    much ink it carries; a piece of a hand shows none."""
-    faces = _face_colours(top, tiles)[:, :, None]
-    distance = _colour_distance(faces, bodies[None, None]).min(axis=2)
+def _body_points(top: Image, tiles: list[Found], body: NDArray[np.float32]) -> NDArray[np.int64]:
+    """Per tile, how many of its face's points show the set's body colour (``body``): a tile
+    shows its body between and around the engraving, however much ink it carries; a piece
+    of a hand shows none."""
+    distance = _colour_distance(_face_colours(top, tiles), body)
     return np.asarray((distance < _BODY_NEAR).sum(axis=1), np.int64)
 
 
-def _set_bodies(top: Image, known: list[Found]) -> NDArray[np.float32]:
-    """The body colour of the set on the table (a row), from the tiles found singly and in
-    plain rows: their median face colour. One colour: a set's faces share one body. (A set
-    framed in several colours, as kde-alphabet's, loses rows to it; taking every colour three
-    tiles share, 4 of 48 rendered hands over the table went unseen, against 1.)"""
-    return np.asarray(np.median(_body_colours(top, known), axis=0), np.float32)[None]
+def _set_body(top: Image, known: list[Found]) -> NDArray[np.float32]:
+    """The body colour of the set on the table, from the tiles found singly and in plain
+    rows: their median face colour. One colour: a set's faces share one body. (A set framed
+    in several colours, as kde-alphabet's, loses rows to it; taking every colour three tiles
+    share, 4 of 48 rendered hands over the table went unseen, against 1.)"""
+    return np.asarray(np.median(_body_colours(top, known), axis=0), np.float32)
 
 
 def _obstruction(centre: NDArray[np.float64], depth: float, length: float) -> Found:
