@@ -368,10 +368,11 @@ def _find_in(
             deep.append((pieces, obstruction))  # judged once the plain rows are known
         else:
             found += pieces
-    # The walls are face down: their backs are not the body colour of the set's faces.
     dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
-    faces = [f for f in found if f.kind == "tile" and not _in_wall(g, f.x + dx, f.y + dy)]
-    found += _rows_or_obstruction(top, faces, deep)
+    if deep:
+        # The walls are face down: their backs are not the body colour of the set's faces.
+        faces = [f for f in found if f.kind == "tile" and not _in_wall(g, f.x + dx, f.y + dy)]
+        found += _rows_or_obstruction(top, faces, deep)
     if origin != (0, 0):
         found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
     return found, covered
