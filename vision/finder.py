@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -515,6 +515,14 @@ def _seam_profile(strip: Image, cover: NDArray[np.bool_] | None = None) -> NDArr
     return np.asarray(prof)
 
 
+class Cutting(NamedTuple):
+    """A row cut into pieces: each (start, end, index of the length it was cut as), and the
+    cost of cutting so."""
+
+    pieces: list[tuple[int, int, int]]
+    cost: float
+
+
 def _partition(
     profile: NDArray[np.float64],
     lengths: list[float],
@@ -522,13 +530,14 @@ def _partition(
     depth_cover: NDArray[np.float64] | None = None,
     shallow: float = 1.0,
     gap: float = 0.0,
-) -> list[tuple[int, int, int]] | None:
+) -> Cutting | None:
     """Cut [0, n) into pieces of the allowed lengths (within ``tol``; the first, the row's
     own tiles, longer by up to ``gap`` more: a tile and the gap beside it, where blur and
     shadow join tiles laid a little apart), cutting where the profile is darkest. Dynamic
     programming over cut positions. Each piece comes with the index of the length it was
     cut as: a piece as long from both (a tile and the gap beside it) is what the cutting
-    took it for, depth cover included, not what its size is nearer.
+    took it for, depth cover included, not what its size is nearer. The cutting's cost comes
+    with the pieces (to weigh it against another).
 
     ``depth_cover`` is the fraction of the row's depth covered in each column: an upright
     tile (``lengths[0]``) covers it all, a sideways one only ``shallow`` of it; pieces are
@@ -595,26 +604,51 @@ def _partition(
         start = int(prev[end])
         pieces.append((start, end, int(cut_as[end])))
         end = start
-    return pieces[::-1]
+    return Cutting(pieces[::-1], float(best[n + shift]))
 
 
 Rect = tuple[tuple[float, float], tuple[float, float], float]
 
 
-def _grid_rect(points: NDArray[np.float32], degrees: float | None = None) -> Rect:
-    """The blob's bounding rectangle turned to the direction its edges run in.
+def _edge_direction(points: NDArray[np.float32]) -> float:
+    """The direction, in degrees, the straight edges of an outline run in (folded to a
+    quarter turn: a row's long and short sides count alike)."""
+    outline = cv2.approxPolyDP(points.reshape(-1, 1, 2), 1.5 * PX_PER_MM, True).reshape(-1, 2)
+    seg = np.concatenate([outline[1:], outline[:1]]) - outline  # each edge, wrapping
+    weight = np.hypot(seg[:, 0], seg[:, 1])
+    theta4 = 4 * np.arctan2(seg[:, 1], seg[:, 0])
+    mean4 = np.arctan2((weight * np.sin(theta4)).sum(), (weight * np.cos(theta4)).sum())
+    return float(np.degrees(mean4) / 4)
+
+
+# A long blob of one row is turned to its smallest-area rectangle when that lies this near
+# its edges' direction. Tiles touching on a rack strip near their colour leave ragged edges
+# whose pieces skew the direction a degree or two; across a row of 14 that is 5-8 mm more
+# depth, past what one row may measure (on 80 rendered hands laid out, 28 whole rows were
+# taken for obstructions; none with this).
+_TRUE_WITHIN_DEG = 5.0
+
+
+def _row_direction(points: NDArray[np.float32], g: TableGeometry) -> float:
+    """The direction of a blob's rows, in degrees: its edges' (:func:`_edge_direction`),
+    or, for a long blob of one row, the smallest-area rectangle's when that is near it.
+    (Short blobs are left to their edges: a 2x2 block and hands took wrong turns.)"""
+    edges = _edge_direction(points)
+    (_, _), (w, h), degrees = cv2.minAreaRect(points)
+    off = (edges - degrees) % 90
+    one_long_row = (
+        max(w, h) >= 2 * g.tile_h_mm * PX_PER_MM and min(w, h) <= _one_row_mm(g) * PX_PER_MM
+    )
+    return float(degrees) if one_long_row and min(off, 90 - off) < _TRUE_WITHIN_DEG else edges
+
+
+def _grid_rect(points: NDArray[np.float32], degrees: float) -> Rect:
+    """The blob's bounding rectangle turned to ``degrees`` (the direction of its rows).
 
     Tiles lie in rows, so the outline's straight edges run in two perpendicular directions;
     the smallest-area rectangle of an L-shaped blob (a short row beside a long one) can be
     turned 45 degrees wrong, the edge directions are not."""
-    if degrees is None:
-        outline = cv2.approxPolyDP(points.reshape(-1, 1, 2), 1.5 * PX_PER_MM, True).reshape(-1, 2)
-        seg = np.concatenate([outline[1:], outline[:1]]) - outline  # each edge, wrapping
-        weight = np.hypot(seg[:, 0], seg[:, 1])
-        theta4 = 4 * np.arctan2(seg[:, 1], seg[:, 0])
-        theta = np.arctan2((weight * np.sin(theta4)).sum(), (weight * np.cos(theta4)).sum()) / 4
-    else:
-        theta = np.radians(degrees)
+    theta = np.radians(degrees)
     u = np.array([np.cos(theta), np.sin(theta)], np.float32)
     v = np.array([-np.sin(theta), np.cos(theta)], np.float32)
     pu, pv = points @ u, points @ v
@@ -658,7 +692,7 @@ def _split(
     """The tiles of a blob (its outline ``points``): one row cut at its seams, or rows one
     behind another cut apart first."""
     g = calibration.geometry
-    rect = _grid_rect(points)
+    rect = _grid_rect(points, _row_direction(points, g))
     centre = np.array(rect[0], np.float64)
     along, across, length, depth = _axis(rect)
     depth_mm = depth / PX_PER_MM
@@ -885,6 +919,53 @@ def _runs(covered: NDArray[np.bool_]) -> list[tuple[int, int]]:
 _GAP_MM = 2.0
 
 
+# A row at least this many upright tiles long (a hand laid out, not six discards laid by hand
+# at uneven gaps) may be cut on an even pitch, each cut off it charged up to this much (the
+# profile's cuts are charged -1 to 1 below its median, a seam about -0.2).
+_EVEN_ROW_TILES = 7
+_EVEN_PITCH_WEIGHT = 0.5
+
+
+def _off_pitch(n: int, count: int) -> NDArray[np.float64]:
+    """Per end of a piece in a run of ``n`` cut into ``count`` equal pieces, how far it lies
+    from the nearest of those cuts: -0.5 on one, 0.5 midway between two (a cutting taking
+    random places gains nothing, one on the pitch gains)."""
+    pitch = n / count
+    at = np.arange(1, n + 1) / pitch
+    return np.asarray(2 * np.abs(at - np.round(at)) - 0.5)
+
+
+def _cut_run(
+    profile: NDArray[np.float64],
+    lengths: list[float],
+    depth_cover: NDArray[np.float64],
+    shallow: float,
+    tw: float,
+    upright_row: bool,
+) -> list[tuple[int, int, int]] | None:
+    """One run of a row's tiles cut at its seams (:func:`_partition`).
+
+    A cut is charged by how much less like a seam its line is than the run's median line:
+    where seams hardly show (tiles touching, a hand laid out), every cut cost about the same,
+    and fewer, longer pieces (13 for 14 touching tiles) came cheaper. Where they hardly show
+    and the faces' engravings are darker (dots, bamboo), the cuts followed the engravings
+    instead, half a tile off: a long run of upright tiles is also cut on each even pitch its
+    length allows, and kept so when that is cheaper, the pitch counted."""
+    n = len(profile)
+    tol, gap = 3.5 * PX_PER_MM, _GAP_MM * PX_PER_MM
+    seams = profile - float(np.median(profile))
+    best = _partition(seams, lengths, tol, depth_cover, shallow, gap)
+    if best is None or not upright_row or n < _EVEN_ROW_TILES * tw:
+        return None if best is None else best.pieces
+    # Tiles touching, or apart by up to the gap (and a pixel of measuring either way).
+    for count in range(int(np.ceil(n / (tw + gap + 1))), int(n / (tw - 1)) + 1):
+        prior = _EVEN_PITCH_WEIGHT * _off_pitch(n, count)
+        even = _partition(seams + prior, lengths, tol, depth_cover, shallow, gap)
+        if even is not None and even.cost < best.cost:
+            best = even
+    return best.pieces
+
+
 def _split_row(
     rect: Rect, grey: Image, mask: Image, calibration: Calibration, slack_mm: float = 8.0
 ) -> list[Found]:
@@ -912,17 +993,8 @@ def _split_row(
     for a0, b0 in _runs(cover > 0.3):
         if b0 - a0 < tw - 6 * PX_PER_MM:
             continue
-        # A cut is charged by how much less like a seam its line is than the run's median
-        # line: where seams hardly show (tiles touching, a hand laid out), every cut cost
-        # about the same, and fewer, longer pieces (13 for 14 touching tiles) came cheaper.
-        run = profile[a0:b0]
-        pieces = _partition(
-            run - float(np.median(run)),
-            lengths,
-            3.5 * PX_PER_MM,
-            cover[a0:b0] * depth / th,
-            tw / th,
-            _GAP_MM * PX_PER_MM,
+        pieces = _cut_run(
+            profile[a0:b0], lengths, cover[a0:b0] * depth / th, tw / th, tw, upright_row
         )
         if pieces is None:
             c = centre + along * ((a0 + b0) / 2 - length / 2)

@@ -33,7 +33,7 @@ def reference_partition(
     depth_cover: NDArray[np.float64] | None = None,
     shallow: float = 1.0,
     gap: float = 0.0,
-) -> list[tuple[int, int, int]] | None:
+) -> finder.Cutting | None:
     """One end at a time, one piece length at a time."""
     n = len(profile)
     best = np.full(n + 1, np.inf)
@@ -66,7 +66,7 @@ def reference_partition(
     while end > 0:
         pieces.append((int(prev[end]), end, int(cut_as[end])))
         end = int(prev[end])
-    return pieces[::-1]
+    return finder.Cutting(pieces[::-1], float(best[n]))
 
 
 def reference_cloth_mask(
