@@ -213,7 +213,7 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=8, help="part 1: frames per art set")
     parser.add_argument("--blocks", type=int, default=6, help="part 3: tables per art set")
     parser.add_argument("--walls", type=int, default=4, help="part 4: tables per art set")
-    parser.add_argument("--shown", type=int, default=4, help="part 5: tables per art set")
+    parser.add_argument("--shown", type=int, default=12, help="part 5: hands per art set")
     parser.add_argument("--hands", type=int, default=48, help="part 6: tables with a hand")
     parser.add_argument("--seed", type=int, default=500)
     parser.add_argument("--arts", nargs="*", help="only these art sets (default: every one)")
