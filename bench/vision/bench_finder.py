@@ -40,7 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench_vision import frames  # noqa: E402
+from bench_vision import frames, hand_laid_out  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
 from vision import finder  # noqa: E402
@@ -112,25 +112,6 @@ def block_table(art: str, seed: int) -> Rendered:
     return render(layout, Style.random(rng, art), rng, TableGeometry())
 
 
-def shown_table(art: str, seed: int, apart: float) -> Rendered:
-    """14 tiles in a row on a rack strip (which seat's, by the seed), up to ``apart`` mm
-    between them."""
-    rng = np.random.default_rng(seed)
-    geometry = TableGeometry()
-    gaps = np.concatenate([[0.0], rng.uniform(0, apart, size=13)])
-    along = np.cumsum(gaps + geometry.tile_w_mm) - geometry.tile_w_mm / 2
-    along += 450 - (along[0] + along[-1]) / 2
-    labels = [CHINESE_LABELS[int(k)] for k in rng.integers(0, 34, size=14)]
-    seat = int(rng.integers(4))
-    tiles = []
-    for label, a in zip(labels, along, strict=True):
-        # East at the bottom edge, then South (right), West (top), North (left).
-        x, y = [(a, 860.0), (860.0, 900 - a), (900 - a, 40.0), (40.0, a)][seat]
-        tiles.append(TilePlacement(label, float(x), float(y), 90.0 * seat))
-    style = Style.random(rng, art)
-    return render(Layout(tiles=tiles, dice=[]), style, rng, geometry)
-
-
 def random_table(art: str, seed: int, **layout_options: Any) -> Rendered:
     """A mid-game table as ``random_layout`` lays it (the walls on it), as the tests render
     tables; ``hand=1.0``: with a hand reaching over it."""
@@ -171,7 +152,7 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
         scenes += [("walls", random_table(art, 2000 + seed)) for seed in range(args.walls)]
         scenes += [
-            ("shown", shown_table(art, 3000 + seed, apart))
+            ("shown", hand_laid_out(art, 3000 + seed, apart))
             for seed in range(args.shown)
             for apart in (0.0, 1.5)
         ]

@@ -15,6 +15,10 @@
    time per tile, tiles found, identity accuracy of found tiles.
 4. *mahjong-detector 0.0.6* (YOLO11n, 34 riichi classes) on the same frames through its own
    pre- and post-processing and onnxruntime; scored on the 34 kinds it knows.
+5. *Hands laid out*: ``--hands`` winning hands per held-out set, 14 tiles on a seat's rack
+   strip, touching or up to 1.5 mm apart, as they are shown to be scored: identity of the
+   tiles, and hands read whole (every tile named right, nothing more), each scanned once.
+   ``--hands-only`` runs only this part.
 
 Every number comes from one run on this machine; the machine is shared, so compare ratios.
 """
@@ -59,6 +63,8 @@ from vision.geometry import TableGeometry  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
 from vision.procedural import procedural_set  # noqa: E402
 from vision.render import (  # noqa: E402
+    Layout,
+    Rendered,
     Style,
     TilePlacement,
     random_layout,
@@ -187,6 +193,25 @@ def frames(count: int, art: str, seed: int) -> list[Any]:
         layout = random_layout(rng, LABELS, g, discards=44, exposures=4, walls=False)
         out.append(render(layout, style, rng, g))
     return out
+
+
+def hand_laid_out(art: str, seed: int, apart: float) -> Rendered:
+    """A winning hand shown to be scored: 14 tiles in a row on a seat's rack strip (which
+    seat's, by the seed), up to ``apart`` mm between them."""
+    rng = np.random.default_rng(seed)
+    geometry = TableGeometry()
+    gaps = np.concatenate([[0.0], rng.uniform(0, apart, size=13)])
+    along = np.cumsum(gaps + geometry.tile_w_mm) - geometry.tile_w_mm / 2
+    along += 450 - (along[0] + along[-1]) / 2
+    labels = [CHINESE_LABELS[int(k)] for k in rng.integers(0, 34, size=14)]
+    seat = int(rng.integers(4))
+    tiles = []
+    for label, a in zip(labels, along, strict=True):
+        # East at the bottom edge, then South (right), West (top), North (left).
+        x, y = [(a, 860.0), (860.0, 900 - a), (900 - a, 40.0), (40.0, a)][seat]
+        tiles.append(TilePlacement(label, float(x), float(y), 90.0 * seat))
+    style = Style.random(rng, art)
+    return render(Layout(tiles=tiles, dice=[]), style, rng, geometry)
 
 
 def _match(truth_xy: np.ndarray, x: float, y: float, tol: float = 10.0) -> int | None:
@@ -393,6 +418,50 @@ def scan_bench(
             ),
             "speedup_of_medians": statistics.median(theirs) / statistics.median(times["this"]),
         }
+    return out
+
+
+def hands_bench(
+    embedder: Embedder, art: str, count: int, seed: int, other: OtherRevision | None = None
+) -> dict[str, Any]:
+    """Hands laid out to be scored (``count`` of them, touching and up to 1.5 mm apart by
+    turns), each scanned once: identity of the tiles, and hands read whole (all 14 named
+    right, nothing else taken for a tile), the score's input."""
+    recogniser = enrolled_recogniser(embedder, art, seed, "new")
+    model = None
+    if other is not None:
+        recogniser, model = other.shared_model(recogniser)
+    sides = ["this"] + ([other.rev] if other is not None else [])
+    counts = {
+        s: dict.fromkeys(("truth", "found", "correct", "best", "abstained"), 0) for s in sides
+    }
+    whole = dict.fromkeys(sides, 0)
+    for i in range(count):
+        r = hand_laid_out(art, seed + i, 1.5 if i % 2 else 0.0)
+        cal = calibrate(r.image, r.geometry)
+        for side in sides:
+            if side == "this":
+                _, _, tiles = scan_once(Scanner(cal, recogniser), r.image)
+            else:
+                assert other is not None and model is not None
+                tiles = other.scan(r.image, cal, model)["tiles"]
+            right_before = counts[side]["correct"]
+            _count_scan(tiles, r.layout, counts[side])
+            named = counts[side]["correct"] - right_before
+            whole[side] += named == len(r.layout.tiles) == len(tiles)
+
+    def side(name: str) -> dict[str, float]:
+        c = counts[name]
+        return {
+            "found": c["found"] / c["truth"],
+            "identity_of_found": c["correct"] / max(1, c["found"]),
+            "named_right_of_all": c["correct"] / c["truth"],
+            "hands_read_whole": whole[name] / count,
+        }
+
+    out: dict[str, Any] = {"art": art, "hands": count, **side("this")}
+    if other is not None:
+        out["against"] = {"rev": other.rev, **side(other.rev)}
     return out
 
 
@@ -724,7 +793,11 @@ def main() -> int:
     parser.add_argument(
         "--identity-only", action="store_true", help="parts 1 and 2 only (no frames)"
     )
-    parser.add_argument("--scan-only", action="store_true", help="parts 3 and 4 only")
+    parser.add_argument("--scan-only", action="store_true", help="parts 3, 4 and 5 only")
+    parser.add_argument(
+        "--hands", type=int, default=12, help="part 5: hands laid out per held-out set"
+    )
+    parser.add_argument("--hands-only", action="store_true", help="part 5 only")
     parser.add_argument(
         "--live-only",
         action="store_true",
@@ -747,7 +820,7 @@ def main() -> int:
     embedder = Embedder()
     rng = np.random.default_rng(args.seed)
     report: dict[str, Any] = {"model": META, "embedding_runtime": embedder.runtime}
-    if not args.scan_only and not args.live_only:
+    if not args.scan_only and not args.live_only and not args.hands_only:
         report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng)
         print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
         report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng)
@@ -759,13 +832,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         other = OtherRevision(args.against, Path(tmp)) if args.against else None
         try:
-            report["cache"] = [
-                cache_bench(embedder, art, args.frames, args.seed, args.repeat) for art in HELD_OUT
-            ]
-            print(json.dumps(report["cache"], indent=1), flush=True)
-            report["dice"] = dice_bench(args.dice_frames, args.seed, other)
-            print(json.dumps(report["dice"], indent=1), flush=True)
             if not args.live_only:
+                report["hands"] = [
+                    hands_bench(embedder, art, args.hands, args.seed + 300, other)
+                    for art in HELD_OUT
+                ]
+                print(json.dumps(report["hands"], indent=1), flush=True)
+            if not args.hands_only:
+                report["cache"] = [
+                    cache_bench(embedder, art, args.frames, args.seed, args.repeat)
+                    for art in HELD_OUT
+                ]
+                print(json.dumps(report["cache"], indent=1), flush=True)
+                report["dice"] = dice_bench(args.dice_frames, args.seed, other)
+                print(json.dumps(report["dice"], indent=1), flush=True)
+            if not args.live_only and not args.hands_only:
                 report["scan"] = [
                     scan_bench(embedder, art, args.frames, args.seed, method, other, args.repeat)
                     for art in HELD_OUT
