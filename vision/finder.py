@@ -346,8 +346,12 @@ def _find_in(
                 found.append(Found("die", x, y, die.angle, g.die_mm, g.die_mm))
                 continue
         # Two dice side by side are at least two dice long; a tile is shorter, and fills
-        # its rectangle (a cheap test first: most blobs are tiles).
-        pair_like = long_ >= 1.95 * g.die_mm or area < 0.85 * rw * rh
+        # its rectangle (a cheap test first: most blobs are tiles). Nor do two dice cover
+        # more than 3.5 dice (2.5 at most with their shadows, on 30 rendered pairs), as
+        # every row of tiles does: looked at for a pair, rows took a tenth of the finding.
+        pair_like = area < _PAIR_DICE_AREAS * die_area and (
+            long_ >= 1.95 * g.die_mm or area < 0.85 * rw * rh
+        )
         pair = _dice_pair(pixels, grey, bx, by, g.die_mm * PX_PER_MM) if pair_like else None
         if pair is not None:  # two dice at rest against each other
             for sq in pair:
@@ -376,6 +380,10 @@ def _find_in(
     if origin != (0, 0):
         found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
     return found, covered
+
+
+# The most two dice touching may cover, in dice (see the pair test in _find_in).
+_PAIR_DICE_AREAS = 3.5
 
 
 def _in_wall(g: TableGeometry, x: float, y: float) -> bool:
