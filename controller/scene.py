@@ -68,3 +68,28 @@ def table_layout(
     for i, value in enumerate(dice):
         layout.dice.append(DiePlacement(int(value), c - 25 + 50 * i, c))
     return layout
+
+
+def shown_hand_layout(
+    tiles: Sequence[str], seat: str, gaps_mm: Sequence[float] = (), geometry: Any = None
+) -> Any:
+    """A renderer layout of a hand laid out face up on ``seat``'s rack strip to be scored:
+    its tiles in one row along the seat's edge, centred on it, facing the seat, touching or
+    ``gaps_mm`` apart (one gap fewer than tiles)."""
+    from vision.geometry import TableGeometry
+    from vision.render import Layout, TilePlacement
+
+    geometry = geometry or TableGeometry()
+    tw = geometry.tile_w_mm
+    gaps = [0.0, *gaps_mm] if len(gaps_mm) else [0.0] * len(tiles)
+    along, ends = [], 0.0
+    for gap in gaps:
+        ends += float(gap) + tw
+        along.append(ends - tw / 2)
+    middle = (along[0] + along[-1]) / 2
+    layout = Layout(tiles=[], dice=[])
+    for tile, a in zip(tiles, along, strict=True):
+        x, y = _at(seat, geometry.size_mm, a - middle, 40.0)
+        layout.tiles.append(TilePlacement(tile, x, y, SEAT_ANGLE[seat]))
+    return layout
+

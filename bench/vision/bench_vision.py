@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from scan_worker import scan_once, stage_times  # noqa: E402
 
+from controller.scene import shown_hand_layout  # noqa: E402
 from vision.artwork import (  # noqa: E402
     ART_SETS,
     BACK,
@@ -63,7 +64,6 @@ from vision.geometry import TableGeometry  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
 from vision.procedural import procedural_set  # noqa: E402
 from vision.render import (  # noqa: E402
-    Layout,
     Rendered,
     Style,
     TilePlacement,
@@ -199,19 +199,12 @@ def hand_laid_out(art: str, seed: int, apart: float) -> Rendered:
     """A winning hand shown to be scored: 14 tiles in a row on a seat's rack strip (which
     seat's, by the seed), up to ``apart`` mm between them."""
     rng = np.random.default_rng(seed)
-    geometry = TableGeometry()
-    gaps = np.concatenate([[0.0], rng.uniform(0, apart, size=13)])
-    along = np.cumsum(gaps + geometry.tile_w_mm) - geometry.tile_w_mm / 2
-    along += 450 - (along[0] + along[-1]) / 2
+    gaps = rng.uniform(0, apart, size=13)
     labels = [CHINESE_LABELS[int(k)] for k in rng.integers(0, 34, size=14)]
-    seat = int(rng.integers(4))
-    tiles = []
-    for label, a in zip(labels, along, strict=True):
-        # East at the bottom edge, then South (right), West (top), North (left).
-        x, y = [(a, 860.0), (860.0, 900 - a), (900 - a, 40.0), (40.0, a)][seat]
-        tiles.append(TilePlacement(label, float(x), float(y), 90.0 * seat))
+    seat = "ESWN"[int(rng.integers(4))]
     style = Style.random(rng, art)
-    return render(Layout(tiles=tiles, dice=[]), style, rng, geometry)
+    geometry = TableGeometry()
+    return render(shown_hand_layout(labels, seat, gaps, geometry), style, rng, geometry)
 
 
 def _match(truth_xy: np.ndarray, x: float, y: float, tol: float = 10.0) -> int | None:

@@ -8,7 +8,8 @@ from collections import Counter
 import numpy as np
 
 from controller.inputs import ObservationKind
-from controller.scene import table_layout
+from controller.scene import shown_hand_layout, table_layout
+from vision.geometry import TableGeometry
 
 VIEW = {
     "seats": {
@@ -47,7 +48,10 @@ def test_vision_finds_the_layout_in_the_right_zones() -> None:
     rng = np.random.default_rng(4)
     geometry = TableGeometry()
     frame = render(
-        table_layout(VIEW), Style.random(rng, "kde-traditional"), rng, geometry,
+        table_layout(VIEW),
+        Style.random(rng, "kde-traditional"),
+        rng,
+        geometry,
         CameraPose.overhead(rng),
     ).image
     scan = Scanner(calibrate(frame), Recogniser.load(DEFAULT_MODEL_DIR)).scan(frame)
@@ -55,6 +59,7 @@ def test_vision_finds_the_layout_in_the_right_zones() -> None:
     assert where[("discards", None)] == 10
     assert where[("exposed", "W")] == 7  # the pung and the face-down kong
     assert where[("exposed", "S")] == 1  # the flower
+
     # Each discard lies on its seat's side of the table (nearest edge: E bottom, S right,
     # W top, N left), which is how the watcher names the discarder.
     def side(x: float, y: float) -> str:
@@ -71,3 +76,18 @@ def test_vision_finds_the_layout_in_the_right_zones() -> None:
     assert {o.seat for o in seen if o.kind is ObservationKind.DISCARD} <= {"E", "S", "N"}
     assert all(o.seat == "W" for o in seen if o.kind is ObservationKind.EXPOSURE)
     assert all(o.seat == "S" for o in seen if o.kind is ObservationKind.FLOWER)
+
+
+def test_a_shown_hand_lies_on_the_seats_rack_strip_centred_facing_it() -> None:
+    g = TableGeometry()
+    tiles = ["1C", "2C", "3C", "4C"]
+    east = shown_hand_layout(tiles, "E", geometry=g).tiles
+    assert [t.label for t in east] == tiles
+    assert all(t.y == g.size_mm - 40 and t.angle == 0 for t in east)
+    xs = [t.x for t in east]
+    assert np.allclose(np.diff(xs), g.tile_w_mm)  # touching, left to right for East
+    assert np.isclose((xs[0] + xs[-1]) / 2, g.size_mm / 2)
+    # North sits on the left edge, facing in: its row runs down the table, 1 and 2 mm apart.
+    north = shown_hand_layout(tiles, "N", [1.0, 2.0, 0.0], g).tiles
+    assert all(t.x == 40 and t.angle == 270 for t in north)
+    assert np.allclose(np.diff([t.y for t in north]), [23.0, 24.0, 22.0])

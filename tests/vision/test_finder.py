@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.scene import table_layout
+from controller.scene import shown_hand_layout, table_layout
 from vision.artwork import CHINESE_LABELS
 from vision.calibration import calibrate
 from vision.finder import find
@@ -117,40 +117,39 @@ def test_discards_two_rows_deep_are_tiles_with_the_walls_on_the_table() -> None:
     assert len(missed) <= 0.02 * len(discards)
 
 
-def _hand_laid_out(seed: int, art: str, seat: int) -> Rendered:
-    """14 touching tiles in a row on a seat's rack strip (East at the bottom edge, then
-    South, West and North), as a winning hand is laid out to be scored."""
+def _hand_laid_out(seed: int, art: str, apart: float = 0.0) -> Rendered:
+    """14 tiles in a row on a seat's rack strip (which seat's, by the seed), touching or up
+    to ``apart`` mm apart, as a winning hand is laid out to be scored."""
     rng = np.random.default_rng(seed)
-    geometry = TableGeometry()
+    gaps = rng.uniform(0, apart, 13)
     labels = [CHINESE_LABELS[int(k)] for k in rng.integers(0, 34, 14)]
-    row = []
-    for i, label in enumerate(labels):
-        a = 307 + geometry.tile_w_mm * i
-        x, y = [(a, 860.0), (860.0, 900 - a), (900 - a, 40.0), (40.0, a)][seat]
-        row.append(TilePlacement(label, x, y, 90.0 * seat))
-    return render(Layout(tiles=row), Style.random(rng, art), rng, geometry)
+    seat = "ESWN"[int(rng.integers(4))]
+    style = Style.random(rng, art)
+    geometry = TableGeometry()
+    return render(shown_hand_layout(labels, seat, gaps, geometry), style, rng, geometry)
 
 
 @pytest.mark.parametrize(
-    ("seed", "art", "seat"),
+    ("seed", "art", "apart"),
     [
-        # Seams hardly show; charged alike, every cut made fewer, longer pieces cheaper, and
-        # 14 tiles were cut as 13 (with the piece length's room for a gap).
-        (9, "kde-traditional", 0),
+        # Seams hardly show; charged alike, every cut made fewer, longer pieces cheaper.
+        (0, "symbola", 0.0),
         # Where seams do not show at all, the cuts followed the faces' engravings, half a
         # tile off: cut on an even pitch.
-        (1, "kde-default", 1),
-        (4, "symbola", 0),
+        (18, "kde-default", 0.0),
         # Scanned tiles' columns of dots and bamboo looked darker than the seams, judged by
         # each line's brightest quarter: judged by its brightest twentieth, they do not.
-        (10, "xmj-real", 2),
+        (14, "xmj-real", 0.0),
         # The rack strip near the tiles' colour leaves the row's edges ragged: turned by
         # them 1.5 degrees, the row measured too deep to be a row, and was an obstruction.
-        (6, "kde-default", 2),
+        (7, "kde-default", 0.0),
+        # Laid a little apart: with the even pitch's credit earned per cut, 15 pieces on a
+        # shorter pitch earned more than 14 on the seams.
+        (2331, "kde-traditional", 1.5),
     ],
 )
-def test_a_hand_laid_out_touching_is_fourteen_upright_tiles(seed: int, art: str, seat: int) -> None:
-    table = _hand_laid_out(seed, art, seat)
+def test_a_hand_laid_out_is_fourteen_upright_tiles(seed: int, art: str, apart: float) -> None:
+    table = _hand_laid_out(seed, art, apart)
     cal = calibrate(table.image, table.geometry)
     found = [f for f in find(table.image, cal) if f.kind == "tile"]
     assert len(found) == 14
