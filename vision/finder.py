@@ -336,7 +336,8 @@ def _find_in(
         if area < 0.5 * die_area:
             continue
         points = outline.reshape(-1, 2).astype(np.float32)
-        (cx, cy), (rw, rh), _ = cv2.minAreaRect(points)
+        (cx, cy), (rw, rh), turn = cv2.minAreaRect(points)
+        least: Rect = ((cx, cy), (rw, rh), turn)  # the smallest-area rectangle, for its rows
         short, long_ = sorted((rw / PX_PER_MM, rh / PX_PER_MM))
         if long_ < 1.6 * g.die_mm and area < 0.6 * tile_area:
             padded, under, (x0, y0) = _with_margin(pixels, grey, bx, by)
@@ -360,7 +361,8 @@ def _find_in(
             continue
         if area < 0.55 * tile_area:
             continue
-        pieces = [f for f in _split(points, area, grey, mask, calibration) if f.kind == "tile"]
+        cut = _split(points, least, area, grey, mask, calibration)
+        pieces = [f for f in cut if f.kind == "tile"]
         # Tiles fill their blob; a blob much larger than the tiles cut from it is something
         # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
         # into rows, its tiles must also share the table's body colour (a hand cut into two
@@ -640,12 +642,12 @@ def _edge_direction(points: NDArray[np.float32]) -> float:
 _TRUE_WITHIN_DEG = 5.0
 
 
-def _row_direction(points: NDArray[np.float32], g: TableGeometry) -> float:
+def _row_direction(points: NDArray[np.float32], least: Rect, g: TableGeometry) -> float:
     """The direction of a blob's rows, in degrees: its edges' (:func:`_edge_direction`),
-    or, for a long blob of one row, the smallest-area rectangle's when that is near it.
-    (Short blobs are left to their edges: a 2x2 block and hands took wrong turns.)"""
+    or, for a long blob of one row, its smallest-area rectangle's (``least``) when that is
+    near it. (Short blobs are left to their edges: a 2x2 block and hands took wrong turns.)"""
     edges = _edge_direction(points)
-    (_, _), (w, h), degrees = cv2.minAreaRect(points)
+    (_, _), (w, h), degrees = least
     off = (edges - degrees) % 90
     one_long_row = (
         max(w, h) >= 2 * g.tile_h_mm * PX_PER_MM and min(w, h) <= _one_row_mm(g) * PX_PER_MM
@@ -695,15 +697,16 @@ def _filled(area: float, tiles: int, g: TableGeometry) -> bool:
 
 def _split(
     points: NDArray[np.float32],
+    least: Rect,
     area: float,
     grey: Image,
     mask: Image,
     calibration: Calibration,
 ) -> list[Found]:
-    """The tiles of a blob (its outline ``points``): one row cut at its seams, or rows one
-    behind another cut apart first."""
+    """The tiles of a blob (its outline ``points``, its smallest-area rectangle ``least``):
+    one row cut at its seams, or rows one behind another cut apart first."""
     g = calibration.geometry
-    rect = _grid_rect(points, _row_direction(points, g))
+    rect = _grid_rect(points, _row_direction(points, least, g))
     centre = np.array(rect[0], np.float64)
     along, across, length, depth = _axis(rect)
     depth_mm = depth / PX_PER_MM
