@@ -18,6 +18,7 @@ are simply not seen in that frame.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -250,12 +251,23 @@ def _label_order(
     return y // 2, (x + int(np.argmax(first_pair))) // 2
 
 
+# What is told of tiles as soon as they are found (each blob's, in the order they will come).
+TilesFound = Callable[[list[Found]], None]
+
+
 def find(
-    frame: Image, calibration: Calibration, top: Image | None = None, cloth: Cloth | None = None
+    frame: Image,
+    calibration: Calibration,
+    top: Image | None = None,
+    cloth: Cloth | None = None,
+    on_tiles: TilesFound | None = None,
 ) -> list[Found]:
-    """Every tile, die and obstruction in the frame (table mm)."""
+    """Every tile, die and obstruction in the frame (table mm). ``on_tiles`` is told each
+    blob's tiles as soon as they are cut, for work on them to begin. Rows one behind another
+    are told of too, though their tiles are judged only at the end: those of a hand over the
+    table cut into rows are not among the tiles found."""
     top = rectify(frame, calibration) if top is None else top
-    found = _find_in(top, calibration, cloth)
+    found = _find_in(top, calibration, cloth, on_tiles=on_tiles)
     assert found is not None  # only a part of the table can cut a blob
     return found[0]
 
@@ -305,10 +317,13 @@ def _find_in(
     cloth: Cloth | None,
     origin: tuple[int, int] = (0, 0),
     core: Box | None = None,
+    on_tiles: TilesFound | None = None,
 ) -> tuple[list[Found], NDArray[np.bool_]] | None:
     """:func:`find` on a top-down image whose first pixel is ``origin`` of the whole one.
     With ``core``, only blobs that meet it count, and one reaching the image's edge gives
-    None; the pixels of the blobs that counted come back as well."""
+    None; the pixels of the blobs that counted come back as well. ``on_tiles``: as for
+    :func:`find` (on the whole image only)."""
+    assert on_tiles is None or (origin == (0, 0) and core is None)
     g = calibration.geometry
     mask = cloth_mask(top, cloth, origin)
     rows, cols = mask.shape
@@ -374,6 +389,8 @@ def _find_in(
             deep.append((pieces, obstruction))  # judged once the plain rows are known
         else:
             found += pieces
+        if on_tiles is not None and pieces and _filled(area, len(pieces), g):
+            on_tiles(pieces)
     dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
     if deep:
         # The walls are face down: their backs are not the body colour of the set's faces.

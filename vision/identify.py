@@ -128,16 +128,31 @@ class Embedder:
             return _unit(stacked.mean(axis=1))
         out = []
         for start in range(0, len(crops), batch):
-            chunk = np.stack([_input_crop(c) for c in crops[start : start + batch]])
-            # Both ways up in one batch, as NCHW floats (0-255: the network scales itself),
-            # written straight into the blob.
-            n = len(chunk)
-            blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
-            blob[:n] = chunk.transpose(0, 3, 1, 2)
-            blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
-            e = self._forward(blob).reshape(2 * n, -1)
-            out.append(_unit(e[:n] + e[n:]))
+            out.append(self.vectors(self.forward(self.blob(crops[start : start + batch]))))
         return np.concatenate(out)
+
+    # embed() in three steps, for the network's run to be on another thread than the rest
+    # (vision/embed_ahead.py): the interpreter is let go of for the whole of forward().
+
+    def blob(self, crops: Sequence[Image]) -> NDArray[np.float32]:
+        """The network's input for ``crops``: each both ways up, as NCHW floats (0-255: the
+        network scales itself)."""
+        chunk = np.stack([_input_crop(c) for c in crops])
+        n = len(chunk)
+        blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
+        blob[:n] = chunk.transpose(0, 3, 1, 2)
+        blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
+        return blob
+
+    def forward(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        """The network's raw output for a :meth:`blob`."""
+        return self._forward(blob)
+
+    def vectors(self, output: NDArray[np.float32]) -> Vectors:
+        """The crops' unit vectors from :meth:`forward`'s output (both ways up averaged)."""
+        e = output.reshape(output.shape[0], -1)
+        n = len(e) // 2
+        return _unit(e[:n] + e[n:])
 
 
 def _input_crop(crop: Image) -> Image:
@@ -296,7 +311,15 @@ class Recogniser:
         return out
 
     def identify(self, crops: Sequence[Image]) -> list[Identity]:
-        vectors = self.embedder.embed(crops, shift_px=self.shift_px)
+        return self.identify_embedded(crops, self.embed(crops))
+
+    def embed(self, crops: Sequence[Image]) -> Vectors:
+        """The crops' vectors as :meth:`identify` names them (its first, heavier half: it
+        may run on another thread, ahead of the naming)."""
+        return self.embedder.embed(crops, shift_px=self.shift_px)
+
+    def identify_embedded(self, crops: Sequence[Image], vectors: Vectors) -> list[Identity]:
+        """:meth:`identify` of crops whose vectors :meth:`embed` gave."""
         return self.second_look(crops, vectors, self.identify_embeddings(vectors))
 
     def second_look(

@@ -3,12 +3,14 @@ confidence), dice (pips) and obstructions (a hand over the table)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from vision.artwork import BACK, BLANK, Image
 from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
+from vision.embed_ahead import EmbedAhead
 from vision.finder import (
     PX_PER_MM,
     Box,
@@ -108,14 +110,36 @@ def _sideways(angle: float, seat: str | None) -> bool:
 class Scanner:
     """``cache=True`` for a live table (the camera loop): a frame like the last one is not
     scanned again, a frame changed in one place is looked at only there, and tiles whose
-    crops have not changed are not named again (vision/scan_cache.py)."""
+    crops have not changed are not named again (vision/scan_cache.py).
+
+    ``ahead=True``: a whole frame scanned afresh has its tiles embedded on a second thread
+    while the finder goes on (vision/embed_ahead.py); the same result, sooner on two cores.
+    The thread is started on first use; :meth:`close` ends it."""
 
     def __init__(
-        self, calibration: Calibration, recogniser: Recogniser, cache: bool = False
+        self,
+        calibration: Calibration,
+        recogniser: Recogniser,
+        cache: bool = False,
+        ahead: bool = True,
     ) -> None:
         self.calibration = calibration
         self.recogniser = recogniser
         self.memory = ScanMemory() if cache else None
+        self.ahead = ahead
+        self._worker: ThreadPoolExecutor | None = None
+
+    def close(self) -> None:
+        """End the embedding thread, if one was started (a later scan starts another)."""
+        if self._worker is not None:
+            self._worker.shutdown()
+            self._worker = None
+
+    def __enter__(self) -> Scanner:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def check_frame(self, frame: Image) -> None:
         if frame is None or getattr(frame, "ndim", 0) != 3 or frame.shape[2] != 3:
@@ -153,15 +177,28 @@ class Scanner:
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth]:
         top = rectify(frame, self.calibration)
         cloth = cloth_of(top)
-        found = find(frame, self.calibration, top, cloth)
-        tiles = [f for f in found if f.kind == "tile"]
-        if self.memory is None:
-            identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
-        else:
+        if self.memory is not None:
+            found = find(frame, self.calibration, top, cloth)
+            tiles = [f for f in found if f.kind == "tile"]
             identities = self.memory.identify(frame, self.calibration, tiles, self.recogniser)
+        elif self.ahead and not self.recogniser.shift_px:
+            embedder = self.recogniser.embedder
+            ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, embedder)
+            found = find(frame, self.calibration, top, cloth, on_tiles=ahead.add)
+            tiles = [f for f in found if f.kind == "tile"]
+            identities = self.recogniser.identify_embedded(*ahead.crops_and_vectors(tiles))
+        else:
+            found = find(frame, self.calibration, top, cloth)
+            tiles = [f for f in found if f.kind == "tile"]
+            identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
         result = ScanResult()
         self._add(result, frame, found, identities)
         return result, cloth
+
+    def _embedding_thread(self) -> ThreadPoolExecutor:
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(1, thread_name_prefix="scan-embed")
+        return self._worker
 
     def _part(self, frame: Image, memory: ScanMemory, box: Box, core: Box) -> ScanResult | None:
         """Only the part of the table where the frame changed looked at again; the rest of

@@ -11,7 +11,8 @@ One JSON request per line on stdin, one JSON reply per line on stdout:
 
 With ``"stages": true`` the reply also holds the time of each stage (:func:`stage_times`);
 with ``"dice": true`` the dice the scan saw (``[[x_mm, y_mm, pips], ...]``).
-Both sides run OpenCV and the network on one thread.
+Both sides run OpenCV and the network on one thread each (a tree whose scanner embeds tiles
+ahead, vision/embed_ahead.py, runs the network on a second thread beside the finder).
 """
 
 from __future__ import annotations

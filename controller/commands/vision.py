@@ -121,7 +121,8 @@ def _scan(args: argparse.Namespace) -> int:
         raise CommandInputError(f"{reason}: {args.image}", "IMAGE")
     start = time.perf_counter()
     try:
-        result = Scanner(calibration, recogniser).scan(np.asarray(frame, np.uint8))
+        with Scanner(calibration, recogniser) as scanner:
+            result = scanner.scan(np.asarray(frame, np.uint8))
     except FrameError as exc:
         raise CommandInputError(str(exc), "IMAGE") from None
     out = {

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from vision import finder
+from vision import embed_ahead, finder
 from vision.calibration import calibrate
 from vision.finder import find, rectify, tile_crop, tile_crops
 from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser
@@ -387,3 +387,56 @@ def test_scan_identities_are_those_of_each_crop_alone(table: Rendered) -> None:
         alone = default.identify([tile_crop(table.image, cal, spot)])[0]
         assert seen.best == alone.best
         assert seen.confidence == pytest.approx(alone.confidence, abs=1e-4)
+
+
+# -- embedding ahead, on a second thread ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def busy_table() -> Rendered:
+    """Late discards in rows one behind another and a hand over the table: tiles the finder
+    hands over before it has judged them, some of which it then takes for the hand."""
+    table: Rendered = rendered_table(512, "kde-traditional", discards=60, hand=1.0)
+    return table
+
+
+def test_the_finder_hands_over_every_tile_it_finds_as_it_cuts_it(busy_table: Rendered) -> None:
+    cal = calibrate(busy_table.image, busy_table.geometry)
+    handed: list[finder.Found] = []
+    found = find(busy_table.image, cal, on_tiles=handed.extend)
+    assert found == find(busy_table.image, cal)
+    tiles = [f for f in found if f.kind == "tile"]
+    handed_ids = {id(f) for f in handed}
+    assert all(id(f) in handed_ids for f in tiles)  # the very objects, found in order
+    assert any(f.kind == "obstruction" for f in found)  # the hand: not a tile
+    assert len(handed) >= len(tiles) > 40
+
+
+def test_embedding_ahead_names_every_tile_as_embedding_at_the_end_does(
+    busy_table: Rendered, table: Rendered
+) -> None:
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    for rendered in (busy_table, table):
+        cal = calibrate(rendered.image, rendered.geometry)
+        with Scanner(cal, default, ahead=True) as ahead:
+            first, again = ahead.scan(rendered.image), ahead.scan(rendered.image)
+        at_the_end = Scanner(cal, default, ahead=False).scan(rendered.image)
+        assert first.to_json() == at_the_end.to_json() == again.to_json()
+        assert len(first.tiles) > 40
+
+
+def test_an_error_in_the_network_run_ahead_reaches_the_scan(
+    table: Rendered, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cal = calibrate(table.image, table.geometry)
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    runs: list[int] = []
+
+    def failing(blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        runs.append(len(blob))
+        raise RuntimeError("network run failed")
+
+    monkeypatch.setattr(default.embedder, "forward", failing)
+    with Scanner(cal, default, ahead=True) as scanner, pytest.raises(RuntimeError, match="run"):
+        scanner.scan(table.image)
+    assert runs and runs[0] >= 2 * embed_ahead.BATCH_TILES  # a batch went ahead, both ways up
