@@ -525,6 +525,17 @@ def _percentile(a: NDArray[Any], q: float) -> NDArray[np.float64]:
     return np.asarray(above - diff * (1 - t) if t >= 0.5 else below + diff * t)
 
 
+def _median(values: NDArray[np.float64]) -> float:
+    """``np.median`` of a 1-d array, the same number without its per-call overhead (a tenth
+    of a millisecond, once per run of tiles)."""
+    n = len(values)
+    half = n // 2
+    if n % 2:
+        return float(np.partition(values, half)[half])
+    part = np.partition(values, (half - 1, half))
+    return float((part[half - 1] + part[half]) / 2)
+
+
 def _seam_profile(
     strip: Image, cover: NDArray[np.bool_] | None = None, brighter_part: float = 75.0
 ) -> NDArray[np.float64]:
@@ -996,7 +1007,7 @@ def _cut_run(
     length allows, and kept so when that is cheaper, the pitch counted."""
     n = len(profile)
     tol, gap = 3.5 * PX_PER_MM, _GAP_MM * PX_PER_MM
-    seams = profile - float(np.median(profile))
+    seams = profile - _median(profile)
     best = _partition(seams, lengths, tol, depth_cover, shallow, gap)
     if best is None or not upright_row or n < _EVEN_ROW_TILES * tw:
         return None if best is None else best.pieces
@@ -1032,6 +1043,10 @@ def _split_row(
     cover2d = _strip(mask, centre, along, across, length, depth) > 127
     cover = cover2d.mean(axis=0)
     profile = _seam_profile(strip, cover2d, _ALONG_ROW_BRIGHTER_PART) * np.clip(cover * 1.5, 0, 1)
+    # Per line across the row, how much of it is covered up to each column (a piece's share
+    # is a difference of two: each piece's mean, without a pass over its pixels).
+    covered_to = np.zeros((cover2d.shape[0], cover2d.shape[1] + 1), np.int64)
+    np.cumsum(cover2d, axis=1, out=covered_to[:, 1:])
     out = []
     for a0, b0 in _runs(cover > 0.3):
         if b0 - a0 < tw - 6 * PX_PER_MM:
@@ -1046,7 +1061,7 @@ def _split_row(
         for a, b, cut_as in pieces:
             a, b = a + a0, b + a0
             # Where across the row this piece lies (a sideways tile is shallower than the row).
-            rows = np.flatnonzero(cover2d[:, a:b].mean(axis=1) > 0.5)
+            rows = np.flatnonzero((covered_to[:, b] - covered_to[:, a]) / (b - a) > 0.5)
             lo, hi = (rows[0], rows[-1] + 1) if len(rows) else (0, strip.shape[0])
             c = centre + along * ((a + b) / 2 - length / 2) + across * ((lo + hi) / 2 - depth / 2)
             if upright_row and cut_as == 0:

@@ -291,6 +291,17 @@ def test_histogram_median_is_numpys_cast_to_bytes(values: list[int], narrow: boo
     assert finder._median_uint8(array) == float(np.median(array).astype(np.uint8))
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(
+        st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False), min_size=1, max_size=300
+    )
+)
+def test_fast_median_is_numpys_to_the_bit(values: list[float]) -> None:
+    array = np.array(values, np.float64)
+    assert finder._median(array) == float(np.median(array))
+
+
 def test_fast_percentile_is_numpys() -> None:
     rng = np.random.default_rng(4)
     for rows in (1, 2, 7, 18, 33):
