@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from vision.artwork import Image
 from vision.calibration import Calibration
 from vision.finder import Found, tile_crops
-from vision.identify import Embedder, Vectors
+from vision.identify import Identity, Recogniser
 
 # Tiles per run of the network: small enough that the first run starts a few blobs into the
 # table, large enough to be a batch (a run costs ~0.1 ms besides its crops).
@@ -33,22 +33,23 @@ Output = NDArray[np.float32]
 
 
 class EmbedAhead:
-    """The crops and vectors of the tiles handed over by :meth:`add` (the finder's
-    ``on_tiles``), their network runs on ``worker``; :meth:`crops_and_vectors` gathers
-    them."""
+    """The identities of the tiles handed over by :meth:`add` (the finder's ``on_tiles``),
+    their network runs on ``worker``; :meth:`identities` gathers them. The recogniser
+    embeds each crop once (no shifted copies: ``shift_px`` 0)."""
 
     def __init__(
         self,
         worker: ThreadPoolExecutor,
         frame: Image,
         calibration: Calibration,
-        embedder: Embedder,
+        recogniser: Recogniser,
         batch: int = BATCH_TILES,
     ) -> None:
+        assert not recogniser.shift_px, "each crop's vector is the network's own"
         self._worker = worker
         self._frame = frame
         self._calibration = calibration
-        self._embedder = embedder
+        self._recogniser = recogniser
         self._batch = batch
         self._waiting: list[Found] = []
         self._runs: list[tuple[list[Found], list[Image], Future[Output]]] = []
@@ -58,25 +59,27 @@ class EmbedAhead:
         if len(self._waiting) >= self._batch:
             tiles, self._waiting = self._waiting, []
             crops = tile_crops(self._frame, self._calibration, tiles)
-            run = self._worker.submit(self._embedder.forward, self._embedder.blob(crops))
-            self._runs.append((tiles, crops, run))
+            embedder = self._recogniser.embedder
+            self._runs.append(
+                (tiles, crops, self._worker.submit(embedder.forward, embedder.blob(crops)))
+            )
 
-    def crops_and_vectors(self, tiles: list[Found]) -> tuple[list[Image], Vectors]:
-        """The crop and vector of each of ``tiles`` (the finder's, in its order): those
-        embedded ahead, and the others (held back for a batch, or never handed over) now.
-        A run's error is raised here."""
-        ready: dict[int, tuple[Image, Vectors]] = {}
-        for handed, crops, run in self._runs:
-            vectors = self._embedder.vectors(run.result())
-            for tile, crop, vector in zip(handed, crops, vectors, strict=True):
-                ready[id(tile)] = (crop, vector)
-        self._runs, self._waiting = [], []
-        rest = [t for t in tiles if id(t) not in ready]
-        if rest:
-            crops = tile_crops(self._frame, self._calibration, rest)
-            for tile, crop, vector in zip(rest, crops, self._embedder.embed(crops), strict=True):
-                ready[id(tile)] = (crop, vector)
+    def identities(self, tiles: list[Found]) -> list[Identity]:
+        """The identity of each of ``tiles`` (the finder's, in its order). Those not yet run
+        (held back for a batch, or never handed over) are embedded on this thread while the
+        other finishes its runs; then all are named at once (the prototypes' product is
+        cheaper once than batch by batch). A run's error is raised here."""
+        recogniser = self._recogniser
+        handed = {id(t) for batch, _, _ in self._runs for t in batch}
+        rest = [t for t in tiles if id(t) not in handed]
+        crops = tile_crops(self._frame, self._calibration, rest)
+        vectors = recogniser.embed(crops)
+        ready = dict(zip(map(id, rest), zip(crops, vectors, strict=True), strict=True))
+        runs, self._runs, self._waiting = self._runs, [], []
+        for batch, crops, run in runs:
+            vectors = recogniser.embedder.vectors(run.result())
+            ready.update(zip(map(id, batch), zip(crops, vectors, strict=True), strict=True))
         if not tiles:
-            return [], self._embedder.embed([])
+            return []
         pairs = [ready[id(t)] for t in tiles]
-        return [c for c, _ in pairs], np.stack([v for _, v in pairs])
+        return recogniser.identify_embedded([c for c, _ in pairs], np.stack([v for _, v in pairs]))

@@ -182,11 +182,9 @@ class Scanner:
             tiles = [f for f in found if f.kind == "tile"]
             identities = self.memory.identify(frame, self.calibration, tiles, self.recogniser)
         elif self.ahead and not self.recogniser.shift_px:
-            embedder = self.recogniser.embedder
-            ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, embedder)
+            ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
             found = find(frame, self.calibration, top, cloth, on_tiles=ahead.add)
-            tiles = [f for f in found if f.kind == "tile"]
-            identities = self.recogniser.identify_embedded(*ahead.crops_and_vectors(tiles))
+            identities = ahead.identities([f for f in found if f.kind == "tile"])
         else:
             found = find(frame, self.calibration, top, cloth)
             tiles = [f for f in found if f.kind == "tile"]

@@ -825,7 +825,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         other = OtherRevision(args.against, Path(tmp)) if args.against else None
         try:
-            if not args.live_only:
+            if not args.live_only and args.hands > 0:
                 report["hands"] = [
                     hands_bench(embedder, art, args.hands, args.seed + 300, other)
                     for art in HELD_OUT
@@ -837,8 +837,9 @@ def main() -> int:
                     for art in HELD_OUT
                 ]
                 print(json.dumps(report["cache"], indent=1), flush=True)
-                report["dice"] = dice_bench(args.dice_frames, args.seed, other)
-                print(json.dumps(report["dice"], indent=1), flush=True)
+                if args.dice_frames > 0:
+                    report["dice"] = dice_bench(args.dice_frames, args.seed, other)
+                    print(json.dumps(report["dice"], indent=1), flush=True)
             if not args.live_only and not args.hands_only:
                 report["scan"] = [
                     scan_bench(embedder, art, args.frames, args.seed, method, other, args.repeat)
