@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.american import commands as cm
 from engine.american.commands import AmericanEvent
-from engine.american.match import closest, exposures_fit, make_hand, unwinnable
+from engine.american.match import HandError, closest, exposures_fit, make_hand, unwinnable
 from engine.american.payments import (
     Payment,
     Settlement,
@@ -94,9 +94,14 @@ def end_if_one_left(state: AmericanHand, last_out: Seat | None = None) -> list[A
     thrown = [s for s, r in state.racks.items() if r.thrown_in]
     if state.false_declarer is not None and thrown and playing:
         # The value of the hand the intact player was attempting: in full mode its nearest
-        # line; a mirror cannot see it and takes the card's lowest value.
-        target = closest(state.card, hand_of(state, playing[0])) if state.mode == "full" \
-            else None
+        # line; a mirror cannot see it, nor is there a nearest line to a hand of a wrong
+        # count (a short hand, dead by DH-2 but not yet called so): the card's lowest value.
+        target = None
+        if state.mode == "full":
+            try:
+                target = closest(state.card, hand_of(state, playing[0]))
+            except HandError:
+                target = None
         value = state.card.lines[target.line].points if target else state.card.lowest_value
         later = last_out if len(thrown) == 1 and last_out not in thrown else None
         cascade = false_mahjong_cascade(declarer=state.false_declarer, thrown_in=thrown,
