@@ -145,9 +145,12 @@ class Cloth:
     brighter: NDArray[np.uint8] | None = None
 
 
-def cloth_of(top: Image) -> Cloth:
+def cloth_of(top: Image, geometry: TableGeometry | None = None) -> Cloth:
     """The cloth of a top-down image, from every 8th pixel: its dominant colour, and whether
-    (and where) brightness must tell the tiles from it."""
+    (and where) brightness must tell the tiles from it. With the table's ``geometry``, its
+    printed markers have no say in that choice: on a table bare but for a hand laid out,
+    their black and white was most of what lay far from the cloth's colour, and outweighed
+    the jade bodies that only brightness shows (2 of 6 such hands on a red cloth lost)."""
     sample = np.asarray(cv2.cvtColor(top[::_SAMPLE, ::_SAMPLE], cv2.COLOR_BGR2LAB), np.uint8)
     flat = sample.reshape(-1, 3)
     lab = (_median_uint8(flat[:, 0]), _median_uint8(flat[:, 1]), _median_uint8(flat[:, 2]))
@@ -156,14 +159,25 @@ def cloth_of(top: Image) -> Cloth:
     limit = limit.astype(np.uint8)
     scalar: Any = (*lab, 0.0)
     far = _far_from_cloth(sample, scalar)
-    by_colour, either = cv2.countNonZero(far), cv2.countNonZero(_with_brighter(far, sample, limit))
-    if by_colour >= _COLOUR_SUFFICES * either:
+    either = _with_brighter(far, sample, limit)
+    for x0, y0, x1, y1 in _marker_boxes(geometry) if geometry is not None else []:
+        # The samples (every 8th pixel) from the box's first pixel up to its last.
+        box = (slice(*_sampled(y0, y1)), slice(*_sampled(x0, x1)))
+        far[box] = 0
+        either[box] = 0
+    by_colour, either_count = cv2.countNonZero(far), cv2.countNonZero(either)
+    if by_colour >= _COLOUR_SUFFICES * either_count:
         return Cloth(lab)
     # Each pixel takes its sample's limit (nearest-neighbour at exactly 8x).
     rows, cols = top.shape[:2]
     size = (limit.shape[1] * _SAMPLE, limit.shape[0] * _SAMPLE)
     full = cv2.resize(limit, size, interpolation=cv2.INTER_NEAREST)[:rows, :cols]
     return Cloth(lab, np.ascontiguousarray(full))
+
+
+def _sampled(lo: int, hi: int) -> tuple[int, int]:
+    """The samples of every ``_SAMPLE``-th pixel that lie in pixels [lo, hi)."""
+    return max(0, -(-lo // _SAMPLE)), max(0, -(-hi // _SAMPLE))
 
 
 def cloth_mask(
@@ -325,13 +339,12 @@ def _find_in(
     :func:`find` (on the whole image only)."""
     assert on_tiles is None or (origin == (0, 0) and core is None)
     g = calibration.geometry
+    if cloth is None and origin == (0, 0):
+        cloth = cloth_of(top, g)
     mask = cloth_mask(top, cloth, origin)
     rows, cols = mask.shape
     # The printed markers are not tiles.
-    for corners in g.marker_corners().values():
-        pts = (np.array(corners) * PX_PER_MM).astype(np.int32) - np.array(origin)
-        x0, y0 = pts.min(axis=0) - round(10 * PX_PER_MM)
-        x1, y1 = pts.max(axis=0) + round(10 * PX_PER_MM)
+    for x0, y0, x1, y1 in _marker_boxes(g, origin):
         mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
     grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
     tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
@@ -403,6 +416,18 @@ def _find_in(
 
 # The most two dice touching may cover, in dice (see the pair test in _find_in).
 _PAIR_DICE_AREAS = 3.5
+
+
+def _marker_boxes(g: TableGeometry, origin: tuple[int, int] = (0, 0)) -> list[Box]:
+    """Where the printed markers lie in the top-down image whose first pixel is ``origin``
+    of the whole (10 mm around each; the ends may lie outside the image)."""
+    boxes = []
+    for corners in g.marker_corners().values():
+        pts = (np.array(corners) * PX_PER_MM).astype(np.int32) - np.array(origin)
+        x0, y0 = pts.min(axis=0) - round(10 * PX_PER_MM)
+        x1, y1 = pts.max(axis=0) + round(10 * PX_PER_MM)
+        boxes.append((int(x0), int(y0), int(x1), int(y1)))
+    return boxes
 
 
 def _in_wall(g: TableGeometry, x: float, y: float) -> bool:

@@ -176,7 +176,7 @@ class Scanner:
 
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth]:
         top = rectify(frame, self.calibration)
-        cloth = cloth_of(top)
+        cloth = cloth_of(top, self.calibration.geometry)
         if self.memory is not None:
             found = find(frame, self.calibration, top, cloth)
             tiles = [f for f in found if f.kind == "tile"]

@@ -8,7 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.artwork import LABELS
+from controller.scene import shown_hand_layout
+from vision.artwork import CHINESE_LABELS, LABELS
 from vision.geometry import TableGeometry
 from vision.render import Rendered, Style, random_layout, render
 
@@ -34,6 +35,18 @@ def jade_table(seed: int = 506) -> Rendered:
     style = replace(Style.random(rng, "kde-jade"), felt=RED_CLOTH, gradient=0.3)
     layout = random_layout(rng, LABELS, geometry)
     return render(layout, style, rng, geometry)
+
+
+def hand_laid_out(seed: int, art: str, apart: float = 0.0) -> Rendered:
+    """14 tiles in a row on a seat's rack strip (which seat's, by the seed), touching or up
+    to ``apart`` mm apart, as a winning hand is laid out to be scored."""
+    rng = np.random.default_rng(seed)
+    gaps = rng.uniform(0, apart, 13)
+    labels = [CHINESE_LABELS[int(k)] for k in rng.integers(0, 34, 14)]
+    seat = "ESWN"[int(rng.integers(4))]
+    style = Style.random(rng, art)
+    geometry = TableGeometry()
+    return render(shown_hand_layout(labels, seat, gaps, geometry), style, rng, geometry)
 
 
 @pytest.fixture(scope="session")

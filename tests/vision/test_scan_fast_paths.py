@@ -17,11 +17,12 @@ from numpy.typing import NDArray
 from vision import embed_ahead, finder
 from vision.calibration import calibrate
 from vision.finder import find, rectify, tile_crop, tile_crops
+from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser
 from vision.render import Rendered
 from vision.scan import Scanner
 
-from .conftest import jade_table, rendered_table
+from .conftest import hand_laid_out, jade_table, rendered_table
 
 # -- references -------------------------------------------------------------------------------
 
@@ -92,10 +93,11 @@ def reference_cloth_mask(
     return np.asarray(mask, np.uint8)
 
 
-def reference_cloth(top: NDArray[np.uint8]) -> finder.Cloth:
+def reference_cloth(top: NDArray[np.uint8], geometry: TableGeometry | None = None) -> finder.Cloth:
     """The cloth from every 8th pixel in plain numpy: the median colour; each sample's
     brightness limit from the median of its 31 x 31 neighbourhood (edges repeated); brightness
-    counted when under 80 % of what is far or bright is far."""
+    counted when under 80 % of what is far or bright is far, leaving out samples within 10 mm
+    of a printed marker (with the ``geometry``)."""
     sample = cv2.cvtColor(top[::8, ::8], cv2.COLOR_BGR2LAB).astype(np.int32)
     felt = np.median(sample.reshape(-1, 3), axis=0).astype(np.uint8).astype(np.int32)
     light = sample[:, :, 0]
@@ -106,6 +108,13 @@ def reference_cloth(top: NDArray[np.uint8]) -> finder.Cloth:
     diff = np.abs(sample - felt)
     far = diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] // 3 > 28
     bright = light > limit
+    if geometry is not None:
+        rows, cols = np.mgrid[: light.shape[0], : light.shape[1]] * 8 / finder.PX_PER_MM
+        for corners in geometry.marker_corners().values():
+            (x0, y0), (x1, y1) = np.min(corners, axis=0) - 10, np.max(corners, axis=0) + 10
+            near = (cols >= x0) & (cols < x1) & (rows >= y0) & (rows < y1)
+            far &= ~near
+            bright &= ~near
     lab = (float(felt[0]), float(felt[1]), float(felt[2]))
     if far.sum() >= 0.8 * (far | bright).sum():
         return finder.Cloth(lab)
@@ -201,6 +210,23 @@ def test_where_the_cloth_hides_the_tiles_brightness_counts_exactly_as_defined(
     )
     whole = finder.cloth_mask(top, cloth)
     assert np.array_equal(part[5:-5, 5:-5], whole[155:395, 205:515])
+
+
+def test_the_printed_markers_have_no_say_in_how_the_cloth_is_told(
+    jade_on_red: Rendered, table: Rendered
+) -> None:
+    """On a table bare but for a jade hand laid out on a red cloth, the markers' black and
+    white were most of what lay far from the cloth's colour: left out, brightness counts."""
+    hand = hand_laid_out(3002, "kde-jade")  # the finder benchmark's hand 2 of that set
+    for rendered, brighter in ((hand, True), (jade_on_red, True), (table, False)):
+        top = rectify(rendered.image, calibrate(rendered.image, rendered.geometry))
+        cloth = finder.cloth_of(top, rendered.geometry)
+        expected = reference_cloth(top, rendered.geometry)
+        assert (cloth.brighter is not None) == (expected.brighter is not None) == brighter
+        if brighter:
+            assert np.array_equal(cloth.brighter, expected.brighter)
+    top = rectify(hand.image, calibrate(hand.image, hand.geometry))
+    assert finder.cloth_of(top).brighter is None  # the markers counted: colour only
 
 
 @settings(max_examples=40, deadline=None)
