@@ -265,7 +265,7 @@ def _label_order(
     return y // 2, (x + int(np.argmax(first_pair))) // 2
 
 
-# What is told of tiles as soon as they are found (each blob's, in the order they will come).
+# What is told of each blob's tiles as soon as they are cut (see find).
 TilesFound = Callable[[list[Found]], None]
 
 

@@ -314,8 +314,7 @@ class Recogniser:
         return self.identify_embedded(crops, self.embed(crops))
 
     def embed(self, crops: Sequence[Image]) -> Vectors:
-        """The crops' vectors as :meth:`identify` names them (its first, heavier half: it
-        may run on another thread, ahead of the naming)."""
+        """The crops' vectors as :meth:`identify` names them (the heavier half of it)."""
         return self.embedder.embed(crops, shift_px=self.shift_px)
 
     def identify_embedded(self, crops: Sequence[Image], vectors: Vectors) -> list[Identity]:

@@ -112,9 +112,10 @@ class Scanner:
     scanned again, a frame changed in one place is looked at only there, and tiles whose
     crops have not changed are not named again (vision/scan_cache.py).
 
-    ``ahead=True``: a whole frame scanned afresh has its tiles embedded on a second thread
+    ``ahead=True``: without the cache, a frame has its tiles embedded on a second thread
     while the finder goes on (vision/embed_ahead.py); the same result, sooner on two cores.
-    The thread is started on first use; :meth:`close` ends it."""
+    (The cache's scans name few tiles: they do not.) The thread is started on first use;
+    :meth:`close` ends it."""
 
     def __init__(
         self,
