@@ -462,6 +462,20 @@ def test_embedding_ahead_names_every_tile_as_embedding_at_the_end_does(
         assert len(first.tiles) > 40
 
 
+@pytest.mark.parametrize("discards", [0, 5])
+def test_a_table_with_fewer_tiles_than_a_run_is_named_all_the_same(discards: int) -> None:
+    """No tile, or too few for a run of the network on the other thread: the scan's own
+    thread names them."""
+    rendered = rendered_table(90, "kde-traditional", discards=discards, exposures=0, walls=False)
+    assert len(rendered.layout.tiles) == discards
+    cal = calibrate(rendered.image, rendered.geometry)
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    with Scanner(cal, default, ahead=True) as ahead:
+        seen = ahead.scan(rendered.image)
+    assert seen.to_json() == Scanner(cal, default, ahead=False).scan(rendered.image).to_json()
+    assert len(seen.tiles) == discards
+
+
 def test_an_error_in_the_network_run_ahead_reaches_the_scan(
     table: Rendered, monkeypatch: pytest.MonkeyPatch
 ) -> None:
