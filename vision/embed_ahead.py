@@ -83,4 +83,5 @@ class EmbedAhead:
         if not tiles:
             return []
         pairs = [ready[id(t)] for t in tiles]
-        return recogniser.identify_embedded([c for c, _ in pairs], np.stack([v for _, v in pairs]))
+        crops = [c for c, _ in pairs]
+        return recogniser.identify_embedded(crops, np.stack([v for _, v in pairs]), self._worker)

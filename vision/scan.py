@@ -112,10 +112,11 @@ class Scanner:
     scanned again, a frame changed in one place is looked at only there, and tiles whose
     crops have not changed are not named again (vision/scan_cache.py).
 
-    ``ahead=True``: without the cache, a frame has its tiles embedded on a second thread
-    while the finder goes on (vision/embed_ahead.py); the same result, sooner on two cores.
-    (The cache's scans name few tiles: they do not.) The thread is started on first use;
-    :meth:`close` ends it."""
+    ``ahead=True``: a second thread runs the network beside the scan's. Without the cache,
+    a frame has its tiles embedded there while the finder goes on (vision/embed_ahead.py);
+    with it (whose scans name only the tiles whose crops changed), half of those tiles and
+    of any second look are. The same result, sooner on two cores. The thread is started on
+    first use; :meth:`close` ends it."""
 
     def __init__(
         self,
@@ -181,7 +182,9 @@ class Scanner:
         if self.memory is not None:
             found = find(frame, self.calibration, top, cloth)
             tiles = [f for f in found if f.kind == "tile"]
-            identities = self.memory.identify(frame, self.calibration, tiles, self.recogniser)
+            identities = self.memory.identify(
+                frame, self.calibration, tiles, self.recogniser, helper=self._helper()
+            )
         elif self.ahead and not self.recogniser.shift_px:
             ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
             found = find(frame, self.calibration, top, cloth, on_tiles=ahead.add)
@@ -193,6 +196,10 @@ class Scanner:
         result = ScanResult()
         self._add(result, frame, found, identities)
         return result, cloth
+
+    def _helper(self) -> ThreadPoolExecutor | None:
+        """The second thread, when the scanner may use one."""
+        return self._embedding_thread() if self.ahead else None
 
     def _embedding_thread(self) -> ThreadPoolExecutor:
         if self._worker is None:
@@ -215,7 +222,9 @@ class Scanner:
             return not inside and not changed.covers(x, y)
 
         tiles = [f for f in changed.found if f.kind == "tile"]
-        identities = memory.identify(frame, self.calibration, tiles, self.recogniser, kept)
+        identities = memory.identify(
+            frame, self.calibration, tiles, self.recogniser, kept, self._helper()
+        )
         result = ScanResult(
             [t for t in last.tiles if kept(t.x, t.y)],
             [d for d in last.dice if kept(d.x, d.y)],

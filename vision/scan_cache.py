@@ -40,6 +40,7 @@ hand); everything is forgotten when the recogniser changes (a new enrolment).
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -273,11 +274,13 @@ class ScanMemory:
         tiles: list[Found],
         recogniser: Recogniser,
         keep: Callable[[float, float], bool] | None = None,
+        helper: Executor | None = None,
     ) -> list[Identity]:
         """The identity of every tile: remembered where its crop has not changed since the
-        network named it alike ``confirm`` times in a row, from the network otherwise. What
-        is known afterwards is these tiles, and (``keep``, for a scan of part of the table)
-        the known tiles at the places ``keep(x, y)`` accepts."""
+        network named it alike ``confirm`` times in a row, from the network otherwise (half
+        of its work on ``helper``, if given). What is known afterwards is these tiles, and
+        (``keep``, for a scan of part of the table) the known tiles at the places
+        ``keep(x, y)`` accepts."""
         self._check_recogniser(recogniser)
         earlier = self._earlier(tiles)
         # Cut each tile at the place it was named (its own place when new).
@@ -306,7 +309,7 @@ class ScanMemory:
                 crops[i] = crop
                 sigs[i] = sig
         todo = [i for i in range(len(tiles)) if identities[i] is None]
-        named = recogniser.identify([crops[i] for i in todo]) if todo else []
+        named = recogniser.identify([crops[i] for i in todo], helper) if todo else []
         for i, identity in zip(todo, named, strict=True):
             identities[i] = identity
             if identity.label is not None:  # an abstention is not kept: look again next time

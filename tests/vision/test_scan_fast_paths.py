@@ -5,6 +5,7 @@ references below are the plain versions the fast ones replaced."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import cv2
@@ -491,3 +492,37 @@ def test_an_error_in_the_network_run_ahead_reaches_the_scan(
     with Scanner(cal, default, ahead=True) as scanner, pytest.raises(RuntimeError, match="run"):
         scanner.scan(table.image)
     assert runs and runs[0] >= 2 * embed_ahead.BATCH_TILES  # a batch went ahead, both ways up
+
+
+def test_half_the_crops_on_a_helper_thread_give_the_same_vectors(table: Rendered) -> None:
+    cal = calibrate(table.image, table.geometry)
+    crops = tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
+    embedder = Embedder()
+    runs: list[int] = []
+
+    def counted(blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        runs.append(len(blob))
+        return embedder.forward(blob)
+
+    with ThreadPoolExecutor(1) as helper:
+        for kwargs in ({}, {"shift_px": 3}):
+            alone = embedder.embed(crops, **kwargs)  # type: ignore[arg-type]
+            split = embedder.embed(crops, helper=helper, **kwargs)  # type: ignore[arg-type]
+            assert np.array_equal(alone, split)
+        # Too few to split: all on the calling thread.
+        assert np.array_equal(embedder.embed(crops[:5], helper=helper), embedder.embed(crops[:5]))
+        helper.submit(counted, embedder.blob(crops[:3])).result()
+    assert runs == [6]  # the helper runs what it is given, both ways up
+
+
+def test_the_cache_names_alike_with_and_without_the_second_thread(table: Rendered) -> None:
+    """A frame, the same frame 7 % darker (every crop changed: all named again, with their
+    second looks), and the first again."""
+    cal = calibrate(table.image, table.geometry)
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    darker = np.asarray(np.clip(table.image.astype(np.float32) * 0.93, 0, 255), np.uint8)
+    with Scanner(cal, default, cache=True, ahead=True) as two:
+        one = Scanner(cal, default, cache=True, ahead=False)
+        for frame in (table.image, darker, table.image):
+            assert two.scan(frame).to_json() == one.scan(frame).to_json()
+        assert two.memory is not None and two.memory.stats.tiles_named > 100
