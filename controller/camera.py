@@ -110,6 +110,7 @@ class CameraLoop:
 
             self._open = open_source
         camera = self._open(self.source)
+        scanner = None
         try:
             frame = camera.read()
             scanner, watcher = self._pipeline(frame)
@@ -127,3 +128,5 @@ class CameraLoop:
                 frame = camera.read()
         finally:
             camera.close()
+            if scanner is not None:
+                scanner.close()  # its second thread, for the network
