@@ -92,4 +92,3 @@ def shown_hand_layout(
         x, y = _at(seat, geometry.size_mm, a - middle, 40.0)
         layout.tiles.append(TilePlacement(tile, x, y, SEAT_ANGLE[seat]))
     return layout
-

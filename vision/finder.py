@@ -396,13 +396,14 @@ def _find_in(
         # into rows, its tiles must also share the table's body colour (a hand cut into two
         # rows of tile-sized pieces fills them as well as tiles do).
         obstruction = Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_)
-        if not _filled(area, len(pieces), g):
+        filled = _filled(area, len(pieces), g)
+        if not filled:
             found.append(obstruction)
         elif short > _one_row_mm(g):
             deep.append((pieces, obstruction))  # judged once the plain rows are known
         else:
             found += pieces
-        if on_tiles is not None and pieces and _filled(area, len(pieces), g):
+        if on_tiles is not None and pieces and filled:
             on_tiles(pieces)
     dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
     if deep:

@@ -179,19 +179,18 @@ class Scanner:
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth]:
         top = rectify(frame, self.calibration)
         cloth = cloth_of(top, self.calibration.geometry)
+        ahead = None
+        if self.memory is None and self.ahead and not self.recogniser.shift_px:
+            ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
+        found = find(frame, self.calibration, top, cloth, None if ahead is None else ahead.add)
+        tiles = [f for f in found if f.kind == "tile"]
         if self.memory is not None:
-            found = find(frame, self.calibration, top, cloth)
-            tiles = [f for f in found if f.kind == "tile"]
             identities = self.memory.identify(
                 frame, self.calibration, tiles, self.recogniser, helper=self._helper()
             )
-        elif self.ahead and not self.recogniser.shift_px:
-            ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
-            found = find(frame, self.calibration, top, cloth, on_tiles=ahead.add)
-            identities = ahead.identities([f for f in found if f.kind == "tile"])
+        elif ahead is not None:
+            identities = ahead.identities(tiles)
         else:
-            found = find(frame, self.calibration, top, cloth)
-            tiles = [f for f in found if f.kind == "tile"]
             identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
         result = ScanResult()
         self._add(result, frame, found, identities)
