@@ -37,6 +37,7 @@ class CameraLoop:
         set_size: int = 144,
         stable_frames: int = 3,
         open_source: Callable[[str], Any] | None = None,
+        showing: Callable[[], str | None] | None = None,
     ) -> None:
         self.source = source
         self.sink = sink
@@ -46,6 +47,9 @@ class CameraLoop:
         self.set_size = set_size
         self.stable_frames = stable_frames
         self._open = open_source
+        # Which seat may be laying its hand out to be scored (the table's say; see
+        # vision/observe.py): without it only ten tiles or more laid at once are a hand.
+        self._showing = showing
         self.state = "starting"
         self.detail = ""
         self.frames = 0
@@ -119,7 +123,9 @@ class CameraLoop:
             while not self._stop.is_set():
                 started = time.monotonic()
                 self.frames += 1
-                for observation in watcher.update(scanner.scan(frame), time_us=_now_us()):
+                showing = self._showing() if self._showing is not None else None
+                seen = watcher.update(scanner.scan(frame), time_us=_now_us(), showing=showing)
+                for observation in seen:
                     self.observations += 1
                     self.sink.observe(observation)
                 self._stop.wait(max(0.0, self.period - (time.monotonic() - started)))

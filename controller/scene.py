@@ -92,3 +92,37 @@ def shown_hand_layout(
         x, y = _at(seat, geometry.size_mm, a - middle, 40.0)
         layout.tiles.append(TilePlacement(tile, x, y, SEAT_ANGLE[seat]))
     return layout
+
+
+# The hand shown at Mah-jongg lies in a second row on the rack strip, in front of the sets
+# (their row is centred 40 mm in; this one's inner edge stays within a tile of the strip).
+SHOWN_ROW_MM = 76.0
+WINNING_APART_MM = 4.0
+
+
+def lay_hand_shown(
+    layout: Any, seat: str, tiles: Sequence[str], winning: str = "", geometry: Any = None
+) -> Any:
+    """``layout`` with ``seat``'s hand laid face up to be scored (Law 80): its tiles touching
+    in a row centred on the seat's edge, facing it; ``winning`` (the tile drawn last, which
+    Law 80 stands on end) taken from them and laid sideways at the row's right-hand end,
+    where an overhead camera can read it."""
+    from vision.geometry import TableGeometry
+    from vision.render import TilePlacement
+
+    geometry = geometry or TableGeometry()
+    tw, th = geometry.tile_w_mm, geometry.tile_h_mm
+    upright = list(tiles)
+    if winning:
+        upright.remove(winning)
+    width = len(upright) * tw + (WINNING_APART_MM + th if winning else 0.0)
+    start = -width / 2
+    angle = SEAT_ANGLE[seat]
+    for k, tile in enumerate(upright):
+        x, y = _at(seat, geometry.size_mm, start + k * tw + tw / 2, SHOWN_ROW_MM)
+        layout.tiles.append(TilePlacement(tile, x, y, angle))
+    if winning:
+        along = start + len(upright) * tw + WINNING_APART_MM + th / 2
+        x, y = _at(seat, geometry.size_mm, along, SHOWN_ROW_MM)
+        layout.tiles.append(TilePlacement(winning, x, y, (angle + 90.0) % 360))
+    return layout

@@ -2,12 +2,14 @@
 
 The bots' table is rendered from real tile artwork (``vision.render``) as play goes on
 (``controller.scene``); the service's camera loop scans those frames and its watcher reports
-discards, sets, flowers, added kongs and dice exactly as on a real table. Like a real table,
-the rendered one has its own tile set enrolled first (``vision.table_enrol``: a few crops of
-each kind cut from rendered frames, enrolled as ``mjtable vision enroll`` does, cached on
-disk), so the camera knows the art it sees rather than abstaining on it. What a camera
-cannot see (a tile drawn from the wall, the deal, a concealed kong, the hand shown on the
-rack) still comes straight from the game.
+discards, sets, flowers, added kongs, dice and the hand shown at Mah-jongg exactly as on a
+real table. Like a real table, the rendered one has its own tile set enrolled first
+(``vision.table_enrol``: a few crops of each kind cut from rendered frames, enrolled as
+``mjtable vision enroll`` does, cached on disk), so the camera knows the art it sees rather
+than abstaining on it. What a camera
+cannot see (a tile drawn from the wall, the deal, a concealed kong) still comes straight
+from the game. The winner lays the hand out in front of its sets, the tile drawn last turned
+sideways at its end (``controller.scene.lay_hand_shown``).
 
 A simulated referee who knows the truth keeps the record right, as a referee at a real table
 would: a held observation is corrected (or dismissed if it saw something that did not
@@ -26,7 +28,7 @@ from typing import Any
 
 from controller.camera import CameraLoop
 from controller.inputs import Observation, ObservationKind
-from controller.scene import table_layout
+from controller.scene import lay_hand_shown, table_layout
 from controller.service import Service
 from engine import events as ev
 from engine.game import HandState, public_view
@@ -38,6 +40,7 @@ CAMERA_KINDS = frozenset(
         ObservationKind.EXPOSURE,
         ObservationKind.FLOWER,
         ObservationKind.ADDED_KONG,
+        ObservationKind.HAND_SHOWN,
     }
 )
 
@@ -77,8 +80,12 @@ class RenderedCamera:
             fps=30,
             set_size=_mirror(service).ruleset.tiles if service.table.state else 144,
             open_source=lambda spec: RenderedSource(seed, self._scene),
+            showing=lambda: service.table.showing_hand(),
         )
         self.fixes = Interventions()
+        # Hands shown at Mah-jongg that the camera read (none entered by the referee), by how
+        # the winning tile came: drawn (laid sideways) or claimed.
+        self.hands_read = {"drawn": 0, "claimed": 0}
 
     def _scene(self) -> Any:
         return self.layout, self.style, self.geometry
@@ -111,8 +118,20 @@ class RenderedCamera:
         while self.loop.frames < target and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
 
-    def show(self, world: HandState, dice: tuple[int, ...] = ()) -> None:
-        self.layout = table_layout(public_view(world), dice, self.geometry)
+    def show(
+        self, world: HandState, dice: tuple[int, ...] = (), hand: Observation | None = None
+    ) -> None:
+        layout = table_layout(public_view(world), dice, self.geometry)
+        if hand is not None and hand.seat is not None and hand.tiles:
+            # The tile drawn last is laid apart (Law 80); a claimed one is known to the table.
+            winning = hand.winning if self._drawn() and hand.winning in hand.tiles else ""
+            lay_hand_shown(layout, hand.seat, hand.tiles, winning, self.geometry)
+        self.layout = layout
+
+    def _drawn(self) -> bool:
+        """Whether a hand shown now is won on a draw: the table is in its turn's play."""
+        mirror = _mirror(self.service) if self.service.table.state else None
+        return mirror is not None and mirror.phase == "play"
 
     async def clear(self) -> None:
         """An empty table, long enough for the watcher to forget what was on it."""
@@ -122,14 +141,20 @@ class RenderedCamera:
     async def see(self, step: Observation, world: HandState, timeout: float = 60) -> None:
         """Show the table after ``step`` and wait until the service has it right."""
         table = self.service.table
+        hand_no = table.hand_no
         if step.kind is ObservationKind.DICE:
             await self.clear_dice(world)
-        self.show(world, step.dice if step.kind is ObservationKind.DICE else ())
+        shown = step if step.kind is ObservationKind.HAND_SHOWN else None
+        drawn = self._drawn()
+        self.show(world, step.dice if step.kind is ObservationKind.DICE else (), shown)
         started = time.monotonic()
         amended = entered = False
+        corrected = self.fixes.corrected
         while time.monotonic() - started < timeout:
             await asyncio.sleep(0.05)
-            if self._agrees(step, world):
+            if self._agrees(step, world, hand_no):
+                if shown is not None and not entered and self.fixes.corrected == corrected:
+                    self.hands_read["drawn" if drawn else "claimed"] += 1
                 for pid in sorted(table.pending):  # seen twice, or seen what did not happen
                     await self._dismiss(pid)
                 return
@@ -151,7 +176,11 @@ class RenderedCamera:
         self.show(world, ())
         await self.frames(self.loop.stable_frames + 1)
 
-    def _agrees(self, step: Observation, world: HandState) -> bool:
+    def _agrees(self, step: Observation, world: HandState, hand_no: int) -> bool:
+        if step.kind is ObservationKind.HAND_SHOWN:
+            # The hand shown ends the hand and the next one opens; the simulation compares
+            # the finished mirror with the game afterwards.
+            return self.service.table.hand_no > hand_no
         mirror = _mirror(self.service) if self.service.table.state else None
         if mirror is None:
             return False
@@ -170,6 +199,8 @@ class RenderedCamera:
             body: dict[str, Any] = {"pending": pid, "seat": truth.seat, "tiles": [*truth.tiles]}
             if truth.dice:
                 body["dice"] = [*truth.dice]
+            if truth.winning:
+                body["winning"] = truth.winning
             result = await self.service.submit("command", ("correct", json.dumps(body).encode()))
             if result.get("ok"):
                 self.fixes.corrected += 1
@@ -218,6 +249,7 @@ def summary(camera: RenderedCamera) -> dict[str, Any]:
         "referee_corrected": fixes.corrected,
         "referee_dismissed": fixes.dismissed,
         "referee_amended": fixes.amended,
+        "hands_read": dict(camera.hands_read),
     }
 
 

@@ -49,8 +49,8 @@ from engine.seats import Seat
 
 SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
 # What a camera above the table sees (the rest comes straight from the game: draws, the deal,
-# concealed kongs, the hand shown on the rack).
-CAMERA_KINDS = frozenset({"dice", "discard", "exposure", "flower", "added_kong"})
+# concealed kongs).
+CAMERA_KINDS = frozenset({"dice", "discard", "exposure", "flower", "added_kong", "hand_shown"})
 
 
 @dataclass

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from controller.inputs import Observation, ObservationKind, Press
+from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.live_table import (
     HELD,
@@ -329,7 +329,47 @@ class Table(LiveTable):
             return refuse(
                 obs, f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
             )
+        if obs.kind is ObservationKind.HAND_SHOWN and obs.source == "vision":
+            false = self._false_reading(obs)
+            if false is not None:
+                # One misread tile would turn a win into a false Mah-jongg and its penalty
+                # (Code 1924, Law 86; each family has its own): only the table's word may.
+                return refuse(obs, f"the camera read a hand that is no Mah-jongg: {false[1]}",
+                              false[0])
         return self._apply_observed(obs, command_for, now_us, refuse)
+
+    def _false_reading(self, obs: Observation) -> tuple[str, str] | None:
+        """``(rule, reason)`` if the hand the observation shows, applied now, would be a
+        false Mah-jongg (tried on a copy of the mirror; nothing changes)."""
+        assert self.state is not None
+        trial = self.state.copy()
+        try:
+            command = command_for(obs)
+            if trial.phase == "rob" or (trial.phase == "claims" and trial.claims):
+                apply(trial, cm.CloseClaims())
+            _, events = apply(trial, command)
+        except (InputError, RuleViolation, MalformedInput):
+            return None  # refused either way: the ordinary path says why
+        false = next((e for e in events if isinstance(e, ev.FalseMahjong)), None)
+        return None if false is None else (false.rule, false.reason)
+
+    def showing_hand(self) -> str | None:
+        """The seat that may be laying its hand out to be scored: one that called Mah-jongg
+        on the discard (alone) or was awarded it, or the turn's seat once it has drawn (a
+        concealed kong lies face down, a discard goes to the middle: what else it lays on its
+        rack strip, beyond a flower or a kong's fourth, is its hand). Read by the camera's
+        thread: a stale answer costs one frame's context, no more."""
+        state = self.state
+        if state is None:
+            return None
+        if state.phase == "award" and state.award is not None and state.award[1] == "mahjong":
+            return state.award[0].name
+        if state.phase in ("claims", "rob"):
+            callers = {c.seat.name for c in state.claims if c.kind == "mahjong"}
+            return next(iter(callers)) if len(callers) == 1 else None
+        if state.phase == "play" and state.drew:
+            return state.turn.name
+        return None
 
     def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """A draw or a laid set shows the table has moved on: claims made before it are

@@ -6,10 +6,17 @@ Newly stable face-up tiles are reported to the service as :class:`controller.inp
 
 * in the discard area: a ``discard``, one per tile, by the seat whose side of the table it is on;
 * on a seat's rack strip: a bonus tile alone is a ``flower``; three or four tiles laid together
-  are an ``exposure``; ten or more at once are the ``hand_shown`` at Mah-jongg. Rack tiles are
-  reported one frame after the last of them became stable, so a set laid tile by tile is
+  are an ``exposure``; the tiles a seat lays while it is *showing* its hand (told by the
+  service: it called Mah-jongg on a discard, or it has drawn and it is its turn), 2, 5, 8, 11
+  or 14 of them, or ten or more at any time, are the ``hand_shown`` at Mah-jongg. Rack tiles
+  are reported one frame after the last of them became stable, so a set laid tile by tile is
   reported whole;
 * two dice with counted pips in the tray: ``dice`` (once per throw).
+
+Law 80 has the tile drawn last stood on end, which shows the camera its edge, not its face: at a
+camera table that tile is laid face up and turned sideways beside the hand instead, and is
+reported as the hand's ``winning`` tile (docs/vision.md). One stood on end is not read; the
+service then asks the table for it.
 
 A hand over the table (an obstruction) freezes everything until it is gone: nothing is
 confirmed or removed while the view is blocked. A fifth copy of a kind (more than the set
@@ -20,7 +27,7 @@ so the service asks the table instead of accepting it.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from controller.inputs import Observation, ObservationKind
 from engine.tiles import copies_in_set, is_bonus, parse_tile
@@ -47,11 +54,15 @@ class TableWatcher:
     # Rack tiles newly stable, held until a frame adds no more for that seat: a set is laid
     # one tile after another, and must be reported as one set.
     _pending: dict[str, list[TileSeen]] = field(default_factory=dict)
+    _showing: str | None = None  # the seat showing its hand at the last update
     _dice_reported: tuple[int, ...] = ()
     _dice_seen: list[tuple[int, ...]] = field(default_factory=list)
 
-    def update(self, scan: ScanResult, time_us: int = 0) -> list[Observation]:
-        """Feed one scan; returns the observations it confirms."""
+    def update(
+        self, scan: ScanResult, time_us: int = 0, showing: str | None = None
+    ) -> list[Observation]:
+        """Feed one scan; returns the observations it confirms. ``showing``: the seat that
+        may be laying its hand out to be scored now (see the module's docstring)."""
         if scan.obstructions:
             return []  # a hand is in the way: wait for a clear view
         unmatched = list(scan.tiles)
@@ -82,7 +93,7 @@ class TableWatcher:
                 track.stable = True
                 if track.tile.tile is not None:
                     fresh.append(track.tile)
-        observations = self._tile_observations(fresh, time_us)
+        observations = self._tile_observations(fresh, time_us, showing)
         observations += self._dice_observation(scan, time_us)
         return observations
 
@@ -116,7 +127,9 @@ class TableWatcher:
         allowed = copies_in_set(parse_tile(token), self.set_size)
         return self.visible_counts()[token] <= allowed
 
-    def _tile_observations(self, fresh: list[TileSeen], time_us: int) -> list[Observation]:
+    def _tile_observations(
+        self, fresh: list[TileSeen], time_us: int, showing: str | None = None
+    ) -> list[Observation]:
         out: list[Observation] = []
         grew: set[str] = set()
         for tile in fresh:
@@ -129,16 +142,16 @@ class TableWatcher:
                         ObservationKind.DISCARD, _side_of(tile), [tile], "discards", time_us
                     )
                 )
+        if self._showing is not None and self._showing != showing:
+            # The table moved on (the hand was scored, or entered by the referee): what was
+            # laid of that hand and never made a whole one is not a set.
+            self._pending.pop(self._showing, None)
+        self._showing = showing
         settled = [seat for seat in self._pending if seat not in grew]
         for seat in settled:
+            if seat == showing and not _may_settle(self._pending[seat], self.set_size):
+                continue  # a tile of the hand not named yet: wait for it
             tiles = self._pending.pop(seat)
-            if len(tiles) >= 10:
-                out.append(
-                    self._observation(
-                        ObservationKind.HAND_SHOWN, seat, tiles, f"rack-{seat}", time_us
-                    )
-                )
-                continue
             # Bonus tiles are laid aside alone, except in American play (flowers are played).
             bonus = [
                 t for t in tiles if t.tile and self.set_size != 152 and is_bonus(parse_tile(t.tile))
@@ -150,6 +163,9 @@ class TableWatcher:
             # In the seat's reading order: along the rack to that player's right (East at
             # the bottom edge: +x for East, -y for South, -x for West, +y for North).
             rest = sorted((t for t in tiles if t not in bonus), key=lambda t: _along(seat, t))
+            if _is_hand(rest, seat == showing):
+                out.append(self._hand_shown(seat, rest, time_us))
+                continue
             for group in _groups(rest):
                 out.append(
                     self._observation(
@@ -157,6 +173,18 @@ class TableWatcher:
                     )
                 )
         return out
+
+    def _hand_shown(self, seat: str, tiles: list[TileSeen], time_us: int) -> Observation:
+        """The hand laid out, in its owner's reading order; one tile lying sideways among
+        upright ones is the tile drawn last (Law 80's tile stood on end, module docstring)."""
+        ordered = sorted(tiles, key=lambda t: _along(seat, t))
+        sideways = [t for t in ordered if t.sideways]
+        obs = self._observation(
+            ObservationKind.HAND_SHOWN, seat, ordered, f"rack-{seat}", time_us
+        )
+        if len(sideways) == 1 and len(ordered) > 1 and sideways[0].tile:
+            obs = replace(obs, winning=self._token(sideways[0].tile))
+        return obs
 
     def _observation(
         self,
@@ -213,6 +241,28 @@ def _side_of(tile: TileSeen, size: float = 900.0) -> str:
     if abs(dy) >= abs(dx):
         return "E" if dy > 0 else "W"
     return "S" if dx > 0 else "N"
+
+
+# A hand shown at Mah-jongg holds 14 tiles less 3 for each set already laid (a kong's fourth
+# is replaced from the loose tiles): 2, 5, 8, 11 or 14; never a set's 3 or 4, nor 1.
+HAND_SIZES = frozenset({2, 5, 8, 11, 14})
+
+
+def _is_hand(tiles: list[TileSeen], showing: bool) -> bool:
+    """Whether rack tiles laid at once (bonus tiles grounded beside them left out) are a hand
+    shown: ten or more at any time; while their seat is showing its hand, as many as a hand
+    shown holds."""
+    return len(tiles) >= 10 or (showing and len(tiles) in HAND_SIZES)
+
+
+def _may_settle(tiles: list[TileSeen], set_size: int) -> bool:
+    """Whether the tiles a seat showing its hand has laid may be reported: as many as a hand
+    holds, or one (a kong's fourth, or a flower, laid on its turn); otherwise a tile of the
+    hand is still unnamed (the recogniser abstained on it so far)."""
+    counted = [
+        t for t in tiles if set_size == 152 or not (t.tile and is_bonus(parse_tile(t.tile)))
+    ]
+    return len(counted) <= 1 or len(counted) in HAND_SIZES
 
 
 def _groups(tiles: list[TileSeen], gap_mm: float = 40.0) -> list[list[TileSeen]]:

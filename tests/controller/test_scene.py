@@ -4,11 +4,12 @@ by vision's scanner in the right zones and on the right sides."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
 from controller.inputs import ObservationKind
-from controller.scene import shown_hand_layout, table_layout
+from controller.scene import SEAT_ANGLE, shown_hand_layout, table_layout
 from vision.geometry import TableGeometry
 
 VIEW = {
@@ -91,3 +92,81 @@ def test_a_shown_hand_lies_on_the_seats_rack_strip_centred_facing_it() -> None:
     north = shown_hand_layout(tiles, "N", [1.0, 2.0, 0.0], g).tiles
     assert all(t.x == 40 and t.angle == 270 for t in north)
     assert np.allclose(np.diff([t.y for t in north]), [23.0, 24.0, 22.0])
+
+
+HAND = ["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"]  # two sets laid before: 8 shown
+
+
+def _with_sets(seat: str) -> dict[str, object]:
+    sets = [{"kind": "pung", "tiles": [t] * 3, "exposed": True} for t in ("9B", "EW")]
+    return {"seats": {seat: {"discards": ["5D", "NW", "6B"], "melds": sets, "flowers": []}}}
+
+
+def test_the_hand_shown_lies_on_the_rack_strip_its_drawn_tile_turned_at_the_right() -> None:
+    from controller.scene import lay_hand_shown
+    from vision.geometry import TableGeometry
+
+    geometry = TableGeometry()
+    for seat in "ESWN":
+        before = table_layout(_with_sets(seat), (), geometry)
+        sets = list(before.tiles)
+        layout = lay_hand_shown(before, seat, HAND, "3C", geometry)
+        hand = layout.tiles[len(sets) :]
+        assert sorted(t.label for t in hand) == sorted(HAND)
+        zones = {geometry.zone_at(t.x, t.y) for t in hand}
+        assert {(z.name, z.seat) for z in zones if z is not None} == {("exposed", seat)}
+        assert None not in zones
+        # Upright as the seat reads them, but the last: sideways, at the seat's right.
+        upright = SEAT_ANGLE[seat]
+        assert [t.angle for t in hand[:-1]] == [upright] * 7
+        assert hand[-1].label == "3C" and hand[-1].angle == (upright + 90) % 360
+        ahead = {"E": (1, 0), "S": (0, -1), "W": (-1, 0), "N": (0, 1)}[seat]
+        along = [t.x * ahead[0] + t.y * ahead[1] for t in hand]
+        assert along == sorted(along)
+        # Clear of the sets laid before (tiles 22 x 30 mm; the row is in front of them).
+        for t in hand:
+            for s in sets:
+                if s.label in ("9B", "EW"):
+                    assert abs(t.x - s.x) >= 22 or abs(t.y - s.y) >= 30
+
+
+def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
+    """Rendered, scanned with the table's own set enrolled and watched: the 8 tiles shown are
+    one hand when the table says East is showing (ten would be needed otherwise), and the
+    tile laid sideways is the one drawn last (Law 80)."""
+    from controller.scene import lay_hand_shown
+    from vision.calibration import calibrate
+    from vision.identify import Recogniser
+    from vision.observe import TableWatcher
+    from vision.render import CameraPose, Style, render
+    from vision.scan import Scanner
+    from vision.table_enrol import enrol_rendered_table
+
+    seed = 12
+    geometry = TableGeometry()
+    style = Style.random(np.random.default_rng(seed), "kde-traditional")
+    pose = CameraPose.overhead(np.random.default_rng(seed))
+    model = enrol_rendered_table("kde-traditional", style, pose, seed, cache=tmp_path)
+
+    def frame(hand: bool) -> np.ndarray:
+        layout = table_layout(_with_sets("E"), (), geometry)
+        if hand:
+            lay_hand_shown(layout, "E", HAND, "3C", geometry)
+        return render(layout, style, np.random.default_rng(seed + 1), geometry, pose).image
+
+    before, after = frame(False), frame(True)
+    with Scanner(calibrate(before), Recogniser.load(model)) as scanner:
+        scans = [scanner.scan(before), scanner.scan(after)]
+    for showing, kinds in (("E", [ObservationKind.HAND_SHOWN]), (None, None)):
+        watcher = TableWatcher(stable_frames=2)
+        for _ in range(3):
+            watcher.update(scans[0])
+        seen = [
+            o for _ in range(3) for o in watcher.update(scans[1], showing=showing)
+            if o.zone == "rack-E"
+        ]
+        if kinds is not None:
+            assert [o.kind for o in seen] == kinds
+            assert sorted(seen[0].tiles) == sorted(HAND) and seen[0].winning == "3C"
+        else:  # no word from the table: 8 tiles are not a hand
+            assert seen and ObservationKind.HAND_SHOWN not in [o.kind for o in seen]

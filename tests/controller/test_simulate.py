@@ -157,3 +157,5 @@ def test_a_hand_seen_through_the_rendered_camera(tmp_path: Path) -> None:
     )
     assert summary["violations"] == 0, summary["problems"]
     assert summary["camera"]["observations"] > 10  # the camera, not the referee, did most
+    # The winning hand was laid out and read by the camera, not entered by the referee.
+    assert sum(summary["camera"]["hands_read"].values()) == summary["wins"]

@@ -288,3 +288,71 @@ def test_referee_amends_an_applied_misread_through_the_engine(tmp_path: Path) ->
     # The log keeps both, and a restart comes back to the amended hand.
     again = _table(tmp_path)
     assert public_view(again.state)["seats"]["E"]["discards"] == ["6C"]  # type: ignore[arg-type]
+
+
+def test_the_camera_is_told_who_is_showing_a_hand(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    assert table.showing_hand() is None  # the call window is open, nobody called Mah-jongg
+    table.press(Press("N", "pung", now + 100), now + 1_000)
+    assert table.showing_hand() is None
+    table.press(Press("S", "mahjong", now + 700), now + 1_100)
+    assert table.showing_hand() == "S"  # the only Mah-jongg call
+    table.tick(now + PAUSE_US + 1_000)
+    assert table.showing_hand() == "S"  # awarded: the hand comes next
+    shown = obs("hand_shown", "S", *WINNING_14, source="referee")
+    assert table.observe(shown, now + 2 * PAUSE_US).accepted
+    assert table.showing_hand() is None  # the next hand: dice first
+
+
+def test_the_turn_seat_may_show_once_it_has_drawn(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.tick(now + PAUSE_US + 1_000)  # nobody called: South's turn, not drawn yet
+    assert table.showing_hand() is None
+    assert table.observe(obs("draw", "S"), now + PAUSE_US + 2_000).accepted
+    assert table.showing_hand() == "S"
+
+
+# A complete hand with the discarded 5C (Code 1924: chows, pungs and a pair).
+WINNING_14 = ("1C", "2C", "3C", "5C", "5C", "5C", "7B", "8B", "9B", "GD", "GD", "GD", "WD", "WD")
+
+
+def test_a_misread_hand_from_the_camera_is_held_not_a_false_mahjong(tmp_path: Path) -> None:
+    """Law 86 makes a false Mah-jongg a penalty: one tile the camera misread must not bring
+    it. The camera's reading is held and the table asked; the referee's word decides."""
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.press(Press("S", "mahjong", now + 700), now + 1_100)
+    table.tick(now + PAUSE_US + 1_000)
+    misread = (*WINNING_14[:-1], "RD")  # WD read as RD: not complete
+    outcome = table.observe(obs("hand_shown", "S", *misread), now + 2 * PAUSE_US)
+    assert not outcome.accepted and outcome.asked is not None
+    assert "no Mah-jongg" in (outcome.error or "") and outcome.rule == "Code 1924, Law 86"
+    assert table.state is not None and table.state.phase == "award"  # nothing applied
+    # The referee corrects it to what lies on the table: a true Mah-jongg.
+    result = table.command(
+        "correct",
+        json.dumps({"pending": outcome.asked, "tiles": [*WINNING_14]}).encode(),
+        now + 3 * PAUSE_US,
+    )
+    assert result["ok"], result
+    scored = [e for e in table.store.events() if e["type"] == "MahjongDeclared"]
+    assert [e["seat"] for e in scored] == ["S"]
+
+
+def test_a_false_mahjong_the_table_confirms_is_applied(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.press(Press("S", "mahjong", now + 700), now + 1_100)
+    table.tick(now + PAUSE_US + 1_000)
+    incomplete = (*WINNING_14[:-1], "RD")
+    outcome = table.observe(obs("hand_shown", "S", *incomplete), now + 2 * PAUSE_US)
+    assert outcome.asked is not None
+    result = table.command(
+        "confirm", json.dumps({"pending": outcome.asked}).encode(), now + 3 * PAUSE_US
+    )
+    assert result["ok"], result
+    assert [e["type"] for e in table.store.events() if e["type"] == "FalseMahjong"] == [
+        "FalseMahjong"
+    ]

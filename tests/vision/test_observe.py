@@ -158,3 +158,68 @@ def test_an_exposure_is_reported_in_its_owners_reading_order() -> None:
     reports = [watcher.update(ScanResult(tiles=tiles)) for _ in range(5)]
     exposures = [o for r in reports for o in r if o.kind is ObservationKind.EXPOSURE]
     assert [o.tiles for o in exposures] == [("2D", "3D", "4D")]
+
+
+def _row(tokens: list[str], seat_y: float = 824.0, x0: float = 300.0) -> list[TileSeen]:
+    """Tiles touching in a row on East's rack strip, the last one turned sideways."""
+    tiles = [_tile(t, x0 + 22.0 * i, seat_y, "exposed", "E") for i, t in enumerate(tokens)]
+    last = tiles[-1]
+    tiles[-1] = TileSeen(last.tile, 0.9, last.x + 8.0, seat_y, 90.0, "exposed", "E", True)
+    return tiles
+
+
+def test_a_hand_shown_by_the_seat_showing_it_names_its_tile_drawn_last() -> None:
+    """Two sets laid before: the hand shown holds 8 tiles, short of the ten that say 'hand'
+    on their own; the seat that is showing (told by the table) makes them one. The sideways
+    tile is the one Law 80 stands on end."""
+    tiles = _row(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])
+    watcher = TableWatcher(stable_frames=1)
+    assert watcher.update(ScanResult(tiles=tiles), showing="E") == []
+    (hand,) = watcher.update(ScanResult(tiles=tiles), showing="E")
+    assert hand.kind is ObservationKind.HAND_SHOWN and hand.seat == "E"
+    assert sorted(hand.tiles) == sorted(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])
+    assert hand.winning == "3C" and hand.zone == "rack-E"
+    # The same tiles laid by a seat the table says is not showing: not a hand.
+    other = TableWatcher(stable_frames=1)
+    other.update(ScanResult(tiles=tiles), showing="S")
+    later = other.update(ScanResult(tiles=tiles))
+    assert later and all(o.kind is not ObservationKind.HAND_SHOWN for o in later)
+
+
+def test_a_flower_grounded_beside_a_hand_shown_is_not_part_of_it() -> None:
+    """Four sets laid before: the hand shown is a pair; a flower laid with it is grounded."""
+    watcher = TableWatcher(stable_frames=1)
+    pair = [
+        _tile("WD", 300.0, 824.0, "exposed", "E"),
+        _tile("WD", 322.0, 824.0, "exposed", "E"),
+        _tile("F2", 600.0, 824.0, "exposed", "E"),
+    ]
+    watcher.update(ScanResult(tiles=pair), showing="E")
+    flower, hand = watcher.update(ScanResult(tiles=pair), showing="E")
+    assert (flower.kind, flower.tiles) == (ObservationKind.FLOWER, ("F2",))
+    assert hand.kind is ObservationKind.HAND_SHOWN and hand.tiles == ("WD", "WD")
+    assert hand.winning == ""
+
+
+def test_a_hand_tile_named_late_is_waited_for_while_the_seat_shows() -> None:
+    """The recogniser abstains on one tile of an 8-tile hand for a few frames: the seven it
+    named are held until the eighth joins them, and reported as one hand."""
+    tiles = _row(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])
+    unsure = TileSeen(None, 0.3, tiles[3].x, tiles[3].y, 0.0, "exposed", "E", False)
+    watcher = TableWatcher(stable_frames=1)
+    early = ScanResult(tiles=[*tiles[:3], unsure, *tiles[4:]])
+    assert [o for _ in range(4) for o in watcher.update(early, showing="E")] == []
+    out = [o for _ in range(2) for o in watcher.update(ScanResult(tiles=tiles), showing="E")]
+    assert [(o.kind, len(o.tiles), o.winning) for o in out] == [
+        (ObservationKind.HAND_SHOWN, 8, "3C")
+    ]
+
+
+def test_a_part_hand_is_dropped_when_the_table_moves_on() -> None:
+    tiles = _row(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])[:6]
+    watcher = TableWatcher(stable_frames=1)
+    for _ in range(3):
+        assert watcher.update(ScanResult(tiles=tiles), showing="E") == []
+    # The referee entered the hand; the next hand's table has nobody showing.
+    assert watcher.update(ScanResult(tiles=tiles)) == []
+    assert watcher.update(ScanResult(tiles=tiles)) == []
