@@ -101,14 +101,20 @@ WINNING_APART_MM = 4.0
 
 
 def lay_hand_shown(
-    layout: Any, seat: str, tiles: Sequence[str], winning: str = "", geometry: Any = None
+    layout: Any,
+    seat: str,
+    tiles: Sequence[str],
+    winning: str = "",
+    geometry: Any = None,
+    stood_on_end: bool = False,
 ) -> Any:
     """``layout`` with ``seat``'s hand laid face up to be scored (Law 80): its tiles touching
     in a row centred on the seat's edge, facing it; ``winning`` (the tile drawn last, which
     Law 80 stands on end) taken from them and laid sideways at the row's right-hand end,
-    where an overhead camera can read it."""
+    where an overhead camera can read it (``stood_on_end``: stood on end there, as the Law
+    has it, showing the camera its end only)."""
     from vision.geometry import TableGeometry
-    from vision.render import TilePlacement
+    from vision.render import ON_END, TilePlacement
 
     geometry = geometry or TableGeometry()
     tw, th = geometry.tile_w_mm, geometry.tile_h_mm
@@ -124,5 +130,8 @@ def lay_hand_shown(
     if winning:
         along = start + len(upright) * tw + WINNING_APART_MM + th / 2
         x, y = _at(seat, geometry.size_mm, along, SHOWN_ROW_MM)
-        layout.tiles.append(TilePlacement(winning, x, y, (angle + 90.0) % 360))
+        if stood_on_end:
+            layout.tiles.append(TilePlacement(ON_END, x, y, angle))
+        else:
+            layout.tiles.append(TilePlacement(winning, x, y, (angle + 90.0) % 360))
     return layout

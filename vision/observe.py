@@ -15,8 +15,9 @@ Newly stable face-up tiles are reported to the service as :class:`controller.inp
 
 Law 80 has the tile drawn last stood on end, which shows the camera its edge, not its face: at a
 camera table that tile is laid face up and turned sideways beside the hand instead, and is
-reported as the hand's ``winning`` tile (docs/vision.md). One stood on end is not read; the
-service then asks the table for it.
+reported as the hand's ``winning`` tile (docs/vision.md). One stood on end is never named: after
+``hand_patience`` frames what was read of that hand is reported with confidence 0, and the
+service asks the table for the hand.
 
 A hand over the table (an obstruction) freezes everything until it is gone: nothing is
 confirmed or removed while the view is blocked. A fifth copy of a kind (more than the set
@@ -54,7 +55,12 @@ class TableWatcher:
     # Rack tiles newly stable, held until a frame adds no more for that seat: a set is laid
     # one tile after another, and must be reported as one set.
     _pending: dict[str, list[TileSeen]] = field(default_factory=dict)
+    # Frames a showing seat's hand may wait for a tile the recogniser has not named (a tile
+    # stood on end as Law 80 has it is never named): then what was read goes to the table
+    # with confidence 0, and the table asks for the hand (3 s at the service's 5 frames/s).
+    hand_patience: int = 15
     _showing: str | None = None  # the seat showing its hand at the last update
+    _waited: dict[str, int] = field(default_factory=dict)
     _dice_reported: tuple[int, ...] = ()
     _dice_seen: list[tuple[int, ...]] = field(default_factory=list)
 
@@ -146,11 +152,19 @@ class TableWatcher:
             # The table moved on (the hand was scored, or entered by the referee): what was
             # laid of that hand and never made a whole one is not a set.
             self._pending.pop(self._showing, None)
+            self._waited.pop(self._showing, None)
         self._showing = showing
+        for seat in grew:
+            self._waited.pop(seat, None)
         settled = [seat for seat in self._pending if seat not in grew]
         for seat in settled:
+            unread = False
             if seat == showing and not _may_settle(self._pending[seat], self.set_size):
-                continue  # a tile of the hand not named yet: wait for it
+                waited = self._waited[seat] = self._waited.get(seat, 0) + 1
+                if waited < self.hand_patience:
+                    continue  # a tile of the hand not named yet: wait for it
+                unread = True
+            self._waited.pop(seat, None)
             tiles = self._pending.pop(seat)
             # Bonus tiles are laid aside alone, except in American play (flowers are played).
             bonus = [
@@ -163,6 +177,13 @@ class TableWatcher:
             # In the seat's reading order: along the rack to that player's right (East at
             # the bottom edge: +x for East, -y for South, -x for West, +y for North).
             rest = sorted((t for t in tiles if t not in bonus), key=lambda t: _along(seat, t))
+            if unread:
+                self.flags.append(
+                    f"{seat} showed its hand, but {len(rest)} tiles were read, which no hand "
+                    "holds: a tile is not read (stood on end, or unnamed); the table is asked"
+                )
+                out.append(replace(self._hand_shown(seat, rest, time_us), confidence=0.0))
+                continue
             if _is_hand(rest, seat == showing):
                 out.append(self._hand_shown(seat, rest, time_us))
                 continue

@@ -22,6 +22,10 @@ from vision.artwork import BACK, FACE_H, FACE_W, Image, body_colour, load_set
 from vision.geometry import SEATS, TableGeometry
 
 PX_PER_MM = 2.0  # resolution of the top-down drawing
+# A tile stood on end (Law 80: the tile drawn last, at Mah-jongg) shows the camera only its
+# end: the tile's width by its thickness, the body's layer beside the back's.
+ON_END = "ON_END"
+TILE_THICKNESS_MM = 16.0
 BORDER_MM = 60.0  # wood visible around the felt
 
 Homography = NDArray[np.float64]
@@ -297,7 +301,11 @@ def _cast_shadows(canvas: NDArray[np.float32], layout: Layout, geometry: TableGe
     scale = 4  # the shadow is soft: draw it at a quarter of the resolution
     h, w = canvas.shape[:2]
     layer = np.zeros((h // scale, w // scale), np.float32)
-    items = [(t.x, t.y, t.angle, geometry.tile_w_mm, geometry.tile_h_mm) for t in layout.tiles]
+    items = [
+        (t.x, t.y, t.angle, geometry.tile_w_mm,
+         TILE_THICKNESS_MM if t.label == ON_END else geometry.tile_h_mm)
+        for t in layout.tiles
+    ]
     items += [(d.x, d.y, d.angle, geometry.die_mm, geometry.die_mm) for d in layout.dice]
     for x, y, angle, w_mm, h_mm in items:
         centre = ((_mm(x + 2.0)) / scale, (_mm(y + 2.5)) / scale)
@@ -319,6 +327,11 @@ def draw_top_down(
         if tile.label == BACK:
             face = np.full((FACE_H, FACE_W, 3), style.back, np.uint8)
             sprite = _tile_sprite(face, style.back, geometry, rng)
+        elif tile.label == ON_END:
+            end = np.full((FACE_H, FACE_W, 3), style.back, np.uint8)
+            end[: FACE_H // 2] = style.body
+            thin = replace(geometry, tile_h_mm=TILE_THICKNESS_MM)
+            sprite = _tile_sprite(end, style.body, thin, rng)
         else:
             sprite = _tile_sprite(faces[tile.label], style.body, geometry, rng)
         _paste(canvas, sprite, tile.x, tile.y, tile.angle)

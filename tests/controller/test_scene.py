@@ -148,15 +148,16 @@ def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
     pose = CameraPose.overhead(np.random.default_rng(seed))
     model = enrol_rendered_table("kde-traditional", style, pose, seed, cache=tmp_path)
 
-    def frame(hand: bool) -> np.ndarray:
+    def frame(hand: bool, on_end: bool = False) -> np.ndarray:
         layout = table_layout(_with_sets("E"), (), geometry)
         if hand:
-            lay_hand_shown(layout, "E", HAND, "3C", geometry)
+            lay_hand_shown(layout, "E", HAND, "3C", geometry, stood_on_end=on_end)
         return render(layout, style, np.random.default_rng(seed + 1), geometry, pose).image
 
-    before, after = frame(False), frame(True)
+    before, after, law_80 = frame(False), frame(True), frame(True, on_end=True)
     with Scanner(calibrate(before), Recogniser.load(model)) as scanner:
         scans = [scanner.scan(before), scanner.scan(after)]
+        stood = scanner.scan(law_80)
     for showing, kinds in (("E", [ObservationKind.HAND_SHOWN]), (None, None)):
         watcher = TableWatcher(stable_frames=2)
         for _ in range(3):
@@ -170,3 +171,12 @@ def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
             assert sorted(seen[0].tiles) == sorted(HAND) and seen[0].winning == "3C"
         else:  # no word from the table: 8 tiles are not a hand
             assert seen and ObservationKind.HAND_SHOWN not in [o.kind for o in seen]
+    # The drawn tile stood on end, as Law 80 has it: its end is no tile the camera can name
+    # (and no hand over the table). The seven read go to the table unsure, which asks.
+    assert not stood.obstructions
+    watcher = TableWatcher(stable_frames=2, hand_patience=4)
+    for _ in range(3):
+        watcher.update(scans[0])
+    seen = [o for _ in range(8) for o in watcher.update(stood, showing="E") if o.zone == "rack-E"]
+    assert [(o.kind, o.confidence) for o in seen] == [(ObservationKind.HAND_SHOWN, 0.0)]
+    assert sorted(seen[0].tiles) == sorted(HAND[:-1]) and seen[0].winning == ""

@@ -223,3 +223,17 @@ def test_a_part_hand_is_dropped_when_the_table_moves_on() -> None:
     # The referee entered the hand; the next hand's table has nobody showing.
     assert watcher.update(ScanResult(tiles=tiles)) == []
     assert watcher.update(ScanResult(tiles=tiles)) == []
+
+
+def test_a_hand_never_read_whole_goes_to_the_table_unsure_after_the_patience() -> None:
+    """A tile stood on end (Law 80) is never named: 7 of 8 tiles are read. After
+    ``hand_patience`` frames they are reported with confidence 0 (the table asks), once."""
+    tiles = _row(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])[:7]
+    watcher = TableWatcher(stable_frames=1, hand_patience=5)
+    out = [watcher.update(ScanResult(tiles=tiles), showing="E") for _ in range(12)]
+    reported = [(i, o) for i, frame in enumerate(out) for o in frame]
+    assert len(reported) == 1
+    i, hand = reported[0]
+    assert i == 5  # stable in frame 0; frames 1-5 wait for the eighth, the fifth gives up
+    assert hand.kind is ObservationKind.HAND_SHOWN and len(hand.tiles) == 7
+    assert hand.confidence == 0.0 and "7 tiles were read" in watcher.flags[-1]
