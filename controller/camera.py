@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ class CameraLoop:
         set_size: int = 144,
         stable_frames: int = 3,
         open_source: Callable[[str], Any] | None = None,
-        showing: Callable[[], str | None] | None = None,
+        showing: Callable[[], Mapping[str, int]] | None = None,
     ) -> None:
         self.source = source
         self.sink = sink
@@ -47,8 +47,8 @@ class CameraLoop:
         self.set_size = set_size
         self.stable_frames = stable_frames
         self._open = open_source
-        # Which seat may be laying its hand out to be scored (the table's say; see
-        # vision/observe.py): without it only ten tiles or more laid at once are a hand.
+        # Which seats may be laying their hands out, and how many tiles each holds (the
+        # table's say; vision/observe.py): without it only ten or more at once are a hand.
         self._showing = showing
         self.state = "starting"
         self.detail = ""

@@ -138,10 +138,11 @@ class LiveTable:
         """The held observation, read before it is settled (None: read only when applied)."""
         return None
 
-    def showing_hand(self) -> str | None:
-        """The seat that may be laying its hand out to be scored now, for the camera's
-        watcher (vision/observe.py); None: no seat, or the family does not say."""
-        return None
+    def showing_hands(self) -> dict[str, int]:
+        """The seats that may be laying their hands out now, with how many tiles each hand
+        holds, for the camera's watcher (vision/observe.py); empty: none, or the family does
+        not say."""
+        return {}
 
     def _table_command(
         self, verb: str, body: dict[str, Any], now_us: int

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine import events as ev
@@ -23,8 +23,14 @@ from engine.tiles import tile_name
 Scorer = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-def hand_document(state: HandState, options: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The `mjtable score` input for a finished hand, or None for a hand not won."""
+def hand_document(
+    state: HandState,
+    options: Mapping[str, Any],
+    shown: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, Any] | None:
+    """The `mjtable score` input for a finished hand, or None for a hand not won. ``shown``:
+    the concealed tiles each of the others exposed after it (Law 82), by seat; the sets and
+    flowers they laid during the hand are the mirror's."""
     winner = state.winner
     if state.result != "mahjong" or winner is None:
         return None
@@ -33,18 +39,26 @@ def hand_document(state: HandState, options: Mapping[str, Any]) -> dict[str, Any
     )
     if declared is None:
         return None
-    # Only the winner's hand is known whole; the others pay as holding nothing that scores.
-    s = state.seats[winner]
-    hands: dict[str, Any] = {
-        winner.name: {
+    # The winner's hand is known whole; another's once it exposed its concealed tiles after
+    # the win (its sets and flowers are the mirror's). One not shown holds nothing that
+    # scores: it pays the winner and settles nothing with the others.
+    hands: dict[str, Any] = {}
+    for seat in state.players:
+        s = state.seats[seat]
+        if seat == winner:
+            concealed = [tile_name(t) for t in declared.concealed]
+        elif shown is not None and seat.name in shown:
+            concealed = list(shown[seat.name])
+        else:
+            continue
+        hands[seat.name] = {
             "melds": [
                 {"tiles": [tile_name(t) for t in m.tiles], "exposed": not m.concealed}
                 for m in s.melds
             ],
-            "concealed": [tile_name(t) for t in declared.concealed],
+            "concealed": concealed,
             "flowers": [tile_name(t) for t in s.flowers],
         }
-    }
     doc: dict[str, Any] = {
         "ruleset": state.ruleset.name,
         "options": dict(options),

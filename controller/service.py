@@ -357,7 +357,7 @@ class Service:
             # The American set is 152 tiles (eight Jokers beside the eight Flowers).
             set_size=152 if is_american(self.cfg.table.ruleset)
             else get_ruleset(self.cfg.table.ruleset).tiles,
-            showing=lambda: self.table.showing_hand(),
+            showing=lambda: self.table.showing_hands(),
         )
         self.camera.start()
         stack.callback(self.camera.stop)

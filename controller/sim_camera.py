@@ -9,7 +9,8 @@ real table. Like a real table, the rendered one has its own tile set enrolled fi
 than abstaining on it. What a camera
 cannot see (a tile drawn from the wall, the deal, a concealed kong) still comes straight
 from the game. The winner lays the hand out in front of its sets, the tile drawn last turned
-sideways at its end (``controller.scene.lay_hand_shown``).
+sideways at its end (``controller.scene.lay_hand_shown``), and then each of the others lays
+out his (Law 82).
 
 A simulated referee who knows the truth keeps the record right, as a referee at a real table
 would: a held observation is corrected (or dismissed if it saw something that did not
@@ -30,6 +31,7 @@ from controller.camera import CameraLoop
 from controller.inputs import Observation, ObservationKind
 from controller.scene import lay_hand_shown, table_layout
 from controller.service import Service
+from controller.table import Table
 from engine import events as ev
 from engine.game import HandState, public_view
 
@@ -80,12 +82,16 @@ class RenderedCamera:
             fps=30,
             set_size=_mirror(service).ruleset.tiles if service.table.state else 144,
             open_source=lambda spec: RenderedSource(seed, self._scene),
-            showing=lambda: service.table.showing_hand(),
+            showing=lambda: service.table.showing_hands(),
         )
         self.fixes = Interventions()
-        # Hands shown at Mah-jongg that the camera read (none entered by the referee), by how
-        # the winning tile came: drawn (laid sideways) or claimed.
-        self.hands_read = {"drawn": 0, "claimed": 0}
+        # Hands shown that the camera read (none entered or corrected by the referee): the
+        # winner's, by how the winning tile came (drawn: laid sideways; claimed), and the
+        # others' after it (Law 82).
+        self.hands_read = {"drawn": 0, "claimed": 0, "others": 0}
+        # The hands laid out this hand, each with the tile laid sideways ("" for none): they
+        # stay on the table until it is cleared.
+        self.hands: list[tuple[Observation, str]] = []
 
     def _scene(self) -> Any:
         return self.layout, self.style, self.geometry
@@ -121,11 +127,14 @@ class RenderedCamera:
     def show(
         self, world: HandState, dice: tuple[int, ...] = (), hand: Observation | None = None
     ) -> None:
-        layout = table_layout(public_view(world), dice, self.geometry)
         if hand is not None and hand.seat is not None and hand.tiles:
             # The tile drawn last is laid apart (Law 80); a claimed one is known to the table.
             winning = hand.winning if self._drawn() and hand.winning in hand.tiles else ""
-            lay_hand_shown(layout, hand.seat, hand.tiles, winning, self.geometry)
+            self.hands.append((hand, winning))
+        layout = table_layout(public_view(world), dice, self.geometry)
+        for shown, winning in self.hands:
+            assert shown.seat is not None
+            lay_hand_shown(layout, shown.seat, shown.tiles, winning, self.geometry)
         self.layout = layout
 
     def _drawn(self) -> bool:
@@ -135,6 +144,7 @@ class RenderedCamera:
 
     async def clear(self) -> None:
         """An empty table, long enough for the watcher to forget what was on it."""
+        self.hands = []
         self.layout = table_layout({}, (), self.geometry)
         await self.frames(self.loop.stable_frames + 1)
 
@@ -146,6 +156,7 @@ class RenderedCamera:
             await self.clear_dice(world)
         shown = step if step.kind is ObservationKind.HAND_SHOWN else None
         drawn = self._drawn()
+        ended = table.state is not None and table.state.phase == "ended"
         self.show(world, step.dice if step.kind is ObservationKind.DICE else (), shown)
         started = time.monotonic()
         amended = entered = False
@@ -154,7 +165,7 @@ class RenderedCamera:
             await asyncio.sleep(0.05)
             if self._agrees(step, world, hand_no):
                 if shown is not None and not entered and self.fixes.corrected == corrected:
-                    self.hands_read["drawn" if drawn else "claimed"] += 1
+                    self.hands_read["others" if ended else "drawn" if drawn else "claimed"] += 1
                 for pid in sorted(table.pending):  # seen twice, or seen what did not happen
                     await self._dismiss(pid)
                 return
@@ -178,9 +189,20 @@ class RenderedCamera:
 
     def _agrees(self, step: Observation, world: HandState, hand_no: int) -> bool:
         if step.kind is ObservationKind.HAND_SHOWN:
-            # The hand shown ends the hand and the next one opens; the simulation compares
-            # the finished mirror with the game afterwards.
-            return self.service.table.hand_no > hand_no
+            # The winner's ends the hand, the others' (Law 82) are recorded, the last of them
+            # scores it and the next hand opens; the simulation compares the finished mirror
+            # with the game afterwards.
+            table = self.service.table
+            if table.hand_no > hand_no:
+                return True
+            if not isinstance(table, Table):
+                return False
+            state = table.state
+            if state is None or state.phase != "ended":
+                return False
+            return step.seat in table.losers_shown or (
+                state.winner is not None and state.winner.name == step.seat
+            )
         mirror = _mirror(self.service) if self.service.table.state else None
         if mirror is None:
             return False

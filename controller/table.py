@@ -40,7 +40,7 @@ from controller.live_table import (
     TableSettings,
     rotate,
 )
-from controller.mirror import claim_for, command_for
+from controller.mirror import claim_for, command_for, observed_tiles
 from controller.scoresheet import Scorer, hand_document, net_of
 from controller.store import EventStore, dumps
 from engine import commands as cm
@@ -49,20 +49,28 @@ from engine.errors import MalformedInput, RuleViolation
 from engine.game import HandState, apply, new_hand, public_view, rebuild
 from engine.rules import get_ruleset
 from engine.seats import SEATS, Seat
-from engine.tiles import tile_name
+from engine.tiles import copies_in_set, parse_tile, tile_name
 from engine.wall import breaker
 
-TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED})
+# After a Mah-jongg the others expose their hands and settle among themselves (Law 82): the
+# table waits for them (``LosersAwaited``) and records each (``LoserHandShown``) before it
+# scores the hand; the next hand's first input scores it with what was shown.
+AWAITED = "LosersAwaited"
+LOSER_SHOWN = "LoserHandShown"
+TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN})
 ENVELOPE = ("seq", "hand", "ts")
 
 __all__ = [
-    "ENVELOPE", "HELD", "SCORED", "SETTLED", "TABLE_EVENTS",
+    "AWAITED", "ENVELOPE", "HELD", "LOSER_SHOWN", "SCORED", "SETTLED", "TABLE_EVENTS",
     "CommandError", "Outcome", "Table", "TableSettings",
 ]
 
 
 class Table(LiveTable):
     FIRST_PREVAILING = "E"
+
+    awaiting: list[str]  # after a Mah-jongg, the others in turn whose hands are to be shown
+    losers_shown: dict[str, list[str]]  # and those shown, by seat
 
     def __init__(
         self,
@@ -94,6 +102,8 @@ class Table(LiveTable):
             "sheet": self.sheet,
             "pending": {str(k): v for k, v in self.pending.items()},
             "next_pending": self.next_pending,
+            "awaiting": self.awaiting,
+            "losers_shown": self.losers_shown,
         }
 
     def _load_service(self, svc: Mapping[str, Any]) -> None:
@@ -104,6 +114,13 @@ class Table(LiveTable):
         self.sheet = list(svc["sheet"])
         self.pending = {int(k): v for k, v in svc["pending"].items()}
         self.next_pending = int(svc["next_pending"])
+        self.awaiting = list(svc.get("awaiting", []))
+        self.losers_shown = {k: list(v) for k, v in svc.get("losers_shown", {}).items()}
+
+    def _reset(self) -> None:
+        super()._reset()
+        self.awaiting = []
+        self.losers_shown = {}
 
     def _fold(self, record: Mapping[str, Any]) -> None:
         """The table-level effect of one logged event (the engine folds its own)."""
@@ -112,7 +129,14 @@ class Table(LiveTable):
             if not record["east_stays"]:
                 self.players = rotate(self.players)
             self.prevailing = record.get("next_prevailing") or self.prevailing
+        elif kind == AWAITED:
+            self.awaiting = list(record["seats"])
+            self.losers_shown = {}
+        elif kind == LOSER_SHOWN:
+            self.losers_shown[record["seat"]] = list(record["tiles"])
         else:
+            if kind == SCORED:
+                self.awaiting, self.losers_shown = [], {}
             self._fold_table(kind, record)
 
     def recover(self) -> None:
@@ -227,8 +251,66 @@ class Table(LiveTable):
         records = self._record(list(events))
         self._after(events, now_us)
         if self.state.phase == "ended":
-            records += self._finish_hand()
+            records += self._end_of_hand()
         return records
+
+    def _end_of_hand(self) -> list[dict[str, Any]]:
+        """Score the hand now, or, after a Mah-jongg where the others settle among themselves
+        (Law 82), wait for their hands first."""
+        state = self.state
+        assert state is not None
+        if (
+            state.result != "mahjong"
+            or state.winner is None
+            or not self.settings.options.get("losers_settle", True)
+        ):
+            return self._finish_hand()
+        seats, seat = [], state.next_of[state.winner]
+        while seat != state.winner:  # each of the others in turn to the right (Law 82)
+            seats.append(seat.name)
+            seat = state.next_of[seat]
+        return self._record_table([{"type": AWAITED, "seats": seats}])
+
+    def _moved_on(self) -> list[dict[str, Any]]:
+        """An input that is not a hand awaited: a hand still ended (its others' hands
+        awaited, or a restart between its end and its score) is scored first."""
+        if self.state is not None and self.state.phase == "ended":
+            return self._finish_hand()
+        return []
+
+    def _loser_shown(
+        self, obs: Observation, now_us: int, refuse: Callable[..., Outcome]
+    ) -> Outcome:
+        """One of the others' hands, exposed after the Mah-jongg (Law 82)."""
+        state = self.state
+        assert state is not None and obs.seat is not None
+        if obs.confidence < self.settings.min_confidence:
+            return refuse(
+                obs, f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
+            )
+        try:
+            tiles = observed_tiles(obs)
+        except InputError as exc:
+            return refuse(obs, str(exc))
+        held = state.seats[Seat[obs.seat]].n
+        if len(tiles) != held:
+            return refuse(obs, f"hand_shown.tiles: {obs.seat} holds {held} tiles, "
+                               f"the hand shown has {len(tiles)}", "Code 1924, Law 82")
+        seen = list(state.seen)
+        for other in self.losers_shown.values():
+            for token in other:
+                seen[parse_tile(token)] += 1
+        for t in tiles:
+            seen[t] += 1
+            if seen[t] > copies_in_set(t, state.ruleset.tiles):
+                return refuse(obs, f"hand_shown.tiles: more {tile_name(t)} on the table than "
+                                   "the set holds")
+        records = self._record_table(
+            [{"type": LOSER_SHOWN, "seat": obs.seat, "tiles": [tile_name(t) for t in tiles]}]
+        )
+        if all(seat in self.losers_shown for seat in self.awaiting):
+            records += self._finish_hand()
+        return Outcome(True, records)
 
     def _after(self, events: list[ev.Event], now_us: int) -> None:
         """The call window and the LEDs follow what just happened."""
@@ -277,7 +359,7 @@ class Table(LiveTable):
             "rule": state.end_rule,
             "players": dict(self.players_before_rotation(state)),
         }
-        doc = hand_document(state, self.settings.options)
+        doc = hand_document(state, self.settings.options, self.losers_shown)
         if doc is not None and self.settings.scoring:
             doc["ruleset"] = self.settings.scoring
         if doc is not None and self.scorer is not None:
@@ -306,6 +388,7 @@ class Table(LiveTable):
         a refusal lights the seat's "no" and is published with its rule."""
         if self.state is None:
             self.start()
+        finished = self._moved_on()
         command = claim_for(press)
         try:
             records = self._apply(command, now_us)
@@ -313,7 +396,7 @@ class Table(LiveTable):
             return self._refuse_press(press, exc.rule, exc.message)
         except MalformedInput as exc:
             return self._refuse_press(press, "", str(exc))
-        return Outcome(True, records)
+        return Outcome(True, finished + records)
 
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
         """Something the table showed. Applied if sure and lawful, otherwise held and asked.
@@ -321,10 +404,24 @@ class Table(LiveTable):
         ``ask=False`` (the referee's own word): a refusal is returned, not held again."""
         if self.state is None:
             self.start()
+        refuse = self._ask if ask else self._refuse
+        if (
+            obs.kind is ObservationKind.HAND_SHOWN
+            and obs.seat in self.awaiting
+            and obs.seat not in self.losers_shown
+        ):
+            return self._loser_shown(obs, now_us, refuse)
+        finished = self._moved_on()
+        outcome = self._observe(obs, now_us, refuse)
+        outcome.records[:0] = finished
+        return outcome
+
+    def _observe(
+        self, obs: Observation, now_us: int, refuse: Callable[..., Outcome]
+    ) -> Outcome:
         if obs.kind is ObservationKind.DICE and obs.seat is None:
             # The camera sees dice, not hands: it is the throw of whoever throws next.
             obs = replace(obs, seat=self.next_thrower())
-        refuse = self._ask if ask else self._refuse
         if obs.kind is not ObservationKind.DICE and obs.confidence < self.settings.min_confidence:
             return refuse(
                 obs, f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
@@ -353,23 +450,27 @@ class Table(LiveTable):
         false = next((e for e in events if isinstance(e, ev.FalseMahjong)), None)
         return None if false is None else (false.rule, false.reason)
 
-    def showing_hand(self) -> str | None:
-        """The seat that may be laying its hand out to be scored: one that called Mah-jongg
-        on the discard (alone) or was awarded it, or the turn's seat once it has drawn (a
-        concealed kong lies face down, a discard goes to the middle: what else it lays on its
-        rack strip, beyond a flower or a kong's fourth, is its hand). Read by the camera's
-        thread: a stale answer costs one frame's context, no more."""
+    def showing_hands(self) -> dict[str, int]:
+        """The seats that may be laying their hands out now, each with how many tiles its
+        hand holds: one that called Mah-jongg on the discard (alone) or was awarded it, its
+        tiles and the discard; the turn's seat once it has drawn (a concealed kong lies face
+        down, a discard goes to the middle: what else it lays on its rack strip, beyond a
+        flower or a kong's fourth, is its hand); after a Mah-jongg, the others not yet shown
+        (Law 82). Read by the camera's thread: a stale answer costs one frame's context."""
         state = self.state
         if state is None:
-            return None
+            return {}
+        held = {seat.name: state.seats[seat].n for seat in state.players}
+        if state.phase == "ended":
+            return {s: held[s] for s in self.awaiting if s not in self.losers_shown}
         if state.phase == "award" and state.award is not None and state.award[1] == "mahjong":
-            return state.award[0].name
+            return {state.award[0].name: held[state.award[0].name] + 1}
         if state.phase in ("claims", "rob"):
             callers = {c.seat.name for c in state.claims if c.kind == "mahjong"}
-            return next(iter(callers)) if len(callers) == 1 else None
+            return {s: held[s] + 1 for s in callers} if len(callers) == 1 else {}
         if state.phase == "play" and state.drew:
-            return state.turn.name
-        return None
+            return {state.turn.name: held[state.turn.name]}
+        return {}
 
     def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """A draw or a laid set shows the table has moved on: claims made before it are

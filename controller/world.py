@@ -155,7 +155,19 @@ class SimulatedHand:
             shown = self._shown(command, self._do(command))
             if shown is not None:
                 yield shown
+            if state.result == "mahjong":
+                yield from self._losers_shown()
         raise RuntimeError("the simulated hand did not end")
+
+    def _losers_shown(self) -> Iterator[Observation]:
+        """After a Mah-jongg, each of the others in turn to the right exposes his hand
+        (Law 82), so that they settle among themselves."""
+        state = self.state
+        assert state.winner is not None
+        seat = state.next_of[state.winner]
+        while seat != state.winner:
+            yield _obs(ObservationKind.HAND_SHOWN, seat, state.concealed_tiles(seat))
+            seat = state.next_of[seat]
 
     def result(self) -> HandState:
         return self.state

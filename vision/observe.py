@@ -7,10 +7,10 @@ Newly stable face-up tiles are reported to the service as :class:`controller.inp
 * in the discard area: a ``discard``, one per tile, by the seat whose side of the table it is on;
 * on a seat's rack strip: a bonus tile alone is a ``flower``; three or four tiles laid together
   are an ``exposure``; the tiles a seat lays while it is *showing* its hand (told by the
-  service: it called Mah-jongg on a discard, or it has drawn and it is its turn), 2, 5, 8, 11
-  or 14 of them, or ten or more at any time, are the ``hand_shown`` at Mah-jongg. Rack tiles
-  are reported one frame after the last of them became stable, so a set laid tile by tile is
-  reported whole;
+  service, with how many tiles that hand holds: the winner's at Mah-jongg, then each of the
+  others', Law 82), as many as that, or ten or more at any time, are a ``hand_shown``. Rack
+  tiles are reported one frame after the last of them became stable, so a set laid tile by
+  tile is reported whole;
 * two dice with counted pips in the tray: ``dice`` (once per throw).
 
 Law 80 has the tile drawn last stood on end, which shows the camera its edge, not its face: at a
@@ -28,6 +28,7 @@ so the service asks the table instead of accepting it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from controller.inputs import Observation, ObservationKind
@@ -59,16 +60,17 @@ class TableWatcher:
     # stood on end as Law 80 has it is never named): then what was read goes to the table
     # with confidence 0, and the table asks for the hand (3 s at the service's 5 frames/s).
     hand_patience: int = 15
-    _showing: str | None = None  # the seat showing its hand at the last update
+    _showing: dict[str, int] = field(default_factory=dict)  # at the last update
     _waited: dict[str, int] = field(default_factory=dict)
     _dice_reported: tuple[int, ...] = ()
     _dice_seen: list[tuple[int, ...]] = field(default_factory=list)
 
     def update(
-        self, scan: ScanResult, time_us: int = 0, showing: str | None = None
+        self, scan: ScanResult, time_us: int = 0, showing: Mapping[str, int] | None = None
     ) -> list[Observation]:
-        """Feed one scan; returns the observations it confirms. ``showing``: the seat that
-        may be laying its hand out to be scored now (see the module's docstring)."""
+        """Feed one scan; returns the observations it confirms. ``showing``: the seats that
+        may be laying their hands out now, and how many tiles each hand holds (see the
+        module's docstring)."""
         if scan.obstructions:
             return []  # a hand is in the way: wait for a clear view
         unmatched = list(scan.tiles)
@@ -134,7 +136,7 @@ class TableWatcher:
         return self.visible_counts()[token] <= allowed
 
     def _tile_observations(
-        self, fresh: list[TileSeen], time_us: int, showing: str | None = None
+        self, fresh: list[TileSeen], time_us: int, showing: Mapping[str, int] | None = None
     ) -> list[Observation]:
         out: list[Observation] = []
         grew: set[str] = set()
@@ -148,18 +150,22 @@ class TableWatcher:
                         ObservationKind.DISCARD, _side_of(tile), [tile], "discards", time_us
                     )
                 )
-        if self._showing is not None and self._showing != showing:
+        showing = dict(showing or {})
+        for seat in self._showing.keys() - showing.keys():
             # The table moved on (the hand was scored, or entered by the referee): what was
             # laid of that hand and never made a whole one is not a set.
-            self._pending.pop(self._showing, None)
-            self._waited.pop(self._showing, None)
+            self._pending.pop(seat, None)
+            self._waited.pop(seat, None)
         self._showing = showing
         for seat in grew:
             self._waited.pop(seat, None)
         settled = [seat for seat in self._pending if seat not in grew]
         for seat in settled:
             unread = False
-            if seat == showing and not _may_settle(self._pending[seat], self.set_size):
+            expected = showing.get(seat)
+            if expected is not None and not _may_settle(
+                self._pending[seat], self.set_size, expected
+            ):
                 waited = self._waited[seat] = self._waited.get(seat, 0) + 1
                 if waited < self.hand_patience:
                     continue  # a tile of the hand not named yet: wait for it
@@ -184,7 +190,7 @@ class TableWatcher:
                 )
                 out.append(replace(self._hand_shown(seat, rest, time_us), confidence=0.0))
                 continue
-            if _is_hand(rest, seat == showing):
+            if _is_hand(rest, expected):
                 out.append(self._hand_shown(seat, rest, time_us))
                 continue
             for group in _groups(rest):
@@ -264,26 +270,21 @@ def _side_of(tile: TileSeen, size: float = 900.0) -> str:
     return "S" if dx > 0 else "N"
 
 
-# A hand shown at Mah-jongg holds 14 tiles less 3 for each set already laid (a kong's fourth
-# is replaced from the loose tiles): 2, 5, 8, 11 or 14; never a set's 3 or 4, nor 1.
-HAND_SIZES = frozenset({2, 5, 8, 11, 14})
-
-
-def _is_hand(tiles: list[TileSeen], showing: bool) -> bool:
+def _is_hand(tiles: list[TileSeen], expected: int | None) -> bool:
     """Whether rack tiles laid at once (bonus tiles grounded beside them left out) are a hand
-    shown: ten or more at any time; while their seat is showing its hand, as many as a hand
-    shown holds."""
-    return len(tiles) >= 10 or (showing and len(tiles) in HAND_SIZES)
+    shown: ten or more at any time; while their seat is showing its hand, as many as it
+    holds."""
+    return len(tiles) >= 10 or len(tiles) == expected
 
 
-def _may_settle(tiles: list[TileSeen], set_size: int) -> bool:
-    """Whether the tiles a seat showing its hand has laid may be reported: as many as a hand
-    holds, or one (a kong's fourth, or a flower, laid on its turn); otherwise a tile of the
-    hand is still unnamed (the recogniser abstained on it so far)."""
+def _may_settle(tiles: list[TileSeen], set_size: int, expected: int) -> bool:
+    """Whether the tiles a seat showing its hand has laid may be reported: as many as the
+    hand holds, or one (a kong's fourth, or a flower, laid on its turn); otherwise a tile of
+    the hand is still unnamed (the recogniser abstained on it so far)."""
     counted = [
         t for t in tiles if set_size == 152 or not (t.tile and is_bonus(parse_tile(t.tile)))
     ]
-    return len(counted) <= 1 or len(counted) in HAND_SIZES
+    return len(counted) == expected or len(counted) <= 1
 
 
 def _groups(tiles: list[TileSeen], gap_mm: float = 40.0) -> list[list[TileSeen]]:

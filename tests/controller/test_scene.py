@@ -158,7 +158,7 @@ def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
     with Scanner(calibrate(before), Recogniser.load(model)) as scanner:
         scans = [scanner.scan(before), scanner.scan(after)]
         stood = scanner.scan(law_80)
-    for showing, kinds in (("E", [ObservationKind.HAND_SHOWN]), (None, None)):
+    for showing, kinds in (({"E": 8}, [ObservationKind.HAND_SHOWN]), (None, None)):
         watcher = TableWatcher(stable_frames=2)
         for _ in range(3):
             watcher.update(scans[0])
@@ -177,6 +177,8 @@ def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
     watcher = TableWatcher(stable_frames=2, hand_patience=4)
     for _ in range(3):
         watcher.update(scans[0])
-    seen = [o for _ in range(8) for o in watcher.update(stood, showing="E") if o.zone == "rack-E"]
+    seen = [
+        o for _ in range(8) for o in watcher.update(stood, showing={"E": 8}) if o.zone == "rack-E"
+    ]
     assert [(o.kind, o.confidence) for o in seen] == [(ObservationKind.HAND_SHOWN, 0.0)]
     assert sorted(seen[0].tiles) == sorted(HAND[:-1]) and seen[0].winning == ""

@@ -293,25 +293,26 @@ def test_referee_amends_an_applied_misread_through_the_engine(tmp_path: Path) ->
 def test_the_camera_is_told_who_is_showing_a_hand(tmp_path: Path) -> None:
     table = _table(tmp_path)
     now = _to_first_discard(table)
-    assert table.showing_hand() is None  # the call window is open, nobody called Mah-jongg
+    assert table.showing_hands() == {}  # the call window is open, nobody called Mah-jongg
     table.press(Press("N", "pung", now + 100), now + 1_000)
-    assert table.showing_hand() is None
+    assert table.showing_hands() == {}
     table.press(Press("S", "mahjong", now + 700), now + 1_100)
-    assert table.showing_hand() == "S"  # the only Mah-jongg call
+    assert table.showing_hands() == {"S": 14}  # the only Mah-jongg call: 13 and the discard
     table.tick(now + PAUSE_US + 1_000)
-    assert table.showing_hand() == "S"  # awarded: the hand comes next
+    assert table.showing_hands() == {"S": 14}  # awarded: the hand comes next
     shown = obs("hand_shown", "S", *WINNING_14, source="referee")
     assert table.observe(shown, now + 2 * PAUSE_US).accepted
-    assert table.showing_hand() is None  # the next hand: dice first
+    # Law 82: each of the others in turn to the right exposes his hand.
+    assert table.showing_hands() == {"W": 13, "N": 13, "E": 13}
 
 
 def test_the_turn_seat_may_show_once_it_has_drawn(tmp_path: Path) -> None:
     table = _table(tmp_path)
     now = _to_first_discard(table)
     table.tick(now + PAUSE_US + 1_000)  # nobody called: South's turn, not drawn yet
-    assert table.showing_hand() is None
+    assert table.showing_hands() == {}
     assert table.observe(obs("draw", "S"), now + PAUSE_US + 2_000).accepted
-    assert table.showing_hand() == "S"
+    assert table.showing_hands() == {"S": 14}
 
 
 # A complete hand with the discarded 5C (Code 1924: chows, pungs and a pair).
@@ -356,3 +357,79 @@ def test_a_false_mahjong_the_table_confirms_is_applied(tmp_path: Path) -> None:
     assert [e["type"] for e in table.store.events() if e["type"] == "FalseMahjong"] == [
         "FalseMahjong"
     ]
+
+
+LOSER_13 = ("1D", "1D", "1D", "2B", "3B", "4B", "7C", "7C", "8C", "9C", "NW", "NW", "SW")
+LOSERS = {
+    "W": LOSER_13,
+    "N": ("2D", "2D", "2D", "5B", "6B", "7B", "4C", "4C", "6C", "6C", "EW", "EW", "RD"),
+    "E": ("3D", "3D", "3D", "9B", "9B", "1B", "1B", "8D", "8D", "9D", "9D", "WW", "WW"),
+}
+
+
+def _won_by_south(table: Table) -> int:
+    now = _to_first_discard(table)
+    table.press(Press("S", "mahjong", now + 700), now + 1_100)
+    table.tick(now + PAUSE_US + 1_000)
+    shown = obs("hand_shown", "S", *WINNING_14, source="referee")
+    assert table.observe(shown, now + 2 * PAUSE_US).accepted
+    return now + 2 * PAUSE_US
+
+
+def _scoring_table(tmp_path: Path, docs: list[dict[str, Any]]) -> Table:
+    store = EventStore(tmp_path / "table.sqlite3")
+    settings = TableSettings("t1", "code1924/mixed", courtesy_pause_ms=PAUSE_US // 1000)
+    return Table(settings, store, LightLog(), scorer=lambda doc: docs.append(doc) or {})
+
+
+def test_law_82_the_others_show_their_hands_before_the_hand_is_scored(tmp_path: Path) -> None:
+    docs: list[dict[str, Any]] = []
+    table = _scoring_table(tmp_path, docs)
+    now = _won_by_south(table)
+    assert table.hand_no == 1 and docs == []  # not scored: the others' hands come first
+    assert table.awaiting == ["W", "N", "E"]
+    for i, seat in enumerate(("W", "N", "E")):
+        outcome = table.observe(obs("hand_shown", seat, *LOSERS[seat]), now + (i + 1) * 1_000)
+        assert outcome.accepted, outcome.error
+    assert table.hand_no == 2  # scored, and the next hand opened
+    (doc,) = docs
+    assert doc["winner"] == "S" and sorted(doc["hands"]) == ["E", "N", "S", "W"]
+    assert doc["hands"]["W"]["concealed"] == list(LOSER_13)
+    kinds = [e["type"] for e in table.store.events()]
+    assert kinds.count("LoserHandShown") == 3
+    assert kinds.index("LosersAwaited") < kinds.index("LoserHandShown") < kinds.index("HandScored")
+
+
+def test_the_next_throw_scores_the_hand_with_the_hands_shown(tmp_path: Path) -> None:
+    docs: list[dict[str, Any]] = []
+    table = _scoring_table(tmp_path, docs)
+    now = _won_by_south(table)
+    assert table.observe(obs("hand_shown", "W", *LOSER_13), now + 1_000).accepted
+    # North and East never show theirs: the next hand's first throw moves the table on.
+    outcome = table.observe(obs("dice", "E", dice=(3, 4)), now + 2_000)
+    assert outcome.accepted, outcome.error
+    (doc,) = docs
+    assert sorted(doc["hands"]) == ["S", "W"]  # the two not shown hold nothing that scores
+    assert table.hand_no == 2 and table.state is not None and len(table.state.throws) == 1
+
+
+def test_a_hand_shown_of_the_wrong_size_or_a_fifth_copy_is_asked(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _won_by_south(table)
+    short = table.observe(obs("hand_shown", "W", *LOSER_13[:-1]), now + 1_000)
+    assert not short.accepted and short.asked is not None
+    assert "W holds 13 tiles, the hand shown has 12" in short.error
+    # South showed three 5C (East's discard it won on among them): two more make five.
+    fifth = table.observe(obs("hand_shown", "W", "5C", "5C", *LOSER_13[2:]), now + 2_000)
+    assert not fifth.accepted and "more 5C" in fifth.error
+    assert table.awaiting == ["W", "N", "E"] and table.losers_shown == {}
+
+
+def test_the_hands_awaited_come_back_after_a_restart(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _won_by_south(table)
+    assert table.observe(obs("hand_shown", "W", *LOSER_13), now + 1_000).accepted
+    again = Table(table.settings, EventStore(tmp_path / "table.sqlite3"), LightLog(), scorer=None)
+    assert again.awaiting == ["W", "N", "E"] and again.losers_shown == {"W": list(LOSER_13)}
+    assert again.showing_hands() == {"N": 13, "E": 13}
+    assert again.state is not None and again.state.phase == "ended" and again.hand_no == 1

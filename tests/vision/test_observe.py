@@ -170,18 +170,18 @@ def _row(tokens: list[str], seat_y: float = 824.0, x0: float = 300.0) -> list[Ti
 
 def test_a_hand_shown_by_the_seat_showing_it_names_its_tile_drawn_last() -> None:
     """Two sets laid before: the hand shown holds 8 tiles, short of the ten that say 'hand'
-    on their own; the seat that is showing (told by the table) makes them one. The sideways
-    tile is the one Law 80 stands on end."""
+    on their own; the table's word (East is showing a hand of 8) makes them one. The
+    sideways tile is the one Law 80 stands on end."""
     tiles = _row(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])
     watcher = TableWatcher(stable_frames=1)
-    assert watcher.update(ScanResult(tiles=tiles), showing="E") == []
-    (hand,) = watcher.update(ScanResult(tiles=tiles), showing="E")
+    assert watcher.update(ScanResult(tiles=tiles), showing={"E": 8}) == []
+    (hand,) = watcher.update(ScanResult(tiles=tiles), showing={"E": 8})
     assert hand.kind is ObservationKind.HAND_SHOWN and hand.seat == "E"
     assert sorted(hand.tiles) == sorted(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])
     assert hand.winning == "3C" and hand.zone == "rack-E"
     # The same tiles laid by a seat the table says is not showing: not a hand.
     other = TableWatcher(stable_frames=1)
-    other.update(ScanResult(tiles=tiles), showing="S")
+    other.update(ScanResult(tiles=tiles), showing={"S": 8})
     later = other.update(ScanResult(tiles=tiles))
     assert later and all(o.kind is not ObservationKind.HAND_SHOWN for o in later)
 
@@ -194,8 +194,8 @@ def test_a_flower_grounded_beside_a_hand_shown_is_not_part_of_it() -> None:
         _tile("WD", 322.0, 824.0, "exposed", "E"),
         _tile("F2", 600.0, 824.0, "exposed", "E"),
     ]
-    watcher.update(ScanResult(tiles=pair), showing="E")
-    flower, hand = watcher.update(ScanResult(tiles=pair), showing="E")
+    watcher.update(ScanResult(tiles=pair), showing={"E": 2})
+    flower, hand = watcher.update(ScanResult(tiles=pair), showing={"E": 2})
     assert (flower.kind, flower.tiles) == (ObservationKind.FLOWER, ("F2",))
     assert hand.kind is ObservationKind.HAND_SHOWN and hand.tiles == ("WD", "WD")
     assert hand.winning == ""
@@ -208,8 +208,9 @@ def test_a_hand_tile_named_late_is_waited_for_while_the_seat_shows() -> None:
     unsure = TileSeen(None, 0.3, tiles[3].x, tiles[3].y, 0.0, "exposed", "E", False)
     watcher = TableWatcher(stable_frames=1)
     early = ScanResult(tiles=[*tiles[:3], unsure, *tiles[4:]])
-    assert [o for _ in range(4) for o in watcher.update(early, showing="E")] == []
-    out = [o for _ in range(2) for o in watcher.update(ScanResult(tiles=tiles), showing="E")]
+    assert [o for _ in range(4) for o in watcher.update(early, showing={"E": 8})] == []
+    whole = ScanResult(tiles=tiles)
+    out = [o for _ in range(2) for o in watcher.update(whole, showing={"E": 8})]
     assert [(o.kind, len(o.tiles), o.winning) for o in out] == [
         (ObservationKind.HAND_SHOWN, 8, "3C")
     ]
@@ -219,7 +220,7 @@ def test_a_part_hand_is_dropped_when_the_table_moves_on() -> None:
     tiles = _row(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])[:6]
     watcher = TableWatcher(stable_frames=1)
     for _ in range(3):
-        assert watcher.update(ScanResult(tiles=tiles), showing="E") == []
+        assert watcher.update(ScanResult(tiles=tiles), showing={"E": 8}) == []
     # The referee entered the hand; the next hand's table has nobody showing.
     assert watcher.update(ScanResult(tiles=tiles)) == []
     assert watcher.update(ScanResult(tiles=tiles)) == []
@@ -230,7 +231,7 @@ def test_a_hand_never_read_whole_goes_to_the_table_unsure_after_the_patience() -
     ``hand_patience`` frames they are reported with confidence 0 (the table asks), once."""
     tiles = _row(["1C", "2C", "3C", "7D", "7D", "WD", "WD", "3C"])[:7]
     watcher = TableWatcher(stable_frames=1, hand_patience=5)
-    out = [watcher.update(ScanResult(tiles=tiles), showing="E") for _ in range(12)]
+    out = [watcher.update(ScanResult(tiles=tiles), showing={"E": 8}) for _ in range(12)]
     reported = [(i, o) for i, frame in enumerate(out) for o in frame]
     assert len(reported) == 1
     i, hand = reported[0]
