@@ -37,7 +37,7 @@ from config.schema import TableConfig
 from controller.broker import BrokerUnavailable, LocalMosquitto
 from controller.inputs import Observation
 from controller.mqtt import BrokerSettings, Topics
-from controller.scoresheet import Scorer, contract_scorer
+from controller.scoresheet import Scorer, contract_scorer, hand_document, net_of
 from controller.service import Service, ServiceOptions
 from controller.table import ENVELOPE, TABLE_EVENTS, Outcome
 from controller.world import Claims, SimulatedHand, Step
@@ -46,6 +46,7 @@ from engine.american.family import is_american
 from engine.game import public_view, rebuild
 from engine.rules import get_ruleset
 from engine.seats import Seat
+from engine.tiles import tile_name
 
 SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
 # What a camera above the table sees (the rest comes straight from the game: draws, the deal,
@@ -280,6 +281,34 @@ class ClassicalFamily:
         return a, b
 
 
+    def check_score(self, service: Service, world: Any, hand: int) -> list[str]:
+        """The table's settlement of a won hand against the game's: every hand as the game
+        dealt it, scored by the table's own scorer (nothing, if the table has none)."""
+        table = service.table
+        state = world.result()
+        scorer = getattr(table, "scorer", None)
+        if scorer is None or state.result != "mahjong":
+            return []
+        shown = {
+            seat.name: [tile_name(t) for t in state.concealed_tiles(seat)]
+            for seat in state.players
+            if seat != state.winner
+        }
+        doc = hand_document(state, table.settings.options, shown)
+        if doc is None:
+            return []
+        if table.settings.scoring:
+            doc["ruleset"] = table.settings.scoring
+        truth = net_of(scorer(doc))
+        entry: dict[str, Any] = next(
+            (e for e in reversed(table.sheet) if e.get("hand") == hand), {}
+        )
+        if entry.get("net") != truth:
+            return [f"hand {hand}: the table settled {entry.get('net')}, the game's hands "
+                    f"settle {truth}"]
+        return []
+
+
 class AmericanFamily:
     """The American game (controller/american_world.py, controller/american_table.py)."""
 
@@ -403,6 +432,9 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
             if a != b:
                 diff = sorted(k for k in a if a[k] != b.get(k))
                 problems.append(f"hand {hand_no}: the mirror differs from the game in {diff}")
+            if isinstance(family, ClassicalFamily):
+                problems.extend(await asyncio.to_thread(family.check_score, service, world,
+                                                        hand_no))
             progress.show(service)
         # The broker may be away (that is what the outbox is for): give it time to return.
         if service.mqtt is not None and not await asyncio.to_thread(service.mqtt.wait_idle, 45):
