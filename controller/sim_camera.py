@@ -54,6 +54,7 @@ PATIENCE_S = 4.0  # how long the referee lets the camera try before stepping in
 @dataclass
 class Interventions:
     entered: int = 0
+    entered_kinds: dict[str, int] = field(default_factory=dict)  # what the referee entered
     corrected: int = 0
     dismissed: int = 0
     amended: int = 0
@@ -179,6 +180,8 @@ class RenderedCamera:
                 # what happened, as at a real table.
                 entered = True
                 self.fixes.entered += 1
+                kind = str(step.kind)
+                self.fixes.entered_kinds[kind] = self.fixes.entered_kinds.get(kind, 0) + 1
                 body = {**step.to_json(), "source": "referee"}
                 await self.service.submit("command", ("observe", json.dumps(body).encode()))
         self.fixes.unresolved.append(f"camera never showed {step.to_json()}")
@@ -268,6 +271,7 @@ def summary(camera: RenderedCamera) -> dict[str, Any]:
         "frames": camera.loop.frames,
         "observations": camera.loop.observations,
         "referee_entered": fixes.entered,
+        "referee_entered_kinds": dict(fixes.entered_kinds),
         "referee_corrected": fixes.corrected,
         "referee_dismissed": fixes.dismissed,
         "referee_amended": fixes.amended,

@@ -168,5 +168,8 @@ def test_a_hand_seen_through_the_rendered_camera(tmp_path: Path) -> None:
     )
     assert summary["violations"] == 0, summary["problems"]
     assert summary["camera"]["observations"] > 10  # the camera, not the referee, did most
-    # The winning hand was laid out and read by the camera, not entered by the referee.
-    assert sum(summary["camera"]["hands_read"].values()) == summary["wins"]
+    # The winning hand and the others' (Law 82) were laid out and seen by the camera: none
+    # was entered by the referee; at most one of the four misread and asked (then corrected).
+    camera = summary["camera"]
+    assert "hand_shown" not in camera["referee_entered_kinds"]
+    assert sum(camera["hands_read"].values()) >= 3 * summary["wins"] > 0
