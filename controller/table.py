@@ -450,6 +450,13 @@ class Table(LiveTable):
         false = next((e for e in events if isinstance(e, ev.FalseMahjong)), None)
         return None if false is None else (false.rule, false.reason)
 
+    def public_state(self) -> dict[str, Any]:
+        view = super().public_state()
+        if self.awaiting:  # after a Mah-jongg, the others' hands (Law 82)
+            view["hands_awaited"] = [s for s in self.awaiting if s not in self.losers_shown]
+            view["hands_shown"] = dict(self.losers_shown)
+        return view
+
     def showing_hands(self) -> dict[str, int]:
         """The seats that may be laying their hands out now, each with how many tiles its
         hand holds: one that called Mah-jongg on the discard (alone) or was awarded it, its

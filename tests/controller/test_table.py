@@ -432,4 +432,6 @@ def test_the_hands_awaited_come_back_after_a_restart(tmp_path: Path) -> None:
     again = Table(table.settings, EventStore(tmp_path / "table.sqlite3"), LightLog(), scorer=None)
     assert again.awaiting == ["W", "N", "E"] and again.losers_shown == {"W": list(LOSER_13)}
     assert again.showing_hands() == {"N": 13, "E": 13}
+    state = again.public_state()
+    assert state["hands_awaited"] == ["N", "E"] and state["hands_shown"] == {"W": list(LOSER_13)}
     assert again.state is not None and again.state.phase == "ended" and again.hand_no == 1
