@@ -75,6 +75,17 @@ class CameraLoop:
             "observations": self.observations,
         }
 
+    def _showing_now(self) -> Mapping[str, int] | None:
+        """The table's word on who is showing a hand; without it (none given, or the table
+        could not say this frame) the watcher goes by counts alone: never a lost camera."""
+        if self._showing is None:
+            return None
+        try:
+            return self._showing()
+        except Exception:  # read across threads mid-change: the next frame asks again
+            log.debug("camera %s: no word on hands shown this frame", self.source, exc_info=True)
+            return None
+
     def _pipeline(self, first_frame: Any) -> tuple[Any, Any]:
         from vision.calibration import Calibration, calibrate
         from vision.identify import DEFAULT_MODEL_DIR, Recogniser
@@ -123,8 +134,9 @@ class CameraLoop:
             while not self._stop.is_set():
                 started = time.monotonic()
                 self.frames += 1
-                showing = self._showing() if self._showing is not None else None
-                seen = watcher.update(scanner.scan(frame), time_us=_now_us(), showing=showing)
+                seen = watcher.update(
+                    scanner.scan(frame), time_us=_now_us(), showing=self._showing_now()
+                )
                 for observation in seen:
                     self.observations += 1
                     self.sink.observe(observation)

@@ -29,9 +29,20 @@ def test_rendered_table_gives_dice_and_a_discard_by_the_right_seat() -> None:
     style = Style.random(rng, "kde-traditional")
     layout = Layout(tiles=[], dice=[])
     sink = RecordedInputs()
+    asked: list[int] = []
+
+    def showing() -> dict[str, int]:
+        # The table's word on hands shown, read across threads: a failure to answer (here
+        # every other frame) costs that frame's context, never the camera.
+        asked.append(1)
+        if len(asked) % 2:
+            raise RuntimeError("the mirror changed under the reader")
+        return {}
+
     loop = CameraLoop(
         "render:3", sink, fps=30,
         open_source=lambda spec: RenderedSource(3, lambda: (layout, style, geometry)),
+        showing=showing,
     )
     loop.start()
     try:
@@ -48,7 +59,7 @@ def test_rendered_table_gives_dice_and_a_discard_by_the_right_seat() -> None:
     discard = kinds[ObservationKind.DISCARD]
     assert discard.seat == "E" and discard.zone == "discards" and len(discard.tiles) == 1
     assert 0.0 <= discard.confidence <= 1.0
-    assert loop.status()["state"] == "running"
+    assert loop.status()["state"] == "running" and len(asked) >= loop.frames - 1
 
 
 def test_a_missing_camera_is_reported_and_retried() -> None:
