@@ -172,10 +172,7 @@ class TableWatcher:
                 unread = True
             self._waited.pop(seat, None)
             tiles = self._pending.pop(seat)
-            # Bonus tiles are laid aside alone, except in American play (flowers are played).
-            bonus = [
-                t for t in tiles if t.tile and self.set_size != 152 and is_bonus(parse_tile(t.tile))
-            ]
+            bonus = _bonus_tiles(tiles, self.set_size)
             for t in bonus:
                 out.append(
                     self._observation(ObservationKind.FLOWER, seat, [t], f"rack-{seat}", time_us)
@@ -281,10 +278,16 @@ def _may_settle(tiles: list[TileSeen], set_size: int, expected: int) -> bool:
     """Whether the tiles a seat showing its hand has laid may be reported: as many as the
     hand holds, or one (a kong's fourth, or a flower, laid on its turn); otherwise a tile of
     the hand is still unnamed (the recogniser abstained on it so far)."""
-    counted = [
-        t for t in tiles if set_size == 152 or not (t.tile and is_bonus(parse_tile(t.tile)))
-    ]
-    return len(counted) == expected or len(counted) <= 1
+    counted = len(tiles) - len(_bonus_tiles(tiles, set_size))
+    return counted == expected or counted <= 1
+
+
+def _bonus_tiles(tiles: list[TileSeen], set_size: int) -> list[TileSeen]:
+    """The flowers and seasons among rack tiles: laid aside alone, not part of a set or a
+    hand, except in American play (152 tiles), where flowers are played in sets."""
+    if set_size == 152:
+        return []
+    return [t for t in tiles if t.tile and is_bonus(parse_tile(t.tile))]
 
 
 def _groups(tiles: list[TileSeen], gap_mm: float = 40.0) -> list[list[TileSeen]]:
