@@ -271,6 +271,20 @@ class Table(LiveTable):
             seat = state.next_of[seat]
         return self._record_table([{"type": AWAITED, "seats": seats}])
 
+    def _shown_before(self, seat: str | None) -> list[str] | None:
+        """The tiles (sorted tokens) ``seat`` showed at the end of this hand, if any."""
+        state = self.state
+        assert state is not None
+        if seat in self.losers_shown:
+            return sorted(self.losers_shown[seat])
+        if state.winner is not None and state.winner.name == seat:
+            declared = next(
+                (e for e in reversed(state.standing) if isinstance(e, ev.MahjongDeclared)), None
+            )
+            if declared is not None:
+                return sorted(tile_name(t) for t in declared.concealed)
+        return None
+
     def _moved_on(self) -> list[dict[str, Any]]:
         """An input that is not a hand awaited: a hand still ended (its others' hands
         awaited, or a restart between its end and its score) is scored first."""
@@ -295,7 +309,7 @@ class Table(LiveTable):
         held = state.seats[Seat[obs.seat]].n
         if len(tiles) != held:
             return refuse(obs, f"hand_shown.tiles: {obs.seat} holds {held} tiles, "
-                               f"the hand shown has {len(tiles)}", "Code 1924, Law 82")
+                               f"the hand shown has {len(tiles)}")
         seen = list(state.seen)
         for other in self.losers_shown.values():
             for token in other:
@@ -405,12 +419,17 @@ class Table(LiveTable):
         if self.state is None:
             self.start()
         refuse = self._ask if ask else self._refuse
-        if (
-            obs.kind is ObservationKind.HAND_SHOWN
-            and obs.seat in self.awaiting
-            and obs.seat not in self.losers_shown
-        ):
-            return self._loser_shown(obs, now_us, refuse)
+        assert self.state is not None
+        if obs.kind is ObservationKind.HAND_SHOWN and self.state.phase == "ended":
+            if obs.seat in self.awaiting and obs.seat not in self.losers_shown:
+                return self._loser_shown(obs, now_us, refuse)
+            # A hand shown already, seen again (the camera lost and found its tiles): the
+            # same is nothing new; another is asked. Neither moves the table on.
+            before = self._shown_before(obs.seat)
+            if before is not None and sorted(obs.tiles) == before:
+                return Outcome(True)
+            return refuse(obs, f"hand_shown: the hand is over and {obs.seat}'s hand was "
+                               f"shown as {' '.join(before or []) or 'nothing'}")
         finished = self._moved_on()
         outcome = self._observe(obs, now_us, refuse)
         outcome.records[:0] = finished

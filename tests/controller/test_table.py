@@ -435,3 +435,18 @@ def test_the_hands_awaited_come_back_after_a_restart(tmp_path: Path) -> None:
     state = again.public_state()
     assert state["hands_awaited"] == ["N", "E"] and state["hands_shown"] == {"W": list(LOSER_13)}
     assert again.state is not None and again.state.phase == "ended" and again.hand_no == 1
+
+
+def test_a_hand_seen_again_does_not_move_the_table_on(tmp_path: Path) -> None:
+    """The camera may report a hand twice (its tiles lost and found): the same hand again is
+    nothing new; a different one is asked; neither scores the hand before the others show."""
+    table = _table(tmp_path)
+    now = _won_by_south(table)
+    assert table.observe(obs("hand_shown", "W", *LOSERS["W"]), now + 1_000).accepted
+    again = table.observe(obs("hand_shown", "W", *reversed(LOSERS["W"])), now + 2_000)
+    assert again.accepted and again.records == []
+    winner_again = table.observe(obs("hand_shown", "S", *WINNING_14), now + 3_000)
+    assert winner_again.accepted and winner_again.records == []
+    other = table.observe(obs("hand_shown", "W", *LOSERS["N"]), now + 4_000)
+    assert not other.accepted and other.asked is not None and "shown as" in other.error
+    assert table.hand_no == 1 and table.showing_hands() == {"N": 13, "E": 13}
