@@ -6,6 +6,8 @@
    with sideways tiles, dice; random cloth, light and blur): ``--frames`` per art set.
 2. *Late in a hand*: each seat's discards 13 to 24 deep as the simulated table lays them
    (rows of six, joined by blur and shadow into blobs two to four rows deep).
+   *A second row started* (``started``): 7 to 11 discards each, a row of six and the first
+   of the next, which blur and shadow join into one blob of two rows, the second short.
 3. *Two-by-two blocks*: four discards in two short rows, turned either way.
 4. *With the walls*: ``--walls`` tables per art set as the tests render them (the walls'
    face-down rows around the table, discards two rows deep before each seat).
@@ -148,6 +150,10 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         scenes += [
             ("late", late_table(art, per_seat, seed))
             for seed, per_seat in ((1, 13), (2, 16), (3, 18), (4, 21), (5, 24))
+        ]
+        scenes += [
+            ("started", late_table(art, per_seat, seed))
+            for seed, per_seat in ((6, 7), (7, 8), (8, 9), (9, 10), (10, 11))
         ]
         scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
         scenes += [("walls", random_table(art, 2000 + seed)) for seed in range(args.walls)]
