@@ -23,6 +23,11 @@ from engine.tiles import tile_name
 Scorer = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def mahjong_declared(state: HandState) -> ev.MahjongDeclared | None:
+    """The hand's Mah-jongg as it stands in its record (the winner's hand shown), if any."""
+    return next((e for e in reversed(state.standing) if isinstance(e, ev.MahjongDeclared)), None)
+
+
 def hand_document(
     state: HandState,
     options: Mapping[str, Any],
@@ -34,9 +39,7 @@ def hand_document(
     winner = state.winner
     if state.result != "mahjong" or winner is None:
         return None
-    declared = next(
-        (e for e in reversed(state.standing) if isinstance(e, ev.MahjongDeclared)), None
-    )
+    declared = mahjong_declared(state)
     if declared is None:
         return None
     # The winner's hand is known whole; another's once it exposed its concealed tiles after

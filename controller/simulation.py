@@ -37,9 +37,9 @@ from config.schema import TableConfig
 from controller.broker import BrokerUnavailable, LocalMosquitto
 from controller.inputs import Observation
 from controller.mqtt import BrokerSettings, Topics
-from controller.scoresheet import Scorer, contract_scorer, hand_document, net_of
+from controller.scoresheet import Scorer, contract_scorer, net_of
 from controller.service import Service, ServiceOptions
-from controller.table import ENVELOPE, TABLE_EVENTS, Outcome
+from controller.table import ENVELOPE, TABLE_EVENTS, Outcome, Table
 from controller.world import Claims, SimulatedHand, Step
 from engine import events as ev
 from engine.american.family import is_american
@@ -280,26 +280,20 @@ class ClassicalFamily:
         b.pop("mode")
         return a, b
 
-
     def check_score(self, service: Service, world: Any, hand: int) -> list[str]:
         """The table's settlement of a won hand against the game's: every hand as the game
-        dealt it, scored by the table's own scorer (nothing, if the table has none)."""
+        dealt it, scored as the table scores (nothing, if the table has no scorer)."""
         table = service.table
+        assert isinstance(table, Table)
         state = world.result()
-        scorer = getattr(table, "scorer", None)
-        if scorer is None or state.result != "mahjong":
-            return []
         shown = {
             seat.name: [tile_name(t) for t in state.concealed_tiles(seat)]
-            for seat in state.players
-            if seat != state.winner
-        }
-        doc = hand_document(state, table.settings.options, shown)
-        if doc is None:
+            for seat in state.others_in_turn(state.winner)
+        } if state.winner is not None else {}
+        result = table.score(state, shown)
+        if result is None:
             return []
-        if table.settings.scoring:
-            doc["ruleset"] = table.settings.scoring
-        truth = net_of(scorer(doc))
+        truth = net_of(result)
         entry: dict[str, Any] = next(
             (e for e in reversed(table.sheet) if e.get("hand") == hand), {}
         )

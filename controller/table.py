@@ -41,7 +41,7 @@ from controller.live_table import (
     rotate,
 )
 from controller.mirror import claim_for, command_for, observed_tiles
-from controller.scoresheet import Scorer, hand_document, net_of
+from controller.scoresheet import Scorer, hand_document, mahjong_declared, net_of
 from controller.store import EventStore, dumps
 from engine import commands as cm
 from engine import events as ev
@@ -265,10 +265,8 @@ class Table(LiveTable):
             or not self.settings.options.get("losers_settle", True)
         ):
             return self._finish_hand()
-        seats, seat = [], state.next_of[state.winner]
-        while seat != state.winner:  # each of the others in turn to the right (Law 82)
-            seats.append(seat.name)
-            seat = state.next_of[seat]
+        # Each of the others in turn to the right (Law 82).
+        seats = [seat.name for seat in state.others_in_turn(state.winner)]
         return self._record_table([{"type": AWAITED, "seats": seats}])
 
     def _shown_before(self, seat: str | None) -> list[str] | None:
@@ -278,9 +276,7 @@ class Table(LiveTable):
         if seat in self.losers_shown:
             return sorted(self.losers_shown[seat])
         if state.winner is not None and state.winner.name == seat:
-            declared = next(
-                (e for e in reversed(state.standing) if isinstance(e, ev.MahjongDeclared)), None
-            )
+            declared = mahjong_declared(state)
             if declared is not None:
                 return sorted(tile_name(t) for t in declared.concealed)
         return None
@@ -299,9 +295,7 @@ class Table(LiveTable):
         state = self.state
         assert state is not None and obs.seat is not None
         if obs.confidence < self.settings.min_confidence:
-            return refuse(
-                obs, f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
-            )
+            return refuse(obs, self._too_unsure(obs))
         try:
             tiles = observed_tiles(obs)
         except InputError as exc:
@@ -373,11 +367,8 @@ class Table(LiveTable):
             "rule": state.end_rule,
             "players": dict(self.players_before_rotation(state)),
         }
-        doc = hand_document(state, self.settings.options, self.losers_shown)
-        if doc is not None and self.settings.scoring:
-            doc["ruleset"] = self.settings.scoring
-        if doc is not None and self.scorer is not None:
-            result = self.scorer(doc)
+        result = self.score(state, self.losers_shown)
+        if result is not None:
             net = net_of(result)
             if net is None:
                 entry["error"] = str(result.get("error", "not scored"))
@@ -387,6 +378,18 @@ class Table(LiveTable):
                 entry["payments"] = result.get("payments", [])
         records = self._record([], [entry])
         return records + self._new_hand()
+
+    def score(
+        self, state: HandState, shown: Mapping[str, list[str]]
+    ) -> dict[str, Any] | None:
+        """The scorer's result for a finished hand and the others' hands ``shown`` (Law
+        82); None for a hand not won, or a table without a scorer."""
+        doc = hand_document(state, self.settings.options, shown)
+        if doc is None or self.scorer is None:
+            return None
+        if self.settings.scoring:
+            doc["ruleset"] = self.settings.scoring
+        return self.scorer(doc)
 
     def players_before_rotation(self, state: HandState) -> dict[str, str]:
         # _fold has already rotated the seats if East passed: undo that for this hand's names.
@@ -442,9 +445,7 @@ class Table(LiveTable):
             # The camera sees dice, not hands: it is the throw of whoever throws next.
             obs = replace(obs, seat=self.next_thrower())
         if obs.kind is not ObservationKind.DICE and obs.confidence < self.settings.min_confidence:
-            return refuse(
-                obs, f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
-            )
+            return refuse(obs, self._too_unsure(obs))
         if obs.kind is ObservationKind.HAND_SHOWN and obs.source == "vision":
             false = self._false_reading(obs)
             if false is not None:
@@ -454,6 +455,9 @@ class Table(LiveTable):
                               false[0])
         return self._apply_observed(obs, command_for, now_us, refuse)
 
+    def _too_unsure(self, obs: Observation) -> str:
+        return f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
+
     def _false_reading(self, obs: Observation) -> tuple[str, str] | None:
         """``(rule, reason)`` if the hand the observation shows, applied now, would be a
         false Mah-jongg (tried on a copy of the mirror; nothing changes)."""
@@ -461,7 +465,7 @@ class Table(LiveTable):
         trial = self.state.copy()
         try:
             command = command_for(obs)
-            if trial.phase == "rob" or (trial.phase == "claims" and trial.claims):
+            if _closes_window_first(trial, command):
                 apply(trial, cm.CloseClaims())
             _, events = apply(trial, command)
         except (InputError, RuleViolation, MalformedInput):
@@ -502,11 +506,7 @@ class Table(LiveTable):
         """A draw or a laid set shows the table has moved on: claims made before it are
         adjudicated first (the window closes on the next player's action)."""
         assert self.state is not None
-        if self.state.phase == "rob":
-            # The kong's owner going on (its loose tile) shows nobody robbed it (Law 90).
-            return self._apply(cm.CloseClaims(), now_us)
-        moving_on = isinstance(command, cm.Draw | cm.Expose | cm.DeclareMahjong | cm.Discard)
-        if moving_on and self.state.phase == "claims" and self.state.claims:
+        if _closes_window_first(self.state, command):
             return self._apply(cm.CloseClaims(), now_us)
         return []
 
@@ -584,3 +584,13 @@ class Table(LiveTable):
             raise CommandError("at", "the index of the event in this hand's record")
         records = self._apply(cm.Correct(at=at, command=command, reason=body["reason"]), now_us)
         return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
+
+
+def _closes_window_first(state: HandState, command: cm.Command) -> bool:
+    """Whether the call window must be closed (its claims adjudicated) before ``command``: the
+    kong's owner going on (its loose tile) shows nobody robbed it (Law 90); a draw, a laid set,
+    a Mah-jongg or a discard shows the table has moved on past the claims made."""
+    if state.phase == "rob":
+        return True
+    moving_on = isinstance(command, cm.Draw | cm.Expose | cm.DeclareMahjong | cm.Discard)
+    return moving_on and state.phase == "claims" and bool(state.claims)

@@ -164,10 +164,8 @@ class SimulatedHand:
         (Law 82), so that they settle among themselves."""
         state = self.state
         assert state.winner is not None
-        seat = state.next_of[state.winner]
-        while seat != state.winner:
+        for seat in state.others_in_turn(state.winner):
             yield _obs(ObservationKind.HAND_SHOWN, seat, state.concealed_tiles(seat))
-            seat = state.next_of[seat]
 
     def result(self) -> HandState:
         return self.state

@@ -143,9 +143,7 @@ def _ask_others(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView]
     """Every seat after the discarder (or the kong's owner) in turn may call."""
     owner = state.claimable[1] if state.phase != "rob" and state.claimable else \
         (state.rob[1] if state.rob else state.turn)
-    seat = owner
-    for _ in range(len(state.players) - 1):
-        seat = state.next_of[seat]
+    for seat in state.others_in_turn(owner):
         if seat == skip:
             continue
         command = bots[seat].act(views[seat])

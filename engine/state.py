@@ -125,6 +125,14 @@ class HandState:
         floor = 0 if self.ruleset.loose_draws_enter_dead_wall else self.ruleset.dead_wall
         return max(0, self.back - self.front - floor)
 
+    def others_in_turn(self, seat: Seat) -> list[Seat]:
+        """The other players, in turn from the one after ``seat`` (to its right)."""
+        out, other = [], self.next_of[seat]
+        while other != seat:
+            out.append(other)
+            other = self.next_of[other]
+        return out
+
     def copy(self) -> HandState:
         """An independent snapshot (events and rules are immutable and shared)."""
         new = _copy.copy(self)
