@@ -6,11 +6,10 @@ discards, sets, flowers, added kongs, dice and the hand shown at Mah-jongg exact
 real table. Like a real table, the rendered one has its own tile set enrolled first
 (``vision.table_enrol``: a few crops of each kind cut from rendered frames, enrolled as
 ``mjtable vision enroll`` does, cached on disk), so the camera knows the art it sees rather
-than abstaining on it. What a camera
-cannot see (a tile drawn from the wall, the deal, a concealed kong) still comes straight
-from the game. The winner lays the hand out in front of its sets, the tile drawn last turned
-sideways at its end (``controller.scene.lay_hand_shown``), and then each of the others lays
-out his (Law 82).
+than abstaining on it. What a camera cannot see (a tile drawn from the wall, the deal, a
+concealed kong) still comes straight from the game. The winner lays the hand out in front
+of its sets, the tile drawn last turned sideways at its end
+(``controller.scene.lay_hand_shown``), and then each of the others lays out his (Law 82).
 
 A simulated referee who knows the truth keeps the record right, as a referee at a real table
 would: a held observation is corrected (or dismissed if it saw something that did not
@@ -53,12 +52,15 @@ PATIENCE_S = 4.0  # how long the referee lets the camera try before stepping in
 
 @dataclass
 class Interventions:
-    entered: int = 0
     entered_kinds: dict[str, int] = field(default_factory=dict)  # what the referee entered
     corrected: int = 0
     dismissed: int = 0
     amended: int = 0
     unresolved: list[str] = field(default_factory=list)
+
+    @property
+    def entered(self) -> int:
+        return sum(self.entered_kinds.values())
 
 
 class RenderedCamera:
@@ -126,11 +128,17 @@ class RenderedCamera:
             await asyncio.sleep(0.02)
 
     def show(
-        self, world: HandState, dice: tuple[int, ...] = (), hand: Observation | None = None
+        self,
+        world: HandState,
+        dice: tuple[int, ...] = (),
+        hand: Observation | None = None,
+        drawn: bool = False,
     ) -> None:
+        """Lay the table out as ``world`` shows it, with the hands shown this hand and
+        ``hand`` (``drawn``: won on a draw, so its tile drawn last is laid sideways)."""
         if hand is not None and hand.seat is not None and hand.tiles:
             # The tile drawn last is laid apart (Law 80); a claimed one is known to the table.
-            winning = hand.winning if self._drawn() and hand.winning in hand.tiles else ""
+            winning = hand.winning if drawn and hand.winning in hand.tiles else ""
             self.hands.append((hand, winning))
         layout = table_layout(public_view(world), dice, self.geometry)
         for shown, winning in self.hands:
@@ -158,7 +166,7 @@ class RenderedCamera:
         shown = step if step.kind is ObservationKind.HAND_SHOWN else None
         drawn = self._drawn()
         ended = table.state is not None and table.state.phase == "ended"
-        self.show(world, step.dice if step.kind is ObservationKind.DICE else (), shown)
+        self.show(world, step.dice if step.kind is ObservationKind.DICE else (), shown, drawn)
         started = time.monotonic()
         amended = entered = False
         corrected = self.fixes.corrected
@@ -179,7 +187,6 @@ class RenderedCamera:
                 # The camera will not name it (it abstains on that tile): the referee enters
                 # what happened, as at a real table.
                 entered = True
-                self.fixes.entered += 1
                 kind = str(step.kind)
                 self.fixes.entered_kinds[kind] = self.fixes.entered_kinds.get(kind, 0) + 1
                 body = {**step.to_json(), "source": "referee"}

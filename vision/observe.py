@@ -199,14 +199,12 @@ class TableWatcher:
         return out
 
     def _hand_shown(self, seat: str, tiles: list[TileSeen], time_us: int) -> Observation:
-        """The hand laid out, in its owner's reading order; one tile lying sideways among
-        upright ones is the tile drawn last (Law 80's tile stood on end, module docstring)."""
-        ordered = sorted(tiles, key=lambda t: _along(seat, t))
-        sideways = [t for t in ordered if t.sideways]
-        obs = self._observation(
-            ObservationKind.HAND_SHOWN, seat, ordered, f"rack-{seat}", time_us
-        )
-        if len(sideways) == 1 and len(ordered) > 1 and sideways[0].tile:
+        """The hand laid out (``tiles`` in its owner's reading order); one tile lying
+        sideways among upright ones is the tile drawn last (Law 80's tile stood on end,
+        module docstring)."""
+        sideways = [t for t in tiles if t.sideways]
+        obs = self._observation(ObservationKind.HAND_SHOWN, seat, tiles, f"rack-{seat}", time_us)
+        if len(sideways) == 1 and len(tiles) > 1 and sideways[0].tile:
             obs = replace(obs, winning=self._token(sideways[0].tile))
         return obs
 
