@@ -34,6 +34,20 @@ def _at(seat: str, size: float, along: float, depth: float) -> tuple[float, floa
     return ox + ax * along + ix * depth, oy + ay * along + iy * depth
 
 
+# A player drawing from the wall reaches over his rack to it: the middle of his fingers this
+# far in from his edge (the wall ring lies 80-190 mm in; his discards begin at 215 mm).
+REACH_DEPTH_MM = 150.0
+
+
+def reaching_hand(seat: str, along: float, geometry: Any = None) -> tuple[float, float]:
+    """Where ``seat``'s hand is (``vision.render.Layout.hand``) as it reaches for the wall
+    ``along`` mm to the right of the middle of its edge."""
+    from vision.geometry import TableGeometry
+
+    geometry = geometry or TableGeometry()
+    return _at(seat, geometry.size_mm, along, REACH_DEPTH_MM)
+
+
 def table_layout(
     view: Mapping[str, Any], dice: Sequence[int] = (), geometry: Any = None
 ) -> Any:

@@ -23,16 +23,17 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.camera import CameraLoop
 from controller.inputs import Observation, ObservationKind
-from controller.scene import lay_hand_shown, table_layout
+from controller.scene import lay_hand_shown, reaching_hand, table_layout
 from controller.service import Service
 from controller.table import Table
 from engine import events as ev
 from engine.game import HandState, public_view
+from engine.seats import Seat
 
 CAMERA_KINDS = frozenset(
     {
@@ -48,6 +49,10 @@ CAMERA_KINDS = frozenset(
 
 ART = "kde-traditional"  # held out of the network's training: a set it has never seen
 PATIENCE_S = 4.0  # how long the referee lets the camera try before stepping in
+# After every other discard the next player's hand reaches over the table for the wall and
+# stays this many frames (about 1.5 s at the service's 5 frames a second): the camera must
+# see the discard meanwhile, as the call window waits for it.
+REACH_FRAMES = 8
 
 
 @dataclass
@@ -95,6 +100,10 @@ class RenderedCamera:
         # The hands laid out this hand, each with the tile laid sideways ("" for none): they
         # stay on the table until it is cleared.
         self.hands: list[tuple[Observation, str]] = []
+        # Discards made while the next player reached over the table, and how many of them
+        # the table had before the hand was withdrawn.
+        self.reaches = {"discards": 0, "seen_with_the_hand_there": 0}
+        self._reach_rng = np.random.default_rng(seed + 1)
 
     def _scene(self) -> Any:
         return self.layout, self.style, self.geometry
@@ -167,12 +176,18 @@ class RenderedCamera:
         drawn = self._drawn()
         ended = table.state is not None and table.state.phase == "ended"
         self.show(world, step.dice if step.kind is ObservationKind.DICE else (), shown, drawn)
+        reach_until = self._reach(step, world)
         started = time.monotonic()
         amended = entered = False
         corrected = self.fixes.corrected
         while time.monotonic() - started < timeout:
             await asyncio.sleep(0.05)
+            if reach_until is not None and self.loop.frames >= reach_until:
+                self.layout = replace(self.layout, hand=None)  # the tile drawn
+                reach_until = None
             if self._agrees(step, world, hand_no):
+                if reach_until is not None:
+                    self.reaches["seen_with_the_hand_there"] += 1
                 if shown is not None and not entered and self.fixes.corrected == corrected:
                     self.hands_read["others" if ended else "drawn" if drawn else "claimed"] += 1
                 for pid in sorted(table.pending):  # seen twice, or seen what did not happen
@@ -192,6 +207,19 @@ class RenderedCamera:
                 body = {**step.to_json(), "source": "referee"}
                 await self.service.submit("command", ("observe", json.dumps(body).encode()))
         self.fixes.unresolved.append(f"camera never showed {step.to_json()}")
+
+    def _reach(self, step: Observation, world: HandState) -> int | None:
+        """After every other discard (by a seeded draw), the next player's hand over the
+        table, reaching for the wall: the frame count at which it is withdrawn."""
+        if step.kind is not ObservationKind.DISCARD or step.seat is None:
+            return None
+        if self._reach_rng.random() >= 0.5:
+            return None
+        seat = world.others_in_turn(Seat[step.seat])[0].name
+        along = float(self._reach_rng.uniform(-150, 150))
+        self.layout = replace(self.layout, hand=reaching_hand(seat, along, self.geometry))
+        self.reaches["discards"] += 1
+        return self.loop.frames + REACH_FRAMES
 
     async def clear_dice(self, world: HandState) -> None:
         self.show(world, ())
@@ -283,6 +311,7 @@ def summary(camera: RenderedCamera) -> dict[str, Any]:
         "referee_dismissed": fixes.dismissed,
         "referee_amended": fixes.amended,
         "hands_read": dict(camera.hands_read),
+        "hand_over_the_table": dict(camera.reaches),
     }
 
 

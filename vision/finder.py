@@ -395,7 +395,8 @@ def _find_in(
         # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
         # into rows, its tiles must also share the table's body colour (a hand cut into two
         # rows of tile-sized pieces fills them as well as tiles do).
-        obstruction = Found("obstruction", cx / PX_PER_MM, cy / PX_PER_MM, 0.0, short, long_)
+        long_axis, _, length, depth = _axis(least)
+        obstruction = _obstruction(np.array([cx, cy]), depth, length, long_axis)
         filled = _filled(area, len(pieces), g)
         if not filled:
             found.append(obstruction)
@@ -766,7 +767,7 @@ def _split(
     depth_mm = depth / PX_PER_MM
     deepest_mm = MAX_ROWS * (g.tile_h_mm + 16)
     if depth_mm < g.tile_w_mm - 6 or depth_mm >= deepest_mm:
-        return [_obstruction(centre, depth, length)]
+        return [_obstruction(centre, depth, length, along)]
     if depth_mm <= _one_row_mm(g):
         return _split_row(rect, grey, mask, calibration)
     # Rows one behind another. A blob about as deep as it is long may hold its rows either
@@ -966,15 +967,12 @@ def _set_body(top: Image, known: list[Found]) -> NDArray[np.float32]:
     return np.asarray(np.median(_body_colours(top, known), axis=0), np.float32)
 
 
-def _obstruction(centre: NDArray[np.float64], depth: float, length: float) -> Found:
-    return Found(
-        "obstruction",
-        centre[0] / PX_PER_MM,
-        centre[1] / PX_PER_MM,
-        0.0,
-        depth / PX_PER_MM,
-        length / PX_PER_MM,
-    )
+def _obstruction(
+    centre: NDArray[np.float64], depth: float, length: float, long_axis: NDArray[np.float64]
+) -> Found:
+    """Something over the table: the rectangle ``length`` along ``long_axis`` and ``depth``
+    across it (pixels), for the watcher to hold still only what lies under it."""
+    return replace(_tile(centre, long_axis, length, depth), kind="obstruction")
 
 
 def _runs(covered: NDArray[np.bool_]) -> list[tuple[int, int]]:
@@ -1064,7 +1062,7 @@ def _split_row(
             return [_tile(centre, along, th, tw)]
         return [_tile(centre, across, th, tw)]
     if depth > th + slack_mm * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
-        return [_obstruction(centre, depth, length)]
+        return [_obstruction(centre, depth, length, along)]
     upright_row = abs(depth - th) < abs(depth - tw)
     lengths = [tw, th] if upright_row else [th]
     strip = _strip(grey, centre, along, across, length, depth)
@@ -1084,7 +1082,7 @@ def _split_row(
         )
         if pieces is None:
             c = centre + along * ((a0 + b0) / 2 - length / 2)
-            out.append(_obstruction(c, depth, b0 - a0))
+            out.append(_obstruction(c, depth, b0 - a0, along))
             continue
         for a, b, cut_as in pieces:
             a, b = a + a0, b + a0

@@ -19,10 +19,18 @@ reported as the hand's ``winning`` tile (docs/vision.md). One stood on end is ne
 ``hand_patience`` frames what was read of that hand is reported with confidence 0, and the
 service asks the table for the hand.
 
-A hand over the table (an obstruction) freezes everything until it is gone: nothing is
-confirmed or removed while the view is blocked. A fifth copy of a kind (more than the set
-holds) is not reported as seen: it goes to ``flags`` and its observation carries confidence 0,
-so the service asks the table instead of accepting it.
+A hand over the table (an obstruction) holds still what lies under it or within
+``hidden_margin_mm`` of it (its shadow, fingers the finder cut off): nothing there is
+confirmed or removed until it is gone. Play elsewhere goes on being seen: a discard landing
+while another player reaches for the wall is reported as on a clear table, which is what the
+call window waits for. While anything is over the table no tile is taken as gone, nor is a
+tile new where one lay on the last clear view (the scans around a hand's arrival can cut and
+name tiles across the table anew, and hold that reading while it stays); sets and hands laid
+on the racks, and the dice, wait for a clear view (the hand may be laying them).
+
+A fifth copy of a kind (more than the set holds) is not reported as seen: it goes to
+``flags`` and its observation carries confidence 0, so the service asks the table instead of
+accepting it.
 """
 
 from __future__ import annotations
@@ -60,7 +68,12 @@ class TableWatcher:
     # stood on end as Law 80 has it is never named): then what was read goes to the table
     # with confidence 0, and the table asks for the hand (3 s at the service's 5 frames/s).
     hand_patience: int = 15
+    # Around a hand over the table, what is seen is not trusted: its shadow darkens tiles,
+    # and a finger over a tile may be cut off the hand's blob into a piece of its own.
+    hidden_margin_mm: float = 40.0
     _showing: dict[str, int] = field(default_factory=dict)  # at the last update
+    # Where every tile lay on the last view with nothing over the table.
+    _clear_view: list[tuple[float, float]] = field(default_factory=list)
     _waited: dict[str, int] = field(default_factory=dict)
     _dice_reported: tuple[int, ...] = ()
     _dice_seen: list[tuple[int, ...]] = field(default_factory=list)
@@ -71,10 +84,23 @@ class TableWatcher:
         """Feed one scan; returns the observations it confirms. ``showing``: the seats that
         may be laying their hands out now, and how many tiles each hand holds (see the
         module's docstring)."""
-        if scan.obstructions:
-            return []  # a hand is in the way: wait for a clear view
-        unmatched = list(scan.tiles)
+        blocked = scan.obstructions
+
+        def hidden(tile: TileSeen) -> bool:
+            return any(o.covers(tile.x, tile.y, self.hidden_margin_mm) for o in blocked)
+
+        unmatched = [t for t in scan.tiles if not hidden(t)]  # not trusted next to a hand
+        if blocked:
+            # Where a tile lay on the last clear view, what is seen now is that tile read or
+            # cut again, not a new one: the scans around a hand's arrival name and cut anew
+            # (a sideways 2C taken for a 3C, two touching tiles split elsewhere), and such a
+            # reading holds for as long as the hand stays.
+            unmatched = [t for t in unmatched if not self._seen_clear(t)]
+        else:
+            self._clear_view = [(t.x, t.y) for t in scan.tiles]
         for track in self.tracks:
+            if blocked and hidden(track.tile):
+                continue  # under the hand: as it was until the hand is gone
             match = self._match(track.tile, unmatched)
             if match is None:
                 # A tile the recogniser is unsure of in this frame is still there: an
@@ -86,7 +112,7 @@ class TableWatcher:
                     track.missed = 0
                     continue
             if match is None:
-                track.missed += 1
+                track.missed += 0 if blocked else 1
                 track.seen = 0
             else:
                 unmatched.remove(match)
@@ -101,9 +127,16 @@ class TableWatcher:
                 track.stable = True
                 if track.tile.tile is not None:
                     fresh.append(track.tile)
-        observations = self._tile_observations(fresh, time_us, showing)
-        observations += self._dice_observation(scan, time_us)
+        observations = self._tile_observations(fresh, time_us, showing, bool(blocked))
+        if not blocked:
+            observations += self._dice_observation(scan, time_us)
         return observations
+
+    def _seen_clear(self, tile: TileSeen) -> bool:
+        """Whether a tile, named or not, lay at this place on the last clear view."""
+        return any(
+            (x - tile.x) ** 2 + (y - tile.y) ** 2 < self.match_mm**2 for x, y in self._clear_view
+        )
 
     def _match(self, old: TileSeen, candidates: list[TileSeen]) -> TileSeen | None:
         best, best_d = None, self.match_mm
@@ -136,7 +169,11 @@ class TableWatcher:
         return self.visible_counts()[token] <= allowed
 
     def _tile_observations(
-        self, fresh: list[TileSeen], time_us: int, showing: Mapping[str, int] | None = None
+        self,
+        fresh: list[TileSeen],
+        time_us: int,
+        showing: Mapping[str, int] | None = None,
+        blocked: bool = False,
     ) -> list[Observation]:
         out: list[Observation] = []
         grew: set[str] = set()
@@ -159,6 +196,8 @@ class TableWatcher:
         self._showing = showing
         for seat in grew:
             self._waited.pop(seat, None)
+        if blocked:
+            return out  # rack sets: the hand over the table may be laying more of them
         settled = [seat for seat in self._pending if seat not in grew]
         for seat in settled:
             unread = False

@@ -57,7 +57,8 @@ class DiePlacement:
 class Layout:
     tiles: list[TilePlacement] = field(default_factory=list)
     dice: list[DiePlacement] = field(default_factory=list)
-    hand: tuple[float, float] | None = None  # a hand reaching over the table, at this point
+    # A hand reaching over the table from its nearest edge, the fingers' middle at this point.
+    hand: tuple[float, float] | None = None
 
 
 @dataclass
@@ -279,18 +280,30 @@ def _die_sprite(value: int, geometry: TableGeometry) -> NDArray[np.float32]:
     return sprite
 
 
-def _draw_hand(canvas: NDArray[np.float32], rng: np.random.Generator, x: float, y: float) -> None:
-    """A hand reaching in from the nearest edge: a palm and four fingers, skin-toned."""
-    skin = np.array(
-        [(80, 120, 190), (60, 100, 160), (40, 70, 110)][int(rng.integers(3))], np.float32
-    )
+def _draw_hand(canvas: NDArray[np.float32], x: float, y: float, size_mm: float) -> None:
+    """A hand reaching in from the table's nearest edge, fingers first: a palm and four
+    fingers, skin-toned, on a forearm from beyond the edge, as the camera sees a player
+    reaching over his rack and wall."""
+    # The skin's tone by where the hand is, not from the frame's randomness: a frame with a
+    # hand is otherwise the frame without it (bench_watch.py compares the two).
+    tones = [(80, 120, 190), (60, 100, 160), (40, 70, 110)]
+    skin = np.array(tones[int(x + y) % len(tones)], np.float32)
+    edges = {(0, 1): size_mm - y, (0, -1): y, (-1, 0): x, (1, 0): size_mm - x}
+    out = min(edges, key=lambda e: edges[e])  # from the fingers towards the player
+    across = (out[1], out[0])
+    turn = 0 if out[0] == 0 else 90  # the ellipses' long axes along ``out``
     layer = np.zeros(canvas.shape[:2], np.uint8)
     cx, cy = round(_mm(x)), round(_mm(y))
     size = round(45 * PX_PER_MM)
-    cv2.ellipse(layer, (cx, cy + size), (size // 2 + 10, size), 0, 0, 360, 255, -1)
+    palm = (cx + out[0] * size, cy + out[1] * size)
+    cv2.ellipse(layer, palm, (size // 2 + 10, size), turn, 0, 360, 255, -1)
+    forearm = round(65 * PX_PER_MM)
+    reach = max(layer.shape) + forearm  # beyond the canvas: the player is off the table
+    cv2.line(layer, palm, (palm[0] + out[0] * reach, palm[1] + out[1] * reach), 255, forearm)
     for i in range(4):
-        fx = cx - size // 2 + i * size // 3
-        cv2.ellipse(layer, (fx, cy), (round(size / 9), size // 2), 0, 0, 360, 255, -1)
+        off = -size // 2 + i * size // 3
+        finger = (cx + across[0] * off, cy + across[1] * off)
+        cv2.ellipse(layer, finger, (round(size / 9), size // 2), turn, 0, 360, 255, -1)
     soft = cv2.GaussianBlur(layer.astype(np.float32) / 255, (0, 0), 3)[:, :, None]
     canvas[:] = canvas * (1 - soft) + skin * soft
 
@@ -338,7 +351,7 @@ def draw_top_down(
     for die in layout.dice:
         _paste(canvas, _die_sprite(die.value, geometry), die.x, die.y, die.angle)
     if layout.hand is not None:
-        _draw_hand(canvas, rng, *layout.hand)
+        _draw_hand(canvas, *layout.hand, geometry.size_mm)
     return canvas
 
 

@@ -3,6 +3,7 @@ confidence), dice (pips) and obstructions (a hand over the table)."""
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,19 +80,46 @@ class DieSeen:
         }
 
 
+@dataclass(frozen=True)
+class ObstructionSeen:
+    """Something over the table that is neither tiles nor dice (a hand, a sleeve): the
+    smallest rectangle around it, in table mm, ``angle`` as a tile's (its long side ``h``)."""
+
+    x: float
+    y: float
+    angle: float = 0.0
+    w: float = 0.0
+    h: float = 0.0
+
+    def covers(self, x: float, y: float, margin_mm: float = 0.0) -> bool:
+        """Whether the point lies under it, or within ``margin_mm`` of it."""
+        t = math.radians(self.angle)
+        dx, dy = x - self.x, y - self.y
+        across = abs(dx * math.cos(t) + dy * math.sin(t))  # along the short side
+        along = abs(-dx * math.sin(t) + dy * math.cos(t))  # along the long side
+        return across <= self.w / 2 + margin_mm and along <= self.h / 2 + margin_mm
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "x_mm": round(self.x, 1),
+            "y_mm": round(self.y, 1),
+            "w_mm": round(self.w, 1),
+            "h_mm": round(self.h, 1),
+            "angle": round(self.angle, 1),
+        }
+
+
 @dataclass
 class ScanResult:
     tiles: list[TileSeen] = field(default_factory=list)
     dice: list[DieSeen] = field(default_factory=list)
-    obstructions: list[tuple[float, float]] = field(default_factory=list)
+    obstructions: list[ObstructionSeen] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "tiles": [t.to_json() for t in self.tiles],
             "dice": [d.to_json() for d in self.dice],
-            "obstructions": [
-                {"x_mm": round(x, 1), "y_mm": round(y, 1)} for x, y in self.obstructions
-            ],
+            "obstructions": [o.to_json() for o in self.obstructions],
         }
 
 
@@ -227,7 +255,7 @@ class Scanner:
         result = ScanResult(
             [t for t in last.tiles if kept(t.x, t.y)],
             [d for d in last.dice if kept(d.x, d.y)],
-            [(x, y) for x, y in last.obstructions if kept(x, y)],
+            [o for o in last.obstructions if kept(o.x, o.y)],
         )
         self._add(result, frame, changed.found, identities)
         return result
@@ -266,7 +294,17 @@ class Scanner:
                 zone = geometry.zone_at(spot.x, spot.y)
                 result.dice.append(DieSeen(pips, conf, spot.x, spot.y, zone.name if zone else None))
             elif spot.kind == "obstruction":
-                result.obstructions.append((spot.x, spot.y))
+                result.obstructions.append(
+                    ObstructionSeen(spot.x, spot.y, spot.angle, spot.w, spot.h)
+                )
 
 
-__all__ = ["CalibrationError", "DieSeen", "FrameError", "ScanResult", "Scanner", "TileSeen"]
+__all__ = [
+    "CalibrationError",
+    "DieSeen",
+    "FrameError",
+    "ObstructionSeen",
+    "ScanResult",
+    "Scanner",
+    "TileSeen",
+]

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from controller.inputs import ObservationKind
-from controller.scene import SEAT_ANGLE, shown_hand_layout, table_layout
+from controller.scene import SEAT_ANGLE, reaching_hand, shown_hand_layout, table_layout
 from vision.geometry import TableGeometry
 
 VIEW = {
@@ -163,7 +163,9 @@ def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
         for _ in range(3):
             watcher.update(scans[0])
         seen = [
-            o for _ in range(3) for o in watcher.update(scans[1], showing=showing)
+            o
+            for _ in range(3)
+            for o in watcher.update(scans[1], showing=showing)
             if o.zone == "rack-E"
         ]
         if kinds is not None:
@@ -182,3 +184,37 @@ def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
     ]
     assert [(o.kind, o.confidence) for o in seen] == [(ObservationKind.HAND_SHOWN, 0.0)]
     assert sorted(seen[0].tiles) == sorted(HAND[:-1]) and seen[0].winning == ""
+
+
+def test_a_player_reaching_for_the_wall_hides_only_his_own_side() -> None:
+    # The simulated camera's next player reaches over the table after a discard: the
+    # watcher holds still what lies under the hand, and must still see the other discards.
+    from vision.calibration import calibrate
+    from vision.finder import find
+    from vision.observe import TableWatcher
+    from vision.render import CameraPose, Style, render
+    from vision.scan import ObstructionSeen
+
+    geometry = TableGeometry()
+    margin = TableWatcher().hidden_margin_mm
+    for k, seat in enumerate("ESWN"):
+        rng = np.random.default_rng(10 + k)
+        layout = table_layout(VIEW, geometry=geometry)
+        layout.hand = reaching_hand(seat, 100.0 - 70 * k, geometry)
+        frame = render(
+            layout, Style.random(rng, "kde-traditional"), rng, geometry, CameraPose.overhead(rng)
+        ).image
+        found = find(frame, calibrate(frame))
+        seen = [
+            ObstructionSeen(f.x, f.y, f.angle, f.w, f.h) for f in found if f.kind == "obstruction"
+        ]
+        (hand,) = [o for o in seen if o.covers(*layout.hand)]
+        for tile in layout.tiles:
+            nearest = min("ESWN", key=lambda s: _edge_distance(s, tile.x, tile.y))
+            hidden = hand.covers(tile.x, tile.y, margin)
+            if nearest != seat:
+                assert not hidden, (seat, tile)
+
+
+def _edge_distance(seat: str, x: float, y: float) -> float:
+    return {"E": 900 - y, "S": 900 - x, "W": y, "N": x}[seat]

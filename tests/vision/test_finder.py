@@ -11,6 +11,7 @@ from vision.calibration import calibrate
 from vision.finder import find
 from vision.geometry import TableGeometry
 from vision.render import Layout, Rendered, Style, TilePlacement, render
+from vision.scan import ObstructionSeen
 
 from .conftest import hand_laid_out, jade_table, rendered_table
 
@@ -159,8 +160,13 @@ def test_a_hand_over_the_table_is_an_obstruction_not_tiles() -> None:
         cal = calibrate(table.image, table.geometry)
         found = find(table.image, cal)
         hx, hy = table.layout.hand
-        near = [f for f in found if abs(f.x - hx) < 80 and abs(f.y - hy) < 80]
-        assert any(f.kind == "obstruction" for f in near)
+        # Its rectangle holds the fingers, the palm and the forearm over the rack, and none
+        # of the tiles across the table (what the watcher holds still is only under it).
+        (hand,) = [
+            ObstructionSeen(f.x, f.y, f.angle, f.w, f.h) for f in found if f.kind == "obstruction"
+        ]
+        assert all(hand.covers(hx, y) for y in (hy - 15, hy + 45, 880))
+        assert not any(hand.covers(t.x, t.y, 40) for t in table.layout.tiles if t.y < 450)
         truth = np.array([[t.x, t.y] for t in table.layout.tiles])
         tiles = [f for f in found if f.kind == "tile"]
         assert all(np.linalg.norm(truth - [f.x, f.y], axis=1).min() < 8 for f in tiles)

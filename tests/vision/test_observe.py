@@ -1,8 +1,10 @@
-"""Observations from scans: stable before reported, one report per change, frozen while a
-hand is over the table, a fifth copy flagged, dice once per throw; and the whole chain on
-rendered frames."""
+"""Observations from scans: stable before reported, one report per change, held still under
+a hand over the table and seen elsewhere, a fifth copy flagged, dice once per throw; and the
+whole chain on rendered frames."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -12,7 +14,7 @@ from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.observe import TableWatcher
 from vision.render import CameraPose, DiePlacement, Layout, Style, TilePlacement, render
-from vision.scan import DieSeen, Scanner, ScanResult, TileSeen
+from vision.scan import DieSeen, ObstructionSeen, Scanner, ScanResult, TileSeen
 
 
 def _tile(
@@ -45,12 +47,96 @@ def test_a_flicker_is_not_a_discard() -> None:
     assert all(not r for r in out)
 
 
-def test_a_hand_over_the_table_freezes_reports() -> None:
+def test_a_hand_over_the_table_holds_still_what_is_under_it() -> None:
     watcher = TableWatcher(stable_frames=2)
-    blocked = ScanResult(tiles=[_tile("5C", 450.0, 620.0)], obstructions=[(450.0, 640.0)])
+    hand = ObstructionSeen(450.0, 640.0, 0.0, 70.0, 110.0)
+    blocked = ScanResult(tiles=[_tile("5C", 450.0, 620.0)], obstructions=[hand])
     assert not any(watcher.update(blocked) for _ in range(4))
     clear = ScanResult(tiles=[_tile("5C", 450.0, 620.0)])
     assert [len(watcher.update(clear)) for _ in range(3)] == [0, 1, 0]
+
+
+def test_a_discard_away_from_a_hand_over_the_table_is_reported_at_once() -> None:
+    # West's discard lands while South reaches for the wall: the call window waits for it.
+    watcher = TableWatcher(stable_frames=2)
+    hand = ObstructionSeen(700.0, 450.0, 90.0, 70.0, 160.0)
+    under = _tile("9D", 690.0, 460.0)
+    scan = ScanResult(tiles=[under, _tile("3B", 450.0, 300.0)], obstructions=[hand])
+    reports = [watcher.update(scan) for _ in range(3)]
+    assert [[o.tiles for o in r] for r in reports] == [[], [("3B",)], []]
+    assert reports[1][0].seat == "W"
+    clear = ScanResult(tiles=[under, _tile("3B", 450.0, 300.0)])
+    assert [[o.tiles for o in watcher.update(clear)] for _ in range(3)] == [[], [("9D",)], []]
+
+
+def test_what_is_seen_beside_a_hand_is_not_trusted() -> None:
+    watcher = TableWatcher(stable_frames=2)
+    hand = ObstructionSeen(450.0, 640.0, 0.0, 70.0, 110.0)
+    beside = _tile("2C", 450.0 + 35 + 30, 640.0)  # 30 mm from its side: in its shadow
+    assert hand.covers(beside.x, beside.y, watcher.hidden_margin_mm)
+    assert not hand.covers(beside.x, beside.y)
+    blocked = ScanResult(tiles=[beside], obstructions=[hand])
+    assert not any(watcher.update(blocked) for _ in range(4))
+
+
+def test_no_tile_is_taken_as_gone_while_a_hand_is_over_the_table() -> None:
+    # Missed far from the hand for a few frames (the hand can change how the whole table is
+    # seen): still there, and not reported again once the view is clear.
+    watcher = TableWatcher(stable_frames=2)
+    known = _tile("5C", 300.0, 620.0)
+    assert [len(watcher.update(ScanResult(tiles=[known]))) for _ in range(2)] == [0, 1]
+    hand = ObstructionSeen(600.0, 300.0, 0.0, 70.0, 110.0)
+    for _ in range(5):
+        assert watcher.update(ScanResult(obstructions=[hand])) == []
+    assert not any(watcher.update(ScanResult(tiles=[known])) for _ in range(4))
+    # On a clear table a tile missed as long is gone: laid again, it is new.
+    for _ in range(2):
+        watcher.update(ScanResult())
+    assert [len(watcher.update(ScanResult(tiles=[known]))) for _ in range(2)] == [0, 1]
+
+
+def test_a_tile_read_anew_while_a_hand_is_over_the_table_is_not_a_new_tile() -> None:
+    # The scans around a hand's arrival name and cut again: a pung's sideways 2C read as a
+    # 3C for as long as the hand stays was reported as a set of one once it had gone.
+    watcher = TableWatcher(stable_frames=2)
+    pung = [_tile("2C", 212.0, 862.0, "exposed", "E"), _tile("2C", 238.0, 858.0, "exposed", "E")]
+    pung.append(_tile("2C", 266.0, 862.0, "exposed", "E"))
+    abstained = replace(_tile("6B", 444.0, 232.0), tile=None)
+    table = [*pung, abstained]
+    for _ in range(3):
+        watcher.update(ScanResult(tiles=table))
+    hand = ObstructionSeen(454.0, 782.0, 19.0, 270.0, 287.0)
+    misread = [pung[0], replace(pung[1], tile="3C"), pung[2], _tile("2C", 445.0, 233.0)]
+    assert not any(watcher.update(ScanResult(misread, obstructions=[hand])) for _ in range(6))
+    assert not any(watcher.update(ScanResult(tiles=table)) for _ in range(4))
+
+
+def test_a_set_laid_while_a_hand_is_over_the_table_waits_for_a_clear_view() -> None:
+    watcher = TableWatcher(stable_frames=1)
+    pung = [_tile("7B", 300.0 + 26 * i, 860.0, "exposed", "E") for i in range(3)]
+    hand = ObstructionSeen(400.0, 790.0, 0.0, 70.0, 60.0)  # laying the fourth tile of a kong
+    assert not hand.covers(pung[0].x, pung[0].y, watcher.hidden_margin_mm)
+    for _ in range(3):
+        assert watcher.update(ScanResult(tiles=pung, obstructions=[hand])) == []
+    kong = [*pung, _tile("7B", 378.0, 860.0, "exposed", "E")]
+    assert watcher.update(ScanResult(tiles=kong)) == []  # the fourth: held a frame
+    (out,) = watcher.update(ScanResult(tiles=kong))
+    assert out.kind is ObservationKind.EXPOSURE and out.tiles == ("7B",) * 4
+
+
+def test_an_obstructions_rectangle_turns_with_it() -> None:
+    along_x = ObstructionSeen(500.0, 500.0, 90.0, 40.0, 200.0)  # long side along x
+    assert along_x.covers(590.0, 500.0) and not along_x.covers(500.0, 590.0)
+    assert along_x.covers(500.0, 525.0, margin_mm=10) and not along_x.covers(500.0, 535.0, 10)
+    slanted = ObstructionSeen(0.0, 0.0, 45.0, 20.0, 100.0)  # long side towards -x, +y
+    assert slanted.covers(-30.0, 30.0) and not slanted.covers(30.0, 30.0)
+    assert slanted.to_json() == {
+        "x_mm": 0.0,
+        "y_mm": 0.0,
+        "w_mm": 20.0,
+        "h_mm": 100.0,
+        "angle": 45.0,
+    }
 
 
 def test_an_exposure_with_its_claimed_tile_and_a_flower() -> None:

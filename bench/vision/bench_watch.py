@@ -1,0 +1,203 @@
+"""A hand over the table while play goes on: how soon the watcher reports a new discard, and
+what it reports that did not happen.
+
+    .venv/bin/python bench/vision/bench_watch.py --tables 10 --json bench/vision/results-watch.json
+
+Each table (a held-out art set, enrolled as part 3 of bench_vision.py enrols it) is seen for
+``--warm`` frames as it is, then a new discard lands while a hand reaches over the table from
+East's edge (the renderer's hand: fingers, palm and forearm) for ``--hand-frames`` frames,
+then the hand is gone for ``--clear-frames`` more. Every frame is rendered again with fresh
+sensor noise and scanned once by the camera loop's scanner (``cache=True``). The same scans
+go to two watchers side by side:
+
+* ``whole table``: ``hidden_margin_mm=inf``, every tile held still while anything is over
+  the table (exactly the watcher before obstructions had extents);
+* ``local``: what lies under the hand or within ``hidden_margin_mm`` (40) of it held still.
+
+Two cases per table: the discard lands ``away`` from the hand (West, North or South's side:
+another player reaches for the wall as it lands), and ``beside`` it (next to the fingers: the
+discarder's hand still over the table). Reported: the frames from the landing to the
+discard's report (5 frames a second in the service), the discards never reported, every
+other observation after the first ``--warm`` frames (what did not happen: most are tiles
+named anew, which both watchers report alike), and of those, what one watcher reported and
+the other did not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_vision import HELD_OUT, enrolled_recogniser  # noqa: E402
+
+from vision.artwork import LABELS  # noqa: E402
+from vision.calibration import calibrate  # noqa: E402
+from vision.geometry import TableGeometry  # noqa: E402
+from vision.identify import Embedder  # noqa: E402
+from vision.observe import TableWatcher  # noqa: E402
+from vision.render import Layout, Style, TilePlacement, random_layout, render_still  # noqa: E402
+from vision.scan import Scanner, ScanResult  # noqa: E402
+
+WATCHERS = {"whole table": math.inf, "local": TableWatcher().hidden_margin_mm}
+CASES = ("away", "beside")
+FPS = 5.0
+
+
+def _spot(
+    layout: Layout, geometry: TableGeometry, rng: np.random.Generator, case: str
+) -> tuple[float, float]:
+    """Where the new discard lands: in the discard area at least 34 mm from every tile and
+    die, away from East's side (``away``) or 45-55 mm to the side of the hand's fingers."""
+    taken = np.array([[t.x, t.y] for t in layout.tiles] + [[d.x, d.y] for d in layout.dice])
+    assert layout.hand is not None
+    hx, hy = layout.hand
+    for _ in range(5000):
+        if case == "away":
+            x, y = rng.uniform(200, 700), rng.uniform(200, 480)
+        else:
+            x, y = hx + rng.choice([-1, 1]) * rng.uniform(45, 55), hy + rng.uniform(-40, 0)
+        zone = geometry.zone_at(x, y)
+        in_discards = zone is not None and zone.name == "discards"
+        if in_discards and np.hypot(*(taken - [x, y]).T).min() > 34:
+            return float(x), float(y)
+    raise RuntimeError(f"no free place for a new discard ({case})")
+
+
+def table_scans(
+    recogniser: Any, art: str, seed: int, case: str, warm: int, hand: int, clear: int
+) -> tuple[list[ScanResult], str]:
+    """The scans of one table's frames, and the tile of the new discard."""
+    g = TableGeometry()
+    rng = np.random.default_rng(seed)
+    style = Style.random(rng, art)
+    before = random_layout(rng, LABELS, g, discards=28, exposures=3, walls=True)
+    with_hand = copy.deepcopy(before)
+    with_hand.hand = (float(rng.uniform(300, 600)), float(rng.uniform(600, 700)))
+    x, y = _spot(with_hand, g, rng, case)
+    tile = LABELS[int(rng.integers(34))]
+    with_hand.tiles.append(TilePlacement(tile, x, y, float(rng.uniform(-3, 3))))
+    after = copy.deepcopy(with_hand)
+    after.hand = None
+    scenes = [before] * warm + [with_hand] * hand + [after] * clear
+    look = seed + 500
+    frames = [render_still(scene, style, look, k, g).image for k, scene in enumerate(scenes)]
+    scanner = Scanner(calibrate(frames[0], g), recogniser, cache=True)
+    try:
+        return [scanner.scan(f) for f in frames], tile
+    finally:
+        scanner.close()
+
+
+def watch(
+    scans: list[ScanResult], margin: float, warm: int, tile: str
+) -> tuple[int | None, list[str]]:
+    """The frame after the landing at which the discard was reported (None: never), and the
+    observations after warming up that are not it."""
+    watcher = TableWatcher(stable_frames=3, hidden_margin_mm=margin)
+    reported, other = None, []
+    for i, scan in enumerate(scans):
+        for obs in watcher.update(scan, time_us=i):
+            if i < warm:
+                continue
+            if reported is None and obs.kind.value == "discard" and obs.tiles == (tile,):
+                reported = i - warm + 1
+            else:
+                other.append(f"{obs.kind.value} {' '.join(obs.tiles)}")
+    return reported, other
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    embedder = Embedder()
+    out: dict[str, Any] = {
+        "tables_per_set_and_case": args.tables,
+        "frames": {"warm": args.warm, "hand": args.hand_frames, "clear": args.clear_frames},
+        "fps_in_service": FPS,
+        "sets": {},
+    }
+    for art in args.sets:
+        recogniser = enrolled_recogniser(embedder, art, args.seed, "new")
+        per_case: dict[str, Any] = {}
+        for case in CASES:
+            keys = ("frames_to_report", "other", "other_not_by_the_other")
+            results: dict[str, dict[str, Any]] = {
+                name: {"never": 0} | {key: [] for key in keys} for name in WATCHERS
+            }
+            obstructed = 0
+            for i in range(args.tables):
+                seed = args.seed + 1000 * CASES.index(case) + i
+                scans, tile = table_scans(
+                    recogniser,
+                    art,
+                    seed,
+                    case,
+                    args.warm,
+                    args.hand_frames,
+                    args.clear_frames,
+                )
+                hand = scans[args.warm : args.warm + args.hand_frames]
+                obstructed += sum(bool(s.obstructions) for s in hand)
+                others = {}
+                for name, margin in WATCHERS.items():
+                    frame, others[name] = watch(scans, margin, args.warm, tile)
+                    r = results[name]
+                    if frame is None:
+                        r["never"] += 1
+                    else:
+                        r["frames_to_report"].append(frame)
+                    r["other"] += others[name]
+                # What one watcher made up that the other did not, on the same scans.
+                whole, local = Counter(others["whole table"]), Counter(others["local"])
+                results["local"]["other_not_by_the_other"] += list((local - whole).elements())
+                results["whole table"]["other_not_by_the_other"] += list((whole - local).elements())
+            summary: dict[str, Any] = {
+                "hand_frames_with_an_obstruction": obstructed / (args.tables * args.hand_frames)
+            }
+            for name, r in results.items():
+                got = r["frames_to_report"]
+                summary[name] = {
+                    "reported": len(got),
+                    "never": r["never"],
+                    "median_frames_to_report": statistics.median(got) if got else None,
+                    "median_seconds_at_5fps": statistics.median(got) / FPS if got else None,
+                    "reported_while_the_hand_was_there": sum(f <= args.hand_frames for f in got),
+                    "other_observations": len(r["other"]),
+                    "other": r["other"],
+                    "other_not_by_the_other": r["other_not_by_the_other"],
+                }
+            per_case[case] = summary
+            print(art, case, json.dumps(summary), flush=True)
+        out["sets"][art] = per_case
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=10)
+    parser.add_argument("--sets", nargs="+", default=HELD_OUT)
+    parser.add_argument("--warm", type=int, default=4)
+    parser.add_argument("--hand-frames", type=int, default=10)
+    parser.add_argument("--clear-frames", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=4100)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    out = run(args)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
