@@ -303,15 +303,22 @@ class Changed:
 
 
 def find_changed(
-    frame: Image, calibration: Calibration, box: Box, core: Box, cloth: Cloth
+    frame: Image,
+    calibration: Calibration,
+    box: Box,
+    core: Box,
+    cloth: Cloth,
+    body: NDArray[np.float32] | None = None,
 ) -> Changed | None:
     """The blobs of ``box`` (top-down pixels) that meet ``core`` (where the frame changed),
-    analysed as :func:`find` would; ``cloth``: the whole table's. None
-    when such a blob reaches the edge of ``box`` (it may go on beyond: look at the whole)."""
+    analysed as :func:`find` would; ``cloth``: the whole table's, and ``body`` the set's body
+    colour as the whole table showed it (:func:`set_body`), for rows one behind another when
+    the part holds too few tiles to tell it. None when such a blob reaches the edge of
+    ``box`` (it may go on beyond: look at the whole)."""
     top = rectify(frame, calibration, box)
     x0, y0 = box[0], box[1]
     inner = (core[0] - x0, core[1] - y0, core[2] - x0, core[3] - y0)
-    found = _find_in(top, calibration, cloth, (x0, y0), inner)
+    found = _find_in(top, calibration, cloth, (x0, y0), inner, body=body)
     if found is None:
         return None
     return Changed(found[0], found[1], (x0, y0))
@@ -332,6 +339,7 @@ def _find_in(
     origin: tuple[int, int] = (0, 0),
     core: Box | None = None,
     on_tiles: TilesFound | None = None,
+    body: NDArray[np.float32] | None = None,
 ) -> tuple[list[Found], NDArray[np.bool_]] | None:
     """:func:`find` on a top-down image whose first pixel is ``origin`` of the whole one.
     With ``core``, only blobs that meet it count, and one reaching the image's edge gives
@@ -410,7 +418,7 @@ def _find_in(
     if deep:
         # The walls are face down: their backs are not the body colour of the set's faces.
         faces = [f for f in found if f.kind == "tile" and not _in_wall(g, f.x + dx, f.y + dy)]
-        found += _rows_or_obstruction(top, faces, deep)
+        found += _rows_or_obstruction(top, faces, deep, body)
     if origin != (0, 0):
         found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
     return found, covered
@@ -448,13 +456,19 @@ _BODY_POINTS = 3
 
 
 def _rows_or_obstruction(
-    top: Image, faces: list[Found], deep: list[tuple[list[Found], Found]]
+    top: Image,
+    faces: list[Found],
+    deep: list[tuple[list[Found], Found]],
+    body: NDArray[np.float32] | None = None,
 ) -> list[Found]:
     """The tiles of each blob cut into rows when they have the body colour of the tiles
     found face up in plain rows and singly, ``faces`` (a set's tiles share one body; a hand
     or a sleeve cut into tile-sized pieces does not); else the blob is an obstruction, as it
     is when too few tiles show the body colour. (With the walls' backs among them, their
-    colour was taken for the body, and every seat's discards two rows deep for a hand.)"""
+    colour was taken for the body, and every seat's discards two rows deep for a hand.)
+    ``body``: the colour to go by when there are too few such tiles (a part of the table
+    looked at again; without it a seat's discards two rows deep, alone in the part, were
+    taken for a hand)."""
     if not deep:
         return []
     known = list(faces)
@@ -462,9 +476,10 @@ def _rows_or_obstruction(
         # Few tiles elsewhere (a table of nothing but deep discard rows): the rows' own
         # pieces, several blobs of them, give the body colour, which a hand alone does not.
         known += [f for pieces, _ in deep for f in pieces]
-    if len(known) < 3:
+    if len(known) >= 3:
+        body = _set_body(top, known)
+    elif body is None:
         return [obstruction for _, obstruction in deep]
-    body = _set_body(top, known)
     out: list[Found] = []
     for pieces, obstruction in deep:
         far = int((_body_points(top, pieces, body) < _BODY_POINTS).sum())
@@ -957,6 +972,13 @@ def _body_points(top: Image, tiles: list[Found], body: NDArray[np.float32]) -> N
     of a hand shows none."""
     distance = _colour_distance(_face_colours(top, tiles), body)
     return np.asarray((distance < _BODY_NEAR).sum(axis=1), np.int64)
+
+
+def set_body(top: Image, found: list[Found], geometry: TableGeometry) -> NDArray[np.float32] | None:
+    """The set's body colour on the whole table ``top`` (:func:`rectify`), from the tiles
+    found face up outside the walls; None with fewer than three."""
+    faces = [f for f in found if f.kind == "tile" and not _in_wall(geometry, f.x, f.y)]
+    return _set_body(top, faces) if len(faces) >= 3 else None
 
 
 def _set_body(top: Image, known: list[Found]) -> NDArray[np.float32]:

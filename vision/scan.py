@@ -8,6 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from vision.artwork import BACK, BLANK, Image
 from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
@@ -21,6 +24,7 @@ from vision.finder import (
     find,
     find_changed,
     rectify,
+    set_body,
     tile_crops,
 )
 from vision.identify import Identity, Recogniser
@@ -98,6 +102,13 @@ class ObstructionSeen:
         across = abs(dx * math.cos(t) + dy * math.sin(t))  # along the short side
         along = abs(-dx * math.sin(t) + dy * math.cos(t))  # along the long side
         return across <= self.w / 2 + margin_mm and along <= self.h / 2 + margin_mm
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        """The smallest box along the table's axes holding it: x0, y0, x1, y1 in mm."""
+        t = math.radians(self.angle)
+        half_x = abs(self.w / 2 * math.cos(t)) + abs(self.h / 2 * math.sin(t))
+        half_y = abs(self.w / 2 * math.sin(t)) + abs(self.h / 2 * math.cos(t))
+        return self.x - half_x, self.y - half_y, self.x + half_x, self.y + half_y
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -200,11 +211,11 @@ class Scanner:
                 if result is not None:
                     memory.partly_scanned(thumb, changed, result)
                     return result
-        result, cloth = self._whole(frame)
-        memory.scanned(thumb, result, cloth)
+        result, cloth, body = self._whole(frame)
+        memory.scanned(thumb, result, cloth, body)
         return result
 
-    def _whole(self, frame: Image) -> tuple[ScanResult, Cloth]:
+    def _whole(self, frame: Image) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
         top = rectify(frame, self.calibration)
         cloth = cloth_of(top, self.calibration.geometry)
         ahead = None
@@ -222,7 +233,9 @@ class Scanner:
             identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
         result = ScanResult()
         self._add(result, frame, found, identities)
-        return result, cloth
+        # What a later look at a part of the table goes by (only the live cache looks again).
+        body = None if self.memory is None else set_body(top, found, self.calibration.geometry)
+        return result, cloth, body
 
     def _helper(self) -> ThreadPoolExecutor | None:
         """The second thread, when the scanner may use one."""
@@ -239,7 +252,7 @@ class Scanner:
         last = memory.last
         if memory.cloth is None or last is None:
             return None
-        changed = find_changed(frame, self.calibration, box, core, memory.cloth)
+        changed = find_changed(frame, self.calibration, box, core, memory.cloth, memory.body)
         if changed is None:
             return None
 
@@ -252,10 +265,19 @@ class Scanner:
         identities = memory.identify(
             frame, self.calibration, tiles, self.recogniser, kept, self._helper()
         )
+
+        def still_there(o: ObstructionSeen) -> bool:
+            # Nothing changed anywhere under it: a hand's blob takes in the tiles it touches,
+            # so its centre can lie outside the change its leaving makes (a hand gone was
+            # kept for up to ``full_every`` frames, holding that part of the table still).
+            x0, y0, x1, y1 = (v * PX_PER_MM for v in o.bounds())
+            meets = x0 < core[2] and core[0] < x1 and y0 < core[3] and core[1] < y1
+            return not meets and kept(o.x, o.y)
+
         result = ScanResult(
             [t for t in last.tiles if kept(t.x, t.y)],
             [d for d in last.dice if kept(d.x, d.y)],
-            [o for o in last.obstructions if kept(o.x, o.y)],
+            [o for o in last.obstructions if still_there(o)],
         )
         self._add(result, frame, changed.found, identities)
         return result

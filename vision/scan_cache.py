@@ -142,6 +142,7 @@ class ScanMemory:
     full_every: int = 50  # a whole scan at least every so many frames, whatever the cache says
     stats: CacheStats = field(default_factory=CacheStats)
     cloth: Cloth | None = None  # the cloth as the last whole scan saw it
+    body: NDArray[np.float32] | None = None  # and the set's body colour (finder.set_body)
     _known: list[_Known] = field(default_factory=list)
     _recogniser: Recogniser | None = None
     _thumb: Image | None = None  # per block: the frame when that block was last looked at
@@ -153,6 +154,7 @@ class ScanMemory:
         self._thumb = None
         self._result = None
         self.cloth = None
+        self.body = None
 
     def _check_recogniser(self, recogniser: Recogniser) -> None:
         if recogniser is not self._recogniser:
@@ -218,11 +220,18 @@ class ScanMemory:
             return None
         return box, core
 
-    def scanned(self, thumb: Image, result: ScanResult, cloth: Cloth) -> None:
+    def scanned(
+        self,
+        thumb: Image,
+        result: ScanResult,
+        cloth: Cloth,
+        body: NDArray[np.float32] | None = None,
+    ) -> None:
         """Remember a whole scan and the frame it ran on."""
         self._thumb = thumb
         self._result = result
         self.cloth = cloth
+        self.body = body
         self._since_full = 0
 
     def partly_scanned(self, thumb: Image, changed: NDArray[np.bool_], result: ScanResult) -> None:

@@ -13,8 +13,9 @@
    face-down rows around the table, discards two rows deep before each seat).
 5. *A hand shown*: the 14 tiles of a winning hand laid in a row on a seat's rack strip,
    touching (``--shown`` tables per art set) and as many laid up to 1.5 mm apart.
-6. *A hand over the table*: ``--hands`` tables with a hand reaching in; it must be reported as
-   an obstruction, and nothing under it taken for a tile.
+6. *A hand over the table*: ``--hands`` tables with a hand reaching in on a forearm; it must
+   be reported as an obstruction whose rectangle holds the fingers, and nothing under it
+   taken for a tile.
 
 A tile counts as found when a found tile lies within 8 mm of it, and as *turned* when the tile
 found there has its long side across the true tile's (more than 45 degrees off): it is then
@@ -50,6 +51,7 @@ from vision.artwork import ART_SETS, CHINESE_LABELS, LABELS, load_set  # noqa: E
 from vision.calibration import calibrate  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
 from vision.render import Layout, Rendered, Style, TilePlacement, random_layout, render  # noqa: E402
+from vision.scan import ObstructionSeen  # noqa: E402
 
 Find = Callable[..., Any]
 
@@ -183,8 +185,11 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         assert table.layout.hand is not None
         hx, hy = table.layout.hand
         for key, found in look(table).items():
+            # Its rectangle must hold the fingers' middle (the forearm runs on to the edge).
             seen = any(
-                f.kind == "obstruction" and np.hypot(f.x - hx, f.y - hy) < 150 for f in found
+                f.kind == "obstruction"
+                and ObstructionSeen(f.x, f.y, f.angle, f.w, f.h).covers(hx, hy)
+                for f in found
             )
             add(key, "hands", 1)
             add(key, "hands_seen", int(seen))

@@ -311,6 +311,41 @@ def test_a_hand_over_the_table_is_seen(table) -> None:  # type: ignore[no-untype
     assert _same_places(cached, Scanner(cal, recogniser).scan(frame))
 
 
+@pytest.mark.parametrize("hand", [(450.0, 640.0), (560.0, 620.0), (330.0, 660.0)])
+def test_a_hand_withdrawn_is_gone_at_once(table, hand) -> None:  # type: ignore[no-untyped-def]
+    # Its blob took in the tiles it touched, so its centre lay outside the change its leaving
+    # made: it was kept until the next whole scan, holding that part of the table still.
+    # And the seat's discards two rows deep, looked at again alone, were taken for a hand.
+    layout, style, _, cal, recogniser = table
+    scanner, _ = _warm(table)
+    reaching = Layout(list(layout.tiles), list(layout.dice), hand=hand)
+    for k in (7, 8):
+        assert scanner.scan(film(reaching, style, k)).obstructions
+    frame = film(layout, style, 9)
+    cached = scanner.scan(frame)
+    assert scanner.memory is not None and scanner.memory.stats.frames_partly_scanned
+    assert cached.obstructions == []
+    assert _same_places(cached, Scanner(cal, recogniser).scan(frame))
+
+
+def test_deep_discard_rows_looked_at_again_alone_are_not_a_hand() -> None:
+    # A seat's seven discards (a row of six and one behind) are judged by the body colour
+    # of the set's other tiles; the part of the table a withdrawn hand changed held too few
+    # of them, and the rows were taken for a hand until the next whole scan.
+    rng = np.random.default_rng(5104)
+    style = Style.random(rng, "gnome-smooth")
+    layout = random_layout(rng, LABELS, GEOMETRY, discards=28, exposures=3, walls=True)
+    reaching = Layout(list(layout.tiles), list(layout.dice), hand=(522.0, 615.0))
+    frames = [
+        render_still(reaching if 1 <= k <= 2 else layout, style, 5604, k, GEOMETRY).image
+        for k in range(4)
+    ]
+    cal = calibrate(frames[0], GEOMETRY)
+    scanner = Scanner(cal, Recogniser.load(DEFAULT_MODEL_DIR), cache=True)
+    assert [bool(scanner.scan(f).obstructions) for f in frames] == [False, True, True, False]
+    assert scanner.memory is not None and scanner.memory.stats.frames_partly_scanned >= 1
+
+
 def test_part_of_the_table_is_that_part_of_the_whole(table) -> None:  # type: ignore[no-untyped-def]
     _, _, first, cal, _ = table
     whole = rectify(first, cal)
