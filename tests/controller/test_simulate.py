@@ -173,3 +173,9 @@ def test_a_hand_seen_through_the_rendered_camera(tmp_path: Path) -> None:
     camera = summary["camera"]
     assert "hand_shown" not in camera["referee_entered_kinds"]
     assert sum(camera["hands_read"].values()) >= 3 * summary["wins"] > 0
+    # The next player's hand over the table after every other discard hid only his side:
+    # the table had those discards before it was withdrawn (with the whole table held still
+    # while a hand was over it, none).
+    reach = camera["hand_over_the_table"]
+    assert reach["discards"] >= 10
+    assert reach["seen_with_the_hand_there"] >= 0.75 * reach["discards"]
