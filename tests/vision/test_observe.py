@@ -130,6 +130,9 @@ def test_an_obstructions_rectangle_turns_with_it() -> None:
     assert along_x.covers(500.0, 525.0, margin_mm=10) and not along_x.covers(500.0, 535.0, 10)
     slanted = ObstructionSeen(0.0, 0.0, 45.0, 20.0, 100.0)  # long side towards -x, +y
     assert slanted.covers(-30.0, 30.0) and not slanted.covers(30.0, 30.0)
+    half = (10 + 50) / 2**0.5  # a corner's reach along each axis
+    assert np.allclose(along_x.bounds(), (400.0, 480.0, 600.0, 520.0))
+    assert np.allclose(slanted.bounds(), (-half, -half, half, half))
     assert slanted.to_json() == {
         "x_mm": 0.0,
         "y_mm": 0.0,
