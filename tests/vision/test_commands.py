@@ -13,8 +13,9 @@ from controller.cli import main
 from vision.artwork import load_set
 from vision.crops import synthetic_crop
 from vision.render import Rendered
+from vision.scan import ObstructionSeen
 
-from .conftest import HELD_OUT_ART
+from .conftest import HELD_OUT_ART, rendered_table
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, object]]]:
@@ -117,6 +118,25 @@ def test_calibrate_then_scan(
         1 for t in table.layout.tiles if t.label == "BACK"
     )
     assert len(result["dice"]) == 2  # type: ignore[arg-type]
+
+
+def test_scan_reports_a_hand_over_the_table_with_its_rectangle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = rendered_table(77, "symbola", hand=1.0)
+    assert table.layout.hand is not None
+    image = tmp_path / "hand.png"
+    cv2.imwrite(str(image), table.image)
+    cal = tmp_path / "cal.json"
+    assert _run(capsys, "calibrate", "--out", str(cal), str(image))[0] == 0
+    code, out = _run(capsys, "vision", "scan", "--calibration", str(cal), str(image))
+    assert code == 0
+    obstructions = out[0]["obstructions"]
+    assert isinstance(obstructions, list) and len(obstructions) == 1
+    hand: dict[str, float] = obstructions[0]
+    assert set(hand) == {"x_mm", "y_mm", "w_mm", "h_mm", "angle"}
+    spot = ObstructionSeen(hand["x_mm"], hand["y_mm"], hand["angle"], hand["w_mm"], hand["h_mm"])
+    assert spot.covers(*table.layout.hand)
 
 
 def test_scan_and_calibrate_refuse_bad_input(
