@@ -776,6 +776,19 @@ def _split(
     """The tiles of a blob (its outline ``points``, its smallest-area rectangle ``least``):
     one row cut at its seams, or rows one behind another cut apart first."""
     g = calibration.geometry
+
+    def or_as_one_row(found: list[Found]) -> list[Found]:
+        # When cutting along the edges' direction leaves something unexplained, the blob cut
+        # as one row along its smallest rectangle, if that is one row deep and explains it
+        # better. Three tiles a few millimetres apart, the notches between them turning the
+        # edges' direction 5-7 degrees, measured 6-8 mm deeper than they are: too deep for a
+        # row of tiles, or cut into two rows too shallow for tiles, a hand either way.
+        score = _cutting_score(found, area, g)
+        if not score[0] or min(least[1]) > _one_row_mm(g) * PX_PER_MM:
+            return found
+        row = _split_row(least, grey, mask, calibration)
+        return row if _cutting_score(row, area, g) < score else found
+
     rect = _grid_rect(points, _row_direction(points, least, g))
     centre = np.array(rect[0], np.float64)
     along, across, length, depth = _axis(rect)
@@ -784,8 +797,7 @@ def _split(
     if depth_mm < g.tile_w_mm - 6 or depth_mm >= deepest_mm:
         return [_obstruction(centre, depth, length, along)]
     if depth_mm <= _one_row_mm(g):
-        found = _split_row(rect, grey, mask, calibration)
-        return _or_as_one_row(found, least, area, grey, mask, calibration)
+        return or_as_one_row(_split_row(rect, grey, mask, calibration))
     # Rows one behind another. A blob about as deep as it is long may hold its rows either
     # way (a seat's late discards, four tiles wide and three deep, were cut into columns and
     # a seam between two of them missed): unless the first cutting explains it cleanly, it
@@ -800,30 +812,7 @@ def _split(
         other = _cut_rows(outline, grey, mask, calibration, rect, along, length, across, depth)
         if _cutting_score(other, area, g) < score:
             found = other
-    return _or_as_one_row(found, least, area, grey, mask, calibration)
-
-
-def _or_as_one_row(
-    found: list[Found],
-    least: Rect,
-    area: float,
-    grey: Image,
-    mask: Image,
-    calibration: Calibration,
-) -> list[Found]:
-    """A blob's cutting ``found`` along its edges' direction, or, when that leaves something
-    unexplained, the blob cut as one row along its smallest rectangle ``least`` if that is
-    one row deep and explains it better. Three tiles a few millimetres apart, the notches
-    between them turning the edges' direction 5-7 degrees, measured 6-8 mm deeper than they
-    are: too deep for a row of tiles, or cut into two rows too shallow for tiles, a hand on
-    the table either way."""
-    g = calibration.geometry
-    score = _cutting_score(found, area, g)
-    (_, _), size, _ = least
-    if not score[0] or min(size) > _one_row_mm(g) * PX_PER_MM:
-        return found
-    row = _split_row(least, grey, mask, calibration)
-    return row if _cutting_score(row, area, g) < score else found
+    return or_as_one_row(found)
 
 
 def _cutting_score(cut: list[Found], area: float, g: TableGeometry) -> tuple[int, int, int]:
