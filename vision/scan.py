@@ -95,6 +95,11 @@ class ObstructionSeen:
     w: float = 0.0
     h: float = 0.0
 
+    @classmethod
+    def of(cls, spot: Found) -> ObstructionSeen:
+        """The finder's obstruction (``kind == "obstruction"``) as the scan reports it."""
+        return cls(spot.x, spot.y, spot.angle, spot.w, spot.h)
+
     def covers(self, x: float, y: float, margin_mm: float = 0.0) -> bool:
         """Whether the point lies under it, or within ``margin_mm`` of it."""
         t = math.radians(self.angle)
@@ -316,9 +321,7 @@ class Scanner:
                 zone = geometry.zone_at(spot.x, spot.y)
                 result.dice.append(DieSeen(pips, conf, spot.x, spot.y, zone.name if zone else None))
             elif spot.kind == "obstruction":
-                result.obstructions.append(
-                    ObstructionSeen(spot.x, spot.y, spot.angle, spot.w, spot.h)
-                )
+                result.obstructions.append(ObstructionSeen.of(spot))
 
 
 __all__ = [

@@ -187,9 +187,7 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         for key, found in look(table).items():
             # Its rectangle must hold the fingers' middle (the forearm runs on to the edge).
             seen = any(
-                f.kind == "obstruction"
-                and ObstructionSeen(f.x, f.y, f.angle, f.w, f.h).covers(hx, hy)
-                for f in found
+                f.kind == "obstruction" and ObstructionSeen.of(f).covers(hx, hy) for f in found
             )
             add(key, "hands", 1)
             add(key, "hands_seen", int(seen))

@@ -205,9 +205,7 @@ def test_a_player_reaching_for_the_wall_hides_only_his_own_side() -> None:
             layout, Style.random(rng, "kde-traditional"), rng, geometry, CameraPose.overhead(rng)
         ).image
         found = find(frame, calibrate(frame))
-        seen = [
-            ObstructionSeen(f.x, f.y, f.angle, f.w, f.h) for f in found if f.kind == "obstruction"
-        ]
+        seen = [ObstructionSeen.of(f) for f in found if f.kind == "obstruction"]
         (hand,) = [o for o in seen if o.covers(*layout.hand)]
         for tile in layout.tiles:
             nearest = min("ESWN", key=lambda s: _edge_distance(s, tile.x, tile.y))

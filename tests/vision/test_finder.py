@@ -162,9 +162,7 @@ def test_a_hand_over_the_table_is_an_obstruction_not_tiles() -> None:
         hx, hy = table.layout.hand
         # Its rectangle holds the fingers, the palm and the forearm over the rack, and none
         # of the tiles across the table (what the watcher holds still is only under it).
-        (hand,) = [
-            ObstructionSeen(f.x, f.y, f.angle, f.w, f.h) for f in found if f.kind == "obstruction"
-        ]
+        (hand,) = [ObstructionSeen.of(f) for f in found if f.kind == "obstruction"]
         assert all(hand.covers(hx, y) for y in (hy - 15, hy + 45, 880))
         assert not any(hand.covers(t.x, t.y, 40) for t in table.layout.tiles if t.y < 450)
         truth = np.array([[t.x, t.y] for t in table.layout.tiles])
