@@ -37,6 +37,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -458,14 +459,19 @@ def hands_bench(
     return out
 
 
-def _free_spot(
-    layout: Any, geometry: TableGeometry, rng: np.random.Generator
+def free_spot(
+    layout: Any,
+    geometry: TableGeometry,
+    rng: np.random.Generator,
+    draw: Callable[[], tuple[float, float]] | None = None,
+    tries: int = 1000,
 ) -> tuple[float, float]:
     """A place in the discard area at least 34 mm from every tile and die: where a new
-    discard lands."""
+    discard lands. ``draw``: where to look (a place each call; default anywhere in the
+    middle of the table)."""
     taken = np.array([[t.x, t.y] for t in layout.tiles] + [[d.x, d.y] for d in layout.dice])
-    for _ in range(1000):
-        x, y = rng.uniform(200, 700, size=2)
+    for _ in range(tries):
+        x, y = draw() if draw is not None else rng.uniform(200, 700, size=2)
         zone = geometry.zone_at(x, y)
         in_discards = zone is not None and zone.name == "discards"
         if in_discards and np.hypot(*(taken - [x, y]).T).min() > 34:
@@ -499,7 +505,7 @@ def cache_bench(
         base = render_still(layout, style, look, 1, g).image
         # Three looks at the still table: the cache recalls a tile once named alike 3 times.
         warm = [base] + [render_still(layout, style, look, k, g).image for k in (5, 6)]
-        x, y = _free_spot(layout, g, rng)
+        x, y = free_spot(layout, g, rng)
         landed = copy.deepcopy(layout)
         landed.tiles.append(TilePlacement(LABELS[int(rng.integers(34))], x, y, 0.0))
         shown = {

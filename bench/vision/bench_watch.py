@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_vision import HELD_OUT, enrolled_recogniser  # noqa: E402
+from bench_vision import HELD_OUT, enrolled_recogniser, free_spot  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
 from vision.artwork import CHINESE_LABELS, LABELS  # noqa: E402
@@ -61,21 +61,17 @@ FPS = 5.0
 def _spot(
     layout: Layout, geometry: TableGeometry, rng: np.random.Generator, case: str
 ) -> tuple[float, float]:
-    """Where the new discard lands: in the discard area at least 34 mm from every tile and
-    die, away from East's side (``away``) or 45-55 mm to the side of the hand's fingers."""
-    taken = np.array([[t.x, t.y] for t in layout.tiles] + [[d.x, d.y] for d in layout.dice])
+    """Where the new discard lands (``bench_vision.free_spot``): away from East's side
+    (``away``) or 45-55 mm to the side of the hand's fingers (``beside``)."""
     assert layout.hand is not None
     hx, hy = layout.hand
-    for _ in range(5000):
+
+    def draw() -> tuple[float, float]:
         if case == "away":
-            x, y = rng.uniform(200, 700), rng.uniform(200, 480)
-        else:
-            x, y = hx + rng.choice([-1, 1]) * rng.uniform(45, 55), hy + rng.uniform(-40, 0)
-        zone = geometry.zone_at(x, y)
-        in_discards = zone is not None and zone.name == "discards"
-        if in_discards and np.hypot(*(taken - [x, y]).T).min() > 34:
-            return float(x), float(y)
-    raise RuntimeError(f"no free place for a new discard ({case})")
+            return rng.uniform(200, 700), rng.uniform(200, 480)
+        return hx + rng.choice([-1, 1]) * rng.uniform(45, 55), hy + rng.uniform(-40, 0)
+
+    return free_spot(layout, geometry, rng, draw, tries=5000)
 
 
 def table_scans(
