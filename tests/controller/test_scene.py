@@ -61,13 +61,9 @@ def test_vision_finds_the_layout_in_the_right_zones() -> None:
     assert where[("exposed", "W")] == 7  # the pung and the face-down kong
     assert where[("exposed", "S")] == 1  # the flower
 
-    # Each discard lies on its seat's side of the table (nearest edge: E bottom, S right,
-    # W top, N left), which is how the watcher names the discarder.
-    def side(x: float, y: float) -> str:
-        edges = {"E": 900 - y, "S": 900 - x, "W": y, "N": x}
-        return min(edges, key=lambda k: edges[k])
-
-    sides = Counter(side(t.x, t.y) for t in scan.tiles if t.zone == "discards")
+    # Each discard lies on its seat's side of the table, which is how the watcher names the
+    # discarder.
+    sides = Counter(_side(t.x, t.y) for t in scan.tiles if t.zone == "discards")
     assert sides == {"E": 7, "S": 1, "N": 2}
     # Held still for three frames, what the watcher reports names the right seats (a tile the
     # recogniser abstains on is not reported: vision's accuracy is measured in its own tests).
@@ -208,11 +204,12 @@ def test_a_player_reaching_for_the_wall_hides_only_his_own_side() -> None:
         seen = [ObstructionSeen.of(f) for f in found if f.kind == "obstruction"]
         (hand,) = [o for o in seen if o.covers(*layout.hand)]
         for tile in layout.tiles:
-            nearest = min("ESWN", key=lambda s: _edge_distance(s, tile.x, tile.y))
-            hidden = hand.covers(tile.x, tile.y, margin)
-            if nearest != seat:
-                assert not hidden, (seat, tile)
+            if _side(tile.x, tile.y) != seat:
+                assert not hand.covers(tile.x, tile.y, margin), (seat, tile)
 
 
-def _edge_distance(seat: str, x: float, y: float) -> float:
-    return {"E": 900 - y, "S": 900 - x, "W": y, "N": x}[seat]
+def _side(x: float, y: float) -> str:
+    """The seat whose side of the 900 mm table a point is on: its nearest edge (E bottom,
+    S right, W top, N left)."""
+    edges = {"E": 900 - y, "S": 900 - x, "W": y, "N": x}
+    return min(edges, key=lambda k: edges[k])
