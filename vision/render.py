@@ -305,11 +305,11 @@ def _draw_hand(canvas: NDArray[np.float32], x: float, y: float, size_mm: float) 
         finger = (cx + across[0] * off, cy + across[1] * off)
         cv2.ellipse(layer, finger, (round(size / 9), size // 2), turn, 0, 360, 255, -1)
     # Softened and blended only around the hand: the whole canvas cost 0.14 s a frame.
-    x, y, w, h = cv2.boundingRect(layer)
+    left, top, width, height = cv2.boundingRect(layer)
     pad = 12  # four times the blur's sigma
-    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x0, y0 = max(0, left - pad), max(0, top - pad)
     rows, cols = canvas.shape[:2]
-    x1, y1 = min(cols, x + w + pad), min(rows, y + h + pad)
+    x1, y1 = min(cols, left + width + pad), min(rows, top + height + pad)
     part = layer[y0:y1, x0:x1].astype(np.float32) / 255
     soft = cv2.GaussianBlur(part, (0, 0), 3, borderType=cv2.BORDER_REPLICATE)[:, :, None]
     region = canvas[y0:y1, x0:x1]
