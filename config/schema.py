@@ -154,6 +154,9 @@ class CameraSection(_Section):
     calibration: str = ""  # empty: calibrate from the corner markers at start
     model: str = ""  # the enrolled tile set (`mjtable vision enroll`); empty: the bundled one
     fps: float = Field(default=5.0, gt=0.0, le=60.0)
+    # Around a hand over the table nothing is trusted (its shadow, fingers cut off it): how far
+    # (vision/observe.py). 40 mm held every discard beside a hand still (bench_watch.py).
+    hidden_margin_mm: float = Field(default=40.0, ge=0.0, le=900.0)
 
     @field_validator("source")
     @classmethod

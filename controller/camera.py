@@ -5,6 +5,11 @@ hands each observation to the service's thread-safe sink. A camera that is missi
 or refuses frames never stops the service: the loop says so in its status, and tries again
 with a growing pause; the table plays on with its buttons and the referee meanwhile.
 Vision (OpenCV, numpy, the model) is imported only when a camera is configured.
+
+The scanner and its watcher outlive the camera: when a camera that dropped out (a loose cable)
+comes back, what still lies on the table is not reported again, and what changed meanwhile is
+reported once seen. The watcher starts on a table that may be in play (the service back after
+a power cut): what its first clear view holds is known, not new (vision/observe.py).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class CameraLoop:
         fps: float = 5.0,
         set_size: int = 144,
         stable_frames: int = 3,
+        hidden_margin_mm: float = 40.0,
         open_source: Callable[[str], Any] | None = None,
         showing: Callable[[], Mapping[str, int]] | None = None,
     ) -> None:
@@ -46,6 +52,7 @@ class CameraLoop:
         self.period = 1.0 / fps
         self.set_size = set_size
         self.stable_frames = stable_frames
+        self.hidden_margin_mm = hidden_margin_mm
         self._open = open_source
         # Which seats may be laying their hands out, and how many tiles each holds (the
         # table's say; vision/observe.py): without it only ten or more at once are a hand.
@@ -56,6 +63,8 @@ class CameraLoop:
         self.observations = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._scanner: Any = None  # built from the first frame, kept across reconnections
+        self._watcher: Any = None
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
@@ -103,21 +112,33 @@ class CameraLoop:
         # a new discard a look at that part. Simulated hands with it (seeds 1, 2, 5): no
         # violation, as uncached (docs/vision.md).
         scanner = Scanner(calibration, Recogniser.load(model), cache=True)
-        watcher = TableWatcher(stable_frames=self.stable_frames, set_size=self.set_size)
+        watcher = TableWatcher(
+            stable_frames=self.stable_frames,
+            set_size=self.set_size,
+            hidden_margin_mm=self.hidden_margin_mm,
+            known_at_start=True,
+        )
         return scanner, watcher
 
     def _run(self) -> None:
         backoff = 1.0
-        while not self._stop.is_set():
-            try:
-                self._serve()
-                return
-            except Exception as exc:  # unplugged, no permission, no markers: report and retry
-                self.state = "unavailable"
-                self.detail = f"{type(exc).__name__}: {exc}"
-                log.warning("camera %s: %s; retrying in %.0f s", self.source, exc, backoff)
-                self._stop.wait(backoff)
-                backoff = min(backoff * 2, 30.0)
+        try:
+            while not self._stop.is_set():
+                frames = self.frames
+                try:
+                    self._serve()
+                    return
+                except Exception as exc:  # unplugged, no permission, no markers: retry
+                    if self.frames > frames:
+                        backoff = 1.0  # it had come back: a new fault, not the same one
+                    self.state = "unavailable"
+                    self.detail = f"{type(exc).__name__}: {exc}"
+                    log.warning("camera %s: %s; retrying in %.0f s", self.source, exc, backoff)
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, 30.0)
+        finally:
+            if self._scanner is not None:
+                self._scanner.close()  # its second thread, for the network
 
     def _serve(self) -> None:
         if self._open is None:
@@ -125,10 +146,11 @@ class CameraLoop:
 
             self._open = open_source
         camera = self._open(self.source)
-        scanner = None
         try:
             frame = camera.read()
-            scanner, watcher = self._pipeline(frame)
+            if self._scanner is None:
+                self._scanner, self._watcher = self._pipeline(frame)
+            scanner, watcher = self._scanner, self._watcher
             self.state = "running"
             self.detail = ""
             while not self._stop.is_set():
@@ -146,5 +168,3 @@ class CameraLoop:
                 frame = camera.read()
         finally:
             camera.close()
-            if scanner is not None:
-                scanner.close()  # its second thread, for the network

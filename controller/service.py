@@ -354,6 +354,7 @@ class Service:
             calibration=cam.calibration,
             model_dir=cam.model,
             fps=cam.fps,
+            hidden_margin_mm=cam.hidden_margin_mm,
             # The American set is 152 tiles (eight Jokers beside the eight Flowers).
             set_size=152 if is_american(self.cfg.table.ruleset)
             else get_ruleset(self.cfg.table.ruleset).tiles,

@@ -28,6 +28,12 @@ tile new where one lay on the last clear view (the scans around a hand's arrival
 name tiles across the table anew, and hold that reading while it stays); sets and hands laid
 on the racks, and the dice, wait for a clear view (the hand may be laying them).
 
+A watcher started on a table already in play (``known_at_start``: the service back after a
+power cut, its record holding the hand so far) reports nothing of what its first clear view
+holds: those tiles are adopted as known. A tile there that the recogniser names only later (it
+abstained at first) is known too, not a discard landing then; a place stays known until a
+clear view has shown it empty for ``stable_frames`` frames.
+
 A fifth copy of a kind (more than the set holds) is not reported as seen: it goes to
 ``flags`` and its observation carries confidence 0, so the service asks the table instead of
 accepting it.
@@ -55,6 +61,15 @@ class _Track:
 
 
 @dataclass
+class _Place:
+    """Where a tile lay on the first clear view of a watcher started mid-play."""
+
+    x: float
+    y: float
+    empty: int = 0  # consecutive clear views without a tile here
+
+
+@dataclass
 class TableWatcher:
     stable_frames: int = 3
     match_mm: float = 9.0
@@ -77,6 +92,10 @@ class TableWatcher:
     _waited: dict[str, int] = field(default_factory=dict)
     _dice_reported: tuple[int, ...] = ()
     _dice_seen: list[tuple[int, ...]] = field(default_factory=list)
+    # Whether the tiles on the first clear view are already known (module docstring).
+    known_at_start: bool = False
+    _known: list[_Place] = field(default_factory=list)
+    _first_view_taken: bool = False
 
     def update(
         self, scan: ScanResult, time_us: int = 0, showing: Mapping[str, int] | None = None
@@ -98,6 +117,7 @@ class TableWatcher:
             unmatched = [t for t in unmatched if not self._seen_clear(t)]
         else:
             self._clear_view = [(t.x, t.y) for t in scan.tiles]
+            self._look_at_known_places(scan.tiles)
         for track in self.tracks:
             if blocked and hidden(track.tile):
                 continue  # under the hand: as it was until the hand is gone
@@ -121,16 +141,37 @@ class TableWatcher:
                 track.missed = 0
         self.tracks = [t for t in self.tracks if t.missed < self.stable_frames]
         self.tracks += [_Track(t) for t in unmatched if t.tile is not None or t.face_down]
+        if self.known_at_start and not self._first_view_taken:
+            if blocked:
+                return []  # what is on the table is not known until it is seen whole
+            self._first_view_taken = True
+            self._known = [_Place(t.x, t.y) for t in scan.tiles if not t.face_down]
         fresh = []
         for track in self.tracks:
             if not track.stable and track.seen >= self.stable_frames:
                 track.stable = True
-                if track.tile.tile is not None:
+                if track.tile.tile is not None and not self._is_known(track.tile):
                     fresh.append(track.tile)
         observations = self._tile_observations(fresh, time_us, showing, bool(blocked))
         if not blocked:
             observations += self._dice_observation(scan, time_us)
         return observations
+
+    def _look_at_known_places(self, tiles: list[TileSeen]) -> None:
+        """Forget a known place once clear views have shown it empty for as long as a tile
+        takes to be gone: whatever lands there next is new."""
+        for place in self._known:
+            here = any(
+                (t.x - place.x) ** 2 + (t.y - place.y) ** 2 < self.match_mm**2 for t in tiles
+            )
+            place.empty = 0 if here else place.empty + 1
+        self._known = [p for p in self._known if p.empty < self.stable_frames]
+
+    def _is_known(self, tile: TileSeen) -> bool:
+        """Whether a tile lies where one lay on the first clear view (known at start)."""
+        return any(
+            (p.x - tile.x) ** 2 + (p.y - tile.y) ** 2 < self.match_mm**2 for p in self._known
+        )
 
     def _seen_clear(self, tile: TileSeen) -> bool:
         """Whether a tile, named or not, lay at this place on the last clear view."""

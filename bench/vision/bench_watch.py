@@ -9,11 +9,13 @@ Each table (a held-out art set, enrolled as part 3 of bench_vision.py enrols it)
 East's edge (the renderer's hand: fingers, palm and forearm) for ``--hand-frames`` frames,
 then the hand is gone for ``--clear-frames`` more. Every frame is rendered again with fresh
 sensor noise and scanned once by the camera loop's scanner (``cache=True``). The same scans
-go to two watchers side by side:
+go to three watchers side by side:
 
 * ``whole table``: ``hidden_margin_mm=inf``, every tile held still while anything is over
   the table (exactly the watcher before obstructions had extents);
-* ``local``: what lies under the hand or within ``hidden_margin_mm`` (40) of it held still.
+* ``local``: what lies under the hand or within ``hidden_margin_mm`` (40) of it held still;
+* ``local, known at start``: ``local`` with ``known_at_start``, as the camera loop runs it:
+  what its first clear view holds is known, including tiles it names only later.
 
 Two cases per table: the discard lands ``away`` from the hand (West, North or South's side:
 another player reaches for the wall as it lands), and ``beside`` it (next to the fingers: the
@@ -53,7 +55,11 @@ from vision.observe import TableWatcher  # noqa: E402
 from vision.render import Layout, Style, TilePlacement, random_layout, render_still  # noqa: E402
 from vision.scan import Scanner, ScanResult  # noqa: E402
 
-WATCHERS = {"whole table": math.inf, "local": TableWatcher().hidden_margin_mm}
+WATCHERS: dict[str, dict[str, Any]] = {
+    "whole table": {"hidden_margin_mm": math.inf},
+    "local": {},
+    "local, known at start": {"known_at_start": True},
+}
 CASES = ("away", "beside")
 FPS = 5.0
 
@@ -100,11 +106,10 @@ def table_scans(
 
 
 def watch(
-    scans: list[ScanResult], margin: float, warm: int, tile: str
+    scans: list[ScanResult], watcher: TableWatcher, warm: int, tile: str
 ) -> tuple[int | None, list[str]]:
     """The frame after the landing at which the discard was reported (None: never), and the
     observations after warming up that are not it."""
-    watcher = TableWatcher(stable_frames=3, hidden_margin_mm=margin)
     reported, other = None, []
     for i, scan in enumerate(scans):
         for obs in watcher.update(scan, time_us=i):
@@ -186,8 +191,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 hand = scans[args.warm : args.warm + args.hand_frames]
                 obstructed += sum(bool(s.obstructions) for s in hand)
                 others = {}
-                for name, margin in WATCHERS.items():
-                    frame, others[name] = watch(scans, margin, args.warm, tile)
+                for name, kwargs in WATCHERS.items():
+                    watcher = TableWatcher(stable_frames=3, **kwargs)
+                    frame, others[name] = watch(scans, watcher, args.warm, tile)
                     r = results[name]
                     if frame is None:
                         r["never"] += 1

@@ -79,3 +79,50 @@ def test_a_missing_camera_is_reported_and_retried() -> None:
         assert _wait(lambda: len(attempts) >= 2, 5)  # it keeps trying
     finally:
         loop.stop()
+
+
+def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> None:
+    # The service's camera starts on a table in play (back after a power cut): what lies
+    # there is known. A loose cable then drops the camera; a discard lands meanwhile. Back,
+    # the camera reports that discard, and nothing that was already on the table.
+    from vision.capture import CameraUnavailable, RenderedSource
+    from vision.geometry import TableGeometry
+    from vision.render import Layout, Style, TilePlacement
+
+    rng = np.random.default_rng(5)
+    geometry = TableGeometry()
+    style = Style.random(rng, "kde-traditional")
+    layout = Layout(tiles=[TilePlacement("RD", x=450, y=640, angle=0)], dice=[])
+    opened: list[int] = []
+
+    class LooseCable(RenderedSource):
+        def __init__(self, reads: int | None) -> None:
+            super().__init__(5, lambda: (layout, style, geometry))
+            self.reads = reads
+
+        def read(self) -> Any:
+            if self.reads is not None:
+                if self.reads == 0:
+                    raise CameraUnavailable("the camera is gone from USB")
+                self.reads -= 1
+            return super().read()
+
+    def open_source(spec: str) -> Any:
+        opened.append(1)
+        return LooseCable(reads=8 if len(opened) == 1 else None)
+
+    sink = RecordedInputs()
+    loop = CameraLoop("v4l2:0", sink, fps=30, open_source=open_source)
+    loop.start()
+    try:
+        assert _wait(lambda: loop.state == "unavailable", 120), loop.status()
+        layout.tiles.append(TilePlacement("3B", x=450, y=300, angle=0))
+        assert _wait(lambda: len(sink.observations) >= 1, 120), loop.status()
+        frames = loop.frames
+        assert _wait(lambda: loop.frames >= frames + 4, 60), loop.status()
+    finally:
+        loop.stop()
+    assert len(opened) == 2 and loop.status()["state"] == "running"
+    (discard,) = sink.observations
+    assert discard.kind is ObservationKind.DISCARD and discard.tiles == ("3B",)
+    assert discard.seat == "W"

@@ -50,6 +50,19 @@ def test_errors_name_file_key_path_and_expectation(tmp_path: Path) -> None:
     assert all(p.file == str(path) for p in info.value.problems)
 
 
+def test_the_cameras_margin_around_a_hand_is_a_setting(tmp_path: Path) -> None:
+    from vision.observe import TableWatcher
+
+    cfg = load_config(_write(tmp_path, '[table]\nid = "t7"\n'))
+    assert cfg.camera.hidden_margin_mm == TableWatcher().hidden_margin_mm  # documented 40 mm
+    wide = load_config(_write(tmp_path, '[table]\nid = "t7"\n[camera]\nhidden_margin_mm = 900\n'))
+    assert wide.camera.hidden_margin_mm == 900
+    with pytest.raises(ConfigError) as info:
+        load_config(_write(tmp_path, '[table]\nid = "t7"\n[camera]\nhidden_margin_mm = -5\n'))
+    (problem,) = info.value.problems
+    assert problem.key == "camera.hidden_margin_mm" and "0" in problem.message
+
+
 def test_missing_table_id_is_reported(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(_write(tmp_path, "[table]\n"))

@@ -124,6 +124,46 @@ def test_a_set_laid_while_a_hand_is_over_the_table_waits_for_a_clear_view() -> N
     assert out.kind is ObservationKind.EXPOSURE and out.tiles == ("7B",) * 4
 
 
+def test_a_watcher_started_on_a_table_in_play_reports_only_what_changes() -> None:
+    # The service back after a power cut: its record holds the hand so far, and the camera's
+    # first view of the table is of tiles already known (one of them not named yet).
+    unnamed = replace(_tile("S1", 300.0, 300.0), tile=None)
+    pung = [_tile("7B", 300.0 + 26 * i, 860.0, "exposed", "E") for i in range(3)]
+    table = [_tile("5C", 450.0, 620.0), unnamed, *pung]
+    fresh = TableWatcher(stable_frames=2)
+    assert sum(len(fresh.update(ScanResult(tiles=table))) for _ in range(4)) == 2  # a watcher
+    watcher = TableWatcher(stable_frames=2, known_at_start=True)  # of a new table sees both
+    assert not any(watcher.update(ScanResult(tiles=table)) for _ in range(4))
+    assert watcher.visible_counts() == {"5C": 1, "7B": 3}  # known, so counted for fifth copies
+    # The season is named at last: known, not a discard landing now.
+    named = [*table[:1], _tile("S1", 301.0, 302.0), *pung]
+    assert not any(watcher.update(ScanResult(tiles=named)) for _ in range(4))
+    # A discard where nothing lay is new.
+    landed = [*named, _tile("9D", 600.0, 450.0)]
+    assert [[o.tiles for o in watcher.update(ScanResult(tiles=landed))] for _ in range(3)] == [
+        [], [("9D",)], []
+    ]
+    # The 5C taken (claimed) and its place seen empty: a tile laid there later is new.
+    taken = landed[1:]
+    for _ in range(2):
+        assert watcher.update(ScanResult(tiles=taken)) == []
+    again = [*taken, _tile("2D", 451.0, 619.0)]
+    assert [[o.tiles for o in watcher.update(ScanResult(tiles=again))] for _ in range(2)] == [
+        [], [("2D",)]
+    ]
+
+
+def test_a_watcher_started_under_a_hand_waits_for_its_first_clear_view() -> None:
+    watcher = TableWatcher(stable_frames=2, known_at_start=True)
+    hand = ObstructionSeen(450.0, 640.0, 0.0, 70.0, 110.0)
+    away = _tile("3B", 450.0, 300.0)
+    under = _tile("5C", 450.0, 620.0)
+    blocked = ScanResult(tiles=[away, under], obstructions=[hand])
+    assert not any(watcher.update(blocked) for _ in range(4))  # not known to be new either
+    assert not any(watcher.update(ScanResult(tiles=[away, under])) for _ in range(4))
+    assert watcher.visible_counts() == {"3B": 1, "5C": 1}
+
+
 def test_an_obstructions_rectangle_turns_with_it() -> None:
     along_x = ObstructionSeen(500.0, 500.0, 90.0, 40.0, 200.0)  # long side along x
     assert along_x.covers(590.0, 500.0) and not along_x.covers(500.0, 590.0)
