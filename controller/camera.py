@@ -6,10 +6,12 @@ or refuses frames never stops the service: the loop says so in its status, and t
 with a growing pause; the table plays on with its buttons and the referee meanwhile.
 Vision (OpenCV, numpy, the model) is imported only when a camera is configured.
 
-The scanner and its watcher outlive the camera: when a camera that dropped out (a loose cable)
-comes back, what still lies on the table is not reported again, and what changed meanwhile is
-reported once seen. The watcher starts on a table that may be in play (the service back after
-a power cut): what its first clear view holds is known, not new (vision/observe.py).
+The watcher outlives the camera: when a camera that dropped out (a loose cable) comes back,
+what still lies on the table is not reported again, and what changed meanwhile is reported
+once seen. The scanner is made anew for each camera opened (calibrated anew from the markers
+when there is no calibration file: the camera may have been moved). The watcher starts on a
+table that may be in play (the service back after a power cut): what its first clear view
+holds is known, not new (vision/observe.py).
 """
 
 from __future__ import annotations
@@ -63,8 +65,7 @@ class CameraLoop:
         self.observations = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._scanner: Any = None  # built from the first frame, kept across reconnections
-        self._watcher: Any = None
+        self._watcher: Any = None  # vision's TableWatcher, made with the first frame
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
@@ -95,10 +96,11 @@ class CameraLoop:
             log.debug("camera %s: no word on hands shown this frame", self.source, exc_info=True)
             return None
 
-    def _pipeline(self, first_frame: Any) -> tuple[Any, Any]:
+    def _scanner(self, first_frame: Any) -> Any:
+        """A scanner for the camera just opened: calibrated from its file, or else anew from
+        the corner markers in this frame (the camera may have been moved or changed)."""
         from vision.calibration import Calibration, calibrate
         from vision.identify import DEFAULT_MODEL_DIR, Recogniser
-        from vision.observe import TableWatcher
         from vision.scan import Scanner
 
         if self.calibration_path and Path(self.calibration_path).exists():
@@ -111,34 +113,37 @@ class CameraLoop:
         # The live-table cache (vision/scan_cache.py): a still table costs a frame comparison,
         # a new discard a look at that part. Simulated hands with it (seeds 1, 2, 5): no
         # violation, as uncached (docs/vision.md).
-        scanner = Scanner(calibration, Recogniser.load(model), cache=True)
-        watcher = TableWatcher(
-            stable_frames=self.stable_frames,
-            set_size=self.set_size,
-            hidden_margin_mm=self.hidden_margin_mm,
-            known_at_start=True,
-        )
-        return scanner, watcher
+        return Scanner(calibration, Recogniser.load(model), cache=True)
+
+    def _table_watcher(self) -> Any:
+        """The one watcher of this loop: it keeps what it knows of the table (in table
+        millimetres, whatever the camera) across a camera that drops out and comes back."""
+        if self._watcher is None:
+            from vision.observe import TableWatcher
+
+            self._watcher = TableWatcher(
+                stable_frames=self.stable_frames,
+                set_size=self.set_size,
+                hidden_margin_mm=self.hidden_margin_mm,
+                known_at_start=True,
+            )
+        return self._watcher
 
     def _run(self) -> None:
         backoff = 1.0
-        try:
-            while not self._stop.is_set():
-                frames = self.frames
-                try:
-                    self._serve()
-                    return
-                except Exception as exc:  # unplugged, no permission, no markers: retry
-                    if self.frames > frames:
-                        backoff = 1.0  # it had come back: a new fault, not the same one
-                    self.state = "unavailable"
-                    self.detail = f"{type(exc).__name__}: {exc}"
-                    log.warning("camera %s: %s; retrying in %.0f s", self.source, exc, backoff)
-                    self._stop.wait(backoff)
-                    backoff = min(backoff * 2, 30.0)
-        finally:
-            if self._scanner is not None:
-                self._scanner.close()  # its second thread, for the network
+        while not self._stop.is_set():
+            frames = self.frames
+            try:
+                self._serve()
+                return
+            except Exception as exc:  # unplugged, no permission, no markers: report and retry
+                if self.frames > frames:
+                    backoff = 1.0  # it had come back: a new fault, not the same one
+                self.state = "unavailable"
+                self.detail = f"{type(exc).__name__}: {exc}"
+                log.warning("camera %s: %s; retrying in %.0f s", self.source, exc, backoff)
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, 30.0)
 
     def _serve(self) -> None:
         if self._open is None:
@@ -146,11 +151,11 @@ class CameraLoop:
 
             self._open = open_source
         camera = self._open(self.source)
+        scanner = None
         try:
             frame = camera.read()
-            if self._scanner is None:
-                self._scanner, self._watcher = self._pipeline(frame)
-            scanner, watcher = self._scanner, self._watcher
+            scanner = self._scanner(frame)
+            watcher = self._table_watcher()
             self.state = "running"
             self.detail = ""
             while not self._stop.is_set():
@@ -168,3 +173,5 @@ class CameraLoop:
                 frame = camera.read()
         finally:
             camera.close()
+            if scanner is not None:
+                scanner.close()  # its second thread, for the network

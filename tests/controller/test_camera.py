@@ -83,8 +83,9 @@ def test_a_missing_camera_is_reported_and_retried() -> None:
 
 def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> None:
     # The service's camera starts on a table in play (back after a power cut): what lies
-    # there is known. A loose cable then drops the camera; a discard lands meanwhile. Back,
-    # the camera reports that discard, and nothing that was already on the table.
+    # there is known. A loose cable then drops the camera; a discard lands meanwhile, and the
+    # camera is put back a little moved. Back, calibrated anew from the markers, it reports
+    # that discard, and nothing that was already on the table.
     from vision.capture import CameraUnavailable, RenderedSource
     from vision.geometry import TableGeometry
     from vision.render import Layout, Style, TilePlacement
@@ -96,8 +97,8 @@ def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> N
     opened: list[int] = []
 
     class LooseCable(RenderedSource):
-        def __init__(self, reads: int | None) -> None:
-            super().__init__(5, lambda: (layout, style, geometry))
+        def __init__(self, seed: int, reads: int | None) -> None:
+            super().__init__(seed, lambda: (layout, style, geometry))
             self.reads = reads
 
         def read(self) -> Any:
@@ -109,7 +110,7 @@ def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> N
 
     def open_source(spec: str) -> Any:
         opened.append(1)
-        return LooseCable(reads=8 if len(opened) == 1 else None)
+        return LooseCable(5, reads=8) if len(opened) == 1 else LooseCable(6, reads=None)
 
     sink = RecordedInputs()
     loop = CameraLoop("v4l2:0", sink, fps=30, open_source=open_source)
@@ -123,6 +124,7 @@ def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> N
     finally:
         loop.stop()
     assert len(opened) == 2 and loop.status()["state"] == "running"
+    assert not np.allclose(LooseCable(5, None).pose.corners_px, LooseCable(6, None).pose.corners_px)
     (discard,) = sink.observations
     assert discard.kind is ObservationKind.DISCARD and discard.tiles == ("3B",)
     assert discard.seat == "W"
