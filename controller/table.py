@@ -59,6 +59,12 @@ AWAITED = "LosersAwaited"
 LOSER_SHOWN = "LoserHandShown"
 TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN})
 ENVELOPE = ("seq", "hand", "ts")
+# What the camera reports by the faces of its tiles: without any, it saw the tiles land but
+# could not read them (vision/observe.py), and the table asks for them.
+TILES_SHOWN = frozenset({
+    ObservationKind.DISCARD, ObservationKind.FLOWER, ObservationKind.EXPOSURE,
+    ObservationKind.HAND_SHOWN,
+})
 
 __all__ = [
     "AWAITED", "ENVELOPE", "HELD", "LOSER_SHOWN", "SCORED", "SETTLED", "TABLE_EVENTS",
@@ -456,6 +462,8 @@ class Table(LiveTable):
         return self._apply_observed(obs, command_for, now_us, refuse)
 
     def _too_unsure(self, obs: Observation) -> str:
+        if not obs.tiles and obs.kind in TILES_SHOWN:
+            return f"{obs.kind}: the camera saw it but could not read its tiles"
         return f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
 
     def _false_reading(self, obs: Observation) -> tuple[str, str] | None:

@@ -34,6 +34,11 @@ holds: those tiles are adopted as known. A tile there that the recogniser names 
 abstained at first) is known too, not a discard landing then; a place stays known until a
 clear view has shown it empty for ``stable_frames`` frames.
 
+A tile that settles in the discard area and stays unnamed for ``discard_patience`` frames (the
+recogniser abstains on it) is reported as a ``discard`` with no tile and confidence 0: the
+table asks for it, rather than wait unseen for a discard it will never hear of. Named later,
+that tile is not reported again (the table's answer stands).
+
 A fifth copy of a kind (more than the set holds) is not reported as seen: it goes to
 ``flags`` and its observation carries confidence 0, so the service asks the table instead of
 accepting it.
@@ -42,7 +47,7 @@ accepting it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from controller.inputs import Observation, ObservationKind
@@ -94,6 +99,10 @@ class TableWatcher:
     _dice_seen: list[tuple[int, ...]] = field(default_factory=list)
     # Whether the tiles on the first clear view are already known (module docstring).
     known_at_start: bool = False
+    # Frames a discard may lie unnamed before the table is asked for it (2 s at the
+    # service's 5 frames/s); tracks of such tiles, by place alone.
+    discard_patience: int = 10
+    _unnamed: list[_Track] = field(default_factory=list)
     _known: list[_Place] = field(default_factory=list)
     _first_view_taken: bool = False
 
@@ -141,6 +150,7 @@ class TableWatcher:
                 track.missed = 0
         self.tracks = [t for t in self.tracks if t.missed < self.stable_frames]
         self.tracks += [_Track(t) for t in unmatched if t.tile is not None or t.face_down]
+        unread = self._follow_unnamed(unmatched, hidden, bool(blocked))
         if self.known_at_start and not self._first_view_taken:
             if blocked:
                 return []  # what is on the table is not known until it is seen whole
@@ -153,9 +163,48 @@ class TableWatcher:
                 if track.tile.tile is not None and not self._is_known(track.tile):
                     fresh.append(track.tile)
         observations = self._tile_observations(fresh, time_us, showing, bool(blocked))
+        observations += [self._unread_discard(tile, time_us) for tile in unread]
         if not blocked:
             observations += self._dice_observation(scan, time_us)
         return observations
+
+    def _follow_unnamed(
+        self, unmatched: list[TileSeen], hidden: Callable[[TileSeen], bool], blocked: bool
+    ) -> list[TileSeen]:
+        """Follow the discard area's tiles that no track explains and the recogniser does
+        not name, by place; returns those unnamed for ``discard_patience`` frames."""
+        candidates = [
+            t
+            for t in unmatched
+            if t.tile is None and not t.face_down and not t.blank and t.zone == "discards"
+        ]
+        for track in self._unnamed:
+            if blocked and hidden(track.tile):
+                continue
+            here = [c for c in candidates if _distance(c, track.tile) < self.match_mm]
+            if here:
+                candidates.remove(here[0])
+                track.seen += 1
+                track.missed = 0
+            else:
+                track.missed += 0 if blocked else 1
+        self._unnamed = [t for t in self._unnamed if t.missed < self.stable_frames]
+        self._unnamed += [_Track(c) for c in candidates if not self._is_known(c)]
+        due = [t for t in self._unnamed if t.seen >= self.discard_patience]
+        self._unnamed = [t for t in self._unnamed if t not in due]
+        return [t.tile for t in due]
+
+    def _unread_discard(self, tile: TileSeen, time_us: int) -> Observation:
+        """A discard the recogniser cannot name: the table is asked which tile it is; the
+        place is known from now on, so the tile named later is not a second discard."""
+        self._known.append(_Place(tile.x, tile.y))
+        seat = _side_of(tile)
+        self.flags.append(
+            f"a discard by {seat} at ({tile.x:.0f}, {tile.y:.0f}) mm is not read; the table is "
+            "asked"
+        )
+        obs = self._observation(ObservationKind.DISCARD, seat, [tile], "discards", time_us)
+        return replace(obs, confidence=0.0)
 
     def _look_at_known_places(self, tiles: list[TileSeen]) -> None:
         """Forget a known place once clear views have shown it empty for as long as a tile
@@ -331,6 +380,10 @@ class TableWatcher:
                 dice=pips,
             )
         ]
+
+
+def _distance(a: TileSeen, b: TileSeen) -> float:
+    return float(((a.x - b.x) ** 2 + (a.y - b.y) ** 2) ** 0.5)
 
 
 def _along(seat: str, tile: TileSeen) -> float:

@@ -118,7 +118,7 @@ def watch(
             if reported is None and obs.kind.value == "discard" and obs.tiles == (tile,):
                 reported = i - warm + 1
             else:
-                other.append(f"{obs.kind.value} {' '.join(obs.tiles)}")
+                other.append(f"{obs.kind.value} {' '.join(obs.tiles) or '(not read)'}")
     return reported, other
 
 

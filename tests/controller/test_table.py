@@ -450,3 +450,21 @@ def test_a_hand_seen_again_does_not_move_the_table_on(tmp_path: Path) -> None:
     other = table.observe(obs("hand_shown", "W", *LOSERS["N"]), now + 4_000)
     assert not other.accepted and other.asked is not None and "shown as" in other.error
     assert table.hand_no == 1 and table.showing_hands() == {"N": 13, "E": 13}
+
+
+def test_a_discard_the_camera_cannot_read_is_asked_for_and_corrected(tmp_path: Path) -> None:
+    # vision/observe.py reports a tile settled in the discard area and never named as a
+    # discard with no tile: the table asks for it rather than wait for one it never hears of.
+    table = _table(tmp_path)
+    now = _to_first_discard(table)
+    table.tick(now + PAUSE_US + 1)
+    table.observe(obs("draw", "S"), now + PAUSE_US + 2)
+    unread = obs("discard", "S", conf=0.0, zone="discards")
+    outcome = table.observe(unread, now + PAUSE_US + 3)
+    assert not outcome.accepted and outcome.asked == 1
+    assert "could not read its tiles" in outcome.error
+    assert table.pending[1]["tiles"] == [] and table.pending[1]["seat"] == "S"
+    assert table.lights.last().pattern.show is Show.ASK  # type: ignore[union-attr]
+    result = table.command("correct", b'{"pending": 1, "tiles": ["3B"]}', now + PAUSE_US + 4)
+    assert result["ok"] is True
+    assert public_view(table.state)["seats"]["S"]["discards"] == ["3B"]  # type: ignore[arg-type]

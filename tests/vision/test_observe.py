@@ -164,6 +164,38 @@ def test_a_watcher_started_under_a_hand_waits_for_its_first_clear_view() -> None
     assert watcher.visible_counts() == {"3B": 1, "5C": 1}
 
 
+def test_a_discard_never_named_is_asked_for_once_and_not_reported_again_when_named() -> None:
+    watcher = TableWatcher(stable_frames=3, discard_patience=5)
+    unread = replace(_tile("6B", 450.0, 300.0), tile=None)  # West's side
+    on_rack = replace(_tile("2C", 300.0, 860.0, "exposed", "E"), tile=None)
+    reports = [watcher.update(ScanResult(tiles=[unread, on_rack])) for _ in range(8)]
+    assert [len(r) for r in reports] == [0, 0, 0, 0, 1, 0, 0, 0]  # the rack's waits for a set
+    (asked,) = reports[4]
+    assert asked.kind is ObservationKind.DISCARD and asked.seat == "W" and asked.tiles == ()
+    assert asked.confidence == 0.0 and "not read" in watcher.flags[-1]
+    named = _tile("6B", 451.0, 301.0)
+    assert not any(watcher.update(ScanResult(tiles=[named, on_rack])) for _ in range(5))
+    # Taken (claimed), its place seen empty: a tile laid there is a new discard.
+    for _ in range(3):
+        watcher.update(ScanResult(tiles=[on_rack]))
+    out = [watcher.update(ScanResult(tiles=[_tile("7C", 450.0, 300.0), on_rack])) for _ in "123"]
+    assert [[o.tiles for o in r] for r in out] == [[], [], [("7C",)]]
+
+
+def test_a_discard_named_after_a_few_unsure_frames_is_reported_by_its_name() -> None:
+    watcher = TableWatcher(stable_frames=3, discard_patience=5)
+    unread = replace(_tile("6B", 450.0, 300.0), tile=None)
+    named = _tile("6B", 450.0, 300.0)
+    scans = [unread] * 4 + [named] * 4
+    out = [watcher.update(ScanResult(tiles=[t])) for t in scans]
+    assert [[o.tiles for o in r] for r in out] == [[]] * 6 + [[("6B",)], []]
+    # Under a hand nothing is counted, however long it stays.
+    hand = ObstructionSeen(450.0, 640.0, 0.0, 70.0, 110.0)
+    under = replace(_tile("5C", 450.0, 620.0), tile=None)
+    for _ in range(8):
+        assert watcher.update(ScanResult(tiles=[named, under], obstructions=[hand])) == []
+
+
 def test_an_obstructions_rectangle_turns_with_it() -> None:
     along_x = ObstructionSeen(500.0, 500.0, 90.0, 40.0, 200.0)  # long side along x
     assert along_x.covers(590.0, 500.0) and not along_x.covers(500.0, 590.0)
