@@ -50,6 +50,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from controller.inputs import Observation, ObservationKind
 from engine.tiles import copies_in_set, is_bonus, parse_tile
 from vision.scan import ScanResult, TileSeen
@@ -209,11 +211,14 @@ class TableWatcher:
     def _look_at_known_places(self, tiles: list[TileSeen]) -> None:
         """Forget a known place once clear views have shown it empty for as long as a tile
         takes to be gone: whatever lands there next is new."""
-        for place in self._known:
-            here = any(
-                (t.x - place.x) ** 2 + (t.y - place.y) ** 2 < self.match_mm**2 for t in tiles
-            )
-            place.empty = 0 if here else place.empty + 1
+        if not self._known:
+            return
+        places = np.array([(p.x, p.y) for p in self._known])
+        seen = np.array([(t.x, t.y) for t in tiles]).reshape(-1, 2)
+        gaps = ((places[:, None, :] - seen[None, :, :]) ** 2).sum(axis=2)  # one row a place
+        here = (gaps < self.match_mm**2).any(axis=1)
+        for place, occupied in zip(self._known, here, strict=True):
+            place.empty = 0 if occupied else place.empty + 1
         self._known = [p for p in self._known if p.empty < self.stable_frames]
 
     def _is_known(self, tile: TileSeen) -> bool:
