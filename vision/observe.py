@@ -190,8 +190,12 @@ class TableWatcher:
                 track.missed = 0
             else:
                 track.missed += 0 if blocked else 1
-        self._unnamed = [t for t in self._unnamed if t.missed < self.stable_frames]
-        self._unnamed += [_Track(c) for c in candidates if not self._is_known(c)]
+        self._unnamed += [_Track(c) for c in candidates]
+        # Where a tile lay on the first clear view (taken after this frame's tracks, and
+        # perhaps not yet), or one was asked for: known, not a discard waiting to be named.
+        self._unnamed = [
+            t for t in self._unnamed if t.missed < self.stable_frames and not self._is_known(t.tile)
+        ]
         due = [t for t in self._unnamed if t.seen >= self.discard_patience]
         self._unnamed = [t for t in self._unnamed if t not in due]
         return [t.tile for t in due]

@@ -182,6 +182,15 @@ def test_a_discard_never_named_is_asked_for_once_and_not_reported_again_when_nam
     assert [[o.tiles for o in r] for r in out] == [[], [], [("7C",)]]
 
 
+def test_a_tile_never_named_on_a_table_in_play_from_the_start_is_not_asked_for() -> None:
+    # Known since the first view (the table's record has it), however long it goes unnamed.
+    unread = replace(_tile("6B", 450.0, 300.0), tile=None)
+    watcher = TableWatcher(stable_frames=3, discard_patience=5, known_at_start=True)
+    assert not any(watcher.update(ScanResult(tiles=[unread])) for _ in range(12))
+    fresh = TableWatcher(stable_frames=3, discard_patience=5)  # a new table: it is asked for
+    assert sum(len(fresh.update(ScanResult(tiles=[unread]))) for _ in range(12)) == 1
+
+
 def test_a_discard_named_after_a_few_unsure_frames_is_reported_by_its_name() -> None:
     watcher = TableWatcher(stable_frames=3, discard_patience=5)
     unread = replace(_tile("6B", 450.0, 300.0), tile=None)
