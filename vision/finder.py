@@ -777,17 +777,28 @@ def _split(
     one row cut at its seams, or rows one behind another cut apart first."""
     g = calibration.geometry
 
-    def or_as_one_row(found: list[Found]) -> list[Found]:
+    def or_along_least(found: list[Found]) -> list[Found]:
         # When cutting along the edges' direction leaves something unexplained, the blob cut
-        # as one row along its smallest rectangle, if that is one row deep and explains it
-        # better. Three tiles a few millimetres apart, the notches between them turning the
-        # edges' direction 5-7 degrees, measured 6-8 mm deeper than they are: too deep for a
-        # row of tiles, or cut into two rows too shallow for tiles, a hand either way.
+        # along its smallest rectangle instead, if that explains it better: as one row when
+        # it is one row deep, else as rows one behind another. The notches between tiles laid
+        # a few millimetres apart, or a short second row beside a long first one, turn the
+        # edges' direction 4-7 degrees off; a row measured that way came out 6-10 mm deeper
+        # than it is: too deep for a row of tiles, or cut into rows too shallow for tiles,
+        # a hand either way (three discards; a seat's six and two behind them).
         score = _cutting_score(found, area, g)
-        if not score[0] or min(least[1]) > _one_row_mm(g) * PX_PER_MM:
+        if not score[0]:
             return found
-        row = _split_row(least, grey, mask, calibration)
-        return row if _cutting_score(row, area, g) < score else found
+        l_along, l_across, l_length, l_depth = _axis(least)
+        if l_depth <= _one_row_mm(g) * PX_PER_MM:
+            other = _split_row(least, grey, mask, calibration)
+        elif l_depth < deepest_mm * PX_PER_MM and abs(_turn(least[2], rect[2])) > 1.0:
+            other = _cut_rows(
+                _every_pixel(points), grey, mask, calibration, least, l_across, l_depth,
+                l_along, l_length,
+            )
+        else:
+            return found
+        return other if _cutting_score(other, area, g) < score else found
 
     rect = _grid_rect(points, _row_direction(points, least, g))
     centre = np.array(rect[0], np.float64)
@@ -797,7 +808,7 @@ def _split(
     if depth_mm < g.tile_w_mm - 6 or depth_mm >= deepest_mm:
         return [_obstruction(centre, depth, length, along)]
     if depth_mm <= _one_row_mm(g):
-        return or_as_one_row(_split_row(rect, grey, mask, calibration))
+        return or_along_least(_split_row(rect, grey, mask, calibration))
     # Rows one behind another. A blob about as deep as it is long may hold its rows either
     # way (a seat's late discards, four tiles wide and three deep, were cut into columns and
     # a seam between two of them missed): unless the first cutting explains it cleanly, it
@@ -812,7 +823,13 @@ def _split(
         other = _cut_rows(outline, grey, mask, calibration, rect, along, length, across, depth)
         if _cutting_score(other, area, g) < score:
             found = other
-    return or_as_one_row(found)
+    return or_along_least(found)
+
+
+def _turn(a: float, b: float) -> float:
+    """The smallest turn between two rectangles' directions, in degrees (a rectangle looks
+    the same turned by 90)."""
+    return (a - b + 45.0) % 90.0 - 45.0
 
 
 def _cutting_score(cut: list[Found], area: float, g: TableGeometry) -> tuple[int, int, int]:
