@@ -233,6 +233,11 @@ class AmericanTable(LiveTable):
             return Outcome(True)
         if obs.kind is ObservationKind.DEAL:
             return Outcome(True)
+        state = self.state
+        if obs.kind is ObservationKind.JOKER_EXCHANGE and obs.seat is None and state is not None:
+            # The camera sees the natural go in for the Joker, not whose hand put it there:
+            # it is the player whose turn it is (exchanges are made on one's own turn, J-5).
+            obs = replace(obs, seat=state.turn.name)
         refuse = self._ask if ask else self._refuse
         if obs.confidence < self.settings.min_confidence:
             return refuse(obs, f"confidence {obs.confidence:.2f} is below "

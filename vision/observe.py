@@ -39,6 +39,11 @@ recogniser abstains on it) is reported as a ``discard`` with no tile and confide
 table asks for it, rather than wait unseen for a discard it will never hear of. Named later,
 that tile is not reported again (the table's answer stands).
 
+On an American set (152 tiles) a natural that settles on a rack strip where a Joker of an
+exposure lay, the Joker gone, is a ``joker_exchange`` (American J-4), zone ``rack-<owner>``:
+the camera does not see whose it is, so its seat is None and the table takes the player
+whose turn it is (exchanges are made on one's own turn, J-5).
+
 A fifth copy of a kind (more than the set holds) is not reported as seen: it goes to
 ``flags`` and its observation carries confidence 0, so the service asks the table instead of
 accepting it.
@@ -105,6 +110,9 @@ class TableWatcher:
     # service's 5 frames/s); tracks of such tiles, by place alone.
     discard_patience: int = 10
     _unnamed: list[_Track] = field(default_factory=list)
+    # Where a Joker of an exposure lay until it went (American sets): a natural settling
+    # there is an exchange (J-4). Kept as long as a hand may take to be read.
+    _jokers_gone: list[tuple[_Place, str]] = field(default_factory=list)
     _known: list[_Place] = field(default_factory=list)
     _first_view_taken: bool = False
 
@@ -150,6 +158,7 @@ class TableWatcher:
                 track.tile = match
                 track.seen += 1
                 track.missed = 0
+        self._note_jokers_gone([t for t in self.tracks if t.missed >= self.stable_frames])
         self.tracks = [t for t in self.tracks if t.missed < self.stable_frames]
         self.tracks += [_Track(t) for t in unmatched if t.tile is not None or t.face_down]
         unread = self._follow_unnamed(unmatched, hidden, bool(blocked))
@@ -211,6 +220,32 @@ class TableWatcher:
         )
         obs = self._observation(ObservationKind.DISCARD, seat, [tile], "discards", time_us)
         return replace(obs, confidence=0.0)
+
+    def _note_jokers_gone(self, gone: list[_Track]) -> None:
+        """Remember where a settled Joker on a rack strip went from (American sets); forget
+        such places after ``hand_patience`` frames."""
+        for place, _ in self._jokers_gone:
+            place.empty += 1
+        self._jokers_gone = [(p, s) for p, s in self._jokers_gone if p.empty < self.hand_patience]
+        if self.set_size != 152:
+            return
+        for track in gone:
+            tile = track.tile
+            if track.stable and tile.tile == "J" and tile.zone == "exposed" and tile.seat:
+                self._jokers_gone.append((_Place(tile.x, tile.y), tile.seat))
+
+    def _joker_exchange(self, tile: TileSeen, time_us: int) -> Observation | None:
+        """A natural settled where a Joker of an exposure went from: the exchange (J-4)."""
+        if tile.tile in (None, "J") or tile.zone != "exposed":
+            return None
+        for entry in self._jokers_gone:
+            place, owner = entry
+            if (place.x - tile.x) ** 2 + (place.y - tile.y) ** 2 < self.match_mm**2:
+                self._jokers_gone.remove(entry)
+                return self._observation(
+                    ObservationKind.JOKER_EXCHANGE, None, [tile], f"rack-{owner}", time_us
+                )
+        return None
 
     def _look_at_known_places(self, tiles: list[TileSeen]) -> None:
         """Forget a known place once clear views have shown it empty for as long as a tile
@@ -277,7 +312,10 @@ class TableWatcher:
         out: list[Observation] = []
         grew: set[str] = set()
         for tile in fresh:
-            if tile.zone == "exposed" and tile.seat:
+            exchange = self._joker_exchange(tile, time_us)
+            if exchange is not None:
+                out.append(exchange)
+            elif tile.zone == "exposed" and tile.seat:
                 self._pending.setdefault(tile.seat, []).append(tile)
                 grew.add(tile.seat)
             elif tile.zone == "discards":

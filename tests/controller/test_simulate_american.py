@@ -253,3 +253,24 @@ def test_a_challenge_without_visible_evidence_stands_disputed(tmp_path: Path) ->
                                 "rule": "American DH-5, DH-6"}
     bad = table.command("challenge", b'{"seat": "S", "target": "X"}', 0)
     assert bad == {"ok": False, "error": "'X' is not one of E S W N", "where": "target"}
+
+
+def test_a_joker_exchange_seen_by_the_camera_is_the_turn_players(tmp_path: Path) -> None:
+    """The camera sees a natural go in for an exposure's Joker, not whose hand put it there
+    (vision/observe.py): the table takes the player whose turn it is (J-4, J-5)."""
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("5B",)), 1_000).accepted
+    assert table.press(Press("W", "pung", 1_100), 1_100).accepted
+    table.tick(1_000 + 100_000)
+    pung = Observation(ObservationKind.EXPOSURE, "W", ("5B", "J", "5B"), zone="rack-W")
+    assert (out := table.observe(pung, 200_000)).accepted, out.error
+    assert table.observe(Observation(ObservationKind.DISCARD, "W", ("2D",)), 300_000).accepted
+    table.tick(300_000 + 100_000)
+    assert table.observe(Observation(ObservationKind.DRAW, "N"), 500_000).accepted
+    seen = Observation(ObservationKind.JOKER_EXCHANGE, None, ("5B",), zone="rack-W")
+    assert (out := table.observe(seen, 600_000)).accepted, out.error
+    exchanged = [e for e in table.store.events() if e["type"].endswith("JokerExchanged")]
+    assert exchanged[-1]["seat"] == "N" and exchanged[-1]["public"]["owner"] == "W"
+    assert table.public_state()["seats"]["W"]["exposures"] == [["5B", "5B", "5B"]]

@@ -295,6 +295,31 @@ def test_american_sets_count_flowers_as_interchangeable() -> None:
     assert all(o.confidence > 0 for o in out) and not watcher.flags
 
 
+def test_a_natural_put_in_for_an_exposures_joker_is_an_exchange() -> None:
+    # American J-4: West's pung of 5B with a Joker; the player on turn puts a 5B in for it
+    # (his hand over the rack meanwhile) and takes the Joker.
+    watcher = TableWatcher(stable_frames=2, set_size=152)
+    xs = (120.0, 146.0, 172.0)  # along West's rack strip, at the table's top edge
+    pung = [_tile(t, x, 40.0, "exposed", "W") for t, x in zip(("5B", "J", "5B"), xs, strict=True)]
+    reports = [watcher.update(ScanResult(tiles=pung)) for _ in range(3)]
+    assert [[(o.kind, o.tiles) for o in r] for r in reports] == [
+        [], [], [(ObservationKind.EXPOSURE, ("5B", "J", "5B"))]
+    ]
+    hand = ObstructionSeen(146.0, 90.0, 0.0, 70.0, 110.0)
+    for _ in range(3):
+        assert watcher.update(ScanResult(tiles=pung, obstructions=[hand])) == []
+    swapped = [pung[0], _tile("5B", 147.0, 41.0, "exposed", "W"), pung[2]]
+    out = [watcher.update(ScanResult(tiles=swapped)) for _ in range(4)]
+    assert [len(r) for r in out] == [0, 1, 0, 0]
+    (exchange,) = out[1]
+    assert exchange.kind is ObservationKind.JOKER_EXCHANGE and exchange.tiles == ("5B",)
+    assert exchange.seat is None and exchange.zone == "rack-W"  # the table knows whose turn
+    # A natural laid beside the pung, not where a Joker was, is a set being laid.
+    beside = [*swapped, _tile("5B", 198.0, 40.0, "exposed", "W")]
+    out = [watcher.update(ScanResult(tiles=beside)) for _ in range(3)]
+    assert [(o.kind, o.tiles) for r in out for o in r] == [(ObservationKind.EXPOSURE, ("5B",))]
+
+
 def test_a_known_tile_the_recogniser_is_briefly_unsure_of_is_not_reported_again() -> None:
     """A stable discard that abstains for a few frames (lighting, a reflection) has not left
     the table: when it is named again it is the same tile, not a new discard."""
