@@ -74,11 +74,22 @@ class _Track:
 
 @dataclass
 class _Place:
-    """Where a tile lay on the first clear view of a watcher started mid-play."""
+    """A place whose tile is known: it lay there on the first clear view of a watcher
+    started mid-play, or the table was asked for it as an unread discard."""
 
     x: float
     y: float
     empty: int = 0  # consecutive clear views without a tile here
+
+
+@dataclass
+class _JokerGone:
+    """Where a settled Joker of ``owner``'s exposure went from, ``frames`` ago."""
+
+    x: float
+    y: float
+    owner: str
+    frames: int = 0
 
 
 @dataclass
@@ -112,7 +123,7 @@ class TableWatcher:
     _unnamed: list[_Track] = field(default_factory=list)
     # Where a Joker of an exposure lay until it went (American sets): a natural settling
     # there is an exchange (J-4). Kept as long as a hand may take to be read.
-    _jokers_gone: list[tuple[_Place, str]] = field(default_factory=list)
+    _jokers_gone: list[_JokerGone] = field(default_factory=list)
     _known: list[_Place] = field(default_factory=list)
     _first_view_taken: bool = False
 
@@ -192,7 +203,7 @@ class TableWatcher:
         for track in self._unnamed:
             if blocked and hidden(track.tile):
                 continue
-            here = [c for c in candidates if _distance(c, track.tile) < self.match_mm]
+            here = [c for c in candidates if _near(c, track.tile.x, track.tile.y, self.match_mm)]
             if here:
                 candidates.remove(here[0])
                 track.seen += 1
@@ -224,26 +235,25 @@ class TableWatcher:
     def _note_jokers_gone(self, gone: list[_Track]) -> None:
         """Remember where a settled Joker on a rack strip went from (American sets); forget
         such places after ``hand_patience`` frames."""
-        for place, _ in self._jokers_gone:
-            place.empty += 1
-        self._jokers_gone = [(p, s) for p, s in self._jokers_gone if p.empty < self.hand_patience]
+        for joker in self._jokers_gone:
+            joker.frames += 1
+        self._jokers_gone = [j for j in self._jokers_gone if j.frames < self.hand_patience]
         if self.set_size != 152:
             return
         for track in gone:
             tile = track.tile
             if track.stable and tile.tile == "J" and tile.zone == "exposed" and tile.seat:
-                self._jokers_gone.append((_Place(tile.x, tile.y), tile.seat))
+                self._jokers_gone.append(_JokerGone(tile.x, tile.y, tile.seat))
 
     def _joker_exchange(self, tile: TileSeen, time_us: int) -> Observation | None:
         """A natural settled where a Joker of an exposure went from: the exchange (J-4)."""
         if tile.tile in (None, "J") or tile.zone != "exposed":
             return None
-        for entry in self._jokers_gone:
-            place, owner = entry
-            if (place.x - tile.x) ** 2 + (place.y - tile.y) ** 2 < self.match_mm**2:
-                self._jokers_gone.remove(entry)
+        for joker in self._jokers_gone:
+            if _near(tile, joker.x, joker.y, self.match_mm):
+                self._jokers_gone.remove(joker)
                 return self._observation(
-                    ObservationKind.JOKER_EXCHANGE, None, [tile], f"rack-{owner}", time_us
+                    ObservationKind.JOKER_EXCHANGE, None, [tile], f"rack-{joker.owner}", time_us
                 )
         return None
 
@@ -261,16 +271,12 @@ class TableWatcher:
         self._known = [p for p in self._known if p.empty < self.stable_frames]
 
     def _is_known(self, tile: TileSeen) -> bool:
-        """Whether a tile lies where one lay on the first clear view (known at start)."""
-        return any(
-            (p.x - tile.x) ** 2 + (p.y - tile.y) ** 2 < self.match_mm**2 for p in self._known
-        )
+        """Whether a tile lies at a known place (``_Place``)."""
+        return any(_near(tile, p.x, p.y, self.match_mm) for p in self._known)
 
     def _seen_clear(self, tile: TileSeen) -> bool:
         """Whether a tile, named or not, lay at this place on the last clear view."""
-        return any(
-            (x - tile.x) ** 2 + (y - tile.y) ** 2 < self.match_mm**2 for x, y in self._clear_view
-        )
+        return any(_near(tile, x, y, self.match_mm) for x, y in self._clear_view)
 
     def _match(self, old: TileSeen, candidates: list[TileSeen]) -> TileSeen | None:
         best, best_d = None, self.match_mm
@@ -429,8 +435,9 @@ class TableWatcher:
         ]
 
 
-def _distance(a: TileSeen, b: TileSeen) -> float:
-    return float(((a.x - b.x) ** 2 + (a.y - b.y) ** 2) ** 0.5)
+def _near(tile: TileSeen, x: float, y: float, mm: float) -> bool:
+    """Whether a tile lies less than ``mm`` from (x, y)."""
+    return (tile.x - x) ** 2 + (tile.y - y) ** 2 < mm**2
 
 
 def _along(seat: str, tile: TileSeen) -> float:

@@ -141,7 +141,9 @@ def test_a_watcher_started_on_a_table_in_play_reports_only_what_changes() -> Non
     # A discard where nothing lay is new.
     landed = [*named, _tile("9D", 600.0, 450.0)]
     assert [[o.tiles for o in watcher.update(ScanResult(tiles=landed))] for _ in range(3)] == [
-        [], [("9D",)], []
+        [],
+        [("9D",)],
+        [],
     ]
     # The 5C taken (claimed) and its place seen empty: a tile laid there later is new.
     taken = landed[1:]
@@ -149,7 +151,8 @@ def test_a_watcher_started_on_a_table_in_play_reports_only_what_changes() -> Non
         assert watcher.update(ScanResult(tiles=taken)) == []
     again = [*taken, _tile("2D", 451.0, 619.0)]
     assert [[o.tiles for o in watcher.update(ScanResult(tiles=again))] for _ in range(2)] == [
-        [], [("2D",)]
+        [],
+        [("2D",)],
     ]
 
 
@@ -303,7 +306,9 @@ def test_a_natural_put_in_for_an_exposures_joker_is_an_exchange() -> None:
     pung = [_tile(t, x, 40.0, "exposed", "W") for t, x in zip(("5B", "J", "5B"), xs, strict=True)]
     reports = [watcher.update(ScanResult(tiles=pung)) for _ in range(3)]
     assert [[(o.kind, o.tiles) for o in r] for r in reports] == [
-        [], [], [(ObservationKind.EXPOSURE, ("5B", "J", "5B"))]
+        [],
+        [],
+        [(ObservationKind.EXPOSURE, ("5B", "J", "5B"))],
     ]
     hand = ObstructionSeen(146.0, 90.0, 0.0, 70.0, 110.0)
     for _ in range(3):
