@@ -290,6 +290,33 @@ def test_rendered_frames_through_the_real_pipeline() -> None:
     assert len(dice) == 1 and dice[0].dice == (2, 6)
 
 
+def test_a_joker_exchange_on_rendered_frames_through_the_real_pipeline() -> None:
+    """South's pung of 5B with a Joker, then a 5B in the Joker's place (American J-4)."""
+    from controller.scene import table_layout
+
+    rng = np.random.default_rng(12)
+    geometry = TableGeometry()
+    style = Style.random(rng, "kde-classic")
+    pose = CameraPose.overhead(rng)
+
+    def pung(*tiles: str) -> Layout:
+        view = {"seats": {"S": {"melds": [{"tiles": list(tiles)}]}}}
+        layout: Layout = table_layout(view, geometry=geometry)
+        return layout
+
+    before, after = pung("5B", "J", "5B"), pung("5B", "5B", "5B")
+    first = render(before, style, rng, geometry, pose)
+    scanner = Scanner(calibrate(first.image, geometry), Recogniser.load(DEFAULT_MODEL_DIR))
+    watcher = TableWatcher(stable_frames=2, set_size=152)
+    reports = []
+    for layout in (before,) * 3 + (after,) * 4:
+        reports += watcher.update(scanner.scan(render(layout, style, rng, geometry, pose).image))
+    assert [(o.kind, o.seat, o.tiles, o.zone) for o in reports] == [
+        (ObservationKind.EXPOSURE, "S", ("5B", "J", "5B"), "rack-S"),
+        (ObservationKind.JOKER_EXCHANGE, None, ("5B",), "rack-S"),
+    ]
+
+
 def test_american_sets_count_flowers_as_interchangeable() -> None:
     watcher = TableWatcher(stable_frames=1, set_size=152)
     flowers = [_tile(t, 300.0 + 30 * i, 620.0) for i, t in enumerate(["F1", "F1", "S3", "F2"])]
