@@ -35,9 +35,10 @@ abstained at first) is known too, not a discard landing then; a place stays know
 clear view has shown it empty for ``stable_frames`` frames.
 
 A tile that settles in the discard area and stays unnamed for ``discard_patience`` frames (the
-recogniser abstains on it) is reported as a ``discard`` with no tile and confidence 0: the
-table asks for it, rather than wait unseen for a discard it will never hear of. Named later,
-that tile is not reported again (the table's answer stands).
+recogniser abstains on it, or, but for American sets, reads it face down) is reported as a
+``discard`` with no tile and confidence 0: the table asks for it, rather than wait unseen for
+a discard it will never hear of. Named later, that tile is not reported again (the table's
+answer stands).
 
 On an American set (152 tiles) a natural that settles on a rack strip where a Joker of an
 exposure lay, the Joker gone, is a ``joker_exchange`` (American J-4), zone ``rack-<owner>``:
@@ -173,11 +174,12 @@ class TableWatcher:
         self.tracks = [t for t in self.tracks if t.missed < self.stable_frames]
         self.tracks += [_Track(t) for t in unmatched if t.tile is not None or t.face_down]
         unread = self._follow_unnamed(unmatched, hidden, bool(blocked))
+        unread += self._face_down_discards()
         if self.known_at_start and not self._first_view_taken:
             if blocked:
                 return []  # what is on the table is not known until it is seen whole
             self._first_view_taken = True
-            self._known = [_Place(t.x, t.y) for t in scan.tiles if not t.face_down]
+            self._known = [_Place(t.x, t.y) for t in scan.tiles]
         fresh = []
         for track in self.tracks:
             if not track.stable and track.seen >= self.stable_frames:
@@ -219,6 +221,21 @@ class TableWatcher:
         due = [t for t in self._unnamed if t.seen >= self.discard_patience]
         self._unnamed = [t for t in self._unnamed if t not in due]
         return [t.tile for t in due]
+
+    def _face_down_discards(self) -> list[TileSeen]:
+        """Tiles in the discard area read face down for ``discard_patience`` frames, where no
+        game but the American (its Charleston passes lie face down) puts one: a discard read
+        as a tile's back (a plain white dragon was), asked for like one not named."""
+        if self.set_size == 152:
+            return []
+        return [
+            t.tile
+            for t in self.tracks
+            if t.tile.face_down
+            and t.tile.zone == "discards"
+            and t.seen == self.discard_patience
+            and not self._is_known(t.tile)
+        ]
 
     def _unread_discard(self, tile: TileSeen, time_us: int) -> Observation:
         """A discard the recogniser cannot name: the table is asked which tile it is; the

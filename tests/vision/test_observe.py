@@ -194,6 +194,18 @@ def test_a_tile_never_named_on_a_table_in_play_from_the_start_is_not_asked_for()
     assert sum(len(fresh.update(ScanResult(tiles=[unread]))) for _ in range(12)) == 1
 
 
+def test_a_discard_read_face_down_is_asked_for_but_for_american_passes() -> None:
+    # A plain white dragon read as a tile's back (bench_watch.py, gnome-smooth): no game but
+    # the American lays a tile face down in the discard area, whose Charleston passes do.
+    back = TileSeen(None, 1.0, 360.0, 657.0, 0.0, "discards", None, False, face_down=True)
+    for set_size, asked in ((144, [("E", ())]), (152, [])):
+        watcher = TableWatcher(stable_frames=3, discard_patience=5, set_size=set_size)
+        out = [o for _ in range(12) for o in watcher.update(ScanResult(tiles=[back]))]
+        assert [(o.seat, o.tiles) for o in out] == asked
+    known = TableWatcher(stable_frames=3, discard_patience=5, known_at_start=True)
+    assert not any(known.update(ScanResult(tiles=[back])) for _ in range(12))
+
+
 def test_a_discard_named_after_a_few_unsure_frames_is_reported_by_its_name() -> None:
     watcher = TableWatcher(stable_frames=3, discard_patience=5)
     unread = replace(_tile("6B", 450.0, 300.0), tile=None)
