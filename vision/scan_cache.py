@@ -225,9 +225,10 @@ class ScanMemory:
         thumb: Image,
         result: ScanResult,
         cloth: Cloth,
-        body: NDArray[np.float32] | None = None,
+        body: NDArray[np.float32] | None,
     ) -> None:
-        """Remember a whole scan and the frame it ran on."""
+        """Remember a whole scan, the frame it ran on, and the cloth and body colour it saw
+        (``body`` None when too few tiles showed it)."""
         self._thumb = thumb
         self._result = result
         self.cloth = cloth
