@@ -205,9 +205,9 @@ class TableWatcher:
         for track in self._unnamed:
             if blocked and hidden(track.tile):
                 continue
-            here = [c for c in candidates if _near(c, track.tile.x, track.tile.y, self.match_mm)]
-            if here:
-                candidates.remove(here[0])
+            here = self._match(track.tile, candidates)  # unnamed, face up, nearest
+            if here is not None:
+                candidates.remove(here)
                 track.seen += 1
                 track.missed = 0
             else:
@@ -307,7 +307,7 @@ class TableWatcher:
 
     def _unsure_at(self, old: TileSeen, candidates: list[TileSeen]) -> TileSeen | None:
         for c in candidates:
-            near = ((c.x - old.x) ** 2 + (c.y - old.y) ** 2) ** 0.5 < self.match_mm
+            near = _near(c, old.x, old.y, self.match_mm)
             if near and c.tile is None and c.face_down == old.face_down and not c.blank:
                 return c
         return None
