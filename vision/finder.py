@@ -416,9 +416,7 @@ def _find_in(
             on_tiles(pieces)
     dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
     if deep:
-        # The walls are face down: their backs are not the body colour of the set's faces.
-        faces = [f for f in found if f.kind == "tile" and not _in_wall(g, f.x + dx, f.y + dy)]
-        found += _rows_or_obstruction(top, faces, deep, body)
+        found += _rows_or_obstruction(top, _faces(found, g, dx, dy), deep, body)
     if origin != (0, 0):
         found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
     return found, covered
@@ -1007,8 +1005,14 @@ def _body_points(top: Image, tiles: list[Found], body: NDArray[np.float32]) -> N
 def set_body(top: Image, found: list[Found], geometry: TableGeometry) -> NDArray[np.float32] | None:
     """The set's body colour on the whole table ``top`` (:func:`rectify`), from the tiles
     found face up outside the walls; None with fewer than three."""
-    faces = [f for f in found if f.kind == "tile" and not _in_wall(geometry, f.x, f.y)]
+    faces = _faces(found, geometry)
     return _set_body(top, faces) if len(faces) >= 3 else None
+
+
+def _faces(found: list[Found], g: TableGeometry, dx: float = 0.0, dy: float = 0.0) -> list[Found]:
+    """The tiles found outside the walls (each at (x + dx, y + dy) on the table): the walls
+    are face down, and their backs are not the body colour of the set's faces."""
+    return [f for f in found if f.kind == "tile" and not _in_wall(g, f.x + dx, f.y + dy)]
 
 
 def _set_body(top: Image, known: list[Found]) -> NDArray[np.float32]:
