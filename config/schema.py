@@ -74,6 +74,9 @@ class AdjudicationSection(_Section):
     # How long after a discard is named the table waits for claims when the rule family closes
     # the window only on the next player's action (Code 1924, Law 53; American C-5).
     courtesy_pause_ms: int = Field(default=1500, ge=0, le=30_000)
+    # A press is judged by when its button went down; the window stays open this much longer
+    # for a press made in time that is still on its way from the board (a retransmission).
+    press_latency_ms: int = Field(default=100, ge=0, le=2_000)
     # Observations below this confidence are not guessed at: the table is asked instead.
     min_confidence: float = Field(default=0.9, gt=0.0, le=1.0)
 

@@ -219,11 +219,14 @@ class AmericanTable(LiveTable):
     def press(self, press: Press, now_us: int) -> Outcome:
         if self.state is None:
             self.start()
+        closed = self._close_for_late_press(press, now_us)
         try:
             records = self._apply(claim_for(press), now_us)
         except (RuleViolation, MalformedInput, InputError) as exc:
-            return self._refuse_press(press, getattr(exc, "rule", ""), str(exc))
-        return Outcome(True, records)
+            refused = self._refuse_press(press, getattr(exc, "rule", ""), str(exc))
+            refused.records[:0] = closed
+            return refused
+        return Outcome(True, closed + records)
 
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
         if self.state is None:
@@ -258,9 +261,11 @@ class AmericanTable(LiveTable):
         """The courtesy pause is over: with calls made, the window closes and C-9 decides; the
         last discard of the wall closes it too (W-1). Otherwise the next player's draw does."""
         state = self.state
-        if state is None or self.window_deadline_us is None or now_us < self.window_deadline_us:
+        if state is None:
             return []
-        deadline, self.window_deadline_us = self.window_deadline_us, None
+        deadline = self._window_over(now_us)
+        if deadline is None:
+            return []
         if state.step != "window" or not (state.calls or state.wall_left <= 0):
             return []
         return self._close_window(lambda: self._apply(am.CloseWindow(), now_us), deadline)

@@ -42,6 +42,7 @@ class TableSettings:
     ruleset: str = "code1924/mixed"
     options: Mapping[str, Any] = field(default_factory=dict)
     courtesy_pause_ms: int = 1500
+    press_latency_ms: int = 100
     min_confidence: float = 0.9
     snapshot_every: int = 50
     players: Mapping[str, str] = field(default_factory=dict)
@@ -97,6 +98,7 @@ class LiveTable:
         self.on_append = on_append or (lambda: None)
         self.wallclock = wallclock
         self.pause_us = settings.courtesy_pause_ms * 1000
+        self.latency_us = settings.press_latency_ms * 1000
         # Not in the log: the call window's deadline (table time) and counters.
         self.window_deadline_us: int | None = None
         self.refused = 0
@@ -128,6 +130,10 @@ class LiveTable:
         raise NotImplementedError
 
     def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def tick(self, now_us: int) -> list[dict[str, Any]]:
+        """Close a call window that is over (:meth:`_window_over`)."""
         raise NotImplementedError
 
     def _certain(self, obs: Observation) -> Observation:
@@ -221,6 +227,25 @@ class LiveTable:
         """Begin the first hand if the log has none."""
         if self.state is None:
             self._new_hand()
+
+    def _window_over(self, now_us: int) -> int | None:
+        """The deadline of a call window that is over at ``now_us`` (and no longer open), or
+        None. A press is judged by when its button went down; one made before the deadline
+        may still be on its way from the board (the serial link, a retransmission), so the
+        window stays open ``press_latency_ms`` past its courtesy pause."""
+        deadline = self.window_deadline_us
+        if deadline is None or now_us < deadline + self.latency_us:
+            return None
+        self.window_deadline_us = None
+        return deadline
+
+    def _close_for_late_press(self, press: Press, now_us: int) -> list[dict[str, Any]]:
+        """A press made after the courtesy pause, arriving before the tick closed the window:
+        the window closes first, as it would have at the tick, and the press is judged after."""
+        deadline = self.window_deadline_us
+        if deadline is None or press.time_us < deadline:
+            return []
+        return self.tick(max(now_us, deadline + self.latency_us))
 
     def _close_window(self, close: Callable[[], list[dict[str, Any]]],
                       deadline: int) -> list[dict[str, Any]]:

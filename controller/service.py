@@ -65,6 +65,7 @@ def settings_of(cfg: TableConfig) -> TableSettings:
         ruleset=cfg.table.ruleset,
         options=dict(cfg.table.options),
         courtesy_pause_ms=cfg.adjudication.courtesy_pause_ms,
+        press_latency_ms=cfg.adjudication.press_latency_ms,
         min_confidence=cfg.adjudication.min_confidence,
         snapshot_every=cfg.store.snapshot_every,
         players={seat: section.player for seat, section in cfg.seats.items() if section.player},

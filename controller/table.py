@@ -411,15 +411,18 @@ class Table(LiveTable):
         a refusal lights the seat's "no" and is published with its rule."""
         if self.state is None:
             self.start()
-        finished = self._moved_on()
+        finished = self._moved_on() + self._close_for_late_press(press, now_us)
         command = claim_for(press)
         try:
             records = self._apply(command, now_us)
         except RuleViolation as exc:
-            return self._refuse_press(press, exc.rule, exc.message)
+            refused = self._refuse_press(press, exc.rule, exc.message)
         except MalformedInput as exc:
-            return self._refuse_press(press, "", str(exc))
-        return Outcome(True, finished + records)
+            refused = self._refuse_press(press, "", str(exc))
+        else:
+            return Outcome(True, finished + records)
+        refused.records[:0] = finished
+        return refused
 
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
         """Something the table showed. Applied if sure and lawful, otherwise held and asked.
@@ -520,12 +523,12 @@ class Table(LiveTable):
 
     def tick(self, now_us: int) -> list[dict[str, Any]]:
         """Close a call window whose courtesy pause is over."""
-        if self.state is None or self.window_deadline_us is None:
-            return []
-        if now_us < self.window_deadline_us:
-            return []
-        deadline, self.window_deadline_us = self.window_deadline_us, None
         state = self.state
+        if state is None:
+            return []
+        deadline = self._window_over(now_us)
+        if deadline is None:
+            return []
         # With claims made, the pause ends the window. Without, it ends it only where the
         # family does not keep the discard claimable after the next draw (Law 53), or when
         # no draw can follow (the last discard of a drawn hand).

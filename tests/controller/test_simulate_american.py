@@ -113,7 +113,7 @@ def test_a_restart_with_calls_pending_comes_back_and_adjudicates(tmp_path: Path)
     again = _table(tmp_path)
     assert again.public_state() == before and again.seq == table.seq
     assert again.window_deadline_us == 0
-    closed = again.tick(1)
+    closed = again.tick(again.latency_us)  # the first tick, on a clock long past 0
     assert closed[0]["public"]["winner"] == "N"
     assert closed[0]["public"]["rule"] == "American C-9: Mah Jongg beats an exposure"
 
@@ -129,7 +129,7 @@ def test_calls_close_on_the_pause_and_the_next_in_turn_wins(tmp_path: Path) -> N
     assert table.press(Press("W", "pung", 1_200), 1_200).accepted
     assert not table.press(Press("W", "pung", 1_300), 1_300).accepted  # C-2: called already
     assert table.tick(50_000) == []  # still inside the courtesy pause
-    closed = table.tick(1_000 + 100_000)
+    closed = table.tick(1_000 + 200_000)
     assert closed[0]["type"] == "WindowClosed"
     assert closed[0]["public"]["winner"] == "W"
     assert closed[0]["public"]["rule"] == "American C-9: next in turn after the discarder"
@@ -263,12 +263,12 @@ def test_a_joker_exchange_seen_by_the_camera_is_the_turn_players(tmp_path: Path)
     _charleston(table)
     assert table.observe(Observation(ObservationKind.DISCARD, "E", ("5B",)), 1_000).accepted
     assert table.press(Press("W", "pung", 1_100), 1_100).accepted
-    table.tick(1_000 + 100_000)
+    table.tick(1_000 + 200_000)
     pung = Observation(ObservationKind.EXPOSURE, "W", ("5B", "J", "5B"), zone="rack-W")
-    assert (out := table.observe(pung, 200_000)).accepted, out.error
+    assert (out := table.observe(pung, 250_000)).accepted, out.error
     assert table.observe(Observation(ObservationKind.DISCARD, "W", ("2D",)), 300_000).accepted
-    table.tick(300_000 + 100_000)
-    assert table.observe(Observation(ObservationKind.DRAW, "N"), 500_000).accepted
+    table.tick(300_000 + 200_000)
+    assert table.observe(Observation(ObservationKind.DRAW, "N"), 550_000).accepted
     seen = Observation(ObservationKind.JOKER_EXCHANGE, None, ("5B",), zone="rack-W")
     assert (out := table.observe(seen, 600_000)).accepted, out.error
     exchanged = [e for e in table.store.events() if e["type"].endswith("JokerExchanged")]

@@ -20,6 +20,8 @@ from engine.rules import get_ruleset
 from engine.seats import Seat
 
 PAUSE_US = 100_000
+# The courtesy pause and the time a press made in it may take to arrive: the window's length.
+WINDOW_US = PAUSE_US + TableSettings("t1").press_latency_ms * 1000
 
 
 def _table(tmp_path: Path, ruleset: str = "code1924/mixed") -> Table:
@@ -57,8 +59,8 @@ def test_two_pungs_within_a_millisecond_go_to_the_earlier_board_time(tmp_path: P
     # S's press reaches the service first, but W pressed 400 µs earlier on the board clock.
     assert table.press(Press("S", "pung", now + 900), now + 2_000).accepted
     assert table.press(Press("W", "pung", now + 500), now + 2_100).accepted
-    assert table.tick(now + PAUSE_US - 1) == []  # the courtesy pause is not over
-    table.tick(now + PAUSE_US + 10_000)
+    assert table.tick(now + WINDOW_US - 1) == []  # the window is not over
+    table.tick(now + WINDOW_US + 10_000)
     decision = _decision(table)
     assert decision["winner"] == "W" and decision["kind"] == "pung"
     assert decision["rule"] == "Code 1924, Law 52"
@@ -72,7 +74,7 @@ def test_mahjong_beats_an_earlier_pung(tmp_path: Path) -> None:
     now = _to_first_discard(table)
     table.press(Press("N", "pung", now + 100), now + 1_000)
     table.press(Press("S", "mahjong", now + 700), now + 1_100)
-    table.tick(now + PAUSE_US + 1_000)
+    table.tick(now + WINDOW_US + 1_000)
     decision = _decision(table)
     assert (decision["winner"], decision["kind"]) == ("S", "mahjong")
     assert decision["rule"] == "Code 1924, Law 50"
@@ -102,15 +104,15 @@ def test_a_refused_press_names_its_rule_and_lights_no(tmp_path: Path) -> None:
 def test_low_confidence_is_held_asked_and_confirmed(tmp_path: Path) -> None:
     table = _table(tmp_path)
     now = _to_first_discard(table)
-    table.tick(now + PAUSE_US + 1)
-    table.observe(obs("draw", "S"), now + PAUSE_US + 2)
+    table.tick(now + WINDOW_US + 1)
+    table.observe(obs("draw", "S"), now + WINDOW_US + 2)
     doubtful = obs("discard", "S", "7D", conf=0.55)
-    outcome = table.observe(doubtful, now + PAUSE_US + 3)
+    outcome = table.observe(doubtful, now + WINDOW_US + 3)
     assert not outcome.accepted and outcome.asked == 1
     assert table.pending[1]["tiles"] == ["7D"]
     assert table.lights.last().pattern.show is Show.ASK  # type: ignore[union-attr]
     assert public_view(table.state)["seats"]["S"]["discards"] == []  # type: ignore[arg-type]
-    result = table.command("confirm", b'{"pending": 1}', now + PAUSE_US + 4)
+    result = table.command("confirm", b'{"pending": 1}', now + WINDOW_US + 4)
     assert result["ok"] is True and result["pending"] == 1
     assert public_view(table.state)["seats"]["S"]["discards"] == ["7D"]  # type: ignore[arg-type]
     kinds = [e["type"] for e in table.store.events()]
@@ -120,11 +122,11 @@ def test_low_confidence_is_held_asked_and_confirmed(tmp_path: Path) -> None:
 def test_referee_corrects_a_misread_tile(tmp_path: Path) -> None:
     table = _table(tmp_path)
     now = _to_first_discard(table)
-    table.tick(now + PAUSE_US + 1)
-    table.observe(obs("draw", "S"), now + PAUSE_US + 2)
-    asked = table.observe(obs("discard", "S", "XX"), now + PAUSE_US + 3)  # not a tile
+    table.tick(now + WINDOW_US + 1)
+    table.observe(obs("draw", "S"), now + WINDOW_US + 2)
+    asked = table.observe(obs("discard", "S", "XX"), now + WINDOW_US + 3)  # not a tile
     assert asked.asked == 1 and "XX" in asked.error
-    result = table.command("correct", b'{"pending": 1, "tiles": ["8D"]}', now + PAUSE_US + 4)
+    result = table.command("correct", b'{"pending": 1, "tiles": ["8D"]}', now + WINDOW_US + 4)
     assert result["ok"] is True
     settled = [e for e in table.store.events() if e["type"] == SETTLED][-1]
     assert settled["how"] == "corrected" and settled["observation"]["tiles"] == ["8D"]
@@ -252,24 +254,24 @@ def _play_whole_hand(table: Table, seed: int) -> None:
             for seat, kind in step.presses:
                 now += 200
                 table.press(Press(seat, kind, now), now)
-            now += PAUSE_US + 1
+            now += WINDOW_US + 1
             table.tick(now)
         else:
             assert table.observe(step, now).accepted
-    table.tick(now + PAUSE_US * 2)
+    table.tick(now + WINDOW_US * 2)
     assert table.hand_no == hand + 1
 
 
 def test_confirming_what_the_rules_refuse_keeps_the_question_open(tmp_path: Path) -> None:
     table = _table(tmp_path)
     now = _to_first_discard(table)
-    table.tick(now + PAUSE_US + 1)
-    asked = table.observe(obs("discard", "N", "7D", conf=0.4), now + PAUSE_US + 2)
+    table.tick(now + WINDOW_US + 1)
+    asked = table.observe(obs("discard", "N", "7D", conf=0.4), now + WINDOW_US + 2)
     assert asked.asked == 1
-    result = table.command("confirm", b'{"pending": 1}', now + PAUSE_US + 3)
+    result = table.command("confirm", b'{"pending": 1}', now + WINDOW_US + 3)
     assert result["ok"] is False and result["rule"].startswith("Code 1924")  # S must draw
     assert sorted(table.pending) == [1]  # still asked; no second question about the same tile
-    assert table.command("dismiss", b'{"pending": 1}', now + PAUSE_US + 4)["ok"]
+    assert table.command("dismiss", b'{"pending": 1}', now + WINDOW_US + 4)["ok"]
     assert not table.pending
 
 
@@ -298,10 +300,10 @@ def test_the_camera_is_told_who_is_showing_a_hand(tmp_path: Path) -> None:
     assert table.showing_hands() == {}
     table.press(Press("S", "mahjong", now + 700), now + 1_100)
     assert table.showing_hands() == {"S": 14}  # the only Mah-jongg call: 13 and the discard
-    table.tick(now + PAUSE_US + 1_000)
+    table.tick(now + WINDOW_US + 1_000)
     assert table.showing_hands() == {"S": 14}  # awarded: the hand comes next
     shown = obs("hand_shown", "S", *WINNING_14, source="referee")
-    assert table.observe(shown, now + 2 * PAUSE_US).accepted
+    assert table.observe(shown, now + 2 * WINDOW_US).accepted
     # Law 82: each of the others in turn to the right exposes his hand.
     assert table.showing_hands() == {"W": 13, "N": 13, "E": 13}
 
@@ -309,9 +311,9 @@ def test_the_camera_is_told_who_is_showing_a_hand(tmp_path: Path) -> None:
 def test_the_turn_seat_may_show_once_it_has_drawn(tmp_path: Path) -> None:
     table = _table(tmp_path)
     now = _to_first_discard(table)
-    table.tick(now + PAUSE_US + 1_000)  # nobody called: South's turn, not drawn yet
+    table.tick(now + WINDOW_US + 1_000)  # nobody called: South's turn, not drawn yet
     assert table.showing_hands() == {}
-    assert table.observe(obs("draw", "S"), now + PAUSE_US + 2_000).accepted
+    assert table.observe(obs("draw", "S"), now + WINDOW_US + 2_000).accepted
     assert table.showing_hands() == {"S": 14}
 
 
@@ -325,9 +327,9 @@ def test_a_misread_hand_from_the_camera_is_held_not_a_false_mahjong(tmp_path: Pa
     table = _table(tmp_path)
     now = _to_first_discard(table)
     table.press(Press("S", "mahjong", now + 700), now + 1_100)
-    table.tick(now + PAUSE_US + 1_000)
+    table.tick(now + WINDOW_US + 1_000)
     misread = (*WINNING_14[:-1], "RD")  # WD read as RD: not complete
-    outcome = table.observe(obs("hand_shown", "S", *misread), now + 2 * PAUSE_US)
+    outcome = table.observe(obs("hand_shown", "S", *misread), now + 2 * WINDOW_US)
     assert not outcome.accepted and outcome.asked is not None
     assert "no Mah-jongg" in (outcome.error or "") and outcome.rule == "Code 1924, Law 86"
     assert table.state is not None and table.state.phase == "award"  # nothing applied
@@ -335,7 +337,7 @@ def test_a_misread_hand_from_the_camera_is_held_not_a_false_mahjong(tmp_path: Pa
     result = table.command(
         "correct",
         json.dumps({"pending": outcome.asked, "tiles": [*WINNING_14]}).encode(),
-        now + 3 * PAUSE_US,
+        now + 3 * WINDOW_US,
     )
     assert result["ok"], result
     scored = [e for e in table.store.events() if e["type"] == "MahjongDeclared"]
@@ -346,12 +348,12 @@ def test_a_false_mahjong_the_table_confirms_is_applied(tmp_path: Path) -> None:
     table = _table(tmp_path)
     now = _to_first_discard(table)
     table.press(Press("S", "mahjong", now + 700), now + 1_100)
-    table.tick(now + PAUSE_US + 1_000)
+    table.tick(now + WINDOW_US + 1_000)
     incomplete = (*WINNING_14[:-1], "RD")
-    outcome = table.observe(obs("hand_shown", "S", *incomplete), now + 2 * PAUSE_US)
+    outcome = table.observe(obs("hand_shown", "S", *incomplete), now + 2 * WINDOW_US)
     assert outcome.asked is not None
     result = table.command(
-        "confirm", json.dumps({"pending": outcome.asked}).encode(), now + 3 * PAUSE_US
+        "confirm", json.dumps({"pending": outcome.asked}).encode(), now + 3 * WINDOW_US
     )
     assert result["ok"], result
     assert [e["type"] for e in table.store.events() if e["type"] == "FalseMahjong"] == [
@@ -370,10 +372,10 @@ LOSERS = {
 def _won_by_south(table: Table) -> int:
     now = _to_first_discard(table)
     table.press(Press("S", "mahjong", now + 700), now + 1_100)
-    table.tick(now + PAUSE_US + 1_000)
+    table.tick(now + WINDOW_US + 1_000)
     shown = obs("hand_shown", "S", *WINNING_14, source="referee")
-    assert table.observe(shown, now + 2 * PAUSE_US).accepted
-    return now + 2 * PAUSE_US
+    assert table.observe(shown, now + 2 * WINDOW_US).accepted
+    return now + 2 * WINDOW_US
 
 
 def _scoring_table(tmp_path: Path, docs: list[dict[str, Any]]) -> Table:
@@ -457,14 +459,40 @@ def test_a_discard_the_camera_cannot_read_is_asked_for_and_corrected(tmp_path: P
     # discard with no tile: the table asks for it rather than wait for one it never hears of.
     table = _table(tmp_path)
     now = _to_first_discard(table)
-    table.tick(now + PAUSE_US + 1)
-    table.observe(obs("draw", "S"), now + PAUSE_US + 2)
+    table.tick(now + WINDOW_US + 1)
+    table.observe(obs("draw", "S"), now + WINDOW_US + 2)
     unread = obs("discard", "S", conf=0.0, zone="discards")
-    outcome = table.observe(unread, now + PAUSE_US + 3)
+    outcome = table.observe(unread, now + WINDOW_US + 3)
     assert not outcome.accepted and outcome.asked == 1
     assert "could not read its tiles" in outcome.error
     assert table.pending[1]["tiles"] == [] and table.pending[1]["seat"] == "S"
     assert table.lights.last().pattern.show is Show.ASK  # type: ignore[union-attr]
-    result = table.command("correct", b'{"pending": 1, "tiles": ["3B"]}', now + PAUSE_US + 4)
+    result = table.command("correct", b'{"pending": 1, "tiles": ["3B"]}', now + WINDOW_US + 4)
     assert result["ok"] is True
     assert public_view(table.state)["seats"]["S"]["discards"] == ["3B"]  # type: ignore[arg-type]
+
+
+def test_a_press_made_in_the_pause_counts_though_it_arrives_after_it(tmp_path: Path) -> None:
+    """Presses are judged on table time: a call made a millisecond before the pause ended,
+    delayed on the serial link, wins the discard. Classical closes a window without calls on
+    the pause, so a window closed at the pause itself would have refused it."""
+    table = _table(tmp_path, "classical")
+    now = _to_first_discard(table)
+    assert table.tick(now + PAUSE_US + 1) == []  # the pause is over; the press is on its way
+    late = table.press(Press("S", "pung", now + PAUSE_US - 1_000), now + PAUSE_US + 50_000)
+    assert late.accepted, late.error
+    table.tick(now + WINDOW_US)
+    decision = _decision(table)
+    assert (decision["winner"], decision["kind"]) == ("S", "pung")
+
+
+def test_a_press_made_after_the_pause_finds_the_window_closed(tmp_path: Path) -> None:
+    """A press made after the pause, arriving before the loop's tick closed the window, is
+    judged after the window closed: Classical refuses it (the discard was not claimed)."""
+    table = _table(tmp_path, "classical")
+    now = _to_first_discard(table)
+    late = table.press(Press("S", "pung", now + PAUSE_US + 1_000), now + PAUSE_US + 2_000)
+    assert not late.accepted
+    assert table.window_deadline_us is None
+    assert not [e for e in table.store.events() if e["type"] == "ClaimMade"]
+    assert table.lights.last(Show.CLAIM_REFUSED).pattern.seat == "S"  # type: ignore[union-attr]
