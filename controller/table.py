@@ -522,7 +522,7 @@ class Table(LiveTable):
         return []
 
     def tick(self, now_us: int) -> list[dict[str, Any]]:
-        """Close a call window whose courtesy pause is over."""
+        """Close a call window that is over: its courtesy pause, and the press latency after it."""
         state = self.state
         if state is None:
             return []
@@ -542,7 +542,7 @@ class Table(LiveTable):
         )
         if closes:
             return self._close_window(lambda: self._apply(cm.CloseClaims(), now_us), deadline)
-        self.lights.show(Pattern(Show.TURN, self.state.turn.name))
+        self.lights.show(Pattern(Show.TURN, state.turn.name))
         return []
 
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
