@@ -247,6 +247,25 @@ class AmericanTable(LiveTable):
                           f"{self.settings.min_confidence}")
         return self._apply_observed(obs, command_for, now_us, refuse)
 
+    def showing_hands(self) -> dict[str, int]:
+        """The seats that may be laying their hands out for Mah Jongg (M-1), each with the
+        tiles it lays: one that alone called the discard for Mah Jongg or was awarded it, its
+        concealed tiles and the discard; the turn's seat once it has drawn, its concealed
+        tiles. Read by the camera's thread: a stale answer costs one frame's context."""
+        state = self.state
+        if state is None or state.phase != "play" or state.result is not None:
+            return {}
+        count = {seat.name: rack.count for seat, rack in state.racks.items() if not rack.out}
+        if state.step == "window":
+            callers = {c.seat.name for c in state.calls if c.kind == "mahjong"}
+            return {s: count[s] + 1 for s in callers if s in count} if len(callers) == 1 else {}
+        if state.step == "awarded" and state.awarded is not None:
+            seat, kind = state.awarded
+            return {seat.name: count[seat.name] + 1} if kind == "mahjong" else {}
+        if state.step == "discard" and state.turn.name in count:
+            return {state.turn.name: count[state.turn.name]}
+        return {}
+
     def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
         """An exposure, a Mah Jongg shown or a discard shows the table moved on: the calls made
         are adjudicated first (C-5, C-9)."""

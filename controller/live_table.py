@@ -250,7 +250,7 @@ class LiveTable:
     def _close_window(self, close: Callable[[], list[dict[str, Any]]],
                       deadline: int) -> list[dict[str, Any]]:
         """Close the call window (``close`` applies the engine's command) and time the decision
-        from the end of the courtesy pause to the winner's LED."""
+        from the window's end (its courtesy pause and the press latency) to the winner's LED."""
         try:
             records = close()
         except EngineError as exc:  # the engine's view wins; show it, lose nothing
@@ -258,8 +258,9 @@ class LiveTable:
             self.lights.show(Pattern(Show.ERROR, None))
             return []
         won = self.lights.last(Show.CLAIM_WON)
-        if deadline and won is not None and won.at_ns // 1000 >= deadline:
-            self.close_to_led_ms.append((won.at_ns // 1000 - deadline) / 1000)
+        end = deadline + self.latency_us
+        if deadline and won is not None and won.at_ns // 1000 >= end:
+            self.close_to_led_ms.append((won.at_ns // 1000 - end) / 1000)
         return records
 
     def _apply_observed(

@@ -5,6 +5,8 @@ into a renderer :class:`vision.render.Layout`: each seat's discards in rows of s
 it, facing it, inside the wall ring; its sets and flowers along its rack strip; the dice in
 the tray. A discard that is claimed leaves the discard area and reappears in the claimant's
 set, as on a real table. Concealed kongs lie face down (the table shows no face of them).
+An American view (``ruleset: american``) has deeper rows of seven discards and exposures of
+up to six tiles, Jokers among them, and its flowers are drawn with the set's own pictures.
 """
 
 from __future__ import annotations
@@ -59,14 +61,21 @@ def table_layout(
     geometry = geometry or TableGeometry()
     size, tw, th = geometry.size_mm, geometry.tile_w_mm, geometry.tile_h_mm
     layout = Layout(tiles=[], dice=[])
+    american = view.get("ruleset") == "american"
+    # An American seat discards up to 25 tiles (152 less the deal, four ways): four rows of
+    # seven reach 351 mm in, clear of the next seat's rows; the classical rows of six do.
+    per_row = 7 if american else 6
     for seat, entry in view.get("seats", {}).items():
         angle = SEAT_ANGLE[seat]
         for k, tile in enumerate(entry.get("discards", [])):
-            row, col = divmod(k, 6)
-            along = -3 * tw + col * (tw + 3.0) + tw / 2
+            row, col = divmod(k, per_row)
+            along = -per_row / 2 * tw + col * (tw + 3.0) + tw / 2
             depth = 80.0 + 110.0 + 25.0 + row * (th + 4.0) + th / 2
             x, y = _at(seat, size, along, depth)
-            layout.tiles.append(TilePlacement(tile, x, y, angle))
+            layout.tiles.append(TilePlacement(_face(tile, k), x, y, angle))
+        if american:
+            _lay_exposures(layout, seat, entry.get("exposures", []), geometry)
+            continue
         # Each set has room for four, so a tile added to a pung (Law 42) moves nothing; sets
         # stand 50 mm apart, so the camera tells them apart. Flowers go to the right end.
         for m, meld in enumerate(entry.get("melds", [])):
@@ -82,6 +91,29 @@ def table_layout(
     for i, value in enumerate(dice):
         layout.dice.append(DiePlacement(int(value), c - 25 + 50 * i, c))
     return layout
+
+
+def _face(tile: str, k: int) -> str:
+    """The picture a tile token is drawn with: an American flower (``F``, eight alike in
+    play) is one of the set's eight flower and season pictures, as on a real American set."""
+    if tile != "F":
+        return tile
+    return ("F1", "F2", "F3", "F4", "S1", "S2", "S3", "S4")[k % 8]
+
+
+def _lay_exposures(layout: Any, seat: str, exposures: Sequence[Sequence[str]],
+                   geometry: Any) -> None:
+    """American exposures (3 to 6 tiles, Jokers among them) along the rack strip, 40 mm
+    apart; a Joker exchanged keeps its place, so the natural lands where the Joker lay."""
+    from vision.render import TilePlacement
+
+    tw = geometry.tile_w_mm
+    along = -330.0
+    for m, tiles in enumerate(exposures):
+        for j, tile in enumerate(tiles):
+            x, y = _at(seat, geometry.size_mm, along + j * (tw + 1.0) + tw / 2, 40.0)
+            layout.tiles.append(TilePlacement(_face(tile, 4 * m + j), x, y, SEAT_ANGLE[seat]))
+        along += len(tiles) * (tw + 1.0) + 40.0
 
 
 def shown_hand_layout(
@@ -140,7 +172,7 @@ def lay_hand_shown(
     angle = SEAT_ANGLE[seat]
     for k, tile in enumerate(upright):
         x, y = _at(seat, geometry.size_mm, start + k * tw + tw / 2, SHOWN_ROW_MM)
-        layout.tiles.append(TilePlacement(tile, x, y, angle))
+        layout.tiles.append(TilePlacement(_face(tile, k), x, y, angle))
     if winning:
         along = start + len(upright) * tw + WINNING_APART_MM + th / 2
         x, y = _at(seat, geometry.size_mm, along, SHOWN_ROW_MM)

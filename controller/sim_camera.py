@@ -7,7 +7,9 @@ real table. Like a real table, the rendered one has its own tile set enrolled fi
 (``vision.table_enrol``: a few crops of each kind cut from rendered frames, enrolled as
 ``mjtable vision enroll`` does, cached on disk), so the camera knows the art it sees rather
 than abstaining on it. What a camera cannot see (a tile drawn from the wall, the deal, a
-concealed kong) still comes straight from the game. The winner lays the hand out in front
+concealed kong, the American Charleston's passes face down) still comes straight from the
+game. Both families are followed: the classical mirror and the American one (its exposures
+with Jokers, Joker exchanges and the hand shown for Mah Jongg). The winner lays the hand out in front
 of its sets, the tile drawn last turned sideways at its end
 (``controller.scene.lay_hand_shown``), and then each of the others lays out his (Law 82).
 
@@ -24,7 +26,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from controller.camera import CameraLoop
 from controller.inputs import Observation, ObservationKind
@@ -32,20 +34,10 @@ from controller.scene import lay_hand_shown, reaching_hand, table_layout
 from controller.service import Service
 from controller.table import Table
 from engine import events as ev
+from engine.american.family import is_american
 from engine.game import HandState, public_view
+from engine.rules import get_ruleset
 from engine.seats import Seat
-
-CAMERA_KINDS = frozenset(
-    {
-        ObservationKind.DICE,
-        ObservationKind.DISCARD,
-        ObservationKind.EXPOSURE,
-        ObservationKind.FLOWER,
-        ObservationKind.ADDED_KONG,
-        ObservationKind.HAND_SHOWN,
-    }
-)
-
 
 ART = "kde-traditional"  # held out of the network's training: a set it has never seen
 PATIENCE_S = 4.0  # how long the referee lets the camera try before stepping in
@@ -88,7 +80,7 @@ class RenderedCamera:
             f"render:{seed}",
             service,
             fps=30,
-            set_size=_mirror(service).ruleset.tiles if service.table.state else 144,
+            set_size=_set_size(service),
             open_source=lambda spec: RenderedSource(seed, self._scene),
             showing=lambda: service.table.showing_hands(),
         )
@@ -149,7 +141,7 @@ class RenderedCamera:
             # The tile drawn last is laid apart (Law 80); a claimed one is known to the table.
             winning = hand.winning if drawn and hand.winning in hand.tiles else ""
             self.hands.append((hand, winning))
-        layout = table_layout(public_view(world), dice, self.geometry)
+        layout = table_layout(_view(world), dice, self.geometry)
         for shown, winning in self.hands:
             assert shown.seat is not None
             lay_hand_shown(layout, shown.seat, shown.tiles, winning, self.geometry)
@@ -157,8 +149,10 @@ class RenderedCamera:
 
     def _drawn(self) -> bool:
         """Whether a hand shown now is won on a draw: the table is in its turn's play."""
-        mirror = _mirror(self.service) if self.service.table.state else None
-        return mirror is not None and mirror.phase == "play"
+        mirror = self.service.table.state
+        if isinstance(mirror, HandState):
+            return mirror.phase == "play"
+        return mirror is not None and mirror.step == "discard"
 
     async def clear(self) -> None:
         """An empty table, long enough for the watcher to forget what was on it."""
@@ -215,7 +209,7 @@ class RenderedCamera:
             return None
         if self._reach_rng.random() >= 0.5:
             return None
-        seat = world.others_in_turn(Seat[step.seat])[0].name
+        seat = _next_in_turn(world, Seat[step.seat]).name
         along = float(self._reach_rng.uniform(-150, 150))
         self.layout = replace(self.layout, hand=reaching_hand(seat, along, self.geometry))
         self.reaches["discards"] += 1
@@ -233,20 +227,21 @@ class RenderedCamera:
             table = self.service.table
             if table.hand_no > hand_no:
                 return True
-            if not isinstance(table, Table):
-                return False
+            if not isinstance(table, Table):  # American: the Mah Jongg shown ends it (M-1)
+                result = table.state.result if table.state is not None else None
+                return result is not None and result.get("winner") == step.seat
             state = table.state
             if state is None or state.phase != "ended":
                 return False
             return step.seat in table.losers_shown or (
                 state.winner is not None and state.winner.name == step.seat
             )
-        mirror = _mirror(self.service) if self.service.table.state else None
+        mirror = self.service.table.state
         if mirror is None:
             return False
         if step.kind is ObservationKind.DICE:
-            return len(mirror.throws) == len(world.throws)
-        return bool(public_view(mirror)["seats"] == public_view(world)["seats"])
+            return isinstance(mirror, HandState) and len(mirror.throws) == len(world.throws)
+        return bool(_view(mirror)["seats"] == _view(world)["seats"])
 
     async def _settle(self, pid: int, truth: Observation) -> None:
         """The table asks about ``pid``: correct it to the truth if it is this step, else (or
@@ -274,8 +269,10 @@ class RenderedCamera:
 
     async def _amend(self, truth: Observation, world: HandState) -> bool:
         """A misread discard the engine accepted: the referee puts the right tile in."""
-        mirror = _mirror(self.service) if self.service.table.state else None
-        if mirror is None or truth.kind is not ObservationKind.DISCARD or truth.seat is None:
+        mirror = self.service.table.state
+        if not isinstance(mirror, HandState):
+            return True  # the American engine takes no amended discard: the referee enters it
+        if truth.kind is not ObservationKind.DISCARD or truth.seat is None:
             return True
         ours = public_view(mirror)["seats"][truth.seat]["discards"]
         real = public_view(world)["seats"][truth.seat]["discards"]
@@ -315,9 +312,24 @@ def summary(camera: RenderedCamera) -> dict[str, Any]:
     }
 
 
-def _mirror(service: Service) -> HandState:
-    """The classical mirror the rendered camera checks against (classical families only)."""
-    state = service.table.state
-    if not isinstance(state, HandState):
-        raise TypeError("the rendered camera follows the classical families only")
-    return state
+def _view(state: Any) -> dict[str, Any]:
+    """The public view of a classical or an American hand (what the table shows)."""
+    if isinstance(state, HandState):
+        return public_view(state)
+    from engine.american.game import public_view as american_view
+
+    return american_view(state)
+
+
+def _next_in_turn(world: Any, seat: Seat) -> Seat:
+    if isinstance(world, HandState):
+        return world.others_in_turn(seat)[0]
+    return cast(Seat, world.next_player(seat))
+
+
+def _set_size(service: Service) -> int:
+    """Tiles in the set in play (the watcher's fifth-copy check; American flowers)."""
+    ruleset = service.table.settings.ruleset
+    if is_american(ruleset):
+        return 152
+    return get_ruleset(ruleset).tiles

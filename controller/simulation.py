@@ -51,7 +51,9 @@ from engine.tiles import tile_name
 SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
 # What a camera above the table sees (the rest comes straight from the game: draws, the deal,
 # concealed kongs).
-CAMERA_KINDS = frozenset({"dice", "discard", "exposure", "flower", "added_kong", "hand_shown"})
+CAMERA_KINDS = frozenset(
+    {"dice", "discard", "exposure", "flower", "added_kong", "joker_exchange", "hand_shown"}
+)
 
 
 @dataclass

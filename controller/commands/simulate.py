@@ -41,7 +41,7 @@ def _broker(text: str | None) -> tuple[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from config.schema import _TABLE_ID, LIVE_RULESETS, RULESETS
+    from config.schema import _TABLE_ID, RULESETS
 
     if args.ruleset not in RULESETS:
         raise CommandInputError(f"unknown ruleset; known: {', '.join(RULESETS)}", "--ruleset")
@@ -53,13 +53,6 @@ def run(args: argparse.Namespace) -> int:
         raise CommandInputError("a share between 0 and 1", "--doubt")
     if args.pause_ms is not None and not 0 <= args.pause_ms <= 30_000:
         raise CommandInputError("0 to 30000 ms", "--pause-ms")
-    if args.camera and args.ruleset not in LIVE_RULESETS:
-        # Its camera counts Charleston passes and reads Jokers on exposures, which the
-        # rendered table does not draw: its simulation reports what a camera would.
-        raise CommandInputError(
-            f"the rendered camera plays the classical families only ({', '.join(LIVE_RULESETS)})",
-            "--camera",
-        )
     from controller.simulation import SimulationSettings, simulate
 
     settings = SimulationSettings(

@@ -213,3 +213,70 @@ def _side(x: float, y: float) -> str:
     S right, W top, N left)."""
     edges = {"E": 900 - y, "S": 900 - x, "W": y, "N": x}
     return min(edges, key=lambda k: edges[k])
+
+
+def _american_view(discards: int) -> dict[str, object]:
+    """An American public view: every seat with ``discards`` discards (flowers among them)
+    and W with a pung and a kong holding Jokers."""
+    kinds = ["1C", "2D", "F", "3B", "NW", "GD", "8C", "F", "9D", "J", "4B", "WD", "7C"]
+    seats: dict[str, object] = {
+        seat: {"count": 13, "exposures": [], "declared_dead": False,
+               "discards": [kinds[(i + k) % len(kinds)] for i in range(discards)]}
+        for k, seat in enumerate("ESWN")
+    }
+    seats["W"] = {**seats["W"],  # type: ignore[dict-item]
+                  "exposures": [["5B", "J", "5B"], ["F", "F", "J", "F"]]}
+    return {"ruleset": "american", "seats": seats}
+
+
+def test_an_american_table_lays_25_discards_a_seat_clear_of_the_others_and_the_dice() -> None:
+    """American C-5 play leaves up to 25 discards a seat (152 tiles less the deal): rows of
+    seven, four deep, on the seat's own side, overlapping no other tile and not the tray."""
+    g = TableGeometry()
+    layout = table_layout(_american_view(25), dice=(3, 4), geometry=g)
+    assert not [t for t in layout.tiles if t.label == "F"]  # drawn with the set's pictures
+    assert {t.label for t in layout.tiles} >= {"F1", "F2", "J", "5B"}
+    boxes = []
+    for t in layout.tiles:
+        w, h = (g.tile_w_mm, g.tile_h_mm) if t.angle % 180 == 0 else (g.tile_h_mm, g.tile_w_mm)
+        boxes.append((t.x - w / 2, t.y - h / 2, t.x + w / 2, t.y + h / 2))
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
+    tray = next(z for z in g.zones if z.name == "dice")
+    discards = [t for t in layout.tiles if abs(t.x - 450) < 280 and abs(t.y - 450) < 280]
+    assert len(discards) == 100
+    for t in discards:
+        assert not (tray.x0 - 11 < t.x < tray.x1 + 11 and tray.y0 - 15 < t.y < tray.y1 + 15)
+    assert Counter(_side(t.x, t.y) for t in discards) == dict.fromkeys("ESWN", 25)
+    # The exposure's Joker keeps its place: an exchange puts the natural where it lay.
+    w_rack = sorted((t for t in layout.tiles if t.y < 60), key=lambda t: -t.x)
+    assert [t.label for t in w_rack[:3]] == ["5B", "J", "5B"]
+
+
+def test_the_camera_reads_an_american_table_four_rows_deep() -> None:
+    """Rendered and scanned: the discards of the deepest rows are found on their seats'
+    sides, and each is reported as a discard of that seat's."""
+    from vision.calibration import calibrate
+    from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+    from vision.observe import TableWatcher
+    from vision.render import CameraPose, Style, render
+    from vision.scan import Scanner
+
+    rng = np.random.default_rng(8)
+    geometry = TableGeometry()
+    layout = table_layout(_american_view(25), geometry=geometry)
+    frame = render(
+        layout, Style.random(rng, "kde-traditional"), rng, geometry, CameraPose.overhead(rng)
+    ).image
+    scan = Scanner(calibrate(frame), Recogniser.load(DEFAULT_MODEL_DIR)).scan(frame)
+    sides = Counter(_side(t.x, t.y) for t in scan.tiles if t.zone == "discards")
+    assert sides == dict.fromkeys("ESWN", 25)
+    # Held still, the watcher (152 tiles) reports discards and W's sets only (a tile the
+    # recogniser abstains on is not reported: its accuracy is measured in vision's tests).
+    watcher = TableWatcher(stable_frames=3, set_size=152)
+    seen = [o for _ in range(3) for o in watcher.update(scan)]
+    assert {o.kind for o in seen} <= {ObservationKind.DISCARD, ObservationKind.EXPOSURE}
+    by_seat = Counter(o.seat for o in seen if o.kind is ObservationKind.DISCARD)
+    assert set(by_seat) == set("ESWN") and max(by_seat.values()) <= 25
+    assert all(o.seat == "W" for o in seen if o.kind is ObservationKind.EXPOSURE)

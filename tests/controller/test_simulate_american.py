@@ -274,3 +274,33 @@ def test_a_joker_exchange_seen_by_the_camera_is_the_turn_players(tmp_path: Path)
     exchanged = [e for e in table.store.events() if e["type"].endswith("JokerExchanged")]
     assert exchanged[-1]["seat"] == "N" and exchanged[-1]["public"]["owner"] == "W"
     assert table.public_state()["seats"]["W"]["exposures"] == [["5B", "5B", "5B"]]
+
+
+def test_the_seats_that_may_be_laying_a_hand_out_for_the_camera(tmp_path: Path) -> None:
+    """The camera's watcher asks who may be showing a hand (M-1): East after drawing (its
+    14); a seat that alone called the discard for Mah Jongg, and once awarded it, with the
+    discard (13 + 1); nobody in the window of an exposure call or of two Mah Jongg calls."""
+    table = _table(tmp_path)
+    table.start()
+    assert table.showing_hands() == {}  # the Charleston
+    _charleston(table)
+    assert table.showing_hands() == {"E": 14}
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    assert table.showing_hands() == {}
+    assert table.press(Press("W", "pung", 1_100), 1_100).accepted
+    assert table.showing_hands() == {}
+    assert table.press(Press("N", "mahjong", 1_200), 1_200).accepted
+    assert table.showing_hands() == {"N": 14}
+    table.tick(1_000 + 200_000)
+    assert table.state is not None and table.state.awarded is not None
+    assert table.showing_hands() == {"N": 14}
+
+
+def test_two_mahjong_calls_leave_the_camera_no_single_seat_showing(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    assert table.press(Press("S", "mahjong", 1_100), 1_100).accepted
+    assert table.press(Press("N", "mahjong", 1_200), 1_200).accepted
+    assert table.showing_hands() == {}
