@@ -9,9 +9,10 @@ real table. Like a real table, the rendered one has its own tile set enrolled fi
 than abstaining on it. What a camera cannot see (a tile drawn from the wall, the deal, a
 concealed kong, the American Charleston's passes face down) still comes straight from the
 game. Both families are followed: the classical mirror and the American one (its exposures
-with Jokers, Joker exchanges and the hand shown for Mah Jongg). The winner lays the hand out in front
-of its sets, the tile drawn last turned sideways at its end
-(``controller.scene.lay_hand_shown``), and then each of the others lays out his (Law 82).
+with Jokers, Joker exchanges and the hand shown for Mah Jongg). The winner lays the hand
+out in front of its sets, the tile drawn last turned sideways at its end
+(``controller.scene.lay_hand_shown``), and then each of the others lays out his (Law 82;
+the American winner alone shows, M-1).
 
 A simulated referee who knows the truth keeps the record right, as a referee at a real table
 would: a held observation is corrected (or dismissed if it saw something that did not
