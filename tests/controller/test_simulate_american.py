@@ -304,3 +304,26 @@ def test_two_mahjong_calls_leave_the_camera_no_single_seat_showing(tmp_path: Pat
     assert table.press(Press("S", "mahjong", 1_100), 1_100).accepted
     assert table.press(Press("N", "mahjong", 1_200), 1_200).accepted
     assert table.showing_hands() == {}
+
+
+@pytest.mark.slow
+def test_american_hands_seen_through_the_rendered_camera(tmp_path: Path) -> None:
+    """Seed 2 through the rendered camera (minutes: run with -m slow): a wall game, then a
+    Mah Jongg on a discard. Exposures with their Jokers, the Joker exchanges and the winner's
+    hand reach the service as vision's pipeline read them; the Charleston comes from the
+    game. The mirror ends each hand as the game did (the simulation compares them)."""
+    store = tmp_path / "t.sqlite3"
+    summary = simulate(
+        SimulationSettings(ruleset="american", hands=2, seed=2, headless=True, camera=True,
+                           pause_ms=100, store=str(store))
+    )
+    assert summary["violations"] == 0, summary["problems"]
+    assert summary["problems"] == []
+    assert summary["wins"] == 1 and summary["draws"] == 1
+    camera = summary["camera"]
+    assert camera["observations"] > 100
+    entered = camera["referee_entered_kinds"]
+    assert not {"exposure", "joker_exchange", "hand_shown"} & set(entered), entered
+    assert sum(camera["hands_read"].values()) == 1  # the winner's, as the camera read it
+    kinds = [e["type"] for e in EventStore(store).events(0)]
+    assert kinds.count("JokerExchanged") >= 2 and kinds.count("Exposed") >= 5
