@@ -102,6 +102,7 @@ class LiveTable:
         # Not in the log: the call window's deadline (table time) and counters.
         self.window_deadline_us: int | None = None
         self.refused = 0
+        self.presses_refused = 0  # of those, call buttons
         self.last_dice: tuple[int, ...] = ()
         self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
         # The board event being applied, (boot_id, seq): stored with what it causes, in the
@@ -289,6 +290,7 @@ class LiveTable:
 
     def _refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
         self.refused += 1
+        self.presses_refused += 1
         self.lights.show(Pattern(Show.CLAIM_REFUSED, press.seat))
         self._message(self.topics.adjudications, {
             "seq": self.seq, "hand": self.hand_no, "type": "refused", "seat": press.seat,

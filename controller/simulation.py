@@ -481,13 +481,17 @@ async def _press(
     claims: Claims,
     problems: list[str],
 ) -> None:
-    before = service.presses_handled
+    before, refused = service.presses_handled, service.table.presses_refused
     for seat, kind in claims.presses:
         button = [str(b) for b in cfg.board.buttons].index(kind)
         board.click(seat=SEAT_INDEX[seat], button=button)
     n = len(claims.presses)
     if not await _wait(lambda: service.presses_handled >= before + n, 3):
         problems.append(f"{n} press(es) sent, {service.presses_handled - before} arrived")
+    elif service.table.presses_refused > refused:
+        # The bots call only what the game allowed: a refusal means the table judged the
+        # press otherwise (too late for its window, say); its reason is on `adjudications`.
+        problems.append(f"the table refused a call of {claims.presses}")
     # The players wait for the LEDs: the window closes on the courtesy pause.
     if not await _wait(lambda: service.table.window_deadline_us is None, 3):
         problems.append("the call window did not close")
