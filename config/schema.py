@@ -22,8 +22,6 @@ RULESETS = (
     "classical",
     "american",
 )
-# The families the table adjudicates live (the engine's mirror mode).
-LIVE_RULESETS = RULESETS[:-1]
 SEATS = ("E", "S", "W", "N")
 # The call buttons a seat can have: the kind of claim decides priority (Code 1924, Laws 50-52),
 # so each kind has its own button.
