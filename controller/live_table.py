@@ -242,9 +242,10 @@ class LiveTable:
 
     def _close_for_late_press(self, press: Press, now_us: int) -> list[dict[str, Any]]:
         """A press made after the courtesy pause, arriving before the tick closed the window:
-        the window closes first, as it would have at the tick, and the press is judged after."""
+        the window closes first, as it would have at the tick, and the press is judged after.
+        (A window open at a restart, deadline 0, takes what the board still held for it.)"""
         deadline = self.window_deadline_us
-        if deadline is None or press.time_us < deadline:
+        if not deadline or press.time_us < deadline:
             return []
         return self.tick(max(now_us, deadline + self.latency_us))
 

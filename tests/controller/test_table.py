@@ -496,3 +496,19 @@ def test_a_press_made_after_the_pause_finds_the_window_closed(tmp_path: Path) ->
     assert table.window_deadline_us is None
     assert not [e for e in table.store.events() if e["type"] == "ClaimMade"]
     assert table.lights.last(Show.CLAIM_REFUSED).pattern.seat == "S"  # type: ignore[union-attr]
+
+
+def test_a_press_the_board_kept_over_a_restart_joins_the_window_open_at_the_crash(
+    tmp_path: Path,
+) -> None:
+    """A window open at a power cut comes back open (deadline 0: it closes at the first tick).
+    A press the board still held for it (acknowledge-after-apply) is delivered first and is
+    one of its calls, not judged after it."""
+    table = _table(tmp_path, "classical")
+    now = _to_first_discard(table)
+    again = _table(tmp_path, "classical")
+    assert again.window_deadline_us == 0
+    later = now + 10_000_000  # the Pi's clock after the restart
+    assert again.press(Press("S", "pung", later - 1_000), later).accepted
+    again.tick(later + 1)
+    assert (_decision(again)["winner"], _decision(again)["kind"]) == ("S", "pung")
