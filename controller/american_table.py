@@ -44,6 +44,9 @@ from engine.messages import COMMANDS
 from engine.seats import SEATS
 
 PUBLIC_KEYS = ("seq", "hand", "ts", "type", "seat", "public", "time_us")
+# A referee's amendment of an accepted command (``cmd/correct`` with ``at``): the record keeps
+# both, and the hand is rebuilt with the command replaced or struck out.
+AMENDED = "Amended"
 
 
 def load_card() -> CompiledCard:
@@ -311,21 +314,70 @@ class AmericanTable(LiveTable):
                 seats.append(SEATS[("E", "S", "W", "N").index(body[key])])
             records = self._apply(am.Challenge(seats[0], seats[1]), now_us)
             return self._outcome(Outcome(True, records))
+        if verb == "correct" and "at" in body:
+            return self._amend(body)
         return None
+
+    def _amend(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """``{"at": seq, "command": {...} | null, "reason": "..."}``: the command accepted with
+        event ``seq`` of the hand in play (a discard the camera misread, say) is replaced by
+        ``command`` (or struck out). The hand is rebuilt from its commands with the change;
+        if a later one becomes illegal, the correction is refused and nothing changes."""
+        if not isinstance(body.get("reason"), str) or not body["reason"].strip():
+            raise CommandError("reason", "a correction names its reason")
+        at, raw = body.get("at"), body.get("command")
+        if not isinstance(at, int) or isinstance(at, bool):
+            raise CommandError("at", "the seq of the event whose command is corrected")
+        if raw is not None:
+            _decode(raw, "command")
+        state = self.state
+        if state is None or state.result is not None:
+            raise CommandError("at", "no hand is in play")
+        if not any(r["seq"] == at and r.get("command") is not None
+                   for r in self.store.events_of_hand(self.hand_no)):
+            raise CommandError("at", f"event {at} is not a move of hand {self.hand_no}'s")
+        try:
+            rebuilt = rebuild_hand(self.store, self.hand_no, self.card, self.options,
+                                   {at: raw})
+        except RuleViolation as exc:
+            return {"ok": False, "error": f"with the correction, a move is refused: {exc}",
+                    "rule": exc.rule, "where": "command"}
+        except MalformedInput as exc:  # a command of another family's engine
+            raise CommandError("command", str(exc)) from None
+        if rebuilt.result is not None:
+            return {"ok": False, "error": "with the correction the hand would be over: settle "
+                    "it at the table", "where": "command"}
+        self.state = rebuilt
+        # Not "command": a record's command is a move the rebuild applies in its place.
+        records = self._record_table([{"type": AMENDED, "at": at, "replacement": raw,
+                                       "reason": body["reason"]}])
+        return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
 
     def _certain(self, obs: Observation) -> Observation:
         return replace(obs, confidence=1.0, source="referee")  # the referee's word is certain
 
 
 def rebuild_hand(store: EventStore, hand: int, card: CompiledCard,
-                 options: AmericanOptions) -> AmericanHand:
-    """A hand of the log rebuilt: a fresh mirror given every command the table accepted."""
+                 options: AmericanOptions,
+                 amend: Mapping[int, Mapping[str, Any] | None] | None = None) -> AmericanHand:
+    """A hand of the log rebuilt: a fresh mirror given every command the table accepted, as
+    the referee amended them (``Amended`` records, then ``amend``: seq to the command that
+    replaces its own, None to strike it out)."""
+    records = store.events_of_hand(hand)
+    replaced: dict[int, Mapping[str, Any] | None] = {
+        int(r["at"]): r.get("replacement") for r in records if r["type"] == AMENDED
+    }
+    replaced.update(amend or {})
     state, _ = new_hand(card, options, "mirror")
-    for record in store.events_of_hand(hand):
-        raw = record.get("command")
-        if raw is not None:
-            command = COMMANDS.decode(raw, f"seq {record['seq']}: command")
-            if not isinstance(command, Command):
-                raise MalformedInput(f"seq {record['seq']}", "not a command")
-            apply(state, command)
+    for record in records:
+        raw = replaced.get(record["seq"], record.get("command"))
+        if raw is not None and record.get("command") is not None:
+            apply(state, _decode(raw, f"seq {record['seq']}: command"))
     return state
+
+
+def _decode(raw: Any, where: str) -> Command:
+    command = COMMANDS.decode(raw, where)
+    if not isinstance(command, Command):
+        raise MalformedInput(where, "not a command")
+    return command

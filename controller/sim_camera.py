@@ -268,34 +268,55 @@ class RenderedCamera:
         body = json.dumps({"pending": pid}).encode()
         await self.service.submit("command", ("dismiss", body))
 
-    async def _amend(self, truth: Observation, world: HandState) -> bool:
+    async def _amend(self, truth: Observation, world: Any) -> bool:
         """A misread discard the engine accepted: the referee puts the right tile in."""
         mirror = self.service.table.state
-        if not isinstance(mirror, HandState):
-            return True  # the American engine takes no amended discard: the referee enters it
-        if truth.kind is not ObservationKind.DISCARD or truth.seat is None:
+        if mirror is None or truth.kind is not ObservationKind.DISCARD or truth.seat is None:
             return True
-        ours = public_view(mirror)["seats"][truth.seat]["discards"]
-        real = public_view(world)["seats"][truth.seat]["discards"]
+        ours = _view(mirror)["seats"][truth.seat]["discards"]
+        real = _view(world)["seats"][truth.seat]["discards"]
         if len(ours) != len(real) or ours == real:
             return False  # not applied yet (or not a misread): nothing to amend
-        last = next(
-            (
-                i
-                for i in range(len(mirror.standing) - 1, -1, -1)
-                if isinstance(mirror.standing[i], ev.Discarded)
-                and mirror.standing[i].seat.name == truth.seat  # type: ignore[attr-defined]
-            ),
-            None,
-        )
-        if last is None:
+        if isinstance(mirror, HandState):
+            body = _classical_fix(mirror, truth)
+        else:
+            body = _american_fix(self.service.table, truth)
+        if body is None:
             return True
-        command = {"type": "Discard", "seat": truth.seat, "tile": truth.tiles[0]}
-        body = {"at": last, "command": command, "reason": "referee: the camera misread it"}
         result = await self.service.submit("command", ("correct", json.dumps(body).encode()))
         if result.get("ok"):
             self.fixes.amended += 1
         return True
+
+
+def _classical_fix(mirror: HandState, truth: Observation) -> dict[str, Any] | None:
+    """The engine's Correct of the seat's last discard: ``at`` its standing record's index."""
+    last = next(
+        (
+            i
+            for i in range(len(mirror.standing) - 1, -1, -1)
+            if isinstance(mirror.standing[i], ev.Discarded)
+            and mirror.standing[i].seat.name == truth.seat  # type: ignore[attr-defined]
+        ),
+        None,
+    )
+    if last is None:
+        return None
+    command = {"type": "Discard", "seat": truth.seat, "tile": truth.tiles[0]}
+    return {"at": last, "command": command, "reason": "referee: the camera misread it"}
+
+
+def _american_fix(table: Any, truth: Observation) -> dict[str, Any] | None:
+    """The American table's amendment of the seat's last discard: ``at`` its event's seq."""
+    discards = [
+        r for r in table.store.events_of_hand(table.hand_no)
+        if r["type"] == "Discarded" and r["seat"] == truth.seat and r.get("command")
+    ]
+    if not discards:
+        return None
+    command = {**discards[-1]["command"], "tile": truth.tiles[0]}
+    return {"at": discards[-1]["seq"], "command": command,
+            "reason": "referee: the camera misread it"}
 
 
 def summary(camera: RenderedCamera) -> dict[str, Any]:

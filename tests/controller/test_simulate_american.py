@@ -327,3 +327,72 @@ def test_american_hands_seen_through_the_rendered_camera(tmp_path: Path) -> None
     assert sum(camera["hands_read"].values()) == 1  # the winner's, as the camera read it
     kinds = [e["type"] for e in EventStore(store).events(0)]
     assert kinds.count("JokerExchanged") >= 2 and kinds.count("Exposed") >= 5
+
+
+def _discarded(table: AmericanTable) -> list[dict[str, Any]]:
+    return [r for r in table.store.events_of_hand(table.hand_no) if r["type"] == "Discarded"]
+
+
+def test_the_referee_amends_a_discard_the_camera_misread(tmp_path: Path) -> None:
+    """The camera read E's 5B as a red dragon with confidence and the table accepted it:
+    `cmd/correct` with `at` (the event's seq) replaces the command, the hand is rebuilt with
+    it, and the record keeps both; a restart rebuilds the amended hand."""
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    table.tick(1_000 + 200_000)
+    assert table.observe(Observation(ObservationKind.DRAW, "S"), 300_000).accepted
+    at = _discarded(table)[-1]["seq"]
+    fix = {"at": at, "command": {"type": "american/Discard", "seat": "E", "tile": "5B"},
+           "reason": "the camera misread it"}
+    result = table.command("correct", json.dumps(fix).encode(), 400_000)
+    assert result["ok"], result
+    assert table.public_state()["seats"]["E"]["discards"] == ["5B"]
+    assert table.store.events_of_hand(table.hand_no)[-1]["type"] == "Amended"
+    # Play goes on from the amended hand, and the log gives it back after a restart.
+    assert table.observe(Observation(ObservationKind.DISCARD, "S", ("2D",)), 500_000).accepted
+    again = _table(tmp_path)
+    assert again.public_state() == table.public_state()
+    assert again.public_state()["seats"]["E"]["discards"] == ["5B"]
+
+
+def test_a_correction_the_rules_refuse_changes_nothing(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    at = _discarded(table)[-1]["seq"]
+    before, seq = table.public_state(), table.seq
+    # North did not discard first: East does (P-1).
+    wrong = {"at": at, "command": {"type": "american/Discard", "seat": "N", "tile": "5B"},
+             "reason": "misread"}
+    result = table.command("correct", json.dumps(wrong).encode(), 2_000)
+    assert not result["ok"] and result["rule"].startswith("American")
+    assert table.public_state() == before and table.seq == seq
+    # Malformed: no reason; an event that is no move; a classical command.
+    for body, where in (
+        ({"at": at, "command": None}, "reason"),
+        ({"at": seq + 50, "command": None, "reason": "x"}, "at"),
+        ({"at": at, "command": {"type": "Discard", "seat": "E", "tile": "5B"}, "reason": "x"},
+         "command"),
+    ):
+        out = table.command("correct", json.dumps(body).encode(), 3_000)
+        assert not out["ok"] and out["where"] == where, out
+    assert table.public_state() == before and table.seq == seq
+
+
+def test_the_simulated_referee_amends_an_american_misread_through_the_table(
+    tmp_path: Path,
+) -> None:
+    """What `simulate --camera`'s referee sends for a discard the camera misread."""
+    from controller.sim_camera import _american_fix
+
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    body = _american_fix(table, Observation(ObservationKind.DISCARD, "E", ("7C",)))
+    assert body is not None and body["at"] == _discarded(table)[-1]["seq"]
+    assert table.command("correct", json.dumps(body).encode(), 2_000)["ok"]
+    assert table.public_state()["seats"]["E"]["discards"] == ["7C"]
