@@ -250,6 +250,14 @@ class AmericanTable(LiveTable):
                           f"{self.settings.min_confidence}")
         return self._apply_observed(obs, command_for, now_us, refuse)
 
+    def passing(self) -> set[str]:
+        """The seats that have not yet passed on this pass of the Charleston (CH-2): the
+        camera counts the backs each lays before it (vision/observe.py)."""
+        state = self.state
+        if state is None or state.phase != "charleston" or state.result is not None:
+            return set()
+        return {seat.name for seat in state.players if seat not in state.pending}
+
     def showing_hands(self) -> dict[str, int]:
         """The seats that may be laying their hands out for Mah Jongg (M-1), each with the
         tiles it lays: one that alone called the discard for Mah Jongg or was awarded it, its

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ class CameraLoop:
         hidden_margin_mm: float = 40.0,
         open_source: Callable[[str], Any] | None = None,
         showing: Callable[[], Mapping[str, int]] | None = None,
+        passing: Callable[[], Collection[str]] | None = None,
     ) -> None:
         self.source = source
         self.sink = sink
@@ -59,6 +60,9 @@ class CameraLoop:
         # Which seats may be laying their hands out, and how many tiles each holds (the
         # table's say; vision/observe.py): without it only ten or more at once are a hand.
         self._showing = showing
+        # Which seats owe a Charleston pass (the American table's say), counted from the
+        # backs each lays before it.
+        self._passing = passing
         self.state = "starting"
         self.detail = ""
         self.frames = 0
@@ -95,6 +99,16 @@ class CameraLoop:
         except Exception:  # read across threads mid-change: the next frame asks again
             log.debug("camera %s: no word on hands shown this frame", self.source, exc_info=True)
             return None
+
+    def _passing_now(self) -> Collection[str]:
+        """The table's word on who owes a Charleston pass; none when it cannot say."""
+        if self._passing is None:
+            return ()
+        try:
+            return set(self._passing())
+        except Exception:  # read across threads mid-change: the next frame asks again
+            log.debug("camera %s: no word on passes this frame", self.source, exc_info=True)
+            return ()
 
     def _scanner(self, first_frame: Any) -> Any:
         """A scanner for the camera just opened: calibrated from its file, or else anew from
@@ -162,7 +176,8 @@ class CameraLoop:
                 started = time.monotonic()
                 self.frames += 1
                 seen = watcher.update(
-                    scanner.scan(frame), time_us=_now_us(), showing=self._showing_now()
+                    scanner.scan(frame), time_us=_now_us(), showing=self._showing_now(),
+                    passing=self._passing_now(),
                 )
                 for observation in seen:
                     self.observations += 1

@@ -145,6 +145,11 @@ class LiveTable:
         """The held observation, read before it is settled (None: read only when applied)."""
         return None
 
+    def passing(self) -> set[str]:
+        """The seats that owe a Charleston pass now (the American game), for the camera's
+        watcher; empty: none, or the family has no Charleston."""
+        return set()
+
     def showing_hands(self) -> dict[str, int]:
         """The seats that may be laying their hands out now, with how many tiles each hand
         holds, for the camera's watcher (vision/observe.py); empty: none, or the family does

@@ -93,6 +93,23 @@ def table_layout(
     return layout
 
 
+def lay_pass(layout: Any, seat: str, count: int, geometry: Any = None) -> Any:
+    """``layout`` with ``seat``'s Charleston pass: ``count`` tiles face down in a row at the
+    front of its discard area, where a camera table has each player lay it for the receiver
+    to take up (vision/observe.py counts them there)."""
+    from vision.artwork import BACK
+    from vision.geometry import TableGeometry
+    from vision.render import TilePlacement
+
+    geometry = geometry or TableGeometry()
+    tw, th = geometry.tile_w_mm, geometry.tile_h_mm
+    for i in range(count):
+        along = (i - (count - 1) / 2) * (tw + 3.0)
+        x, y = _at(seat, geometry.size_mm, along, 80.0 + 110.0 + 25.0 + th / 2)
+        layout.tiles.append(TilePlacement(BACK, x, y, SEAT_ANGLE[seat]))
+    return layout
+
+
 def _face(tile: str, k: int) -> str:
     """The picture a tile token is drawn with: an American flower (``F``, eight alike in
     play) is one of the set's eight flower and season pictures, as on a real American set."""

@@ -360,6 +360,7 @@ class Service:
             set_size=152 if is_american(self.cfg.table.ruleset)
             else get_ruleset(self.cfg.table.ruleset).tiles,
             showing=lambda: self.table.showing_hands(),
+            passing=lambda: self.table.passing(),
         )
         self.camera.start()
         stack.callback(self.camera.stop)

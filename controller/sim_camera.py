@@ -27,18 +27,21 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any
 
 from controller.camera import CameraLoop
 from controller.inputs import Observation, ObservationKind
-from controller.scene import lay_hand_shown, reaching_hand, table_layout
+from controller.scene import lay_hand_shown, lay_pass, reaching_hand, table_layout
 from controller.service import Service
 from controller.table import Table
 from engine import events as ev
 from engine.american.family import is_american
+from engine.american.state import AmericanHand
 from engine.game import HandState, public_view
 from engine.rules import get_ruleset
 from engine.seats import Seat
+
+GameState = HandState | AmericanHand  # the world's hand, or the table's mirror of it
 
 ART = "kde-traditional"  # held out of the network's training: a set it has never seen
 PATIENCE_S = 4.0  # how long the referee lets the camera try before stepping in
@@ -84,6 +87,7 @@ class RenderedCamera:
             set_size=_set_size(service),
             open_source=lambda spec: RenderedSource(seed, self._scene),
             showing=lambda: service.table.showing_hands(),
+            passing=lambda: service.table.passing(),
         )
         self.fixes = Interventions()
         # Hands shown that the camera read (none entered or corrected by the referee): the
@@ -93,6 +97,10 @@ class RenderedCamera:
         # The hands laid out this hand, each with the tile laid sideways ("" for none): they
         # stay on the table until it is cleared.
         self.hands: list[tuple[Observation, str]] = []
+        # American Charleston passes lying face down before their passers, by seat, until
+        # the stage is done and each player takes up what came to him.
+        self.passes: dict[str, int] = {}
+        self.passes_laid = 0  # this hand's, so far
         # Discards made while the next player reached over the table, and how many of them
         # the table had before the hand was withdrawn.
         self.reaches = {"discards": 0, "seen_with_the_hand_there": 0}
@@ -131,7 +139,7 @@ class RenderedCamera:
 
     def show(
         self,
-        world: HandState,
+        world: GameState,
         dice: tuple[int, ...] = (),
         hand: Observation | None = None,
         drawn: bool = False,
@@ -146,6 +154,8 @@ class RenderedCamera:
         for shown, winning in self.hands:
             assert shown.seat is not None
             lay_hand_shown(layout, shown.seat, shown.tiles, winning, self.geometry)
+        for seat, count in self.passes.items():
+            lay_pass(layout, seat, count, self.geometry)
         self.layout = layout
 
     def _drawn(self) -> bool:
@@ -158,16 +168,21 @@ class RenderedCamera:
     async def clear(self) -> None:
         """An empty table, long enough for the watcher to forget what was on it."""
         self.hands = []
+        self.passes = {}
+        self.passes_laid = 0
         self.layout = table_layout({}, (), self.geometry)
         await self.frames(self.loop.stable_frames + 1)
 
-    async def see(self, step: Observation, world: HandState, timeout: float = 60) -> None:
+    async def see(self, step: Observation, world: GameState, timeout: float = 60) -> None:
         """Show the table after ``step`` and wait until the service has it right."""
         table = self.service.table
         hand_no = table.hand_no
         if step.kind is ObservationKind.DICE:
             await self.clear_dice(world)
         shown = step if step.kind is ObservationKind.HAND_SHOWN else None
+        if step.kind is ObservationKind.PASS and step.seat is not None:
+            self.passes[step.seat] = step.count
+            self.passes_laid += 1
         drawn = self._drawn()
         ended = table.state is not None and table.state.phase == "ended"
         self.show(world, step.dice if step.kind is ObservationKind.DICE else (), shown, drawn)
@@ -187,6 +202,13 @@ class RenderedCamera:
                     self.hands_read["others" if ended else "drawn" if drawn else "claimed"] += 1
                 for pid in sorted(table.pending):  # seen twice, or seen what did not happen
                     await self._dismiss(pid)
+                mirror = table.state
+                if self.passes and isinstance(mirror, AmericanHand) and not mirror.pending:
+                    # The pass is done: each player takes up the tiles passed to him, and
+                    # the camera sees the discard areas empty before the next pass is laid.
+                    self.passes = {}
+                    self.show(world)
+                    await self.frames(self.loop.stable_frames + 1)
                 return
             for pid in sorted(table.pending):
                 await self._settle(pid, step)
@@ -203,7 +225,7 @@ class RenderedCamera:
                 await self.service.submit("command", ("observe", json.dumps(body).encode()))
         self.fixes.unresolved.append(f"camera never showed {step.to_json()}")
 
-    def _reach(self, step: Observation, world: HandState) -> int | None:
+    def _reach(self, step: Observation, world: GameState) -> int | None:
         """After every other discard (by a seeded draw), the next player's hand over the
         table, reaching for the wall: the frame count at which it is withdrawn."""
         if step.kind is not ObservationKind.DISCARD or step.seat is None:
@@ -216,11 +238,11 @@ class RenderedCamera:
         self.reaches["discards"] += 1
         return self.loop.frames + REACH_FRAMES
 
-    async def clear_dice(self, world: HandState) -> None:
+    async def clear_dice(self, world: GameState) -> None:
         self.show(world, ())
         await self.frames(self.loop.stable_frames + 1)
 
-    def _agrees(self, step: Observation, world: HandState, hand_no: int) -> bool:
+    def _agrees(self, step: Observation, world: GameState, hand_no: int) -> bool:
         if step.kind is ObservationKind.HAND_SHOWN:
             # The winner's ends the hand, the others' (Law 82) are recorded, the last of them
             # scores it and the next hand opens; the simulation compares the finished mirror
@@ -241,7 +263,14 @@ class RenderedCamera:
         if mirror is None:
             return False
         if step.kind is ObservationKind.DICE:
-            return isinstance(mirror, HandState) and len(mirror.throws) == len(world.throws)
+            return (isinstance(mirror, HandState) and isinstance(world, HandState)
+                    and len(mirror.throws) == len(world.throws))
+        if step.kind is ObservationKind.PASS:
+            # The world has played the whole pass already: count the passes the mirror took.
+            return isinstance(mirror, AmericanHand) and (
+                mirror.passes_made * len(mirror.players) + len(mirror.pending)
+                == self.passes_laid
+            )
         return bool(_view(mirror)["seats"] == _view(world)["seats"])
 
     async def _settle(self, pid: int, truth: Observation) -> None:
@@ -257,6 +286,8 @@ class RenderedCamera:
                 body["dice"] = [*truth.dice]
             if truth.winning:
                 body["winning"] = truth.winning
+            if truth.kind is ObservationKind.PASS:
+                body.update(count=truth.count, zone=truth.zone)
             result = await self.service.submit("command", ("correct", json.dumps(body).encode()))
             if result.get("ok"):
                 self.fixes.corrected += 1
@@ -268,7 +299,7 @@ class RenderedCamera:
         body = json.dumps({"pending": pid}).encode()
         await self.service.submit("command", ("dismiss", body))
 
-    async def _amend(self, truth: Observation, world: Any) -> bool:
+    async def _amend(self, truth: Observation, world: GameState) -> bool:
         """A misread discard the engine accepted: the referee puts the right tile in."""
         mirror = self.service.table.state
         if mirror is None or truth.kind is not ObservationKind.DISCARD or truth.seat is None:
@@ -334,7 +365,7 @@ def summary(camera: RenderedCamera) -> dict[str, Any]:
     }
 
 
-def _view(state: Any) -> dict[str, Any]:
+def _view(state: GameState) -> dict[str, Any]:
     """The public view of a classical or an American hand (what the table shows)."""
     if isinstance(state, HandState):
         return public_view(state)
@@ -343,10 +374,10 @@ def _view(state: Any) -> dict[str, Any]:
     return american_view(state)
 
 
-def _next_in_turn(world: Any, seat: Seat) -> Seat:
+def _next_in_turn(world: GameState, seat: Seat) -> Seat:
     if isinstance(world, HandState):
         return world.others_in_turn(seat)[0]
-    return cast(Seat, world.next_player(seat))
+    return world.next_player(seat)
 
 
 def _set_size(service: Service) -> int:

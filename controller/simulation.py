@@ -52,7 +52,8 @@ SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
 # What a camera above the table sees (the rest comes straight from the game: draws, the deal,
 # concealed kongs).
 CAMERA_KINDS = frozenset(
-    {"dice", "discard", "exposure", "flower", "added_kong", "joker_exchange", "hand_shown"}
+    {"dice", "discard", "exposure", "flower", "added_kong", "joker_exchange", "hand_shown",
+     "pass"}
 )
 
 

@@ -45,6 +45,13 @@ exposure lay, the Joker gone, is a ``joker_exchange`` (American J-4), zone ``rac
 the camera does not see whose it is, so its seat is None and the table takes the player
 whose turn it is (exchanges are made on one's own turn, J-5).
 
+During the American Charleston the table tells the watcher which seats still owe this
+stage's pass (``passing``). A camera table asks each player to lay the pass face down in
+front of himself, in his discard area, where the receiver takes it up: once such a group of
+backs has held still (the view clear, none settling that frame) it is a ``pass`` of that
+seat with ``count`` the backs counted. A count other than three (CH-2) carries confidence 0,
+so the table asks rather than throw the hands in for a miscount (CH-7).
+
 A fifth copy of a kind (more than the set holds) is not reported as seen: it goes to
 ``flags`` and its observation carries confidence 0, so the service asks the table instead of
 accepting it.
@@ -53,7 +60,7 @@ accepting it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -127,13 +134,19 @@ class TableWatcher:
     _jokers_gone: list[_JokerGone] = field(default_factory=list)
     _known: list[_Place] = field(default_factory=list)
     _first_view_taken: bool = False
+    # Seats whose Charleston pass (backs in their discard area) got a new tile this frame.
+    _backs_settling: set[str] = field(default_factory=set)
 
     def update(
-        self, scan: ScanResult, time_us: int = 0, showing: Mapping[str, int] | None = None
+        self,
+        scan: ScanResult,
+        time_us: int = 0,
+        showing: Mapping[str, int] | None = None,
+        passing: Collection[str] = (),
     ) -> list[Observation]:
         """Feed one scan; returns the observations it confirms. ``showing``: the seats that
-        may be laying their hands out now, and how many tiles each hand holds (see the
-        module's docstring)."""
+        may be laying their hands out now, and how many tiles each hand holds; ``passing``:
+        the seats that owe a Charleston pass now (see the module's docstring)."""
         blocked = scan.obstructions
 
         def hidden(tile: TileSeen) -> bool:
@@ -181,13 +194,18 @@ class TableWatcher:
             self._first_view_taken = True
             self._known = [_Place(t.x, t.y) for t in scan.tiles]
         fresh = []
+        self._backs_settling = set()
         for track in self.tracks:
             if not track.stable and track.seen >= self.stable_frames:
                 track.stable = True
                 if track.tile.tile is not None and not self._is_known(track.tile):
                     fresh.append(track.tile)
+                elif _a_back_in_the_discards(track.tile):
+                    self._backs_settling.add(_side_of(track.tile))
         observations = self._tile_observations(fresh, time_us, showing, bool(blocked))
         observations += [self._unread_discard(tile, time_us) for tile in unread]
+        if passing and not blocked:
+            observations += self._charleston_passes(passing, time_us)
         if not blocked:
             observations += self._dice_observation(scan, time_us)
         return observations
@@ -236,6 +254,32 @@ class TableWatcher:
             and t.seen == self.discard_patience
             and not self._is_known(t.tile)
         ]
+
+    def _charleston_passes(self, passing: Collection[str], time_us: int) -> list[Observation]:
+        """A passing seat's backs, settled in its discard area and none settling this frame:
+        its Charleston pass, counted (module docstring). Their places are known from then
+        on, so the pass is reported once."""
+        groups: dict[str, list[TileSeen]] = {}
+        for track in self.tracks:
+            tile = track.tile
+            if _a_back_in_the_discards(tile) and not self._is_known(tile):
+                groups.setdefault(_side_of(tile), []).append(tile)
+                if not track.stable:
+                    self._backs_settling.add(_side_of(tile))
+        out = []
+        for seat in sorted(groups.keys() & set(passing) - self._backs_settling):
+            backs = groups[seat]
+            self._known += [_Place(t.x, t.y) for t in backs]
+            confidence = min(t.confidence for t in backs)
+            if len(backs) != 3:
+                self.flags.append(
+                    f"{seat}'s Charleston pass: {len(backs)} tiles counted, not 3; the table "
+                    "is asked"
+                )
+                confidence = 0.0
+            out.append(Observation(ObservationKind.PASS, seat, (), confidence=confidence,
+                                   time_us=time_us, zone="", count=len(backs)))
+        return out
 
     def _unread_discard(self, tile: TileSeen, time_us: int) -> Observation:
         """A discard the recogniser cannot name: the table is asked which tile it is; the
@@ -450,6 +494,10 @@ class TableWatcher:
                 dice=pips,
             )
         ]
+
+
+def _a_back_in_the_discards(tile: TileSeen) -> bool:
+    return tile.face_down and tile.zone == "discards"
 
 
 def _near(tile: TileSeen, x: float, y: float, mm: float) -> bool:

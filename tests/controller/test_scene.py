@@ -280,3 +280,35 @@ def test_the_camera_reads_an_american_table_four_rows_deep() -> None:
     by_seat = Counter(o.seat for o in seen if o.kind is ObservationKind.DISCARD)
     assert set(by_seat) == set("ESWN") and max(by_seat.values()) <= 25
     assert all(o.seat == "W" for o in seen if o.kind is ObservationKind.EXPOSURE)
+
+
+def test_the_camera_counts_charleston_passes_laid_face_down() -> None:
+    """Rendered: E and N lay their passes face down before them (controller.scene.lay_pass);
+    the real scanner finds the backs in the discard area and the watcher, told who owes a
+    pass, reports each seat's pass of three; S, which passed already, is not asked about."""
+    from controller.scene import lay_pass
+    from vision.artwork import BACK
+    from vision.calibration import calibrate
+    from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+    from vision.observe import TableWatcher
+    from vision.render import CameraPose, Layout, Style, render
+    from vision.scan import Scanner
+
+    geometry = TableGeometry()
+    layout = Layout(tiles=[], dice=[])
+    for seat in ("E", "N", "S"):
+        lay_pass(layout, seat, 3, geometry)
+    assert [t.label for t in layout.tiles] == [BACK] * 9
+    rng = np.random.default_rng(12)
+    frame = render(
+        layout, Style.random(rng, "kde-traditional"), rng, geometry, CameraPose.overhead(rng)
+    ).image
+    scan = Scanner(calibrate(frame), Recogniser.load(DEFAULT_MODEL_DIR)).scan(frame)
+    backs = [t for t in scan.tiles if t.face_down and t.zone == "discards"]
+    assert Counter(_side(t.x, t.y) for t in backs) == {"E": 3, "N": 3, "S": 3}
+    watcher = TableWatcher(stable_frames=3, set_size=152)
+    seen = [o for _ in range(5) for o in watcher.update(scan, passing={"E", "N", "W"})]
+    # Each as sure as its backs were read (the bundled prototypes here, not the set's own).
+    assert sorted((o.kind, o.seat, o.count, o.confidence > 0.5) for o in seen) == [
+        (ObservationKind.PASS, "E", 3, True), (ObservationKind.PASS, "N", 3, True)
+    ]

@@ -396,3 +396,21 @@ def test_the_simulated_referee_amends_an_american_misread_through_the_table(
     assert body is not None and body["at"] == _discarded(table)[-1]["seq"]
     assert table.command("correct", json.dumps(body).encode(), 2_000)["ok"]
     assert table.public_state()["seats"]["E"]["discards"] == ["7C"]
+
+
+def test_the_seats_that_owe_a_charleston_pass_for_the_camera(tmp_path: Path) -> None:
+    """The camera counts each pass from the backs its seat lays (vision/observe.py): the
+    table names the seats that have not passed on this pass (CH-2), none outside it."""
+    table = _table(tmp_path)
+    table.start()
+    assert table.passing() == {"E", "S", "W", "N"}
+    assert table.observe(Observation(ObservationKind.PASS, "S", count=3), 0).accepted
+    assert table.passing() == {"E", "W", "N"}
+    for seat in "EWN":
+        assert table.observe(Observation(ObservationKind.PASS, seat, count=3), 0).accepted
+    assert table.passing() == {"E", "S", "W", "N"}  # the next pass of the Charleston
+    for _ in range(2):
+        for seat in "ESWN":
+            table.observe(Observation(ObservationKind.PASS, seat, count=3), 0)
+    assert table.state is not None and table.state.phase == "vote"
+    assert table.passing() == set()

@@ -477,3 +477,52 @@ def test_a_hand_never_read_whole_goes_to_the_table_unsure_after_the_patience() -
     assert i == 5  # stable in frame 0; frames 1-5 wait for the eighth, the fifth gives up
     assert hand.kind is ObservationKind.HAND_SHOWN and len(hand.tiles) == 7
     assert hand.confidence == 0.0 and "7 tiles were read" in watcher.flags[-1]
+
+
+def _back(x: float, y: float) -> TileSeen:
+    return TileSeen(None, 1.0, x, y, 0.0, "discards", None, False, face_down=True)
+
+
+def _pass_of(seat_y: float, n: int) -> list[TileSeen]:
+    """``n`` backs laid side by side in a row of the discard area at ``seat_y``."""
+    return [_back(425.0 + 25.0 * i, seat_y) for i in range(n)]
+
+
+def test_a_charleston_pass_is_counted_once_when_its_backs_have_settled() -> None:
+    """American CH-2: E lays three backs in its discard area one after another; the pass is
+    reported once, when they have all held still, with count 3; then S's."""
+    watcher = TableWatcher(stable_frames=2, set_size=152)
+    e_pass = _pass_of(640.0, 3)
+    reports = []
+    for laid in (1, 1, 2, 2, 3, 3, 3, 3, 3):  # a tile laid every other frame
+        reports.append(watcher.update(ScanResult(tiles=e_pass[:laid]), passing={"E", "S"}))
+    passes = [o for r in reports for o in r]
+    assert [(o.kind, o.seat, o.count, o.confidence) for o in passes] == [
+        (ObservationKind.PASS, "E", 3, 1.0)
+    ]
+    assert [bool(r) for r in reports].index(True) == 6  # the frame after the third settled
+    s_pass = [replace(t, x=t.y, y=t.x) for t in _pass_of(640.0, 3)]  # S's side: x > 450
+    both = ScanResult(tiles=e_pass + s_pass)
+    later = [o for _ in range(4) for o in watcher.update(both, passing={"S"})]
+    assert [(o.seat, o.count) for o in later] == [("S", 3)]
+
+
+def test_a_pass_miscounted_is_asked_and_backs_are_nothing_without_a_charleston() -> None:
+    # Two backs seen (one hidden or two touching taken for one): not a redeal on the
+    # camera's word (CH-7), the table asks.
+    watcher = TableWatcher(stable_frames=2, set_size=152)
+    (short,) = [o for _ in range(4)
+                for o in watcher.update(ScanResult(tiles=_pass_of(640.0, 2)), passing={"E"})]
+    assert (short.kind, short.count, short.confidence) == (ObservationKind.PASS, 2, 0.0)
+    assert "2 tiles counted" in watcher.flags[-1]
+    # The same backs while nobody owes a pass (play, or another family): nothing.
+    quiet = TableWatcher(stable_frames=2, set_size=152)
+    assert not [o for _ in range(5)
+                for o in quiet.update(ScanResult(tiles=_pass_of(640.0, 3)), passing=set())]
+    # A pass is not counted while a hand is over the table (it may still be laying it).
+    hand = ObstructionSeen(200.0, 200.0, 0.0, 70.0, 110.0)
+    busy = TableWatcher(stable_frames=2, set_size=152)
+    blocked = ScanResult(tiles=_pass_of(640.0, 3), obstructions=[hand])
+    assert not [o for _ in range(4) for o in busy.update(blocked, passing={"E"})]
+    assert [o.count for _ in range(2)
+            for o in busy.update(ScanResult(tiles=_pass_of(640.0, 3)), passing={"E"})] == [3]
