@@ -309,9 +309,9 @@ def test_two_mahjong_calls_leave_the_camera_no_single_seat_showing(tmp_path: Pat
 @pytest.mark.slow
 def test_american_hands_seen_through_the_rendered_camera(tmp_path: Path) -> None:
     """Seed 2 through the rendered camera (minutes: run with -m slow): a wall game, then a
-    Mah Jongg on a discard. Exposures with their Jokers, the Joker exchanges and the winner's
-    hand reach the service as vision's pipeline read them; the Charleston comes from the
-    game. The mirror ends each hand as the game did (the simulation compares them)."""
+    Mah Jongg on a discard. Exposures with their Jokers, the Joker exchanges, the winner's
+    hand and the Charleston's passes (the backs laid, counted) reach the service as vision's
+    pipeline read them; the votes and the courtesy pass come from the game. The mirror ends each hand as the game did (the simulation compares them)."""
     store = tmp_path / "t.sqlite3"
     summary = simulate(
         SimulationSettings(ruleset="american", hands=2, seed=2, headless=True, camera=True,
@@ -323,10 +323,11 @@ def test_american_hands_seen_through_the_rendered_camera(tmp_path: Path) -> None
     camera = summary["camera"]
     assert camera["observations"] > 100
     entered = camera["referee_entered_kinds"]
-    assert not {"exposure", "joker_exchange", "hand_shown"} & set(entered), entered
+    assert not {"pass", "exposure", "joker_exchange", "hand_shown"} & set(entered), entered
     assert sum(camera["hands_read"].values()) == 1  # the winner's, as the camera read it
     kinds = [e["type"] for e in EventStore(store).events(0)]
     assert kinds.count("JokerExchanged") >= 2 and kinds.count("Exposed") >= 5
+    assert kinds.count("CharlestonPassOffered") >= 24  # two hands' first Charlestons at least
 
 
 def _discarded(table: AmericanTable) -> list[dict[str, Any]]:
