@@ -311,7 +311,8 @@ def test_american_hands_seen_through_the_rendered_camera(tmp_path: Path) -> None
     """Seed 2 through the rendered camera (minutes: run with -m slow): a wall game, then a
     Mah Jongg on a discard. Exposures with their Jokers, the Joker exchanges, the winner's
     hand and the Charleston's passes (the backs laid, counted) reach the service as vision's
-    pipeline read them; the votes and the courtesy pass come from the game. The mirror ends each hand as the game did (the simulation compares them)."""
+    pipeline read them; the votes and the courtesy pass come from the game. The mirror ends
+    each hand as the game did (the simulation compares them)."""
     store = tmp_path / "t.sqlite3"
     summary = simulate(
         SimulationSettings(ruleset="american", hands=2, seed=2, headless=True, camera=True,
