@@ -7,9 +7,10 @@ real table. Like a real table, the rendered one has its own tile set enrolled fi
 (``vision.table_enrol``: a few crops of each kind cut from rendered frames, enrolled as
 ``mjtable vision enroll`` does, cached on disk), so the camera knows the art it sees rather
 than abstaining on it. What a camera cannot see (a tile drawn from the wall, the deal, a
-concealed kong, the American Charleston's passes face down) still comes straight from the
-game. Both families are followed: the classical mirror and the American one (its exposures
-with Jokers, Joker exchanges and the hand shown for Mah Jongg). The winner lays the hand
+concealed kong, the American votes and courtesy pass agreed aloud) still comes straight
+from the game. Both families are followed: the classical mirror and the American one (its
+Charleston passes laid face down before their passers and counted, exposures with Jokers,
+Joker exchanges and the hand shown for Mah Jongg). The winner lays the hand
 out in front of its sets, the tile drawn last turned sideways at its end
 (``controller.scene.lay_hand_shown``), and then each of the others lays out his (Law 82;
 the American winner alone shows, M-1).
