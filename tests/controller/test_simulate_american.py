@@ -90,6 +90,15 @@ def _charleston(table: AmericanTable) -> None:
     assert table.state is not None and table.state.phase == "play"
 
 
+def _east_discarded(tmp_path: Path, tile: str) -> AmericanTable:
+    """A table in play: the Charleston done, East's first discard ``tile`` at 1 000 µs."""
+    table = _table(tmp_path)
+    table.start()
+    _charleston(table)
+    assert table.observe(Observation(ObservationKind.DISCARD, "E", (tile,)), 1_000).accepted
+    return table
+
+
 def test_a_pass_counted_short_throws_the_hand_in(tmp_path: Path) -> None:
     """American CH-7: a wrong count in the Charleston: the hands are thrown in."""
     table = _table(tmp_path)
@@ -103,10 +112,7 @@ def test_a_pass_counted_short_throws_the_hand_in(tmp_path: Path) -> None:
 def test_a_restart_with_calls_pending_comes_back_and_adjudicates(tmp_path: Path) -> None:
     """After a power cut the table is the fold of its log, calls included; the window that was
     open closes at the first tick and C-9 decides as it would have."""
-    table = _table(tmp_path)
-    table.start()
-    _charleston(table)
-    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    table = _east_discarded(tmp_path, "RD")
     assert table.press(Press("S", "pung", 1_100), 1_100).accepted
     assert table.press(Press("N", "mahjong", 1_200), 1_200).accepted
     before = table.public_state()
@@ -297,10 +303,7 @@ def test_the_seats_that_may_be_laying_a_hand_out_for_the_camera(tmp_path: Path) 
 
 
 def test_two_mahjong_calls_leave_the_camera_no_single_seat_showing(tmp_path: Path) -> None:
-    table = _table(tmp_path)
-    table.start()
-    _charleston(table)
-    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    table = _east_discarded(tmp_path, "RD")
     assert table.press(Press("S", "mahjong", 1_100), 1_100).accepted
     assert table.press(Press("N", "mahjong", 1_200), 1_200).accepted
     assert table.showing_hands() == {}
@@ -339,10 +342,7 @@ def test_the_referee_amends_a_discard_the_camera_misread(tmp_path: Path) -> None
     """The camera read E's 5B as a red dragon with confidence and the table accepted it:
     `cmd/correct` with `at` (the event's seq) replaces the command, the hand is rebuilt with
     it, and the record keeps both; a restart rebuilds the amended hand."""
-    table = _table(tmp_path)
-    table.start()
-    _charleston(table)
-    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    table = _east_discarded(tmp_path, "RD")
     table.tick(1_000 + 200_000)
     assert table.observe(Observation(ObservationKind.DRAW, "S"), 300_000).accepted
     at = _discarded(table)[-1]["seq"]
@@ -360,10 +360,7 @@ def test_the_referee_amends_a_discard_the_camera_misread(tmp_path: Path) -> None
 
 
 def test_a_correction_the_rules_refuse_changes_nothing(tmp_path: Path) -> None:
-    table = _table(tmp_path)
-    table.start()
-    _charleston(table)
-    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    table = _east_discarded(tmp_path, "RD")
     at = _discarded(table)[-1]["seq"]
     before, seq = table.public_state(), table.seq
     # North did not discard first: East does (P-1).
@@ -390,10 +387,7 @@ def test_the_simulated_referee_amends_an_american_misread_through_the_table(
     """What `simulate --camera`'s referee sends for a discard the camera misread."""
     from controller.sim_camera import _american_fix
 
-    table = _table(tmp_path)
-    table.start()
-    _charleston(table)
-    assert table.observe(Observation(ObservationKind.DISCARD, "E", ("RD",)), 1_000).accepted
+    table = _east_discarded(tmp_path, "RD")
     body = _american_fix(table, Observation(ObservationKind.DISCARD, "E", ("7C",)))
     assert body is not None and body["at"] == _discarded(table)[-1]["seq"]
     assert table.command("correct", json.dumps(body).encode(), 2_000)["ok"]
