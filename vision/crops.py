@@ -34,8 +34,11 @@ def synthetic_crop(
     face: Image,
     rng: np.random.Generator,
     strength: float = 1.0,
+    camera_width: int | None = None,
 ) -> Image:
-    """One camera-like crop of a tile showing ``face``; ``strength`` scales the damage."""
+    """One camera-like crop of a tile showing ``face``; ``strength`` scales the damage;
+    ``camera_width``: the tile's width in the camera's pixels (drawn from 18-43 when not given,
+    and the input's own width at strength 0)."""
     big_w, big_h = CROP_W * 2, CROP_H * 2
     felt = rng.integers(20, 200, size=3).astype(np.float32)
     canvas = np.empty((big_h, big_w, 3), np.float32)
@@ -79,7 +82,7 @@ def synthetic_crop(
         )
         canvas += (spot * rng.uniform(30, 90))[:, :, None]
     # The camera sees a tile at 20-40 pixels wide: lose the detail, then scale to the input.
-    camera_w = int(rng.integers(18, 44)) if strength > 0 else CROP_W
+    camera_w = camera_width or (int(rng.integers(18, 44)) if strength > 0 else CROP_W)
     camera_h = round(camera_w * CROP_H / CROP_W)
     small = cv2.resize(canvas, (camera_w, camera_h), interpolation=cv2.INTER_AREA)
     small = np.asarray(small, np.float32)

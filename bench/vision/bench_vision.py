@@ -65,6 +65,7 @@ from vision.geometry import TableGeometry  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
 from vision.procedural import procedural_set  # noqa: E402
 from vision.render import (  # noqa: E402
+    CameraPose,
     Rendered,
     Style,
     TilePlacement,
@@ -147,6 +148,32 @@ def held_out_enrolled(
     return out
 
 
+def identity_by_width(
+    embedder: Embedder, per_kind: int, widths: list[int], rng: np.random.Generator
+) -> dict[str, Any]:
+    """Part 1 again at fixed tile widths in the camera's pixels, enrolment photos and test
+    crops alike (the owner enrols with the table's own camera): how the held-out sets' top-1
+    depends on the pixels a tile covers, which the camera's resolution and height decide."""
+    out: dict[str, Any] = {}
+    for name in HELD_OUT:
+        faces = load_set(name)
+        out[name] = {}
+        for width in widths:
+            enrol = [
+                (lab, synthetic_crop(f, rng, camera_width=width))
+                for lab, f in faces.items()
+                for _ in range(3)
+            ]
+            tests = [
+                (lab, synthetic_crop(f, rng, camera_width=width))
+                for lab, f in faces.items()
+                for _ in range(per_kind)
+            ]
+            new = recognisers(embedder, enrol)["new"]
+            out[name][str(width)] = _score(new, [c for _, c in tests], [lab for lab, _ in tests])
+    return out
+
+
 def mixed_sets(embedder: Embedder, per_kind: int, rng: np.random.Generator) -> dict[str, Any]:
     sets = {name: load_set(name) for name in ART_SETS}
     enrolled: dict[str, set[str]] = {}
@@ -185,14 +212,19 @@ def mixed_sets(embedder: Embedder, per_kind: int, rng: np.random.Generator) -> d
     }
 
 
-def frames(count: int, art: str, seed: int) -> list[Any]:
+FRAME_SIZE = (1920, 1080)
+
+
+def frames(count: int, art: str, seed: int, size: tuple[int, int] = FRAME_SIZE) -> list[Any]:
+    """Rendered tables of ``art``, ~69 tiles each, seen by a camera of ``size`` pixels whose
+    frame's height the table fills (1920x1080: a tile's face 24 px wide)."""
     g = TableGeometry()
     out = []
     for i in range(count):
         rng = np.random.default_rng(seed + i)
         style = Style.random(rng, art)
         layout = random_layout(rng, LABELS, g, discards=44, exposures=4, walls=False)
-        out.append(render(layout, style, rng, g))
+        out.append(render(layout, style, rng, g, CameraPose.overhead(rng, *size)))
     return out
 
 
@@ -334,10 +366,12 @@ def _stage_summary(runs: list[dict[str, float]]) -> dict[str, float]:
     return out
 
 
-def enrolled_recogniser(embedder: Embedder, art: str, seed: int, method: str) -> Recogniser:
+def enrolled_recogniser(
+    embedder: Embedder, art: str, seed: int, method: str, size: tuple[int, int] = FRAME_SIZE
+) -> Recogniser:
     """The set enrolled from 3 separate frames of it: crops cut by our own finder, labelled
     by the renderer's truth — what a user's enrolment photos look like."""
-    samples = [named for r in frames(3, art, seed + 1000) for named in labelled_crops(r)]
+    samples = [named for r in frames(3, art, seed + 1000, size) for named in labelled_crops(r)]
     faces = load_set(art)
     rng = np.random.default_rng(seed)
     have = {lab for lab, _ in samples}
@@ -359,8 +393,9 @@ def scan_bench(
     method: str = "new",
     other: OtherRevision | None = None,
     repeat: int = 1,
+    size: tuple[int, int] = FRAME_SIZE,
 ) -> dict[str, Any]:
-    recogniser = enrolled_recogniser(embedder, art, seed, method)
+    recogniser = enrolled_recogniser(embedder, art, seed, method, size)
     model = None
     if other is not None:
         recogniser, model = other.shared_model(recogniser)
@@ -372,7 +407,7 @@ def scan_bench(
         s: dict.fromkeys(("truth", "found", "correct", "best", "abstained"), 0) for s in sides
     }
     layouts = []
-    for i, r in enumerate(frames(count, art, seed)):
+    for i, r in enumerate(frames(count, art, seed, size)):
         cal = calibrate(r.image, r.geometry)
         scanner = Scanner(cal, recogniser)
         layouts.append(r.layout)
@@ -794,6 +829,13 @@ def main() -> int:
     )
     parser.add_argument("--scan-only", action="store_true", help="parts 3, 4 and 5 only")
     parser.add_argument(
+        "--widths",
+        type=int,
+        nargs="+",
+        metavar="PX",
+        help="part 1 only, at each of these tile widths in camera pixels (part 1w)",
+    )
+    parser.add_argument(
         "--hands", type=int, default=12, help="part 5: hands laid out per held-out set"
     )
     parser.add_argument("--hands-only", action="store_true", help="part 5 only")
@@ -812,6 +854,12 @@ def main() -> int:
         "alternately), and report both",
     )
     parser.add_argument(
+        "--compare-frame-size",
+        metavar="WxH",
+        help="part 3 alone, on the same tables seen by a 1920x1080 camera and by a WxH one "
+        "(the table fills the frame's height)",
+    )
+    parser.add_argument(
         "--repeat", type=int, default=1, help="parts 3 and 4: timed runs of each frame per method"
     )
     args = parser.parse_args()
@@ -819,6 +867,31 @@ def main() -> int:
     embedder = Embedder()
     rng = np.random.default_rng(args.seed)
     report: dict[str, Any] = {"model": META, "embedding_runtime": embedder.runtime}
+    if args.compare_frame_size:
+        width, _, height = args.compare_frame_size.partition("x")
+        sizes = (FRAME_SIZE, (int(width), int(height)))
+        # Set by set, one size after the other, so that both see the machine alike.
+        runs = [
+            (
+                f"{w}x{h}",
+                scan_bench(embedder, art, args.frames, args.seed, "new", None, args.repeat, (w, h)),
+            )
+            for art in HELD_OUT
+            for w, h in sizes
+        ]
+        report["scan_by_frame_size"] = {
+            f"{w}x{h}": [run for key, run in runs if key == f"{w}x{h}"] for w, h in sizes
+        }
+        print(json.dumps(report["scan_by_frame_size"], indent=1), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1) + "\n")
+        return 0
+    if args.widths:
+        report["identity_by_width"] = identity_by_width(embedder, args.per_kind, args.widths, rng)
+        print(json.dumps(report["identity_by_width"], indent=1), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1) + "\n")
+        return 0
     if not args.scan_only and not args.live_only and not args.hands_only:
         report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng)
         print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)

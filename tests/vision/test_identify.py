@@ -54,6 +54,21 @@ def test_leave_one_tileset_out_enrol_three_then_recognise(embedder: Embedder) ->
     assert all(0.0 <= i.confidence <= 1.0 for i in ids)
 
 
+def test_a_tile_seen_at_fewer_camera_pixels_keeps_less_of_its_face() -> None:
+    """``camera_width`` fixes the pixels a tile covers (part 1w of the benchmark): the same
+    draw seen 16 px wide is the network's input size but holds less detail than 48 px wide."""
+    face = load_set(HELD_OUT_ART)["9C"]
+
+    def detail(width: int, seed: int) -> float:
+        crop = synthetic_crop(face, np.random.default_rng(seed), camera_width=width)
+        assert crop.shape == (CROP_H, CROP_W, 3)
+        grey = crop.mean(axis=2)
+        return float(np.abs(np.diff(grey, axis=0)).mean() + np.abs(np.diff(grey, axis=1)).mean())
+
+    for seed in range(5):
+        assert detail(16, seed) < 0.8 * detail(48, seed)
+
+
 def test_noise_is_never_named_as_a_face_up_tile(embedder: Embedder) -> None:
     """Whatever it is, it is not a tile the table showed: abstain (or call it a tile back)."""
     recogniser = Recogniser.load(DEFAULT_MODEL_DIR)
