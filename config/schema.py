@@ -155,6 +155,11 @@ class CameraSection(_Section):
     calibration: str = ""  # empty: calibrate from the corner markers at start
     model: str = ""  # the enrolled tile set (`mjtable vision enroll`); empty: the bundled one
     fps: float = Field(default=5.0, gt=0.0, le=60.0)
+    # The frame asked of the camera. More pixels on a tile name it better at no measured cost
+    # to the scan, which flattens the table to 1 px/mm whatever the frame (docs/vision.md,
+    # "Frame size"); a camera that cannot give it gives what it can, and calibration follows.
+    width: int = Field(default=1920, ge=320, le=8192)
+    height: int = Field(default=1080, ge=240, le=8192)
     # Around a hand over the table nothing is trusted (its shadow, fingers cut off it): how far
     # (vision/observe.py). 40 mm held every discard beside a hand still (bench_watch.py).
     hidden_margin_mm: float = Field(default=40.0, ge=0.0, le=900.0)

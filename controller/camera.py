@@ -20,6 +20,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ class CameraLoop:
         set_size: int = 144,
         stable_frames: int = 3,
         hidden_margin_mm: float = 40.0,
+        frame_size: tuple[int, int] | None = None,
         open_source: Callable[[str], Any] | None = None,
         showing: Callable[[], Mapping[str, int]] | None = None,
         passing: Callable[[], Collection[str]] | None = None,
@@ -56,6 +58,8 @@ class CameraLoop:
         self.set_size = set_size
         self.stable_frames = stable_frames
         self.hidden_margin_mm = hidden_margin_mm
+        # What the camera is asked for (width, height); None: vision.capture's default.
+        self.frame_size = frame_size
         self._open = open_source
         # Which seats may be laying their hands out, and how many tiles each holds (the
         # table's say; vision/observe.py): without it only ten or more at once are a hand.
@@ -117,9 +121,20 @@ class CameraLoop:
         from vision.identify import DEFAULT_MODEL_DIR, Recogniser
         from vision.scan import Scanner
 
+        calibration = None
         if self.calibration_path and Path(self.calibration_path).exists():
             calibration = Calibration.load(Path(self.calibration_path))
-        else:  # the corner markers are on the table: calibrate from what the camera sees
+            height, width = first_frame.shape[:2]
+            if calibration.image_size != (width, height):
+                # Made for another frame size (camera.width/height changed, another camera):
+                # its pixels are not this camera's.
+                log.warning(
+                    "calibration %s is for %dx%d frames, the camera gives %dx%d: "
+                    "calibrating anew from the corner markers",
+                    self.calibration_path, *calibration.image_size, width, height,
+                )
+                calibration = None
+        if calibration is None:  # the corner markers are on the table: calibrate from them
             calibration = calibrate(first_frame)
             if self.calibration_path:
                 calibration.save(Path(self.calibration_path))
@@ -163,7 +178,8 @@ class CameraLoop:
         if self._open is None:
             from vision.capture import open_source
 
-            self._open = open_source
+            size = self.frame_size
+            self._open = open_source if size is None else partial(open_source, size=size)
         camera = self._open(self.source)
         scanner = None
         try:

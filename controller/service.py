@@ -356,6 +356,7 @@ class Service:
             model_dir=cam.model,
             fps=cam.fps,
             hidden_margin_mm=cam.hidden_margin_mm,
+            frame_size=(cam.width, cam.height),
             # The American set is 152 tiles (eight Jokers beside the eight Flowers).
             set_size=152 if is_american(self.cfg.table.ruleset)
             else get_ruleset(self.cfg.table.ruleset).tiles,

@@ -1,6 +1,7 @@
 """Frames from a camera, a video device, image files or the renderer — one interface.
 
-``open_source(spec)`` takes the table configuration's ``camera.source`` string:
+``open_source(spec, size)`` takes the table configuration's ``camera.source`` string and the
+frame size it asks of a camera (``camera.width`` x ``camera.height``):
 
 * ``picamera2`` — the Raspberry Pi camera (Raspberry Pi OS's picamera2 module);
 * ``v4l2:<index>`` — a USB camera through ``cv2.VideoCapture``;
@@ -24,6 +25,9 @@ import numpy as np
 from vision.artwork import Image
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff", ".gif")
+# What a camera is asked for unless the table says otherwise: every USB camera and Pi camera
+# offers it. A larger frame puts more pixels on each tile (docs/vision.md, "Frame size").
+DEFAULT_FRAME_SIZE = (1920, 1080)
 
 
 class CameraUnavailable(RuntimeError):
@@ -136,11 +140,16 @@ class RenderedSource:
     """The synthetic table: each read renders ``scene()`` (a layout and style) again, with
     fresh camera noise. The simulator changes what ``scene`` returns as play goes on."""
 
-    def __init__(self, seed: int = 0, scene: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        scene: Callable[[], Any] | None = None,
+        size: tuple[int, int] = DEFAULT_FRAME_SIZE,
+    ) -> None:
         from vision.render import CameraPose
 
         self.rng = np.random.default_rng(seed)
-        self.pose = CameraPose.overhead(self.rng)
+        self.pose = CameraPose.overhead(self.rng, *size)
         self.scene = scene or self._default_scene
         self._default: Any = None
 
@@ -168,16 +177,17 @@ class RenderedSource:
         pass
 
 
-def open_source(spec: str) -> FrameSource:
-    """A frame source from a ``camera.source`` string (see the module docstring)."""
+def open_source(spec: str, size: tuple[int, int] = DEFAULT_FRAME_SIZE) -> FrameSource:
+    """A frame source from a ``camera.source`` string (see the module docstring); a camera,
+    and the renderer, give frames of ``size`` (width, height); files are what they are."""
     if spec == "picamera2":
-        return Picamera2Source()
+        return Picamera2Source(*size)
     if spec.startswith("v4l2:"):
         try:
             index = int(spec.split(":", 1)[1])
         except ValueError:
             raise CameraUnavailable(f"bad device index in {spec!r}") from None
-        return VideoCaptureSource(index)
+        return VideoCaptureSource(index, *size)
     if spec.startswith("file:"):
         path = Path(spec.split(":", 1)[1])
         if path.suffix.lower() in (".mp4", ".avi", ".mkv", ".mov"):
@@ -185,7 +195,7 @@ def open_source(spec: str) -> FrameSource:
         return ImageFiles.from_path(path)
     if spec.startswith("render:"):
         try:
-            return RenderedSource(int(spec.split(":", 1)[1] or 0))
+            return RenderedSource(int(spec.split(":", 1)[1] or 0), size=size)
         except ValueError:
             raise CameraUnavailable(f"bad seed in {spec!r}") from None
     raise CameraUnavailable(

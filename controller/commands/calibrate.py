@@ -3,6 +3,7 @@
     mjtable calibrate --print-markers markers.png        a printable A4 sheet of the markers
     mjtable calibrate --out calibration.json IMAGE       from a photo of the table
     mjtable calibrate --out calibration.json --source v4l2:0    from the camera, now
+    mjtable calibrate --out calibration.json --source picamera2 --size 2304x1296
 
 Prints ``{"calibration": FILE, "reprojection_error_px": 0.4, "image_size": [1920, 1080],
 "markers": 4}``. A bad calibration (a marker missing, reprojection error above
@@ -29,6 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="take the photo now: picamera2, v4l2:N, file:PATH or render:SEED",
     )
     parser.add_argument(
+        "--size",
+        metavar="WxH",
+        help="with --source: the frame to ask of the camera, as the table's camera.width and "
+        "camera.height (default 1920x1080)",
+    )
+    parser.add_argument(
         "--geometry",
         type=Path,
         metavar="FILE",
@@ -53,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.calibration import CalibrationError, calibrate, marker_sheet
-    from vision.capture import CameraUnavailable, open_source, read_image
+    from vision.capture import DEFAULT_FRAME_SIZE, CameraUnavailable, open_source, read_image
     from vision.geometry import TableGeometry
 
     geometry = TableGeometry()
@@ -77,11 +84,16 @@ def run(args: argparse.Namespace) -> int:
         raise CommandInputError("--out FILE is required to write a calibration", "--out")
     if (args.image is None) == (args.source is None):
         raise CommandInputError("give either IMAGE or --source", "IMAGE")
+    size = DEFAULT_FRAME_SIZE
+    if args.size is not None:
+        if args.source is None:
+            raise CommandInputError("--size goes with --source (a photo has its own)", "--size")
+        size = _frame_size(args.size)
     try:
         if args.image is not None:
             frame = read_image(Path(args.image))
         else:
-            source = open_source(args.source)
+            source = open_source(args.source, size)
             try:
                 frame = source.read()
             finally:
@@ -105,3 +117,22 @@ def run(args: argparse.Namespace) -> int:
         }
     )
     return 0
+
+
+def _frame_size(text: str) -> tuple[int, int]:
+    """``WxH``, within the bounds the table configuration sets camera.width and height."""
+    from pydantic import ValidationError
+
+    from config.schema import CameraSection
+
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise CommandInputError(f"expected WIDTHxHEIGHT (e.g. 2304x1296), got {text!r}", "--size")
+    try:
+        camera = CameraSection(width=int(width), height=int(height))
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise CommandInputError(
+            f"{problem['loc'][0]} {problem['msg'].lower()}, got {text!r}", "--size"
+        ) from None
+    return camera.width, camera.height

@@ -81,6 +81,55 @@ def test_a_missing_camera_is_reported_and_retried() -> None:
         loop.stop()
 
 
+def test_the_loop_asks_the_camera_for_the_tables_frame_size(monkeypatch: Any) -> None:
+    """``camera.width`` x ``camera.height`` reach vision's own opener (the service passes
+    them; tests/controller/test_config.py has the settings)."""
+    import vision.capture
+
+    asked: list[tuple[str, Any]] = []
+
+    def opener(spec: str, size: Any = None) -> Any:
+        asked.append((spec, size))
+        raise vision.capture.CameraUnavailable("no camera on v4l2:3")
+
+    monkeypatch.setattr(vision.capture, "open_source", opener)
+    loop = CameraLoop("v4l2:3", RecordedInputs(), frame_size=(2304, 1296))
+    loop.start()
+    try:
+        assert _wait(lambda: loop.state == "unavailable", 5), loop.status()
+    finally:
+        loop.stop()
+    assert asked[0] == ("v4l2:3", (2304, 1296))
+
+
+def test_a_calibration_made_for_another_frame_size_is_made_anew(tmp_path: Any) -> None:
+    """A saved calibration maps table mm to one frame size's pixels: a camera that now gives
+    another (camera.width/height changed) is calibrated again from the markers, and saved."""
+    from vision.calibration import Calibration, calibrate
+    from vision.capture import RenderedSource
+    from vision.geometry import TableGeometry
+    from vision.render import Layout, Style
+
+    geometry = TableGeometry()
+    style = Style.random(np.random.default_rng(3), "kde-traditional")
+    scene = lambda: (Layout(tiles=[], dice=[]), style, geometry)  # noqa: E731
+    path = tmp_path / "calibration.json"
+    calibrate(RenderedSource(3, scene).read()).save(path)
+    assert Calibration.load(path).image_size == (1920, 1080)
+
+    loop = CameraLoop(
+        "render:3", RecordedInputs(), calibration=str(path), fps=30,
+        open_source=lambda spec: RenderedSource(3, scene, size=(2304, 1296)),
+    )
+    loop.start()
+    try:
+        assert _wait(lambda: loop.frames >= 2, 60), loop.status()
+    finally:
+        loop.stop()
+    again = Calibration.load(path)
+    assert again.image_size == (2304, 1296) and again.reprojection_error_px < 2.0
+
+
 def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> None:
     # The service's camera starts on a table in play (back after a power cut): what lies
     # there is known. A loose cable then drops the camera; a discard lands meanwhile, and the

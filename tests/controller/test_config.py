@@ -63,6 +63,21 @@ def test_the_cameras_margin_around_a_hand_is_a_setting(tmp_path: Path) -> None:
     assert problem.key == "camera.hidden_margin_mm" and "0" in problem.message
 
 
+def test_the_cameras_frame_size_is_a_setting(tmp_path: Path) -> None:
+    from vision.capture import DEFAULT_FRAME_SIZE
+
+    cfg = load_config(_write(tmp_path, '[table]\nid = "t7"\n'))
+    assert (cfg.camera.width, cfg.camera.height) == DEFAULT_FRAME_SIZE
+    # The bundled Pi table asks its camera for more pixels on each tile (docs/vision.md).
+    pi = load_config(bundled_path("table.toml"))
+    assert (pi.camera.width, pi.camera.height) == (2304, 1296)
+    with pytest.raises(ConfigError) as info:
+        load_config(_write(tmp_path, '[table]\nid = "t7"\n[camera]\nwidth = 100\nheight = 0\n'))
+    found = {p.key: p.message for p in info.value.problems}
+    assert set(found) == {"camera.width", "camera.height"}
+    assert "320" in found["camera.width"] and "240" in found["camera.height"]
+
+
 def test_missing_table_id_is_reported(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(_write(tmp_path, "[table]\n"))

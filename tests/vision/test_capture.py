@@ -49,3 +49,10 @@ def test_picamera2_missing_is_reported() -> None:
 def test_rendered_camera_gives_full_hd_frames() -> None:
     frame = open_source("render:5").read()
     assert frame.shape == (1080, 1920, 3)
+
+
+def test_a_camera_gives_the_frame_size_asked_of_it() -> None:
+    """``camera.width`` x ``camera.height`` reach the source (here the renderer, whose table
+    fills the frame's height as a camera's would)."""
+    frame = open_source("render:5", size=(2304, 1296)).read()
+    assert frame.shape == (1296, 2304, 3)

@@ -162,6 +162,23 @@ def test_scan_and_calibrate_refuse_bad_input(
     assert code == 2 and out[0]["where"] == "IMAGE"
 
 
+def test_calibrate_from_a_camera_at_the_tables_frame_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cal = tmp_path / "cal.json"
+    code, out = _run(
+        capsys, "calibrate", "--out", str(cal), "--source", "render:5", "--size", "2304x1296"
+    )
+    assert code == 0 and out[0]["image_size"] == [2304, 1296]
+    for size, says in (("12", "WIDTHxHEIGHT"), ("100x1296", "width"), ("2304x9000", "height")):
+        code, out = _run(
+            capsys, "calibrate", "--out", str(cal), "--source", "render:5", "--size", size
+        )
+        assert code == 2 and out[0]["where"] == "--size" and says in str(out[0]["error"])
+    code, out = _run(capsys, "calibrate", "--out", str(cal), "--size", "2304x1296", "x.png")
+    assert code == 2 and out[0]["where"] == "--size"
+
+
 def test_print_markers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sheet = tmp_path / "markers.png"
     code, out = _run(capsys, "calibrate", "--print-markers", str(sheet))
