@@ -228,7 +228,9 @@ def frames(count: int, art: str, seed: int, size: tuple[int, int] = FRAME_SIZE) 
     return out
 
 
-def hand_laid_out(art: str, seed: int, apart: float) -> Rendered:
+def hand_laid_out(
+    art: str, seed: int, apart: float, size: tuple[int, int] = FRAME_SIZE
+) -> Rendered:
     """A winning hand shown to be scored: 14 tiles in a row on a seat's rack strip (which
     seat's, by the seed), up to ``apart`` mm between them."""
     rng = np.random.default_rng(seed)
@@ -237,7 +239,8 @@ def hand_laid_out(art: str, seed: int, apart: float) -> Rendered:
     seat = "ESWN"[int(rng.integers(4))]
     style = Style.random(rng, art)
     geometry = TableGeometry()
-    return render(shown_hand_layout(labels, seat, gaps, geometry), style, rng, geometry)
+    layout = shown_hand_layout(labels, seat, gaps, geometry)
+    return render(layout, style, rng, geometry, CameraPose.overhead(rng, *size))
 
 
 def _match(truth_xy: np.ndarray, x: float, y: float, tol: float = 10.0) -> int | None:
@@ -451,12 +454,17 @@ def scan_bench(
 
 
 def hands_bench(
-    embedder: Embedder, art: str, count: int, seed: int, other: OtherRevision | None = None
+    embedder: Embedder,
+    art: str,
+    count: int,
+    seed: int,
+    other: OtherRevision | None = None,
+    size: tuple[int, int] = FRAME_SIZE,
 ) -> dict[str, Any]:
     """Hands laid out to be scored (``count`` of them, touching and up to 1.5 mm apart by
     turns), each scanned once: identity of the tiles, and hands read whole (all 14 named
     right, nothing else taken for a tile), the score's input."""
-    recogniser = enrolled_recogniser(embedder, art, seed, "new")
+    recogniser = enrolled_recogniser(embedder, art, seed, "new", size)
     model = None
     if other is not None:
         recogniser, model = other.shared_model(recogniser)
@@ -466,7 +474,7 @@ def hands_bench(
     }
     whole = dict.fromkeys(sides, 0)
     for i in range(count):
-        r = hand_laid_out(art, seed + i, 1.5 if i % 2 else 0.0)
+        r = hand_laid_out(art, seed + i, 1.5 if i % 2 else 0.0, size)
         cal = calibrate(r.image, r.geometry)
         for side in sides:
             if side == "this":
@@ -856,8 +864,8 @@ def main() -> int:
     parser.add_argument(
         "--compare-frame-size",
         metavar="WxH",
-        help="part 3 alone, on the same tables seen by a 1920x1080 camera and by a WxH one "
-        "(the table fills the frame's height)",
+        help="parts 3 and 5 alone, on the same tables seen by a 1920x1080 camera and by a WxH "
+        "one (the table fills the frame's height)",
     )
     parser.add_argument(
         "--repeat", type=int, default=1, help="parts 3 and 4: timed runs of each frame per method"
@@ -879,10 +887,20 @@ def main() -> int:
             for art in HELD_OUT
             for w, h in sizes
         ]
+        hands = [
+            (f"{w}x{h}", hands_bench(embedder, art, args.hands, args.seed + 300, None, (w, h)))
+            for art in HELD_OUT
+            for w, h in sizes
+            if args.hands > 0
+        ]
         report["scan_by_frame_size"] = {
             f"{w}x{h}": [run for key, run in runs if key == f"{w}x{h}"] for w, h in sizes
         }
+        report["hands_by_frame_size"] = {
+            f"{w}x{h}": [run for key, run in hands if key == f"{w}x{h}"] for w, h in sizes
+        }
         print(json.dumps(report["scan_by_frame_size"], indent=1), flush=True)
+        print(json.dumps(report["hands_by_frame_size"], indent=1), flush=True)
         if args.json:
             args.json.write_text(json.dumps(report, indent=1) + "\n")
         return 0
