@@ -81,12 +81,14 @@ class RenderedCamera:
         self.geometry = TableGeometry()
         self.style = Style.random(np.random.default_rng(seed), ART)
         self.layout = table_layout({}, (), self.geometry)
+        # The rendered camera gives the frame the table's configuration asks of a camera.
+        size = self.size = (service.cfg.camera.width, service.cfg.camera.height)
         self.loop = CameraLoop(
             f"render:{seed}",
             service,
             fps=30,
             set_size=_set_size(service),
-            open_source=lambda spec: RenderedSource(seed, self._scene),
+            open_source=lambda spec: RenderedSource(seed, self._scene, size),
             showing=lambda: service.table.showing_hands(),
             passing=lambda: service.table.passing(),
         )
@@ -119,7 +121,7 @@ class RenderedCamera:
 
         # The pose RenderedSource(seed) draws first: the enrolment photos come from the
         # table's own camera, as on a real table.
-        pose = CameraPose.overhead(np.random.default_rng(self.seed))
+        pose = CameraPose.overhead(np.random.default_rng(self.seed), *self.size)
         return str(enrol_rendered_table(ART, self.style, pose, self.seed))
 
     async def start(self) -> None:

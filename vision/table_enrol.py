@@ -6,7 +6,8 @@ rendered table (``mjtable simulate --camera``): it renders a few frames with eve
 out on the cloth (the table's art, light and camera pose), cuts the tiles out with the real
 finder, writes them as a samples folder (``SAMPLES_DIR/<TOKEN>/n.png``) and enrols that folder
 through :func:`vision.enrol.enrol_folder`, the command's own code. The model directory is
-cached, keyed by the art set, the table's seed and the network, so it is made once.
+cached, keyed by the art set, the table's seed, the camera's frame size and the network, so it
+is made once.
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ def cache_root() -> Path:
     return Path(base) / "mahjong-table" / "enrolled"
 
 
-def _key(art: str, seed: int, per_kind: int) -> str:
+def _key(art: str, seed: int, per_kind: int, pose: CameraPose) -> str:
     net = hashlib.sha256((MODELS_DIR / EMBEDDER_FILE).read_bytes()).hexdigest()[:12]
-    return f"{art}-seed{seed}-x{per_kind}-v{ENROL_VERSION}-{net}"
+    frame = f"{pose.width}x{pose.height}"
+    return f"{art}-seed{seed}-x{per_kind}-{frame}-v{ENROL_VERSION}-{net}"
 
 
 def enrolment_layout(labels: list[str], rng: np.random.Generator) -> Layout:
@@ -98,7 +100,7 @@ def enrol_rendered_table(
     cache: Path | None = None,
 ) -> Path:
     """The model directory of this rendered table's enrolled set, made on first use."""
-    out = (cache or cache_root()) / _key(art, seed, per_kind)
+    out = (cache or cache_root()) / _key(art, seed, per_kind, pose)
     if (out / "meta.json").exists() and (out / "enrolled.json").exists():
         return out
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")

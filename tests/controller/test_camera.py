@@ -177,3 +177,20 @@ def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> N
     (discard,) = sink.observations
     assert discard.kind is ObservationKind.DISCARD and discard.tiles == ("3B",)
     assert discard.seat == "W"
+
+
+def test_the_simulated_camera_gives_the_frame_the_table_asks_for(tmp_path: Any) -> None:
+    """`mjtable simulate --camera` renders the frame camera.width x camera.height asks, so a
+    simulated table is seen as its configured camera would see it."""
+    from types import SimpleNamespace
+
+    from config.load import load_config
+    from controller.sim_camera import RenderedCamera
+
+    path = tmp_path / "table.toml"
+    path.write_text('[table]\nid = "t7"\n[camera]\nwidth = 2304\nheight = 1296\n')
+    table = SimpleNamespace(settings=SimpleNamespace(ruleset="code1924/mixed"))
+    service: Any = SimpleNamespace(cfg=load_config(path), table=table)
+    camera = RenderedCamera(service, seed=3, enrol=False)
+    assert camera.loop._open is not None
+    assert camera.loop._open("render:3").read().shape == (1296, 2304, 3)

@@ -43,6 +43,10 @@ def test_enrolled_rendered_set_is_named_where_the_bundled_model_abstains(
     stamp = (model / "prototypes.npz").stat().st_mtime_ns
     again = enrol_rendered_table("kde-traditional", scene.style(), pose, SEED, cache=tmp_path)
     assert again == model and (model / "prototypes.npz").stat().st_mtime_ns == stamp
+    # A camera of another frame size (camera.width/height) is enrolled from its own photos.
+    larger = CameraPose.overhead(np.random.default_rng(SEED), 2304, 1296)
+    other = enrol_rendered_table("kde-traditional", scene.style(), larger, SEED, cache=tmp_path)
+    assert other != model and (other / "meta.json").exists()
 
     scene.update(
         discards={
