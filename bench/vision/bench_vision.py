@@ -60,6 +60,7 @@ from vision.artwork import (  # noqa: E402
     load_set,
 )
 from vision.calibration import calibrate  # noqa: E402
+from vision.capture import DEFAULT_FRAME_SIZE  # noqa: E402
 from vision.crops import synthetic_crop  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
@@ -212,10 +213,9 @@ def mixed_sets(embedder: Embedder, per_kind: int, rng: np.random.Generator) -> d
     }
 
 
-FRAME_SIZE = (1920, 1080)
-
-
-def frames(count: int, art: str, seed: int, size: tuple[int, int] = FRAME_SIZE) -> list[Any]:
+def frames(
+    count: int, art: str, seed: int, size: tuple[int, int] = DEFAULT_FRAME_SIZE
+) -> list[Any]:
     """Rendered tables of ``art``, ~69 tiles each, seen by a camera of ``size`` pixels whose
     frame's height the table fills (1920x1080: a tile's face 24 px wide)."""
     g = TableGeometry()
@@ -229,7 +229,7 @@ def frames(count: int, art: str, seed: int, size: tuple[int, int] = FRAME_SIZE) 
 
 
 def hand_laid_out(
-    art: str, seed: int, apart: float, size: tuple[int, int] = FRAME_SIZE
+    art: str, seed: int, apart: float, size: tuple[int, int] = DEFAULT_FRAME_SIZE
 ) -> Rendered:
     """A winning hand shown to be scored: 14 tiles in a row on a seat's rack strip (which
     seat's, by the seed), up to ``apart`` mm between them."""
@@ -370,7 +370,7 @@ def _stage_summary(runs: list[dict[str, float]]) -> dict[str, float]:
 
 
 def enrolled_recogniser(
-    embedder: Embedder, art: str, seed: int, method: str, size: tuple[int, int] = FRAME_SIZE
+    embedder: Embedder, art: str, seed: int, method: str, size: tuple[int, int] = DEFAULT_FRAME_SIZE
 ) -> Recogniser:
     """The set enrolled from 3 separate frames of it: crops cut by our own finder, labelled
     by the renderer's truth — what a user's enrolment photos look like."""
@@ -396,7 +396,7 @@ def scan_bench(
     method: str = "new",
     other: OtherRevision | None = None,
     repeat: int = 1,
-    size: tuple[int, int] = FRAME_SIZE,
+    size: tuple[int, int] = DEFAULT_FRAME_SIZE,
 ) -> dict[str, Any]:
     recogniser = enrolled_recogniser(embedder, art, seed, method, size)
     model = None
@@ -459,7 +459,7 @@ def hands_bench(
     count: int,
     seed: int,
     other: OtherRevision | None = None,
-    size: tuple[int, int] = FRAME_SIZE,
+    size: tuple[int, int] = DEFAULT_FRAME_SIZE,
 ) -> dict[str, Any]:
     """Hands laid out to be scored (``count`` of them, touching and up to 1.5 mm apart by
     turns), each scanned once: identity of the tiles, and hands read whole (all 14 named
@@ -877,7 +877,7 @@ def main() -> int:
     report: dict[str, Any] = {"model": META, "embedding_runtime": embedder.runtime}
     if args.compare_frame_size:
         width, _, height = args.compare_frame_size.partition("x")
-        sizes = (FRAME_SIZE, (int(width), int(height)))
+        sizes = (DEFAULT_FRAME_SIZE, (int(width), int(height)))
         # Set by set, one size after the other, so that both see the machine alike.
         runs = [
             (
