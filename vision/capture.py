@@ -83,7 +83,12 @@ class ImageFiles:
 class VideoCaptureSource:
     """A USB camera or a video file through OpenCV."""
 
-    def __init__(self, device: int | str, width: int = 1920, height: int = 1080) -> None:
+    def __init__(
+        self,
+        device: int | str,
+        width: int = DEFAULT_FRAME_SIZE[0],
+        height: int = DEFAULT_FRAME_SIZE[1],
+    ) -> None:
         self.device = device
         self.capture = cv2.VideoCapture(device)
         if not self.capture.isOpened():
@@ -107,7 +112,9 @@ class VideoCaptureSource:
 class Picamera2Source:
     """The Raspberry Pi camera; only importable on Raspberry Pi OS."""
 
-    def __init__(self, width: int = 1920, height: int = 1080) -> None:
+    def __init__(
+        self, width: int = DEFAULT_FRAME_SIZE[0], height: int = DEFAULT_FRAME_SIZE[1]
+    ) -> None:
         try:
             from picamera2 import Picamera2
         except ImportError as exc:
