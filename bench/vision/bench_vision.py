@@ -878,27 +878,24 @@ def main() -> int:
     if args.compare_frame_size:
         width, _, height = args.compare_frame_size.partition("x")
         sizes = (DEFAULT_FRAME_SIZE, (int(width), int(height)))
+        scans: dict[str, list[dict[str, Any]]] = {f"{w}x{h}": [] for w, h in sizes}
+        hands: dict[str, list[dict[str, Any]]] = {f"{w}x{h}": [] for w, h in sizes}
         # Set by set, one size after the other, so that both see the machine alike.
-        runs = [
-            (
-                f"{w}x{h}",
-                scan_bench(embedder, art, args.frames, args.seed, "new", None, args.repeat, (w, h)),
-            )
-            for art in HELD_OUT
-            for w, h in sizes
-        ]
-        hands = [
-            (f"{w}x{h}", hands_bench(embedder, art, args.hands, args.seed + 300, None, (w, h)))
-            for art in HELD_OUT
-            for w, h in sizes
-            if args.hands > 0
-        ]
-        report["scan_by_frame_size"] = {
-            f"{w}x{h}": [run for key, run in runs if key == f"{w}x{h}"] for w, h in sizes
-        }
-        report["hands_by_frame_size"] = {
-            f"{w}x{h}": [run for key, run in hands if key == f"{w}x{h}"] for w, h in sizes
-        }
+        for art in HELD_OUT:
+            for w, h in sizes:
+                scans[f"{w}x{h}"].append(
+                    scan_bench(
+                        embedder, art, args.frames, args.seed, "new", None, args.repeat, (w, h)
+                    )
+                )
+        for art in HELD_OUT:
+            for w, h in sizes:
+                if args.hands > 0:
+                    hands[f"{w}x{h}"].append(
+                        hands_bench(embedder, art, args.hands, args.seed + 300, None, (w, h))
+                    )
+        report["scan_by_frame_size"] = scans
+        report["hands_by_frame_size"] = hands
         print(json.dumps(report["scan_by_frame_size"], indent=1), flush=True)
         print(json.dumps(report["hands_by_frame_size"], indent=1), flush=True)
         if args.json:
