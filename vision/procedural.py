@@ -3,7 +3,8 @@
 Only ten art sets come from packages, and a recogniser trained on ten styles learns those
 styles. Commercial sets share a grammar, though: dots are ringed circles in fixed layouts,
 bamboos are jointed sticks, characters are a numeral over 萬, winds and dragons are single
-characters, bonus tiles are a flower or season name with its number. This module draws that
+characters, bonus tiles are a flower or season name with its number and a picture, or the
+name alone, large, in a light ink (gold on ivory). This module draws that
 grammar with random fonts (the Chinese fonts the set-up installs), colours, stroke widths,
 sizes, corner indices and body colours, one SVG sheet per set rendered by rsvg-convert.
 """
@@ -98,6 +99,10 @@ _STICKS: dict[int, list[tuple[float, float, int]]] = {  # x, y, slant in degrees
 }
 
 _INKS = ("#1b3fa0", "#1d7a2e", "#c0201a", "#111111", "#2a6f8f", "#0d5c3a", "#8a1010")
+# Bonus tiles printed with the name alone, as some sets do, often in gold or a pale colour:
+# the name's strokes are all that tell 梅 from 蘭 from 菊 (no number, no picture to go by).
+_LIGHT_INKS = ("#d4a017", "#c9a227", "#e0a020", "#b8860b", "#d98c3a", "#6fae5f", "#5d9bd1")
+_NAME_ALONE_SHARE = 0.35
 
 
 def _pick(rng: np.random.Generator, options: tuple[str, ...] | list[str]) -> str:
@@ -115,7 +120,7 @@ def _text(
 
 
 class _Style:
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, seed: int) -> None:
         self.rng = rng
         self.font = _pick(rng, FONTS)
         self.body = _pick(rng, ["#f4efe0", "#fbfbf6", "#efe6cc", "#e6efe4", "#e9eef5", "#f6ead8"])
@@ -142,6 +147,12 @@ class _Style:
         self.joints = int(rng.integers(1, 3))  # knots across each bamboo stick
         self.bird = int(rng.integers(3))  # one bamboo: a bird, one big stick, or a ringed stick
         self.numeral_y = float(rng.uniform(0, 4))
+        # Drawn apart from the set's other choices, so every set drawn before this grammar
+        # had it is drawn the same, bonus tiles with a number and picture included.
+        own = np.random.default_rng([seed, 1])
+        self.name_alone = bool(own.random() < _NAME_ALONE_SHARE)
+        self.name_ink = _pick(own, _LIGHT_INKS)
+        self.name_size = float(own.uniform(44, 58))
 
 
 def _place(st: _Style, x: float, y: float) -> tuple[float, float]:
@@ -286,6 +297,8 @@ def _face_svg(st: _Style, label: str) -> str:
                 f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="10" fill="none" stroke="{petal}" '
                 f'stroke-width="{st.stroke:.1f}"/>'
             )
+        if st.name_alone:  # the same draws made, then the name alone drawn instead
+            body = _text(36, 48, st.name_size * s, BONUS_CHARS[label], f, st.name_ink, st.weight)
     else:
         raise KeyError(label)
     index = ""
@@ -297,7 +310,7 @@ def _face_svg(st: _Style, label: str) -> str:
 def procedural_set(seed: int) -> dict[str, Image]:
     """One random tile set: every face of ``CHINESE_LABELS`` plus a blank."""
     rng = np.random.default_rng(seed)
-    st = _Style(rng)
+    st = _Style(rng, seed)
     labels = list(CHINESE_LABELS)
     cols = 7
     rows = (len(labels) + cols - 1) // cols
