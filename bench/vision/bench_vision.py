@@ -26,6 +26,7 @@ Every number comes from one run on this machine; the machine is shared, so compa
 from __future__ import annotations
 
 import argparse
+import collections
 import copy
 import importlib
 import io
@@ -345,9 +346,15 @@ def _side_metrics(
     }
 
 
-def _count_scan(tiles: list[list[Any]], layout: Any, counts: dict[str, int]) -> None:
-    """Add one scan's tiles ([x, y, tile, best, face_down, blank]) to the running counts. A
-    face-down tile and a blank one are named as such (``tile`` is None for both)."""
+def _count_scan(
+    tiles: list[list[Any]],
+    layout: Any,
+    counts: dict[str, int],
+    misses: collections.Counter[str] | None = None,
+) -> None:
+    """Add one scan's tiles ([x, y, tile, best, face_down, blank]) to the running counts, and
+    each tile found but not named right to ``misses`` ("5C->3C", "S1->None"). A face-down
+    tile and a blank one are named as such (``tile`` is None for both)."""
     truth_xy = np.array([[t.x, t.y] for t in layout.tiles])
     counts["truth"] += len(truth_xy)
     for x, y, tile, best_label, face_down, blank in tiles:
@@ -358,6 +365,8 @@ def _count_scan(tiles: list[list[Any]], layout: Any, counts: dict[str, int]) -> 
         label = layout.tiles[k].label
         seen = tile if tile is not None else (BACK if face_down else BLANK if blank else None)
         counts["correct"] += seen == label
+        if misses is not None and seen != label:
+            misses[f"{label}->{seen}"] += 1
         counts["best"] += best_label == label
         counts["abstained"] += seen is None
 
@@ -409,6 +418,7 @@ def scan_bench(
     counts = {
         s: dict.fromkeys(("truth", "found", "correct", "best", "abstained"), 0) for s in sides
     }
+    misses: collections.Counter[str] = collections.Counter()
     layouts = []
     for i, r in enumerate(frames(count, art, seed, size)):
         cal = calibrate(r.image, r.geometry)
@@ -426,7 +436,7 @@ def scan_bench(
                 times[side].append(elapsed)
                 per_tile[side].append(elapsed / max(1, len(tiles)))
                 if rep == 0:
-                    _count_scan(tiles, r.layout, counts[side])
+                    _count_scan(tiles, r.layout, counts[side], misses if side == "this" else None)
         stages["this"].append(stage_times(r.image, cal, recogniser))
         if other is not None and model is not None:
             stages[other.rev].append(other.scan(r.image, cal, model, stages=True)["stages"])
@@ -437,6 +447,8 @@ def scan_bench(
         "tiles_per_frame": counts["this"]["truth"] / count,
         **_side_metrics(times["this"], per_tile["this"], counts["this"]),
         "stages_ms": _stage_summary(stages["this"]),
+        # What the tiles found but not named right were, the commonest first.
+        "misses": dict(misses.most_common()),
     }
     if other is not None:
         theirs = times[other.rev]
