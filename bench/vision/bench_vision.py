@@ -485,6 +485,7 @@ def hands_bench(
         s: dict.fromkeys(("truth", "found", "correct", "best", "abstained"), 0) for s in sides
     }
     whole = dict.fromkeys(sides, 0)
+    misses: collections.Counter[str] = collections.Counter()
     for i in range(count):
         r = hand_laid_out(art, seed + i, 1.5 if i % 2 else 0.0, size)
         cal = calibrate(r.image, r.geometry)
@@ -495,7 +496,7 @@ def hands_bench(
                 assert other is not None and model is not None
                 tiles = other.scan(r.image, cal, model)["tiles"]
             right_before = counts[side]["correct"]
-            _count_scan(tiles, r.layout, counts[side])
+            _count_scan(tiles, r.layout, counts[side], misses if side == "this" else None)
             named = counts[side]["correct"] - right_before
             whole[side] += named == len(r.layout.tiles) == len(tiles)
 
@@ -508,7 +509,14 @@ def hands_bench(
             "hands_read_whole": whole[name] / count,
         }
 
-    out: dict[str, Any] = {"art": art, "hands": count, **side("this")}
+    out: dict[str, Any] = {
+        "art": art,
+        "hands": count,
+        **side("this"),
+        # Tiles found but not named right ("truth->named"), the commonest first; a hand's
+        # tiles not found at all are in ``found``.
+        "misses": dict(misses.most_common()),
+    }
     if other is not None:
         out["against"] = {"rev": other.rev, **side(other.rev)}
     return out
