@@ -125,8 +125,8 @@ def test_an_unchanged_frame_is_not_scanned_again(table) -> None:  # type: ignore
 
 def test_unchanged_tiles_keep_their_identity_through_a_change_of_light(table) -> None:  # type: ignore[no-untyped-def]
     """The exposure drops: every pixel changed, no tile did. The frame is scanned again
-    (positions are measured), but only the tiles the recogniser abstained on go through the
-    network again (the others it has named alike often enough)."""
+    (positions are measured), but only the tiles not named alike in every earlier frame
+    (abstained on, or read as a look-alike once) go through the network again."""
     layout, style, _, cal, recogniser = table
     scanner, scans = _warm(table)
     warm = scans[-1]
