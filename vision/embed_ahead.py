@@ -62,7 +62,7 @@ class EmbedAhead:
             crops = tile_crops(self._frame, self._calibration, tiles)
             embedder = self._recogniser.embedder
             self._runs.append(
-                (tiles, crops, self._worker.submit(embedder.forward, embedder.blob(crops)))
+                (tiles, crops, self._worker.submit(embedder.forward, embedder.blob(crops), True))
             )
 
     def identities(self, tiles: list[Found]) -> list[Identity]:
@@ -74,7 +74,7 @@ class EmbedAhead:
         handed = {id(t) for batch, _, _ in self._runs for t in batch}
         rest = [t for t in tiles if id(t) not in handed]
         crops = tile_crops(self._frame, self._calibration, rest)
-        vectors = recogniser.embed(crops)
+        vectors = recogniser.embedder.embed(crops, shared=bool(self._runs))
         ready = dict(zip(map(id, rest), zip(crops, vectors, strict=True), strict=True))
         runs, self._runs, self._waiting = self._runs, [], []
         for batch, crops, run in runs:

@@ -96,17 +96,20 @@ class Embedder:
         self.path = onnx_path
         self.quantised = False
         forward = None
+        self._source = onnx_path
         if runtime != "opencv":
             int8 = quantised_path(onnx_path)
             self.quantised = quantised and int8.exists()
-            source = int8 if self.quantised else onnx_path
-            forward = _ort_forward(source, threads or max(1, cv2.getNumThreads()))
+            self._source = int8 if self.quantised else onnx_path
+            forward = _ort_forward(self._source, threads or max(1, cv2.getNumThreads()))
             if forward is None:
                 self.quantised = False
                 if runtime == "onnxruntime":
                     raise ModelError("onnxruntime is not installed (pip install onnxruntime)")
         self.runtime = "onnxruntime" if forward is not None else "opencv"
         self._forward = forward or _dnn_forward(onnx_path)
+        self._threads = threads or max(1, cv2.getNumThreads())
+        self._forward_alone: Forward | None = None
 
     def embed(
         self,
@@ -115,13 +118,14 @@ class Embedder:
         shift_px: int = 0,
         unshifted: Vectors | None = None,
         helper: Executor | None = None,
+        shared: bool = False,
     ) -> Vectors:
         """Unit vectors, one per crop; each crop is seen both ways up and the two averaged,
         so a tile lying upside down looks the same. ``shift_px`` > 0 also averages four
         copies shifted by that much (test-time augmentation: 5x the work, 4x when the crops'
         own vectors are given as ``unshifted``). ``helper``: a thread that runs the network
         on half of many crops meanwhile (the same vectors: a crop's does not depend on its
-        batch)."""
+        batch). ``shared``: the cores are shared with other work (see :meth:`forward`)."""
         if not crops:
             return np.zeros((0, 64), np.float32)
         if shift_px > 0:
@@ -129,18 +133,23 @@ class Embedder:
             if unshifted is not None:
                 copies = [group[1:] for group in copies]
             flat = [v for group in copies for v in group]
-            stacked = self.embed(flat, batch, helper=helper).reshape(len(crops), len(copies[0]), -1)
+            stacked = self.embed(flat, batch, helper=helper, shared=shared)
+            stacked = stacked.reshape(len(crops), len(copies[0]), -1)
             if unshifted is not None:
                 stacked = np.concatenate([unshifted[:, None], stacked], axis=1)
             return _unit(stacked.mean(axis=1))
         if helper is not None and len(crops) >= 2 * SPLIT_CROPS:
             half = len(crops) // 2
-            far = helper.submit(self.forward, self.blob(crops[half:]))
-            near = self.embed(crops[:half], batch)
+            far = helper.submit(self.forward, self.blob(crops[half:]), True)
+            near = self.embed(crops[:half], batch, shared=True)
             return np.concatenate([near, self.vectors(far.result())])
+        return self._embed_here(crops, batch, shared)
+
+    def _embed_here(self, crops: Sequence[Image], batch: int, shared: bool) -> Vectors:
         out = []
         for start in range(0, len(crops), batch):
-            out.append(self.vectors(self.forward(self.blob(crops[start : start + batch]))))
+            blob = self.blob(crops[start : start + batch])
+            out.append(self.vectors(self.forward(blob, shared)))
         return np.concatenate(out)
 
     # embed() in three steps, for the network's run to be on another thread than the rest
@@ -156,9 +165,19 @@ class Embedder:
         blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
         return blob
 
-    def forward(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
-        """The network's raw output for a :meth:`blob`."""
-        return self._forward(blob)
+    def forward(self, blob: NDArray[np.float32], shared: bool = False) -> NDArray[np.float32]:
+        """The network's raw output for a :meth:`blob`. ``shared``: another thread is busy
+        meanwhile (the finder, or the other half of the crops), so the run takes one core,
+        not all of them. Each side's runs spreading over every core made the two slow each
+        other down: on two cores, a whole-table scan took 2.6-2.8 % longer on the clock and
+        4 % more processor time (20 frames of two held-out sets, side by side). The same
+        numbers either way: ONNX Runtime's threads split the batch, not the sums."""
+        if not shared or self._threads == 1 or self.runtime != "onnxruntime":
+            return self._forward(blob)
+        if self._forward_alone is None:
+            self._forward_alone = _ort_forward(self._source, 1)
+        assert self._forward_alone is not None  # onnxruntime loaded it once already
+        return self._forward_alone(blob)
 
     def vectors(self, output: NDArray[np.float32]) -> Vectors:
         """The crops' unit vectors from :meth:`forward`'s output (both ways up averaged)."""

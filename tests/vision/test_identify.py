@@ -194,3 +194,18 @@ def test_prototype_bank_is_the_best_similarity_of_each_kind() -> None:
         mine = [n for n, lab in enumerate(labels) if lab == kind]
         expected = sims[:, mine].max(axis=1) if mine else np.full(5, -2.0)
         assert np.allclose(best[:, k], expected, atol=1e-6)
+
+
+def test_a_run_beside_other_work_takes_one_thread_and_gives_the_same_vectors() -> None:
+    """``shared`` runs go through a one-thread session, made on first use; the vectors are
+    those of the session that spreads over every core, to the bit."""
+    embedder = Embedder(threads=2)
+    rng = np.random.default_rng(4)
+    crops = [synthetic_crop(f, rng) for f in list(load_set(HELD_OUT_ART).values())[:6]]
+    blob = embedder.blob(crops)
+    alone = embedder.forward(blob)
+    assert embedder._forward_alone is None  # not made until a shared run needs it
+    beside = embedder.forward(blob, shared=True)
+    assert embedder._forward_alone is not None
+    assert np.array_equal(beside, alone)
+    assert np.array_equal(embedder.embed(crops, shared=True), embedder.embed(crops))

@@ -484,7 +484,7 @@ def test_an_error_in_the_network_run_ahead_reaches_the_scan(
     default = Recogniser.load(DEFAULT_MODEL_DIR)
     runs: list[int] = []
 
-    def failing(blob: NDArray[np.float32]) -> NDArray[np.float32]:
+    def failing(blob: NDArray[np.float32], shared: bool = False) -> NDArray[np.float32]:
         runs.append(len(blob))
         raise RuntimeError("network run failed")
 
