@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 MAX_DEPTH = 32  # a hand is 4 levels deep (hands.S.melds[0].tiles); commands 3
@@ -83,12 +84,17 @@ def load_json(text: str, one_line: bool = False) -> Any:
         raise JsonInputError(f"nested deeper than {MAX_DEPTH} levels", "document") from None
 
 
-def batch_lines(stream: IO[bytes]) -> Iterator[tuple[int, str | JsonInputError]]:
+def binary_stdin() -> IO[bytes] | IO[str]:
+    """Standard input as bytes where it has them (a test may give only text)."""
+    return getattr(sys.stdin, "buffer", sys.stdin)
+
+
+def batch_lines(stream: Iterable[bytes | str]) -> Iterator[tuple[int, str | JsonInputError]]:
     """The non-blank lines of a batch as ``(number, text)``; a line that is not UTF-8 comes as
     ``(number, JsonInputError)`` so that the batch answers it and goes on."""
     for number, raw in enumerate(stream, start=1):
         try:
-            text = raw.decode("utf-8").strip()
+            text = (raw if isinstance(raw, str) else raw.decode("utf-8")).strip()
         except UnicodeDecodeError as exc:
             yield number, JsonInputError("the line is not UTF-8 text", f"byte {exc.start + 1}")
             continue

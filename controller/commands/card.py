@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli import CommandInputError, emit_json
-from controller.json_input import JsonInputError, batch_lines, load_json
+from controller.json_input import JsonInputError, batch_lines, binary_stdin, load_json
 
 HELP = "American cards: `card check` a hand against a card, `card lint` a card file"
 
@@ -85,7 +85,7 @@ def _check(args: argparse.Namespace) -> int:
         raise CommandInputError("give tiles either on the command line or with --batch",
                                 "arguments")
     try:
-        stream = sys.stdin.buffer if args.batch == "-" else open(args.batch, "rb")  # noqa: SIM115
+        stream = binary_stdin() if args.batch == "-" else open(args.batch, "rb")  # noqa: SIM115
     except OSError as exc:
         raise CommandInputError(f"cannot read the batch: {exc.strerror or exc}",
                                 "--batch") from None

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from controller.cli import CommandInputError, emit_json
-from controller.json_input import JsonInputError, batch_lines, load_json
+from controller.json_input import JsonInputError, batch_lines, binary_stdin, load_json
 
 HELP = "score and settle one finished hand (JSON in, JSON out)"
 
@@ -53,7 +53,7 @@ def _parse(text: str, one_line: bool = False) -> Any:
 
 def _open(path: str, where: str) -> Any:
     try:
-        return sys.stdin.buffer if path == "-" else open(path, "rb")
+        return binary_stdin() if path == "-" else open(path, "rb")
     except OSError as exc:
         raise CommandInputError(f"cannot read {path}: {exc.strerror or exc}", where) from None
 
@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if args.batch is None:
         with _open(args.file, "file") as stream:
             try:
-                text = stream.read().decode("utf-8")
+                data = stream.read()
+                text = data if isinstance(data, str) else data.decode("utf-8")
             except UnicodeDecodeError:
                 raise CommandInputError("the input is not UTF-8 text", "file") from None
         emit_json(_score(_parse(text)))
