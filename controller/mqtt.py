@@ -8,8 +8,14 @@ disk), and deletes a row only when its PUBACK arrives. paho's callbacks only pos
 
 After a restart the outbox is sent again from its first unacknowledged row, so a consumer may
 see a message twice (the PUBACK was lost in the crash) but never misses one; events carry a
-``seq`` to dedupe by. Retained topics (status, state, scores) are re-sent on every (re)connect
-because a broker without persistence forgets them when it restarts.
+``seq`` to dedupe by. A PUBACK is a delivery only if its MQTT 5 reason code is a success: a
+publish the broker refuses (0x87 not authorized: its ACL) stays in the outbox, the link says
+why in ``last_error`` and ``refused``, and tries it again every ``REFUSED_RETRY_S`` seconds
+(an operator who fixes the ACL loses nothing). Under MQTT 3.1.1 a broker drops a refused
+publish and acknowledges it all the same, which is why the table speaks MQTT 5.
+
+Retained topics (status, state, scores) are re-sent on every (re)connect because a broker
+without persistence forgets them when it restarts.
 """
 
 from __future__ import annotations
@@ -98,6 +104,7 @@ class MqttLink:
     """
 
     WINDOW = 100
+    REFUSED_RETRY_S = 5.0
 
     def __init__(
         self,
@@ -120,6 +127,9 @@ class MqttLink:
         self._stop = threading.Event()
         self._inflight: dict[int, tuple[int, int | None] | tuple[str, int]] = {}
         self._handed_upto = 0
+        # Refused publishes: how many so far, and when the outbox may be tried again.
+        self.refused = 0
+        self._retry_at: float | None = None
         self._pump: threading.Thread | None = None
         v5 = settings.protocol == "5"
         self.client = mqtt.Client(
@@ -268,8 +278,10 @@ class MqttLink:
         if entry is None:
             return
         if not ack.ok:
-            # Refused by the broker (an ACL): retrying cannot help; say so and move on.
-            log.warning("broker refused message %s: %s", entry, ack.reason)
+            self._refused(entry, ack.reason)
+            return
+        if self._retry_at is None and self.last_error.startswith("broker refused"):
+            self.last_error = ""  # the refused message went through after all
         if isinstance(entry[0], str):
             self.store.retained_delivered(entry[0], int(entry[1] or 0))
         else:
@@ -278,7 +290,29 @@ class MqttLink:
             if self.on_delivered is not None:
                 self.on_delivered(entry[1])
 
+    def _refused(self, entry: tuple[int, int | None] | tuple[str, int], reason: str) -> None:
+        """The broker would not take a message: it is not delivered. Keep it, stop sending,
+        and start again from the first row not yet delivered once a pause has passed."""
+        self.refused += 1
+        topic = entry[0] if isinstance(entry[0], str) else f"outbox row {entry[0]}"
+        self.last_error = f"broker refused {topic}: {reason}"
+        log.warning(self.last_error)
+        self._retry_at = time.monotonic() + self.REFUSED_RETRY_S
+
+    def _paused(self) -> bool:
+        """After a refusal: send nothing until the pause is over and nothing is in flight,
+        then send again from the oldest row still in the outbox (order kept)."""
+        if self._retry_at is None:
+            return False
+        if time.monotonic() < self._retry_at or self._inflight:
+            return True  # the pump wakes at least every 0.5 s to look again
+        self._retry_at = None
+        self._handed_upto = 0
+        return False
+
     def _send(self) -> None:
+        if self._paused():
+            return
         room = self.WINDOW - len(self._inflight)
         if room > 0:
             for message in self.store.pending(after_id=self._handed_upto, limit=room):
