@@ -92,6 +92,11 @@ def test_a_referee_commands_its_own_table_only(shipped: ShippedBroker) -> None:
         # A table cannot command itself or another (its account writes only its own tree).
         assert tables["t2"].publish("mahjong/v1/t1/cmd/roll", roll) == "Not authorized"
         assert referee.publish("mahjong/v1/t1/events", b"{}") == "Not authorized"
+        assert referee.publish("mahjong/v1/t1/state", b"{}") == "Not authorized"
+        assert viewer.publish("mahjong/v1/t1/events", b"{}") == "Not authorized"
+        assert tables["t1"].publish("mahjong/v1/t2/events", b"{}") == "Not authorized"
+        assert tables["t1"].publish("mahjong/v1/t1/cmd/roll/result", b"{}") in (
+            "Success", "No matching subscribers")
         assert organiser.publish("mahjong/v1/t2/cmd/roll", roll) == "Success"
         assert tables["t1"].wait_for(lambda: len(tables["t1"].messages) == 1)
         assert tables["t2"].wait_for(lambda: len(tables["t2"].messages) == 1)
@@ -149,3 +154,17 @@ def test_a_persistent_subscriber_keeps_what_the_broker_acknowledged_across_kill_
         club.close()
     finally:
         broker.stop()
+
+
+def test_accounts_are_made_without_a_password_in_sight(shipped: ShippedBroker) -> None:
+    secrets = [shipped.password(u) for u in ("t1", "t2", "referee-t1", "viewer", "organiser")]
+    assert all(len(s) >= 20 for s in secrets) and len(set(secrets)) == len(secrets)
+    for secret in secrets:
+        assert secret not in shipped.account_output
+        assert secret not in shipped.passwd.read_text()  # only hashes
+    assert all((shipped.secrets / f"{u}.password").stat().st_mode & 0o077 == 0
+               for u in ("t1", "referee-t1"))
+    assert (shipped.certs / "ca.key").stat().st_mode & 0o077 == 0
+    install = (Path(__file__).resolve().parents[2] / "deploy" / "install.sh").read_text()
+    # No secret as an argument (visible to every user in `ps`) nor echoed to the terminal.
+    assert "mosquitto_passwd -b" not in install and "password $" not in install
