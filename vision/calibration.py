@@ -99,7 +99,8 @@ class Calibration:
             )
         except CalibrationError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OverflowError) as exc:
             raise CalibrationError(
                 f"calibration file {path} is malformed: {exc!r:.200}") from None
 
