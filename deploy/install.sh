@@ -62,6 +62,10 @@ echo "== Mosquitto: TLS on the LAN, accounts, ACL, persistence"
 CERTS=/etc/mosquitto/mahjong-table
 "$SRC/deploy/make-certs.sh" "$CERTS" "$(hostname)" $(hostname -I 2>/dev/null || true)
 chgrp mosquitto "$CERTS/server.key"
+# The same certificate for the table's web page, readable by the service's group.
+install -d -m 0750 -o root -g mahjong "$ETC/tls"
+install -m 0644 "$CERTS/ca.crt" "$CERTS/server.crt" "$ETC/tls/"
+install -m 0640 -o root -g mahjong "$CERTS/server.key" "$ETC/tls/server.key"
 # Accounts: the table, referee-$TABLE_ID, viewer (and a club-wide organiser with
 # ORGANISER=1). Passwords go to root-only files, never onto a command line or the screen.
 SECRETS=$ETC/mqtt-accounts
