@@ -95,6 +95,7 @@ class _Ack:
 class _Connected:
     ok: bool
     reason: str
+    max_packet: int = 0  # the broker's Maximum Packet Size (MQTT 5 CONNACK); 0: none said
 
 
 class MqttLink:
@@ -130,6 +131,10 @@ class MqttLink:
         # Refused publishes: how many so far, and when the outbox may be tried again.
         self.refused = 0
         self._retry_at: float | None = None
+        # The broker closes the connection on a packet over its limit, and paho would send it
+        # again on every reconnect: such a message is never handed to paho.
+        self._max_packet = 0
+        self._oversized: set[tuple[str, int]] = set()  # retained versions not sent for size
         self._pump: threading.Thread | None = None
         v5 = settings.protocol == "5"
         self.client = mqtt.Client(
@@ -206,7 +211,8 @@ class MqttLink:
         ok = not reason.is_failure
         if ok:
             client.subscribe(self.topics.commands, qos=1)
-        self._posts.put(_Connected(ok, str(reason)))
+        max_packet = int(getattr(properties, "MaximumPacketSize", 0) or 0)
+        self._posts.put(_Connected(ok, str(reason), max_packet))
         self._wake.set()
 
     def _on_disconnect(
@@ -267,11 +273,14 @@ class MqttLink:
             return
         self.connected = True
         self.last_error = ""
+        self._max_packet = post.max_packet
+        self._oversized.clear()  # another broker, or the same with another limit
         self.client.publish(self.topics.status, ONLINE, qos=1, retain=True)
         # A restarted broker may have forgotten retained topics: send them all again.
         for message in self.store.retained_all():
-            info = self.client.publish(message.topic, message.payload, qos=1, retain=True)
-            self._inflight[info.mid] = (message.topic, message.version)
+            if self._fits(message.topic, message.payload, message.version):
+                info = self.client.publish(message.topic, message.payload, qos=1, retain=True)
+                self._inflight[info.mid] = (message.topic, message.version)
 
     def _acked(self, ack: _Ack) -> None:
         entry = self._inflight.pop(ack.mid, None)
@@ -299,6 +308,21 @@ class MqttLink:
         log.warning(self.last_error)
         self._retry_at = time.monotonic() + self.REFUSED_RETRY_S
 
+    def _fits(self, topic: str, payload: bytes, version: int | None = None) -> bool:
+        """Whether the broker can take this message at all. One it cannot is not sent: an
+        outbox row stays (the stream waits, ``last_error`` says why); a retained version is
+        skipped (the next version replaces it), said once in ``last_error``."""
+        size = len(payload) + len(topic.encode()) + 64  # fixed header, packet id, properties
+        if not self._max_packet or size <= self._max_packet:
+            return True
+        self.last_error = (f"a message on {topic} of {len(payload)} bytes is over the broker's "
+                           f"limit of {self._max_packet}; not sent")
+        if version is None or (topic, version) not in self._oversized:
+            log.warning(self.last_error)
+        if version is not None:
+            self._oversized.add((topic, version))
+        return False
+
     def _paused(self) -> bool:
         """After a refusal: send nothing until the pause is over and nothing is in flight,
         then send again from the oldest row still in the outbox (order kept)."""
@@ -316,6 +340,8 @@ class MqttLink:
         room = self.WINDOW - len(self._inflight)
         if room > 0:
             for message in self.store.pending(after_id=self._handed_upto, limit=room):
+                if not self._fits(message.topic, message.payload):
+                    break  # stays in the outbox, and the stream behind it waits
                 props = None
                 if self.settings.protocol == "5" and message.seq is not None:
                     props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
@@ -338,7 +364,11 @@ class MqttLink:
                 self._handed_upto = message.id
         sending = {e[0] for e in self._inflight.values() if isinstance(e[0], str)}
         for retained in self.store.retained_pending():
-            if retained.topic not in sending:
+            if (retained.topic, retained.version) in self._oversized:
+                continue
+            if retained.topic not in sending and self._fits(
+                retained.topic, retained.payload, retained.version
+            ):
                 info = self.client.publish(
                     retained.topic, retained.payload, qos=1, retain=True
                 )

@@ -27,7 +27,7 @@ from firmware_bridge.emulator import EmulatedBoard  # noqa: E402
 from tests.faults.mqtt_probe import Probe  # noqa: E402
 from tests.faults.shipped_broker import ShippedBroker  # noqa: E402
 
-LIMIT = 262_144
+LIMIT = 1_048_000
 
 
 def vm(pid: int, field: str) -> int:
@@ -38,10 +38,10 @@ def vm(pid: int, field: str) -> int:
 
 
 def commands() -> dict[str, bytes]:
-    ints = b'{"pending": [' + b",".join([b"1"] * 87_000) + b"]}"
-    nested = b'{"pending": ' + b"[1," * 30 + b"[" + b",".join([b"1"] * 86_000) + b"]" * 31 + b"}"
-    text = b'{"pending": "' + b"x" * (LIMIT - 20) + b'"}'
-    return {"87,000 ints": ints, "ints under 31 levels": nested, "one 256 kB string": text}
+    ints = b'{"pending": [' + b",".join([b"1"] * 520_000) + b"]}"
+    nested = b'{"pending": ' + b"[1," * 30 + b"[" + b",".join([b"1"] * 515_000) + b"]" * 31 + b"}"
+    text = b'{"pending": "' + b"x" * (LIMIT - 200) + b'"}'
+    return {"520,000 ints": ints, "ints under 31 levels": nested, "one 1 MB string": text}
 
 
 def main() -> None:

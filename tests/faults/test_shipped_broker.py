@@ -113,9 +113,9 @@ def test_an_oversized_command_never_reaches_the_table(shipped: ShippedBroker) ->
     try:
         assert table.connect() == "Success" and referee.connect() == "Success"
         table.subscribe("mahjong/v1/t1/cmd/+")
-        # Over message_size_limit (Mosquitto 2.0 then closes the connection), and 50 MB, over
-        # max_packet_size (closed before the broker buffers it): neither is acknowledged.
-        for size in (263_000, 50_000_000):
+        # Over the 1 MiB limit, and 50 MB: the broker closes the connection (before it
+        # buffers the packet); neither is acknowledged.
+        for size in (1_050_000, 50_000_000):
             sender = _probe(shipped, f"ref-big-{size}", "referee-t1")
             assert sender.connect() == "Success"
             assert sender.publish("mahjong/v1/t1/cmd/correct", b"x" * size, 5) == "no PUBACK"
