@@ -24,6 +24,7 @@ class Probe:
                  password: str = "", ca: str | None = None, persistent: bool = False) -> None:
         self.host, self.port, self.persistent = host, port, persistent
         self.messages: list[tuple[str, bytes]] = []
+        self.topics: list[str] = []
         self.acks: dict[int, str] = {}
         self.connack: str | None = None
         self.lock = threading.Lock()
@@ -58,6 +59,8 @@ class Probe:
                     reason: Any, properties: object) -> None:
         self.connack = str(reason)
         self.connected.set()
+        for topic in self.topics:  # again after a reconnect (a restarted broker)
+            client.subscribe(topic, qos=1)
 
     def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
         with self.lock:
@@ -70,6 +73,7 @@ class Probe:
 
     def subscribe(self, topic: str) -> None:
         self.subscribed.clear()
+        self.topics.append(topic)
         self.client.subscribe(topic, qos=1)
         assert self.subscribed.wait(5), f"could not subscribe to {topic}"
 
