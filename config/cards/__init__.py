@@ -4,9 +4,9 @@ Compiling a card (parse, lint, expand) costs tens of milliseconds; a table check
 times a second, and scripts run ``mjtable card check`` once per hand. So the compiled card is
 cached on disk, keyed by the SHA-256 of the card text and of the compiler's own source (a code
 change can never serve a stale compilation). The cache lives under
-``$XDG_CACHE_HOME/mahjong-table/`` (default ``~/.cache/mahjong-table/``) as JSON data
-(``config/cards/cache.py``: read only if the file is the user's own, and checked field by
-field); if it cannot be written the card is simply compiled each time.
+``$XDG_CACHE_HOME/mahjong-table/`` (default ``~/.cache/mahjong-table/``) as plain data
+(``config/cards/cache.py``: read only if the file is the user's own, and checked as it is
+read); if it cannot be written the card is simply compiled each time.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _cache_key(data: bytes) -> str:
 def load_card_text(data: bytes, source: str = "<card>", use_cache: bool = True) -> CompiledCard:
     """Compile a card from its bytes, through the on-disk cache. Raises :class:`CardError`."""
     key = _cache_key(data)
-    path = _cache_dir() / f"card-{key}.json"
+    path = _cache_dir() / f"card-{key}.data"
     if use_cache:
         cached = cache.read(path)
         if cached is not None:
