@@ -132,3 +132,22 @@ def test_config_check_without_mqtt_needs_no_password_file(
     path = _config(tmp_path, '[mqtt]\nenabled = false\npassword_file = "/nonexistent/p"\n')
     code, out = _run(["config", "check", path], capsys)
     assert code == 0 and out[0]["ok"] is True
+
+
+def test_config_check_refuses_a_5000_digit_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _config(tmp_path, "[board]\nbaudrate = " + "1" * 5000 + "\n")
+    code, out = _run(["config", "check", path], capsys)
+    assert code == 2
+    assert out == [{"error": "a number longer than 4,300 digits", "where": f"{path}:4"}]
+
+
+def test_card_lint_refuses_a_5000_digit_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    card = _file(tmp_path, 'card "x" 2026 v1\nA-1 X ' + "4" * 5000 + " : 1111a 2222a 3333a 44a\n",
+                 "x.card")
+    code, out = _run(["card", "lint", card], capsys)
+    assert code == 2 and out[0]["where"] == f"{card}:2:7"
+    assert "P6" in str(out[0]["error"])
