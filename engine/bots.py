@@ -16,6 +16,7 @@ import random
 from collections.abc import Sequence
 
 from engine import commands as cm
+from engine.claims import may_chow
 from engine.game import can_win
 from engine.rules import Ruleset
 from engine.seats import Seat
@@ -100,7 +101,7 @@ class SeatView:
     def may_chow(self, discarder: Seat) -> bool:
         """Is this seat the one that may chow ``discarder``'s discard (Law 34)?"""
         s = self._state
-        return len(s.players) > 2 and s.next_of[discarder] == self.seat
+        return may_chow(s, self.seat, discarder)
 
     def can_win(self, tile: Tile | None = None) -> bool:
         """Would this seat go out validly now (own hand, or with ``tile``)?"""

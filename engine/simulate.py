@@ -173,9 +173,11 @@ def mirror_of(state: HandState) -> HandState:
                          hand=started.number, players=started.players)
     for _, command in commands_of(state.standing):
         if isinstance(command, cm.Draw):
-            command = cm.Draw(seat=command.seat)
+            command = cm.Draw(seat=command.seat, time_us=command.time_us)
         elif isinstance(command, cm.Claim):
-            command = cm.Claim(seat=command.seat, kind=command.kind, time_us=command.time_us)
+            # What the table hears: the call, its time and, under Pung-Chow, "Chow" or "Pung".
+            command = cm.Claim(seat=command.seat, kind=command.kind, time_us=command.time_us,
+                               into_sequence=command.into_sequence)
         elif isinstance(command, cm.WashTiles):
             washed = next(e for e in state.standing if isinstance(e, ev.TilesWashed))
             command = cm.WashTiles(seat=command.seat, concealed=washed.concealed)
