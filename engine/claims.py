@@ -168,10 +168,12 @@ def decide_claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
         raise refuse(state, "chow_left",
                      f"{seat} holds no two tiles that make a sequence with {tile_name(tile)}")
     into_sequence = c.into_sequence
-    if kind == "mahjong" and state.ruleset.sequence_mahjong_is_chow and state.mode == "full":
-        # Harr F rule 4: how the tile completes the hand decides its precedence. The engine
-        # knows the hand here; a mirror takes the caller's word ("Chow" or "Pung").
-        into_sequence = bool(into_sequence) or bool(takes_into_sequence(state, seat, tile))
+    # Harr F rule 4: how the tile completes the hand decides its precedence. The engine knows
+    # the hand in full mode; a mirror takes the caller's word ("Chow" or "Pung"). Recorded
+    # only when true: a pung to go out is the default.
+    if (kind == "mahjong" and state.ruleset.sequence_mahjong_is_chow and state.mode == "full"
+            and (into_sequence or takes_into_sequence(state, seat, tile))):
+        into_sequence = True
     return [ev.ClaimMade(seat=seat, kind=kind, time_us=c.time_us, tiles=c.tiles,
                          into_sequence=into_sequence)]
 

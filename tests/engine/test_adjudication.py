@@ -231,3 +231,42 @@ def test_a_bad_board_time_is_named() -> None:
     with pytest.raises(MalformedInput) as bad:
         apply(state, CloseClaims(time_us=-1))
     assert bad.value.where == "time_us"
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [
+    ("code1924/mixed", 4), ("code1924/mixed", 2), ("pungchow", 4), ("classical", 3)])
+def test_bot_play_logs_the_board_time_of_every_window_and_call(
+    ruleset: str, players: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `mjtable play` times its bots on a simulated board clock: a referee reading the log
+    # alone sees each window open at its discard (or added kong), each call inside it, and
+    # the close after them; the board's time never runs backwards within a hand.
+    from controller import cli
+
+    log = tmp_path / "events.jsonl"
+    assert cli.main(["play", "--ruleset", ruleset, "--players", str(players), "--seed", "5",
+                     "--hands", "6", "--log", str(log)]) == 0
+    capsys.readouterr()
+    windows = 0
+    opened: int | None = None
+    calls: list[int] = []
+    last = -1
+    for line in log.read_text().splitlines():
+        o = json.loads(line)
+        if "final" in o:
+            continue
+        if o["type"] in ("Discarded", "KongAdded"):
+            opened, calls = o["time_us"], []
+        elif o["type"] == "ClaimMade":
+            calls.append(o["time_us"])
+        elif o["type"] == "ClaimsClosed":
+            windows += 1
+            assert o["opened_us"] == opened
+            assert all(opened <= t <= o["closed_us"] for t in calls)
+        t = o.get("closed_us", o.get("time_us"))
+        if t is not None:
+            assert t >= last
+            last = t
+    assert windows > 0
+    assert cli.main(["replay", str(log)]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["mismatches"] == []
