@@ -200,6 +200,8 @@ class Table(LiveTable):
                     "winner": None if event.winner is None else event.winner.name,
                     "kind": event.kind,
                     "rule": event.rule,
+                    "opened_us": event.opened_us,  # the window on the table's clock
+                    "closed_us": event.closed_us,
                 }
                 messages.append((self.topics.adjudications, dumps(decision).encode(), None))
             self._fold(record)
