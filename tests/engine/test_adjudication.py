@@ -270,3 +270,31 @@ def test_bot_play_logs_the_board_time_of_every_window_and_call(
     assert windows > 0
     assert cli.main(["replay", str(log)]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["mismatches"] == []
+
+
+def test_american_bot_play_logs_each_call_and_window_on_the_board_clock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # American C-9's timing exception (an exposure made first keeps the tile) is audited by
+    # the press times: each call inside its window, the window from the discard to its close.
+    from controller import cli
+
+    log = tmp_path / "american.jsonl"
+    assert cli.main(["play", "--ruleset", "american", "--seed", "2", "--hands", "1",
+                     "--log", str(log)]) == 0
+    capsys.readouterr()
+    calls: list[int] = []
+    windows = timed_calls = 0
+    for line in log.read_text().splitlines():
+        o = json.loads(line)
+        if o.get("kind") == "CallMade":
+            calls.append(o["public"]["time_us"])
+        elif o.get("kind") == "WindowClosed":
+            opened, closed = o["public"]["opened_us"], o["public"]["closed_us"]
+            assert all(opened < t < closed for t in calls)
+            windows += 1
+            timed_calls += len(calls)
+            calls = []
+    assert windows > 10 and timed_calls > 0
+    assert cli.main(["replay", str(log)]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["mismatches"] == []
