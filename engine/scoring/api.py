@@ -35,6 +35,10 @@ _DRAWN_RULE = {
 }
 
 
+# A false Mah-jongg costs a penalty: the scoresheet books it only once the referee confirms
+CONFIRM = "a false Mah-jongg: the referee confirms it before the penalty is entered"
+
+
 def family_of(fh: FinishedHand) -> str:
     return fh.ruleset.name.split("/")[0]
 
@@ -61,7 +65,8 @@ def score_finished(fh: FinishedHand) -> dict[str, Any]:
         mahjong, payments = _washing(fh, winner)
     elif winner is not None and not scores[winner].valid:
         w = scores[winner]
-        mahjong = {"valid": False, "reason": w.reason, "rule": w.rule}
+        mahjong = {"valid": False, "reason": w.reason, "rule": w.rule, **w.explanation}
+        mahjong["confirm"] = CONFIRM
         payments = false_mahjong(winner, fh.ruleset, opts)
     elif offender is not None:
         mahjong = {

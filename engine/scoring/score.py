@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.hands import SPECIAL_SHAPES, arrangements, fills_only_place, waits
+from engine.scoring.explain import explain_incomplete
 from engine.scoring.features import (
     GREEN,
     Feature,
@@ -83,6 +84,7 @@ class HandScore:
     rule: str = ""
     flower_doubles: int = 0
     shape: str | None = None
+    explanation: dict[str, Any] = field(default_factory=dict)  # why no Mah-jongg
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -479,11 +481,13 @@ def _score_winner(
     s = _situation(fh, seat, True, _only_place(hand, fh, opts))
     best: HandScore | None = None
     failure = ""
+    failed: HandScore | None = None
     for reading in _winner_readings(hand, fh):
         result, keys = score_reading(reading, s, ruleset, opts)
         why = _requirement(ruleset, opts, reading, result, keys)
         if why:
-            failure = failure or why
+            if not failure:
+                failure, failed = why, result
             continue
         if best is None or (result.value, result.score, result.points) > (
             best.value,
@@ -492,16 +496,28 @@ def _score_winner(
         ):
             best = result
     if best is None:
-        if failure:
+        if failure and failed is not None:
+            explanation: dict[str, Any] = {
+                "closest": failed.arrangement,
+                "unarranged": [],
+                "lacks": failure,
+                "would_complete": [],
+            }
             return HandScore(
                 valid=False,
                 reason=failure,
                 rule=ruleset.requirement_rule or ruleset.false_mahjong_rule,
+                explanation=explanation,
             )
+        specials = ruleset.specials & frozenset(SPECIAL_SHAPES)
+        explanation = explain_incomplete(hand, specials)
+        unarranged = " ".join(explanation["unarranged"])
         return HandScore(
             valid=False,
-            reason="the hand is not four sets and a pair, nor a special hand of this game",
+            reason="the hand is not four sets and a pair, nor a special hand of this game"
+            + (f": {unarranged} do not arrange" if unarranged else ""),
             rule=_complete_rule(ruleset),
+            explanation=explanation,
         )
     return best
 

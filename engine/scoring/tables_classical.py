@@ -18,7 +18,7 @@ STANDARD = 'Kajongg "Classical Chinese standard"'
 DMJL = 'Kajongg "Classical Chinese DMJL" (Deutsche Mah Jongg Liga)'
 BMJA = 'Kajongg "Classical Chinese BMJA" (British Mah-Jong Association)'
 
-# feature key prefix -> (the rule set's own name after "Exposed"/"Concealed", points exposed, concealed)
+# feature key prefix -> (the rule set's name after "Exposed"/"Concealed", points exposed/concealed)
 _SETS = {
     "pung_simple": ("Pung", 2, 4),
     "pung_terminal": ("Pung of Terminals", 4, 8),
