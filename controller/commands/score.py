@@ -46,11 +46,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_CARDS: dict[str, Any] = {}  # card path -> compiled card, so a batch reads each card once
+
+
+def _card(path: object) -> Any:
+    """The card an American hand is scored against: ``"card"`` (a card file's path), else
+    ``MJTABLE_AMERICAN_CARD``, else the shipped sample card (docs/cards.md)."""
+    import os
+
+    from config.cards import SAMPLE_CARD, load_card
+    from engine.american.compiled import CardError
+
+    if path is not None and not isinstance(path, str):
+        raise CommandInputError("the path of a card file", "card")
+    chosen = path or os.environ.get("MJTABLE_AMERICAN_CARD") or str(SAMPLE_CARD)
+    if chosen not in _CARDS:
+        try:
+            _CARDS[chosen] = load_card(chosen)
+        except CardError as exc:
+            raise CommandInputError(f"the card does not load: {exc.message}", exc.where) from None
+        except OSError as exc:
+            raise CommandInputError(f"cannot read the card file: {exc.strerror or exc}",
+                                    "card") from None
+    return _CARDS[chosen]
+
+
 def _score(doc: Any) -> dict[str, Any]:
     from engine.errors import EngineError
-    from engine.scoring import score_hand
 
     try:
+        if isinstance(doc, dict) and doc.get("ruleset") == "american":
+            from engine.american.scoring import score_american
+
+            return score_american(doc, _card(doc.get("card")))
+        from engine.scoring import score_hand
+
         return score_hand(doc)
     except EngineError as exc:
         where = getattr(exc, "where", "")

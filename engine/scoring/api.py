@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from engine.errors import MalformedInput
 from engine.hands import SPECIAL_SHAPES, waits
 from engine.scoring.features import GREEN, composition_features
 from engine.scoring.model import FinishedHand, SeatHand, Win, parse_finished_hand
@@ -44,7 +45,14 @@ def family_of(fh: FinishedHand) -> str:
 
 
 def score_hand(doc: object) -> dict[str, Any]:
-    """Parse, score and settle: the JSON object `mjtable score` prints."""
+    """Parse, score and settle: the JSON object `mjtable score` prints. (An American hand is
+    scored against its card: :func:`engine.american.scoring.score_american`.)"""
+    if isinstance(doc, dict) and doc.get("ruleset") == "american":
+        raise MalformedInput(
+            "ruleset",
+            "an American hand is scored against a card: engine.american.scoring."
+            "score_american(doc, card), as `mjtable score` does",
+        )
     return score_finished(parse_finished_hand(doc))
 
 
