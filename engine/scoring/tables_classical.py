@@ -259,8 +259,8 @@ def _bmja() -> Ruleset:
         return cite(BMJA, *names)
 
     t |= {
-        # "Original Call" is a rule of every hand there, not only of the winner's
-        "original_call": both("Original Call", c("Original Call"), dbl(1)),
+        # renamed from the standard's "Mah Jongg with Original Call"; still the winner's
+        "original_call": win("Original Call", c("Original Call"), dbl(1)),
         "own_flower": both("Own Flower", c("Own Flower"), dbl(1)),
         "own_season": both("Own Season", c("Own Season"), dbl(1)),
         "bouquet_flowers": both("All Flowers", c("All Flowers"), dbl(2)),

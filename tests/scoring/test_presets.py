@@ -79,6 +79,18 @@ def test_bmja_three_great_scholars_only_without_a_chow_and_fourfold_plenty() -> 
     assert _rule(result, "S", "Fourfold Plenty").endswith('rule "Fourfold Plenty"')
 
 
+def test_bmja_gates_of_heaven_is_judged_on_the_fourteen_tiles() -> None:
+    # the extra tile is a 3, but the 9B came last: Gates of Heaven for the BMJA; the DMJL's
+    # Nine Gates wants the last tile to be the extra one
+    gates = "1B 1B 1B 2B 3B 3B 4B 5B 6B 7B 8B 9B 9B 9B"
+    result = score(game(BMJA, {"S": seat_hand(gates)}, "S", "9B"))
+    assert result["hands"]["S"]["limit_hand"] == "Gates of Heaven"
+    result = score(game(DMJL, {"S": seat_hand(gates)}, "S", "9B", by="discard", source="W"))
+    assert result["hands"]["S"]["limit_hand"] is None
+    result = score(game(DMJL, {"S": seat_hand(gates)}, "S", "3B", by="discard", source="W"))
+    assert result["hands"]["S"]["limit_hand"] == "Nine Gates"
+
+
 # -- BMJA: what it does not accept as a Mah Jongg --------------------------------------------
 
 
