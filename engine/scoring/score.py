@@ -164,6 +164,14 @@ def _total(
     result.flower_doubles = sum(i.doubles for i in items if i.key in FLOWER_DOUBLES)
     limits = [i for i in items if i.limit]
     limit = opts.get("limit")
+    if limits and ruleset.fraction_is_a_floor:
+        best = max(limits, key=lambda i: i.limit)
+        ordinary = [i for i in items if not i.limit]
+        points = sum(i.points for i in ordinary)
+        doubles = sum(i.doubles for i in ordinary)
+        if best.limit < 1 and points << doubles > best.limit * _limit_base(ruleset, opts):
+            # Kajongg: a fraction of the limit stands only when the hand scores less
+            return _total(ordinary, ruleset, opts, result)
     if limits:
         best = max(limits, key=lambda i: i.limit)
         result.limit_hand = best.item

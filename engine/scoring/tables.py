@@ -101,6 +101,9 @@ class Ruleset:
     # BMJA: a non-winner's hand one tile from one of these (feature keys) scores the table's
     # ``calling_<key>`` row ("Calling for ..."); empty elsewhere.
     calling_hands: frozenset[str] = frozenset()
+    # Kajongg: a hand worth a fraction of the limit (Knitting, "Calling for ...") takes its
+    # ordinary score instead when that is higher; the books' limit hands are worth their value.
+    fraction_is_a_floor: bool = False
 
 
 def _freeze(d: dict[str, Entry]) -> Mapping[str, Entry]:

@@ -188,6 +188,7 @@ def _classical(label: str = STANDARD, table: dict[str, Entry] | None = None) -> 
         pay_for_all=None,
         settlement_order="turn",
         claimed_pair_exposed=True,
+        fraction_is_a_floor=True,
     )
 
 

@@ -170,6 +170,22 @@ def test_bmja_non_winner_calling_for_only_honours_is_four_tenths_of_the_limit() 
     assert result["hands"]["W"]["score"] == 26 * 8  # three concealed pungs, dragons, round wind
 
 
+def test_bmja_calling_for_a_hand_is_a_floor_not_a_cap() -> None:
+    # a non-winner one tile from Only Honors whose sets score more than 0.4 of the limit keeps
+    # its score (Kajongg: a fraction of the limit stands only when the hand scores less)
+    west = seat_hand("EW EW EW SW SW SW WW WW WW NW", meld("GD GD GD GD", exposed=False))
+    hands = {"S": seat_hand("2B 3B 4B 5C 5C 5C 7D 7D 7D 1C 1C 1C 9B 9B"), "W": west}
+    # West: concealed kong of GD 32, pungs of EW, SW, WW 8 each: 56 points
+    # North's round: GD 1 and WW (own) 1 double: 224, under 400: "Calling for Only Honors"
+    result = score(game(BMJA, hands, "S", "9B", prevailing="N"))
+    assert result["hands"]["W"]["limit_hand"] == "Calling for Only Honors"
+    assert result["hands"]["W"]["value"] == 400
+    # East's round: EW doubles too, 448 over 400: the ordinary score stands
+    result = score(game(BMJA, hands, "S", "9B", prevailing="E"))
+    assert result["hands"]["W"]["limit_hand"] is None
+    assert result["hands"]["W"]["value"] == 448
+
+
 def test_bmja_non_winner_calling_for_purity_doubles_three_times() -> None:
     north = seat_hand("3D 3D 3D 6D 6D 6D 8D 8D 9D 9D", meld("1D 1D 1D"), flowers="F4")
     winner = seat_hand(PUNGS)
