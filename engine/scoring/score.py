@@ -524,15 +524,15 @@ def _score_winner(
             valid=False,
             reason="the hand is not four sets and a pair, nor a special hand of this game"
             + (f": {unarranged} do not arrange" if unarranged else ""),
-            rule=_complete_rule(ruleset),
+            rule=complete_rule(ruleset),
             explanation=explanation,
         )
     return best
 
 
-def _complete_rule(ruleset: Ruleset) -> str:
+def complete_rule(ruleset: Ruleset) -> str:
     if ruleset.name.startswith("code1924"):
         return "Code 1924, Law 44"
     if ruleset.name.startswith("pungchow"):
-        return "Pung-Chow, Mah-Jongg (four sets and a pair)"
-    return f"{ruleset.book}: Mah Jongg (four sets and a pair)"
+        return "Pung-Chow Part I, Mah-Jongg or Mah-Diao (four sets and a pair)"
+    return ruleset.table["mahjong"].rule  # the rule set's "Standard Mah Jongg"

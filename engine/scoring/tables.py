@@ -300,7 +300,7 @@ def _pungchow() -> Ruleset:
         false_mahjong_rule="Pung-Chow Part II, Penalties 1",
         penalty_limit=400,  # Part II: the limit of a game with a 20-point Mah-Jongg
         faults={"dead": "zero", "long": "zero", "short": "zero", "foul": "zero"},
-        fault_rule="Pung-Chow, Mah-Jongg (a dead hand's score does not count)",
+        fault_rule="Pung-Chow Part I, Mah-Jongg or Mah-Diao (a dead hand's score does not count)",
         pay_for_all=None,
         pay_for_all_cancels_losers=False,
         settlement_order="score",
@@ -391,7 +391,7 @@ def _pungchow_limit() -> Ruleset:
         false_mahjong="limit",
         false_mahjong_rule="Pung-Chow Part II, Penalties 1",
         faults={"dead": "zero", "long": "zero", "short": "zero", "foul": "zero"},
-        fault_rule="Pung-Chow, Mah-Jongg (a dead hand's score does not count)",
+        fault_rule="Pung-Chow Part I, Mah-Jongg or Mah-Diao (a dead hand's score does not count)",
         pay_for_all="reckless",
         pay_for_all_cancels_losers=True,  # Penalties, note (b)
         settlement_order="score",

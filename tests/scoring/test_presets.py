@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from engine.scoring import RULESETS
+from engine.scoring.score import complete_rule
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scoring_helpers import game, has, items, meld, score, seat_hand
@@ -226,6 +227,7 @@ def test_every_row_of_every_ruleset_cites_a_rule_by_its_name_or_number() -> None
         rules = [e.rule for e in ruleset.table.values()]
         rules += [ruleset.false_mahjong_rule, ruleset.fault_rule]
         rules += [ruleset.requirement_rule] if ruleset.requirement_rule else []
+        rules.append(complete_rule(ruleset))
         for rule in rules:
             assert _findable(name, rule), (name, rule)
     # each preset cites its own rule set, never the standard's
