@@ -43,7 +43,9 @@ def cite(label: str, *names: str) -> str:
     return f"{label}, rule{'s' if len(names) > 1 else ''} {quoted}"
 
 
-def _classical_table(label: str) -> dict[str, Entry]:
+def _hand_rows(label: str) -> dict[str, Entry]:
+    """Sets, pairs, flowers and the doubles every hand may have."""
+
     def c(*names: str) -> str:
         return cite(label, *names)
 
@@ -52,8 +54,6 @@ def _classical_table(label: str) -> dict[str, Entry]:
         item = _SET_ITEMS[key]
         t[f"{key}_exposed"] = both(f"{item}, exposed", c(f"Exposed {name}"), pts(exposed))
         t[f"{key}_concealed"] = both(f"{item}, concealed", c(f"Concealed {name}"), pts(concealed))
-    pair_last_minor = c("Last Tile Completes Pair of 2..8")
-    pair_last_major = c("Last Tile Completes Pair of Terminals or Honors")
     t |= {
         # the Mah Jongg bonus first, as the rule sets list it
         "mahjong": win("Mah Jongg", c("Standard Mah Jongg"), pts(20)),
@@ -82,6 +82,19 @@ def _classical_table(label: str) -> dict[str, Entry]:
         "bouquet_flowers": both("All Flowers", c("All Flowers"), dbl(1)),
         "bouquet_seasons": both("All Seasons", c("All Seasons"), dbl(1)),
         "three_concealed_pungs": both("Three concealed Pungs", c("Three Concealed Pongs"), dbl(1)),
+    }
+    return t
+
+
+def _winner_rows(label: str) -> dict[str, Entry]:
+    """The winner's points and doubles."""
+
+    def c(*names: str) -> str:
+        return cite(label, *names)
+
+    pair_last_minor = c("Last Tile Completes Pair of 2..8")
+    pair_last_major = c("Last Tile Completes Pair of Terminals or Honors")
+    return {
         "final_pair_simple_claimed": win(
             "Last tile completes a pair of 2..8", pair_last_minor, pts(2)
         ),
@@ -134,6 +147,16 @@ def _classical_table(label: str) -> dict[str, Entry]:
         "original_call": win(
             "Mah Jongg with Original Call", c("Mah Jongg with Original Call"), dbl(1)
         ),
+    }
+
+
+def _limit_rows(label: str) -> dict[str, Entry]:
+    """The limit hands."""
+
+    def c(*names: str) -> str:
+        return cite(label, *names)
+
+    return {
         "concealed_true_colour": win(
             "Concealed true colour game", c("Concealed True Color Game"), lim()
         ),
@@ -165,7 +188,10 @@ def _classical_table(label: str) -> dict[str, Entry]:
         "nine_gates": win("Nine Gates", c("Nine Gates"), lim()),
         "thirteen_orphans": win("Thirteen Orphans", c("Thirteen Orphans"), lim()),
     }
-    return t
+
+
+def _classical_table(label: str) -> dict[str, Entry]:
+    return _hand_rows(label) | _winner_rows(label) | _limit_rows(label)
 
 
 def _classical(label: str = STANDARD, table: dict[str, Entry] | None = None) -> Ruleset:
