@@ -112,9 +112,10 @@ def score_american(doc: object, card: CompiledCard) -> dict[str, Any]:
             raise MalformedInput(key, f"unknown field for american; known: {known}")
     options = _options(card, d.get("options"))
     players = _seats(d)
-    dead = tuple(
-        parse_seat(s, f"dead[{i}]") for i, s in enumerate(d.get("dead", []) or [])
-    )
+    dead_raw = d.get("dead", [])
+    if not isinstance(dead_raw, list):
+        raise MalformedInput("dead", "a list of seats, e.g. [\"N\"]")
+    dead = tuple(parse_seat(s, f"dead[{i}]") for i, s in enumerate(dead_raw))
     out: dict[str, Any] = {"ruleset": "american", "card": card.name}
     winner_raw = d.get("winner")
     if winner_raw is None:

@@ -148,6 +148,13 @@ def test_three_players_and_table_options(card: CompiledCard) -> None:
     ({"winner": "S", "win": {"by": "wall"}, "hands": {"S": {"tiles": JOKERLESS[:13]}}},
      "hands.S: tiles"),
     ({"winner": "S", "win": {"by": "ron"}, "hands": {"S": {"tiles": JOKERLESS}}}, "win.by"),
+    ({"winner": "S", "win": {"by": "wall"}, "hands": {"S": {"tiles": JOKERLESS}}, "dead": 3},
+     "dead"),
+    ({"winner": "S", "win": {"by": "wall"}, "hands": {"S": {"tiles": JOKERLESS}},
+      "dead": ["S"]}, "winner"),
+    ({"winner": "S", "win": {"by": "wall"}, "hands": {"S": {"tiles": JOKERLESS}},
+      "players": ["E", "W"]}, "winner"),
+    ({"winner": "S", "win": {"by": "wall"}, "hands": {}}, "hands.S"),
 ])
 def test_bad_input_names_the_place(card: CompiledCard, doc: dict[str, Any], where: str) -> None:
     with pytest.raises(MalformedInput) as err:
@@ -170,3 +177,16 @@ def test_the_command_scores_an_american_hand_against_a_card_file(tmp_path: Path)
     first, second = (json.loads(line) for line in run.stdout.splitlines())
     assert first["net"] == {"E": -100, "S": 400, "W": -100, "N": -200}
     assert second["where"] == "line 2: card"
+
+
+def test_m3_the_value_the_winner_announces_stands() -> None:
+    # two lines the same tiles make: the one named is paid, even if the other is worth more
+    card = load_card_text(
+        b'card "Two lines" 2026\n'
+        b'TS-1 X 50 : 1111a 33b 555c 7b 9999a "any 3 suits"\n'
+        b'TS-2 X 25 : 1111a 33b 555c 7b 9999a "any 3 suits, the same hand"\n',
+        "two.card", use_cache=False)
+    named = scored(card, WITH_JOKER, "wall", line="TS-2")
+    assert named["hands"]["S"]["line"] == "TS-2" and paid(named) == {"E": 50, "W": 50, "N": 50}
+    best = scored(card, WITH_JOKER, "wall")
+    assert best["mahjong"] == {"valid": True, "line": "TS-1", "also": ["TS-2"]}
