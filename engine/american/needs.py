@@ -10,10 +10,11 @@ pair must be the natural tile.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from engine.american.compiled import CompiledCard
+from engine.american.compiled import CompiledCard, therm
 from engine.american.match import Exposure, Hand, _remainders
 from engine.tiles import Tile, tile_name
 
@@ -42,22 +43,35 @@ def _need_for(hand: Hand, nat: dict[Tile, int], jok: dict[Tile, int]) -> tuple[i
     return kept, Need(0, needs, sorted(joker_short))
 
 
+def _expansions_of(card: CompiledCard, line: int) -> range:
+    """The expansions of one line: the compiler lays them out line by line."""
+    return range(bisect_left(card.line_of, line), bisect_right(card.line_of, line))
+
+
 def line_needs(card: CompiledCard, hand: Hand, line: int) -> Need | None:
     """The nearest completion of one line: its tiles away and what it still wants (``None``
     when the exposures can never fit it)."""
     if card.lines[line].concealed and hand.exposures:
         return None  # a C line takes no exposure
+    if not hand.exposures:
+        # the same bit count as tiles_away picks the nearest expansion; only it is spelt out
+        held = therm(hand.concealed)
+        nearest, most = -1, -1
+        for i in _expansions_of(card, line):
+            kept_code = held & card.need_code[i]
+            spare = card.jok_total[i] - (kept_code & ~card.nat_code[i]).bit_count()
+            kept = kept_code.bit_count() + min(hand.jokers, spare)
+            if kept > most:
+                nearest, most = i, kept
+        if nearest < 0:
+            return None
+        exp = card.expansions[nearest]
+        kept, need = _need_for(hand, dict(exp.nat), dict(exp.jok))
+        return need._replace(tiles_away=14 - kept)
     exposed_size = sum(e.size for e in hand.exposures)
     best: tuple[int, Need] | None = None
-    for i, exp in enumerate(card.expansions):
-        if card.line_of[i] != line:
-            continue
-        ways = (
-            _remainders(exp, hand.exposures)
-            if hand.exposures
-            else [(dict(exp.nat), dict(exp.jok))]
-        )
-        for nat, jok in ways:
+    for i in _expansions_of(card, line):
+        for nat, jok in _remainders(card.expansions[i], hand.exposures):
             kept, need = _need_for(hand, nat, jok)
             kept += exposed_size
             if best is None or kept > best[0]:
