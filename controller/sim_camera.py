@@ -31,7 +31,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.camera import CameraLoop
-from controller.inputs import Observation, ObservationKind
 from controller.scene import lay_hand_shown, lay_pass, reaching_hand, table_layout
 from controller.service import Service
 from controller.table import Table
@@ -41,6 +40,7 @@ from engine.american.state import AmericanHand
 from engine.game import HandState, public_view
 from engine.rules import get_ruleset
 from engine.seats import Seat
+from vision.observation import Observation, ObservationKind
 
 GameState = HandState | AmericanHand  # the world's hand, or the table's mirror of it
 

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from controller.inputs import ObservationKind
 from vision.calibration import calibrate
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+from vision.observation import ObservationKind
 from vision.observe import TableWatcher
 from vision.render import CameraPose, DiePlacement, Layout, Style, TilePlacement, render
 from vision.scan import DieSeen, ObstructionSeen, Scanner, ScanResult, TileSeen
