@@ -71,9 +71,9 @@ class RenderedCamera:
     def __init__(self, service: Service, seed: int, enrol: bool = True) -> None:
         import numpy as np
 
-        from vision.capture import RenderedSource
         from vision.geometry import TableGeometry
-        from vision.render import Style
+        from vision.synth.render import Style
+        from vision.synth.source import RenderedSource
 
         self.service = service
         self.seed = seed
@@ -116,8 +116,8 @@ class RenderedCamera:
         """The model directory of this table's own set, enrolled once (cached on disk)."""
         import numpy as np
 
-        from vision.render import CameraPose
-        from vision.table_enrol import enrol_rendered_table
+        from vision.synth.render import CameraPose
+        from vision.synth.table_enrol import enrol_rendered_table
 
         # The pose RenderedSource(seed) draws first: the enrolment photos come from the
         # table's own camera, as on a real table.

@@ -18,7 +18,6 @@ import cv2
 import numpy as np
 
 from engine.tiles import TileError, parse_tile, tile_name
-from vision.artwork import BACK, BLANK, Image
 from vision.capture import IMAGE_SUFFIXES
 from vision.identify import (
     DEFAULT_MODEL_DIR,
@@ -29,6 +28,8 @@ from vision.identify import (
     ModelError,
     Recogniser,
 )
+from vision.image import Image
+from vision.labels import BACK, BLANK
 
 
 @dataclass

@@ -32,8 +32,8 @@ import numpy as np
 from numpy.typing import NDArray
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
-from vision.artwork import Image
 from vision.crops import CROP_H, CROP_W, normalise_crop
+from vision.image import Image
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 EMBEDDER_FILE = "tile_embed.onnx"

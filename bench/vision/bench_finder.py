@@ -49,11 +49,12 @@ from bench_vision import frames, hand_laid_out  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
 from vision import finder  # noqa: E402
-from vision.artwork import ART_SETS, CHINESE_LABELS, LABELS, load_set  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
-from vision.render import Layout, Rendered, Style, TilePlacement, random_layout, render  # noqa: E402
+from vision.labels import CHINESE_LABELS, LABELS  # noqa: E402
 from vision.scan import ObstructionSeen  # noqa: E402
+from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
+from vision.synth.render import Layout, Rendered, Style, TilePlacement, random_layout, render  # noqa: E402
 
 Find = Callable[..., Any]
 

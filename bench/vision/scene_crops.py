@@ -24,10 +24,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.artwork import ART_SETS, LABELS, PROCEDURAL_PREFIX, load_set  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
-from vision.render import Style, random_layout, render  # noqa: E402
-from vision.table_enrol import labelled_crops  # noqa: E402
+from vision.labels import LABELS  # noqa: E402
+from vision.synth.artwork import ART_SETS, PROCEDURAL_PREFIX, load_set  # noqa: E402
+from vision.synth.render import Style, random_layout, render  # noqa: E402
+from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 
 def crops_of_frame(art: str, rng: np.random.Generator) -> tuple[list[np.ndarray], list[int]]:

@@ -32,18 +32,11 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.artwork import (  # noqa: E402
-    ART_SETS,
-    BACK,
-    JOKER,
-    LABELS,
-    back_face,
-    body_colour,
-    joker_face,
-    load_set,
-)
-from vision.crops import CROP_H, CROP_W, synthetic_crop  # noqa: E402
-from vision.procedural import procedural_set  # noqa: E402
+from vision.crops import CROP_H, CROP_W  # noqa: E402
+from vision.labels import BACK, JOKER, LABELS  # noqa: E402
+from vision.synth.artwork import ART_SETS, back_face, body_colour, joker_face, load_set  # noqa: E402
+from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.procedural import procedural_set  # noqa: E402
 
 EMBED_DIM = 64
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.artwork import load_set
-from vision.crops import CROP_H, CROP_W, synthetic_crop
+from vision.crops import CROP_H, CROP_W
 from vision.identify import (
     DEFAULT_MODEL_DIR,
     MODELS_DIR,
@@ -21,6 +20,8 @@ from vision.identify import (
     enrolment_variants,
     quantised_path,
 )
+from vision.synth.artwork import load_set
+from vision.synth.crops import synthetic_crop
 
 from .conftest import HELD_OUT_ART
 

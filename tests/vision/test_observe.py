@@ -13,8 +13,8 @@ from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.observation import ObservationKind
 from vision.observe import TableWatcher
-from vision.render import CameraPose, DiePlacement, Layout, Style, TilePlacement, render
 from vision.scan import DieSeen, ObstructionSeen, Scanner, ScanResult, TileSeen
+from vision.synth.render import CameraPose, DiePlacement, Layout, Style, TilePlacement, render
 
 
 def _tile(

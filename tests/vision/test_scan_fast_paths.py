@@ -30,8 +30,8 @@ from vision.finder import (
 from vision.finder.outline import every_pixel
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser
-from vision.render import Rendered
 from vision.scan import Scanner
+from vision.synth.render import Rendered
 
 from .conftest import hand_laid_out, jade_table, rendered_table
 

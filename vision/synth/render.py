@@ -18,8 +18,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.artwork import BACK, FACE_H, FACE_W, Image, body_colour, load_set
 from vision.geometry import SEATS, TableGeometry
+from vision.image import Image
+from vision.labels import BACK
+from vision.synth.artwork import FACE_H, FACE_W, body_colour, load_set
 
 PX_PER_MM = 2.0  # resolution of the top-down drawing
 # A tile stood on end (Law 80: the tile drawn last, at Mah-jongg) shows the camera only its
