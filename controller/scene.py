@@ -56,7 +56,7 @@ def table_layout(
     """A renderer layout of what ``view`` shows face up."""
     from vision.geometry import TableGeometry
     from vision.labels import BACK
-    from vision.synth.render import DiePlacement, Layout, TilePlacement
+    from vision.synth.layout import DiePlacement, Layout, TilePlacement
 
     geometry = geometry or TableGeometry()
     size, tw, th = geometry.size_mm, geometry.tile_w_mm, geometry.tile_h_mm
@@ -99,7 +99,7 @@ def lay_pass(layout: Any, seat: str, count: int, geometry: Any = None) -> Any:
     to take up (vision/observe.py counts them there)."""
     from vision.geometry import TableGeometry
     from vision.labels import BACK
-    from vision.synth.render import TilePlacement
+    from vision.synth.layout import TilePlacement
 
     geometry = geometry or TableGeometry()
     tw, th = geometry.tile_w_mm, geometry.tile_h_mm
@@ -122,7 +122,7 @@ def _lay_exposures(layout: Any, seat: str, exposures: Sequence[Sequence[str]],
                    geometry: Any) -> None:
     """American exposures (3 to 6 tiles, Jokers among them) along the rack strip, 40 mm
     apart; a Joker exchanged keeps its place, so the natural lands where the Joker lay."""
-    from vision.synth.render import TilePlacement
+    from vision.synth.layout import TilePlacement
 
     tw = geometry.tile_w_mm
     along = -330.0
@@ -140,7 +140,7 @@ def shown_hand_layout(
     its tiles in one row along the seat's edge, centred on it, facing the seat, touching or
     ``gaps_mm`` apart (one gap fewer than tiles)."""
     from vision.geometry import TableGeometry
-    from vision.synth.render import Layout, TilePlacement
+    from vision.synth.layout import Layout, TilePlacement
 
     geometry = geometry or TableGeometry()
     tw = geometry.tile_w_mm
@@ -177,7 +177,8 @@ def lay_hand_shown(
     where an overhead camera can read it (``stood_on_end``: stood on end there, as the Law
     has it, showing the camera its end only)."""
     from vision.geometry import TableGeometry
-    from vision.synth.render import ON_END, TilePlacement
+    from vision.synth.layout import TilePlacement
+    from vision.synth.render import ON_END
 
     geometry = geometry or TableGeometry()
     tw, th = geometry.tile_w_mm, geometry.tile_h_mm

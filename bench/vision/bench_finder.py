@@ -54,7 +54,8 @@ from vision.geometry import TableGeometry  # noqa: E402
 from vision.labels import CHINESE_LABELS, LABELS  # noqa: E402
 from vision.scan import ObstructionSeen  # noqa: E402
 from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
-from vision.synth.render import Layout, Rendered, Style, TilePlacement, random_layout, render  # noqa: E402
+from vision.synth.layout import Layout, TilePlacement, random_layout  # noqa: E402
+from vision.synth.render import Rendered, Style, render  # noqa: E402
 
 Find = Callable[..., Any]
 
@@ -69,14 +70,14 @@ def finder_at(rev: str, workdir: Path) -> ModuleType:
     )
     if single.returncode == 0:
         path = workdir / f"{name}.py"
-        path.write_text(_git_show(rev, "vision/finder.py"))
+        path.write_text(_moved(_git_show(rev, "vision/finder.py")))
         spec = importlib.util.spec_from_file_location(name, path)
     else:
         package = workdir / name
         package.mkdir()
         listing = _git(["ls-tree", "--name-only", f"{rev}:vision/finder/"]).split()
         for file in (f for f in listing if f.endswith(".py")):
-            (package / file).write_text(_git_show(rev, f"vision/finder/{file}"))
+            (package / file).write_text(_moved(_git_show(rev, f"vision/finder/{file}")))
         spec = importlib.util.spec_from_file_location(
             name, package / "__init__.py", submodule_search_locations=[str(package)]
         )
@@ -95,6 +96,16 @@ def _git(args: list[str]) -> str:
 
 def _git_show(rev: str, path: str) -> str:
     return _git(["show", f"{rev}:{path}"])
+
+
+# What an older finder imported from where it is no longer found.
+_MOVED = {"from vision.artwork import Image\n": "from vision.image import Image\n"}
+
+
+def _moved(source: str) -> str:
+    for old, new in _MOVED.items():
+        source = source.replace(old, new)
+    return source
 
 
 def _exactly(found: list[Any]) -> list[str]:

@@ -59,16 +59,9 @@ from vision.labels import BACK, BLANK, CHINESE_LABELS, JOKER, LABELS  # noqa: E4
 from vision.scan import Scanner  # noqa: E402
 from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.layout import TilePlacement, random_layout  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402
-from vision.synth.render import (  # noqa: E402
-    CameraPose,
-    Rendered,
-    Style,
-    TilePlacement,
-    random_layout,
-    render,
-    render_still,
-)
+from vision.synth.render import CameraPose, Rendered, Style, render, render_still  # noqa: E402
 from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 META = json.loads((MODELS_DIR / "tile_embed.json").read_text())

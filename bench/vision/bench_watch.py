@@ -53,7 +53,8 @@ from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser  # noqa: E40
 from vision.labels import CHINESE_LABELS, LABELS  # noqa: E402
 from vision.observe import TableWatcher  # noqa: E402
 from vision.scan import Scanner, ScanResult  # noqa: E402
-from vision.synth.render import Layout, Style, TilePlacement, random_layout, render_still  # noqa: E402
+from vision.synth.layout import Layout, TilePlacement, random_layout  # noqa: E402
+from vision.synth.render import Style, render_still  # noqa: E402
 
 WATCHERS: dict[str, dict[str, Any]] = {
     "whole table": {"hidden_margin_mm": math.inf},

@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 from vision.geometry import TableGeometry  # noqa: E402
 from vision.labels import LABELS  # noqa: E402
 from vision.synth.artwork import ART_SETS, PROCEDURAL_PREFIX, load_set  # noqa: E402
-from vision.synth.render import Style, random_layout, render  # noqa: E402
+from vision.synth.layout import random_layout  # noqa: E402
+from vision.synth.render import Style, render  # noqa: E402
 from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 

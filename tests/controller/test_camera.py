@@ -21,7 +21,8 @@ def _wait(predicate: Any, timeout: float) -> bool:
 
 def test_rendered_table_gives_dice_and_a_discard_by_the_right_seat() -> None:
     from vision.geometry import TableGeometry
-    from vision.synth.render import DiePlacement, Layout, Style, TilePlacement
+    from vision.synth.layout import DiePlacement, Layout, TilePlacement
+    from vision.synth.render import Style
     from vision.synth.source import RenderedSource
 
     rng = np.random.default_rng(3)
@@ -107,7 +108,8 @@ def test_a_calibration_made_for_another_frame_size_is_made_anew(tmp_path: Any) -
     another (camera.width/height changed) is calibrated again from the markers, and saved."""
     from vision.calibration import Calibration, calibrate
     from vision.geometry import TableGeometry
-    from vision.synth.render import Layout, Style
+    from vision.synth.layout import Layout
+    from vision.synth.render import Style
     from vision.synth.source import RenderedSource
 
     geometry = TableGeometry()
@@ -137,7 +139,8 @@ def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> N
     # that discard, and nothing that was already on the table.
     from vision.capture import CameraUnavailable
     from vision.geometry import TableGeometry
-    from vision.synth.render import Layout, Style, TilePlacement
+    from vision.synth.layout import Layout, TilePlacement
+    from vision.synth.render import Style
     from vision.synth.source import RenderedSource
 
     rng = np.random.default_rng(5)

@@ -333,7 +333,8 @@ def test_the_camera_counts_charleston_passes_laid_face_down() -> None:
     from vision.labels import BACK
     from vision.observe import TableWatcher
     from vision.scan import Scanner
-    from vision.synth.render import CameraPose, Layout, Style, render
+    from vision.synth.layout import Layout
+    from vision.synth.render import CameraPose, Style, render
 
     geometry = TableGeometry()
     layout = Layout(tiles=[], dice=[])

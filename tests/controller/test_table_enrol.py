@@ -14,7 +14,8 @@ from vision.calibration import calibrate
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.scan import Scanner
-from vision.synth.render import CameraPose, Layout, Style
+from vision.synth.layout import Layout
+from vision.synth.render import CameraPose, Style
 from vision.synth.source import RenderedSource
 from vision.synth.table_enrol import enrol_rendered_table
 

@@ -11,7 +11,8 @@ import pytest
 from controller.scene import shown_hand_layout
 from vision.geometry import TableGeometry
 from vision.labels import CHINESE_LABELS, LABELS
-from vision.synth.render import Rendered, Style, random_layout, render
+from vision.synth.layout import random_layout
+from vision.synth.render import Rendered, Style, render
 
 RED_CLOTH = (40, 40, 120)  # BGR: one of the renderer's cloths
 

@@ -11,7 +11,8 @@ from vision.calibration import calibrate
 from vision.finder import find
 from vision.geometry import TableGeometry
 from vision.scan import ObstructionSeen
-from vision.synth.render import Layout, Rendered, Style, TilePlacement, render
+from vision.synth.layout import Layout, TilePlacement
+from vision.synth.render import Rendered, Style, render
 
 from .conftest import hand_laid_out, jade_table, rendered_table
 

@@ -14,7 +14,8 @@ from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.observation import ObservationKind
 from vision.observe import TableWatcher
 from vision.scan import DieSeen, ObstructionSeen, Scanner, ScanResult, TileSeen
-from vision.synth.render import CameraPose, DiePlacement, Layout, Style, TilePlacement, render
+from vision.synth.layout import DiePlacement, Layout, TilePlacement
+from vision.synth.render import CameraPose, Style, render
 
 
 def _tile(

@@ -8,8 +8,9 @@ import numpy as np
 from vision.geometry import TableGeometry
 from vision.labels import CHINESE_LABELS, LABELS
 from vision.synth.artwork import FACE_H, FACE_W
+from vision.synth.layout import random_layout
 from vision.synth.procedural import procedural_set
-from vision.synth.render import Style, random_layout, render
+from vision.synth.render import Style, render
 
 
 def _frame(seed: int) -> np.ndarray:

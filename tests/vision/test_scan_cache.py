@@ -18,7 +18,8 @@ from vision.labels import BACK, LABELS
 from vision.observe import TableWatcher
 from vision.scan import Scanner, ScanResult, TileSeen
 from vision.scan_cache import CacheStats, signatures, thumbnail
-from vision.synth.render import Layout, Style, TilePlacement, random_layout, render_still
+from vision.synth.layout import Layout, TilePlacement, random_layout
+from vision.synth.render import Style, render_still
 
 GEOMETRY = TableGeometry()
 SEED = 41

@@ -11,7 +11,8 @@ from vision.capture import DEFAULT_FRAME_SIZE
 from vision.geometry import TableGeometry
 from vision.image import Image
 from vision.labels import LABELS
-from vision.synth.render import CameraPose, Style, random_layout, render
+from vision.synth.layout import random_layout
+from vision.synth.render import CameraPose, Style, render
 
 
 class RenderedSource:

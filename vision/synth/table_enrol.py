@@ -28,7 +28,8 @@ from vision.geometry import TableGeometry
 from vision.identify import EMBEDDER_FILE, MODELS_DIR
 from vision.image import Image
 from vision.synth.artwork import load_set
-from vision.synth.render import CameraPose, Layout, Rendered, Style, TilePlacement, render
+from vision.synth.layout import Layout, TilePlacement
+from vision.synth.render import CameraPose, Rendered, Style, render
 
 ENROL_VERSION = 1
 # Rows of the enrolment layout (mm), clear of the dice tray in the middle.
