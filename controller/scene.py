@@ -1,7 +1,7 @@
 """What the simulated camera sees: the table's face-up tiles laid out as players lay them.
 
 ``table_layout(view)`` turns the engine's public view (the same JSON the service publishes)
-into a renderer :class:`vision.render.Layout`: each seat's discards in rows of six in front of
+into a renderer :class:`vision.synth.layout.Layout`: each seat's discards in rows of six in front of
 it, facing it, inside the wall ring; its sets and flowers along its rack strip; the dice in
 the tray. A discard that is claimed leaves the discard area and reappears in the claimant's
 set, as on a real table. Concealed kongs lie face down (the table shows no face of them).
@@ -42,7 +42,7 @@ REACH_DEPTH_MM = 150.0
 
 
 def reaching_hand(seat: str, along: float, geometry: Any = None) -> tuple[float, float]:
-    """Where ``seat``'s hand is (``vision.render.Layout.hand``) as it reaches for the wall
+    """Where ``seat``'s hand is (``vision.synth.layout.Layout.hand``) as it reaches for the wall
     ``along`` mm to the right of the middle of its edge."""
     from vision.geometry import TableGeometry
 

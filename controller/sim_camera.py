@@ -1,10 +1,10 @@
 """`mjtable simulate --camera`: the simulated table seen through vision's real pipeline.
 
-The bots' table is rendered from real tile artwork (``vision.render``) as play goes on
+The bots' table is rendered from real tile artwork (``vision.synth.render``) as play goes on
 (``controller.scene``); the service's camera loop scans those frames and its watcher reports
 discards, sets, flowers, added kongs, dice and the hand shown at Mah-jongg exactly as on a
 real table. Like a real table, the rendered one has its own tile set enrolled first
-(``vision.table_enrol``: a few crops of each kind cut from rendered frames, enrolled as
+(``vision.synth.table_enrol``: a few crops of each kind cut from rendered frames, enrolled as
 ``mjtable vision enroll`` does, cached on disk), so the camera knows the art it sees rather
 than abstaining on it. What a camera cannot see (a tile drawn from the wall, the deal, a
 concealed kong, the American votes and courtesy pass agreed aloud) still comes straight

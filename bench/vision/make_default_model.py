@@ -34,7 +34,7 @@ def main() -> int:
         "--procedural",
         type=int,
         default=0,
-        help="also enrol this many procedural art sets (vision/procedural.py)",
+        help="also enrol this many procedural art sets (vision/synth/procedural.py)",
     )
     args = parser.parse_args()
     meta = json.loads((MODELS_DIR / "tile_embed.json").read_text())

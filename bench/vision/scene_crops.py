@@ -4,8 +4,8 @@
         --out /tmp/scene_crops.npz
 
 `synthetic_crop` imitates a crop; this cuts real ones: full 1920x1080 frames rendered by
-vision/render.py (perspective, light, shadows, touching and sideways tiles, blur, JPEG), the
-tiles found by vision/finder.py and cut by `tile_crop` exactly as `mjtable vision scan` does,
+vision/synth/render.py (perspective, light, shadows, touching and sideways tiles, blur, JPEG), the
+tiles found by vision/finder/ and cut by `tile_crop` exactly as `mjtable vision scan` does,
 each labelled with the rendered truth within 10 mm. Training on them closes the gap between
 what the network learns from and what it is shown at the table. Only the training art sets
 (not the held-out ones named by ``--hold-out``) and procedural sets with seeds of their own
