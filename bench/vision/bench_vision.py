@@ -53,8 +53,9 @@ from scan_worker import scan_once, stage_times  # noqa: E402
 from controller.scene import shown_hand_layout  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
 from vision.capture import DEFAULT_FRAME_SIZE  # noqa: E402
+from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
-from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
 from vision.labels import BACK, BLANK, CHINESE_LABELS, JOKER, LABELS  # noqa: E402
 from vision.scan import Scanner  # noqa: E402
 from vision.synth.artwork import ART_SETS, load_set  # noqa: E402

@@ -20,7 +20,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
+from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
 from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402

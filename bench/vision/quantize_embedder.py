@@ -31,7 +31,7 @@ from onnxruntime.quantization.shape_inference import quant_pre_process
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.identify import EMBEDDER_FILE, MODELS_DIR, quantised_path  # noqa: E402
+from vision.embedder import EMBEDDER_FILE, MODELS_DIR, quantised_path  # noqa: E402
 from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402

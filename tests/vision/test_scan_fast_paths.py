@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from vision import embed_ahead, finder
 from vision.calibration import calibrate
+from vision.embedder import Embedder
 from vision.finder import (
     blobs,
     cutting,
@@ -29,7 +30,7 @@ from vision.finder import (
 )
 from vision.finder.outline import every_pixel
 from vision.geometry import TableGeometry
-from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.scan import Scanner
 from vision.synth.render import Rendered
 

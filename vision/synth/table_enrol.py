@@ -22,10 +22,10 @@ import cv2
 import numpy as np
 
 from vision.calibration import calibrate
+from vision.embedder import EMBEDDER_FILE, MODELS_DIR
 from vision.enrol import enrol_folder
 from vision.finder import find, tile_crop
 from vision.geometry import TableGeometry
-from vision.identify import EMBEDDER_FILE, MODELS_DIR
 from vision.image import Image
 from vision.synth.artwork import load_set
 from vision.synth.layout import Layout, TilePlacement
