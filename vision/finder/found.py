@@ -52,7 +52,9 @@ def rect_axes(
 def tile_at(
     centre: NDArray[np.float64], long_axis: NDArray[np.float64], h: float, w: float
 ) -> Found:
-    # Angle of the long side from the y axis, folded into [0, 180).
+    """A tile centred at ``centre`` (pixels of the top-down image), ``h`` long along
+    ``long_axis`` and ``w`` wide; its angle is its long side's from the y axis, folded into
+    [0, 180)."""
     angle = float(np.degrees(np.arctan2(-long_axis[0], long_axis[1]))) % 180.0
     return Found(
         "tile", centre[0] / PX_PER_MM, centre[1] / PX_PER_MM, angle, w / PX_PER_MM, h / PX_PER_MM
