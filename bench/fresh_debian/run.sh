@@ -78,10 +78,10 @@ chmod +x "$ROOTFS/usr/sbin/policy-rc.d"
 cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
 chroot "$ROOTFS" useradd --create-home --shell /bin/bash player
 
-step "a clean clone of $(git -C "$REPO" rev-parse --short HEAD) copied in"
+commit=$(git -C "$REPO" rev-parse HEAD)
+step "a clean clone of ${commit:0:7} copied in"
 git clone -q --no-hardlinks "$REPO" "$ROOTFS$CLONE"
 chroot "$ROOTFS" chown -R player:player "$CLONE"
-commit=$(git -C "$ROOTFS$CLONE" rev-parse HEAD)
 
 for fs in proc sys dev dev/pts; do
     mount --bind "/$fs" "$ROOTFS/$fs"
