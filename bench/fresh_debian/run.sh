@@ -5,7 +5,11 @@
 # `./dev test` as a user without root or sudo (which must say what to run as root).
 #
 #   sudo bench/fresh_debian/run.sh [--keep] [--root DIR] [--mirror URL] [--json FILE]
+#                                  [--ca-bundle FILE]
 #
+# --ca-bundle: where HTTPS goes through a proxy with its own certificate authority, the host's
+# bundle (default: the host's $PIP_CERT, if set) is handed to pip in the root as PIP_CERT;
+# a fresh Debian's pip trusts only its own bundle.
 # Needs root on a Debian machine (debootstrap, chroot, mounts) and the network (Debian and
 # PyPI). Records the time of each step and the size of the set-up in
 # bench/fresh_debian/results.json (or --json FILE), and prints it. Not part of the test suite.
@@ -16,13 +20,16 @@ ROOTFS=/var/tmp/mjtable-fresh-debian
 MIRROR=http://deb.debian.org/debian
 JSON=$HERE/results.json
 KEEP=0
+CA_BUNDLE=${PIP_CERT:-}
 while [ $# -gt 0 ]; do
     case "$1" in
         --keep) KEEP=1 ;;
         --root) ROOTFS=$2; shift ;;
         --mirror) MIRROR=$2; shift ;;
         --json) JSON=$2; shift ;;
-        *) echo "usage: $0 [--keep] [--root DIR] [--mirror URL] [--json FILE]" >&2; exit 64 ;;
+        --ca-bundle) CA_BUNDLE=$2; shift ;;
+        *) echo "usage: $0 [--keep] [--root DIR] [--mirror URL] [--json FILE] [--ca-bundle FILE]" >&2
+           exit 64 ;;
     esac
     shift
 done
@@ -76,6 +83,11 @@ base_packages=$(chroot "$ROOTFS" dpkg-query -W -f='.\n' | wc -l)
 printf '#!/bin/sh\nexit 101\n' >"$ROOTFS/usr/sbin/policy-rc.d"
 chmod +x "$ROOTFS/usr/sbin/policy-rc.d"
 cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+pip_cert=()
+if [ -n "$CA_BUNDLE" ]; then
+    cp "$CA_BUNDLE" "$ROOTFS/etc/bench-ca-bundle.pem"
+    pip_cert=(PIP_CERT=/etc/bench-ca-bundle.pem)
+fi
 chroot "$ROOTFS" useradd --create-home --shell /bin/bash player
 
 commit=$(git -C "$REPO" rev-parse HEAD)
@@ -95,7 +107,7 @@ in_root() {  # USER COMMAND...: run in the fresh root, from the clone
     [ "$user" = root ] || home=/home/$user
     chroot "$ROOTFS" /usr/sbin/runuser -u "$user" -- env -i HOME="$home" \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-        TERM=dumb bash -c "cd $CLONE && $*"
+        TERM=dumb "${pip_cert[@]}" bash -c "cd $CLONE && $*"
 }
 
 step "as a user without root or sudo: bare ./dev, then ./dev test"
@@ -129,6 +141,7 @@ import json, sys
 lines = lambda name: open("$LOGDIR/" + name, errors="replace").read().splitlines()
 result = {
     "commit": "$commit",
+    "ca_bundle_for_pip": "$CA_BUNDLE",
     "date": "$(date -u +%Y-%m-%dT%H:%MZ)",
     "host": {"cores": $(nproc), "load_average_at_end": "$(cut -d' ' -f1-3 /proc/loadavg)"},
     "debootstrap_minbase": {"seconds": $t_debootstrap, "mib": $base_mib,
