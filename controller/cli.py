@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("config", "`config check FILE`: validate a table's configuration"),
     "calibrate": ("calibrate", "camera calibration from the corner markers"),
     "vision": ("vision", "`vision enroll|classify|scan`: tile recognition"),
+    "doctor": ("doctor", "check the table's camera, markers, board, LEDs, broker, store, tiles"),
 }
 
 
