@@ -321,19 +321,6 @@ def _nearest_existing(folder: Path) -> Path:
     return folder
 
 
-def needed_kinds(cfg: TableConfig) -> list[str]:
-    """The tile codes the table's set holds (docs/tiles.md): what enrolment must cover."""
-    from engine import tiles
-    from engine.rules import get_ruleset
-
-    if cfg.table.ruleset == "american":
-        # The eight Flowers are alike in play, but printed as four flowers and four seasons.
-        return [*(tiles.tile_name(t) for t in range(tiles.NUM_KINDS)),
-                *(tiles.tile_name(t) for t in tiles.BONUS_TILES), "J"]
-    size = get_ruleset(cfg.table.ruleset).tiles
-    return sorted({tiles.tile_name(t) for t in tiles.tile_set(size)}, key=tiles.parse_tile)
-
-
 def check_enrolled(ctx: Context) -> Finding:
     model = ctx.cfg.camera.model
     if ctx.cfg.camera.source == "none":
@@ -348,7 +335,9 @@ def check_enrolled(ctx: Context) -> Finding:
     except (ModelError, OSError, ValueError) as exc:
         return Finding("enrolled", "fail", f"{model}: {exc}", {"model": model})
     kinds = recogniser.kinds
-    missing = [k for k in needed_kinds(ctx.cfg) if k not in kinds]
+    from controller.guided_enrol import set_kinds
+
+    missing = [k for k in set_kinds(ctx.cfg.table.ruleset) if k not in kinds]
     per_kind = {k: recogniser.labels.count(k) for k in kinds}
     details = {"model": model, "kinds": len(kinds), "missing": missing,
                "fewest_vectors": min(per_kind.values()) if per_kind else 0}

@@ -1,4 +1,4 @@
-"""Draw docs/build/wiring.svg from the firmware's pin table (firmware_bridge/firmware/table_pins.py).
+"""Draw docs/build/wiring.svg from the firmware's pin table, firmware_bridge/firmware/table_pins.py.
 
     .venv/bin/python docs/build/make_wiring.py            # writes docs/build/wiring.svg
     rsvg-convert docs/build/wiring.svg -o wiring.png      # to look at it as a picture
