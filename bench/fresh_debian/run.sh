@@ -121,6 +121,9 @@ t_simulate=$(seconds "$t0" "$(now)")
 setup_mib=$(($(mib "$ROOTFS") - base_mib))
 venv_mib=$(mib "$ROOTFS$CLONE/.venv")
 fonts_mib=$(mib "$ROOTFS/usr/share/fonts")
+apt_cache_mib=$(mib "$ROOTFS/var/cache/apt")
+apt_lists_mib=$(mib "$ROOTFS/var/lib/apt/lists")
+pip_cache_mib=$(mib "$ROOTFS/root/.cache/pip")
 packages=$(chroot "$ROOTFS" dpkg-query -W -f='.\n' | wc -l)
 
 step "as root: ./dev test"
@@ -152,6 +155,8 @@ result = {
                            "set_up_output": [l for l in lines("simulate.log") if l.startswith("dev:")],
                            "last_lines": lines("simulate.log")[-8:]},
     "set_up_size": {"mib": $setup_mib, "venv_mib": $venv_mib, "fonts_mib": $fonts_mib,
+                    "apt_cache_mib": $apt_cache_mib, "apt_lists_mib": $apt_lists_mib,
+                    "pip_cache_mib": ${pip_cache_mib:-0},
                     "debian_packages_added": $packages - $base_packages},
     "dev_test": {"exit": $test_rc, "seconds": $t_test, "summary": "$summary",
                  "set_up_output": [l for l in lines("test.log") if l.startswith("dev:")]},
