@@ -328,7 +328,8 @@ def check_enrolled(ctx: Context) -> Finding:
     if not model:
         return Finding("enrolled", "warn", "camera.model is empty: the bundled prototypes, not "
                        "this table's own tiles; enrol them (docs/build/enrolment.md)")
-    from vision.identify import ModelError, Recogniser
+    from vision.embedder import ModelError
+    from vision.identify import Recogniser
 
     try:
         recogniser = Recogniser.load(Path(model))

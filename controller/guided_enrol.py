@@ -183,7 +183,8 @@ def rendered_shot(art: str, kinds: Sequence[str], seed: int, shot: int,
     import numpy as np
 
     from vision.geometry import TableGeometry
-    from vision.render import CameraPose, Layout, Style, TilePlacement, render
+    from vision.synth.layout import Layout, TilePlacement
+    from vision.synth.render import CameraPose, Style, render
 
     table = np.random.default_rng([seed, 31_337])
     style = Style.random(table, art)

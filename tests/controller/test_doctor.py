@@ -147,8 +147,8 @@ def test_a_board_with_other_firmware_is_to_be_flashed_again(
 def test_markers_hidden_or_too_few_pixels_on_a_tile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from vision.capture import RenderedSource
     from vision.geometry import TableGeometry
+    from vision.synth.source import RenderedSource
 
     # A full-HD camera: 24 px on a tile, under the 28 the guide aims at.
     config = _table(tmp_path, camera='source = "render:3"\nwidth = 1920\nheight = 1080')
@@ -174,8 +174,8 @@ def test_markers_hidden_or_too_few_pixels_on_a_tile(
 def test_enrolled_set_must_cover_the_tables_tiles(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from vision.artwork import load_set
-    from vision.crops import synthetic_crop
+    from vision.synth.artwork import load_set
+    from vision.synth.crops import synthetic_crop
 
     samples = tmp_path / "samples"
     faces = load_set("kde-traditional")

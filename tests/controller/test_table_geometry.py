@@ -113,7 +113,7 @@ def test_sheet_of_another_kind_is_refused(
 def test_calibrate_takes_the_geometry_of_the_table_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from vision.capture import RenderedSource
+    from vision.synth.source import RenderedSource
 
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), RenderedSource(3).read())  # markers 12 mm in, as by default
