@@ -88,6 +88,9 @@ echo "   the CA to import on club machines: $CERTS/ca.crt"
 echo "== udev rule and systemd unit"
 install -m 0644 "$SRC/deploy/99-mahjong-mcu.rules" /etc/udev/rules.d/99-mahjong-mcu.rules
 udevadm control --reload-rules && udevadm trigger --subsystem-match=tty
+udevadm settle --timeout=5 || true
+[ -e /dev/mahjong-mcu ] \
+    || echo "   no /dev/mahjong-mcu yet: flash and plug in the board (docs/build/flashing.md)"
 install -m 0644 "$SRC/deploy/mahjong-table.service" /etc/systemd/system/mahjong-table.service
 systemctl daemon-reload
 
