@@ -151,3 +151,17 @@ def test_card_lint_refuses_a_5000_digit_value(
     code, out = _run(["card", "lint", card], capsys)
     assert code == 2 and out[0]["where"] == f"{card}:2:7"
     assert "P6" in str(out[0]["error"])
+
+
+@pytest.mark.parametrize(("win", "where"), [
+    ({"tile": "8B", "by": "wall", "from": None, "context": [["1D"]]}, "win.context[0]"),
+    ({"tile": "8B", "by": ["wall"], "from": None, "context": []}, "win.by"),
+])
+def test_score_names_a_win_field_that_is_not_a_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], win: dict[str, object], where: str
+) -> None:
+    doc = json.loads(HAND) | {"winner": "E", "win": win, "hands": {"E": {
+        "melds": [], "concealed": ["1B"] * 3 + ["2B"] * 3 + ["3B"] * 3 + ["4B"] * 3 + ["8B"] * 2,
+        "flowers": []}}}
+    code, out = _run(["score", _file(tmp_path, json.dumps(doc))], capsys)
+    assert code == 2 and out[0]["where"] == where
