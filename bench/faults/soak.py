@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -23,15 +24,21 @@ from tests.faults.test_end_to_end import play_with_kills  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--hands", type=int, default=5)
+    parser.add_argument("--hands", type=int, default=4)
     parser.add_argument("--kills", type=int, default=3, help="of each, per hand")
     args = parser.parse_args()
     totals = {"hands": 0, "events": 0, "broker_kills": 0, "service_kills": 0,
               "redelivered": 0, "lost": 0}
     began = time.perf_counter()
     for hand in range(args.hands):
-        with tempfile.TemporaryDirectory(prefix="mjtable-soak-") as name:
-            result = play_with_kills(Path(name), seed=100 + hand, kills=args.kills)
+        folder = Path(tempfile.mkdtemp(prefix="mjtable-soak-"))
+        try:
+            result = play_with_kills(folder, seed=100 + hand, kills=args.kills)
+        except AssertionError as exc:
+            # The store and the broker's log stay for a look (a failure is the news here).
+            print(json.dumps({"hand": hand, "failed": str(exc)[:500], "kept": str(folder)}))
+            raise
+        shutil.rmtree(folder)
         print(json.dumps(result), flush=True)
         totals["hands"] += 1
         for key in ("events", "broker_kills", "service_kills", "redelivered", "lost"):
