@@ -48,11 +48,15 @@ def _expansions_of(card: CompiledCard, line: int) -> range:
     return range(bisect_left(card.line_of, line), bisect_right(card.line_of, line))
 
 
-def line_needs(card: CompiledCard, hand: Hand, line: int) -> Need | None:
+def line_needs(card: CompiledCard, hand: Hand, line: int, nearest: int = -1) -> Need | None:
     """The nearest completion of one line: its tiles away and what it still wants (``None``
-    when the exposures can never fit it)."""
+    when the exposures can never fit it). ``nearest``: that expansion, if already known."""
     if card.lines[line].concealed and hand.exposures:
         return None  # a C line takes no exposure
+    if not hand.exposures and nearest >= 0:
+        exp = card.expansions[nearest]
+        kept, need = _need_for(hand, dict(exp.nat), dict(exp.jok))
+        return need._replace(tiles_away=14 - kept)
     if not hand.exposures:
         # the same bit count as tiles_away picks the nearest expansion; only it is spelt out
         held = therm(hand.concealed)
@@ -82,16 +86,17 @@ def line_needs(card: CompiledCard, hand: Hand, line: int) -> Need | None:
     return need._replace(tiles_away=14 - kept)
 
 
-def needs_json(card: CompiledCard, hand: Hand, closest: Iterable[tuple[int, int]],
+def needs_json(card: CompiledCard, hand: Hand, closest: Iterable[tuple[int, int, int]],
                most: int = 10, within: int = 4) -> dict[int, dict[str, object]]:
-    """For the close lines (at most ``most``, ``within`` tiles away), what each still needs."""
+    """For the close lines (at most ``most``, ``within`` tiles away), what each still needs;
+    ``closest`` as :func:`engine.american.match.nearest_expansions` gives it."""
     out: dict[int, dict[str, object]] = {}
-    for line, away in closest:
+    for line, away, nearest in closest:
         if len(out) >= most or away > within:
             break
         if away == 0:
             continue  # complete: nothing to need
-        need = line_needs(card, hand, line)
+        need = line_needs(card, hand, line, nearest)
         if need is None:
             continue
         out[line] = {"needs": [tile_name(t) for t in need.needs],

@@ -24,7 +24,7 @@ from dataclasses import fields
 from typing import Any
 
 from engine.american.compiled import CompiledCard
-from engine.american.match import Hand, HandError, make_hand, matches, tiles_away
+from engine.american.match import Hand, HandError, make_hand, matches, nearest_expansions
 from engine.american.needs import needs_json
 from engine.american.payments import (
     PaymentOptions,
@@ -225,10 +225,10 @@ def _hand_json(line: Any, permits: bool, jokerless: bool, value: int, by: str,
 
 def _in_error(card: CompiledCard, hand: Hand, winner: Seat, arrangement: list[list[str]],
               players: Sequence[Seat]) -> dict[str, Any]:
-    away = tiles_away(card, hand)
+    away = nearest_expansions(card, hand)
     wanted = needs_json(card, hand, away, most=3, within=14)
     closest = [{"line": card.lines[line].id, "tiles_away": n, **wanted.get(line, {})}
-               for line, n in away[:3]]
+               for line, n, _ in away[:3]]
     lacks = "; ".join(f"{c['line']} needs {_listed(c.get('needs'))}" for c in closest)
     return {
         "hands": {winner.name: {"points": 0, "doubles": 0, "score": 0, "value": 0,
