@@ -151,6 +151,8 @@ def _how(win: Mapping[str, Any], winner: Seat,
     if by not in WIN_BY:
         raise MalformedInput("win.by", f"one of {', '.join(WIN_BY)}, not {by!r}")
     discarder = None
+    if by in ("heavenly", "earthly") and winner != Seat.E:
+        raise MalformedInput("win.by", f"a {by.capitalize()} Hand is East's (American CH-9)")
     if by == "discard":
         discarder = parse_seat(win.get("from"), "win.from")
         if discarder == winner or discarder not in players:
