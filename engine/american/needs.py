@@ -16,13 +16,14 @@ from typing import NamedTuple
 
 from engine.american.compiled import CompiledCard, therm
 from engine.american.match import Exposure, Hand, _remainders
-from engine.tiles import Tile, tile_name
+from engine.tiles import JOKER, Tile, tile_name
 
 
 class Need(NamedTuple):
     tiles_away: int
     needs: list[Tile]  # every tile still wanted, one entry per tile
     joker_may_fill: list[Tile]  # the wanted tiles a Joker may stand for
+    spare: list[Tile]  # the concealed tiles this completion does not use (Jokers as JOKER)
 
 
 def _need_for(hand: Hand, nat: dict[Tile, int], jok: dict[Tile, int]) -> tuple[int, Need]:
@@ -40,7 +41,10 @@ def _need_for(hand: Hand, nat: dict[Tile, int], jok: dict[Tile, int]) -> tuple[i
     kept += jokers_used
     joker_short = joker_short[jokers_used:]  # the hand's own Jokers fill the first of these
     needs = sorted(natural_short + joker_short)
-    return kept, Need(0, needs, sorted(joker_short))
+    spare = [t for t, h in sorted(held.items())
+             for _ in range(h - min(h, nat.get(t, 0) + jok.get(t, 0)))]
+    spare += [JOKER] * (hand.jokers - jokers_used)
+    return kept, Need(0, needs, sorted(joker_short), spare)
 
 
 def _expansions_of(card: CompiledCard, line: int) -> range:
@@ -100,7 +104,8 @@ def needs_json(card: CompiledCard, hand: Hand, closest: Iterable[tuple[int, int,
         if need is None:
             continue
         out[line] = {"needs": [tile_name(t) for t in need.needs],
-                     "joker_may_fill": [tile_name(t) for t in need.joker_may_fill]}
+                     "joker_may_fill": [tile_name(t) for t in need.joker_may_fill],
+                     "spare": [tile_name(t) for t in need.spare]}
     return out
 
 

@@ -231,7 +231,11 @@ def _in_error(card: CompiledCard, hand: Hand, winner: Seat, arrangement: list[li
     wanted = needs_json(card, hand, away, most=3, within=14)
     closest = [{"line": card.lines[line].id, "tiles_away": n, **wanted.get(line, {})}
                for line, n, _ in away[:3]]
-    lacks = "; ".join(f"{c['line']} needs {_listed(c.get('needs'))}" for c in closest)
+    lacks = "; ".join(
+        f"{c['line']} needs {_listed(c.get('needs'))}"
+        + (f" and has no place for {_listed(c.get('spare'))}" if c.get("spare") else "")
+        for c in closest
+    )
     return {
         "hands": {winner.name: {"points": 0, "doubles": 0, "score": 0, "value": 0,
                                 "limit_hand": None, "capped": False,

@@ -124,8 +124,8 @@ def test_m4_a_mahjong_in_error_is_dead_and_says_what_it_lacks(card: CompiledCard
     mahjong = result["mahjong"]
     assert mahjong["valid"] is False and mahjong["rule"] == "American M-4"
     assert mahjong["closest"][0] == {"line": "TS-1", "tiles_away": 1, "needs": ["9B"],
-                                     "joker_may_fill": ["9B"]}
-    assert mahjong["lacks"].startswith("TS-1 needs 9B")
+                                     "joker_may_fill": ["9B"], "spare": ["8B"]}
+    assert mahjong["lacks"].startswith("TS-1 needs 9B and has no place for 8B")
     assert result["payments"] == [] and result["dead"] == ["S"]
 
 
