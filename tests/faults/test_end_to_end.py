@@ -127,10 +127,12 @@ def running_table(folder: Path, seed: int) -> Iterator[tuple[ShippedBroker, Serv
             broker.stop()
 
 
-def play_with_kills(folder: Path, seed: int, kills: int) -> dict[str, int]:
+def play_with_kills(folder: Path, seed: int, kills: int,
+                    faults: dict[int, str] | None = None) -> dict[str, int]:
     """One simulated hand commanded by the referee, the broker and the service each killed
-    with -9 ``kills`` times at random steps; then the club scorer's stream is checked (every
-    event once after dedupe, in order, each the logged one). Returns the counts."""
+    with -9 ``kills`` times at random steps (or at ``faults``: step -> "broker" or
+    "service"); then the club scorer's stream is checked (every event once after dedupe, in
+    order, each the logged one). Returns the counts."""
     with running_table(folder, seed) as (broker, service, store):
         referee = Referee(broker)
         rng = random.Random(seed)
@@ -140,8 +142,9 @@ def play_with_kills(folder: Path, seed: int, kills: int) -> dict[str, int]:
         # at once today, so the calls would be refused (presses lost across a crash, which
         # the table service's redesign fixes).
         allowed = [i for i in range(5, len(steps) - 1) if not isinstance(steps[i + 1], Claims)]
-        points = rng.sample(allowed, 2 * kills)
-        faults = {at: ("broker", "service")[n % 2] for n, at in enumerate(points)}
+        if faults is None:  # else: the steps after which to kill, as a failed run had them
+            points = rng.sample(allowed, 2 * kills)
+            faults = {at: ("broker", "service")[n % 2] for n, at in enumerate(points)}
         for i, step in enumerate(steps):
             if isinstance(step, Claims):
                 for seat, kind in step.presses:
