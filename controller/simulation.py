@@ -37,7 +37,7 @@ from config.schema import TableConfig
 from controller.broker import BrokerUnavailable, LocalMosquitto
 from controller.inputs import Observation
 from controller.mqtt import BrokerSettings, Topics
-from controller.scoresheet import Scorer, contract_scorer, net_of
+from controller.scoresheet import Scorer, engine_scorer, net_of
 from controller.service import Service, ServiceOptions
 from controller.table import ENVELOPE, TABLE_EVENTS, Outcome, Table
 from controller.world import Claims, SimulatedHand, Step
@@ -68,7 +68,7 @@ class SimulationSettings:
     headless: bool = False
     pause_ms: int | None = None  # courtesy pause; default: 60 headless, 400 with the view
     step_s: float | None = None  # between table actions; default 0 headless, 0.03 with the view
-    scorer: Scorer | None = contract_scorer
+    scorer: Scorer | None = engine_scorer
     doubt: float = 0.0  # share of observations the simulated camera is unsure of
     camera: bool = False  # render the table and see it through vision's pipeline
 

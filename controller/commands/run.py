@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             raise CommandInputError(
                 f"the American card does not load: {exc}", "MJTABLE_AMERICAN_CARD"
             ) from None
-    from controller.scoresheet import contract_scorer
+    from controller.scoresheet import engine_scorer
     from controller.service import Service, ServiceOptions, ServiceStartError, broker_of
     from controller.store import StoreError
 
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 board_url=board or None,
                 broker=broker,
                 client_id=cfg.table.id,
-                scorer=contract_scorer,
+                scorer=engine_scorer,
                 status_file=status_path(store),
             ),
         )
