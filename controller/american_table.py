@@ -41,18 +41,12 @@ from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand,
 from engine.commands import Command
 from engine.errors import MalformedInput, RuleViolation
 from engine.messages import COMMANDS
-from engine.seats import SEATS
+from engine.seats import SEAT_NAMES, Seat
 
 PUBLIC_KEYS = ("seq", "hand", "ts", "type", "seat", "public", "time_us")
 # A referee's amendment of an accepted command (``cmd/correct`` with ``at``): the record keeps
 # both, and the hand is rebuilt with the command replaced or struck out.
 AMENDED = "Amended"
-
-
-def load_card() -> CompiledCard:
-    from config.cards import default_card
-
-    return default_card()
 
 
 class AmericanTable(LiveTable):
@@ -68,7 +62,11 @@ class AmericanTable(LiveTable):
         card: CompiledCard | None = None,
         wallclock: Callable[[], float] = time.time,
     ) -> None:
-        self.card = card or load_card()
+        if card is None:
+            from config.cards import card_at
+
+            card = card_at(settings.card)
+        self.card = card
         self.options = options_for(settings.ruleset, self.card)  # unknown name: ValueError
         self._setup(settings, store, lights, on_append, wallclock)
         self.state: AmericanHand | None = None
@@ -317,9 +315,9 @@ class AmericanTable(LiveTable):
             # evidence (DH-3) or records it disputed until the tiles are shown (DH-6).
             seats = []
             for key in ("seat", "target"):
-                if body.get(key) not in ("E", "S", "W", "N"):
+                if body.get(key) not in SEAT_NAMES:
                     raise CommandError(key, f"{body.get(key)!r} is not one of E S W N")
-                seats.append(SEATS[("E", "S", "W", "N").index(body[key])])
+                seats.append(Seat[body[key]])
             records = self._apply(am.Challenge(seats[0], seats[1]), now_us)
             return self._outcome(Outcome(True, records))
         if verb == "correct" and "at" in body:

@@ -20,7 +20,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-SEATS = ("E", "S", "W", "N")
+from engine.seats import SEAT_NAMES as SEATS
+
 CLAIM_BUTTONS = ("chow", "pung", "kong", "mahjong")
 
 

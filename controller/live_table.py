@@ -49,6 +49,7 @@ class TableSettings:
     topic_prefix: str = "mahjong/v1"
     publish: bool = True  # False: no broker configured, so nothing goes to the outbox
     scoring: str = ""  # the ruleset name `mjtable score` gets (a preset), if not the ruleset
+    card: str = ""  # the American card's path; empty: the bundled card
 
 
 @dataclass

@@ -30,7 +30,7 @@ from controller.mqtt import BrokerSettings, MqttLink
 from controller.scoresheet import Scorer
 from controller.store import EventStore, StoreError
 from controller.table import Table, TableSettings
-from engine.american.family import is_american
+from engine.rulesets import is_american
 
 log = logging.getLogger("mjtable.service")
 
@@ -62,8 +62,9 @@ class ServiceOptions:
 def settings_of(cfg: TableConfig) -> TableSettings:
     return TableSettings(
         table_id=cfg.table.id,
-        ruleset=cfg.table.ruleset,
+        ruleset=cfg.table.plays,
         options=dict(cfg.table.options),
+        card=cfg.table.card,
         courtesy_pause_ms=cfg.adjudication.courtesy_pause_ms,
         press_latency_ms=cfg.adjudication.press_latency_ms,
         min_confidence=cfg.adjudication.min_confidence,
@@ -71,7 +72,7 @@ def settings_of(cfg: TableConfig) -> TableSettings:
         players={seat: section.player for seat, section in cfg.seats.items() if section.player},
         topic_prefix=cfg.mqtt.topic_prefix,
         publish=cfg.mqtt.enabled,
-        scoring=cfg.table.scoring,
+        scoring=cfg.table.scores if cfg.table.scores != cfg.table.plays else "",
     )
 
 
@@ -346,7 +347,7 @@ class Service:
 
     def _open_camera(self, stack: contextlib.AsyncExitStack) -> None:
         from controller.camera import CameraLoop
-        from engine.rules import get_ruleset
+        from engine.rulesets import entry
 
         cam = self.cfg.camera
         self.camera = CameraLoop(
@@ -357,9 +358,7 @@ class Service:
             fps=cam.fps,
             hidden_margin_mm=cam.hidden_margin_mm,
             frame_size=(cam.width, cam.height),
-            # The American set is 152 tiles (eight Jokers beside the eight Flowers).
-            set_size=152 if is_american(self.cfg.table.ruleset)
-            else get_ruleset(self.cfg.table.ruleset).tiles,
+            set_size=entry(self.cfg.table.ruleset).tiles,
             showing=lambda: self.table.showing_hands(),
             passing=lambda: self.table.passing(),
         )

@@ -36,10 +36,9 @@ from controller.scene import lay_hand_shown, lay_pass, reaching_hand, table_layo
 from controller.service import Service
 from controller.table import Table
 from engine import events as ev
-from engine.american.family import is_american
 from engine.american.state import AmericanHand
 from engine.game import HandState, public_view
-from engine.rules import get_ruleset
+from engine.rulesets import entry
 from engine.seats import Seat
 
 GameState = HandState | AmericanHand  # the world's hand, or the table's mirror of it
@@ -385,7 +384,4 @@ def _next_in_turn(world: GameState, seat: Seat) -> Seat:
 
 def _set_size(service: Service) -> int:
     """Tiles in the set in play (the watcher's fifth-copy check; American flowers)."""
-    ruleset = service.table.settings.ruleset
-    if is_american(ruleset):
-        return 152
-    return get_ruleset(ruleset).tiles
+    return entry(service.table.settings.ruleset).tiles

@@ -42,9 +42,9 @@ from controller.service import Service, ServiceOptions
 from controller.table import ENVELOPE, TABLE_EVENTS, Outcome, Table
 from controller.world import Claims, SimulatedHand, Step
 from engine import events as ev
-from engine.american.family import is_american
 from engine.game import public_view, rebuild
 from engine.rules import get_ruleset
+from engine.rulesets import entry, is_american
 from engine.seats import Seat
 from engine.tiles import tile_name
 
@@ -396,7 +396,7 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
         await service.board.wait_up(timeout=5)
         family: Family = (
             AmericanFamily(service) if is_american(settings.ruleset)
-            else ClassicalFamily(settings.ruleset)
+            else ClassicalFamily(entry(settings.ruleset).plays)
         )
         if settings.camera:
             from controller.sim_camera import RenderedCamera

@@ -48,7 +48,7 @@ from engine import events as ev
 from engine.errors import MalformedInput, RuleViolation
 from engine.game import HandState, apply, new_hand, public_view, rebuild
 from engine.rules import get_ruleset
-from engine.seats import SEATS, Seat
+from engine.seats import SEAT_NAMES, SEATS, Seat
 from engine.tiles import copies_in_set, parse_tile, tile_name
 from engine.wall import breaker
 
@@ -567,7 +567,7 @@ class Table(LiveTable):
     ) -> dict[str, Any] | None:
         if verb == "roll":
             seat = body.get("seat", "E")
-            if seat not in ("E", "S", "W", "N"):
+            if seat not in SEAT_NAMES:
                 raise CommandError("seat", f"{seat!r} is not one of E S W N")
             return self._outcome(self.throw_dice(seat, now_us))
         if verb == "correct" and "at" in body:

@@ -156,8 +156,6 @@ def adjudicate(
     if len(claims) == 1:
         rule_key = {"chow": "chow_left", "pung": "pung", "kong": "kong",
                     "mahjong": "mahjong_claim"}[best.kind]
-        if False:
-            rule_key = "chow_left"
         return best.seat, best.kind, ruleset.rule(rule_key)
     best_rank = ruleset.rank(best.kind)
     tied = [cl for _, cl in ordered if ruleset.rank(cl.kind) == best_rank]
