@@ -27,12 +27,12 @@ from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.live_table import (
     SCORED,
-    CommandError,
     LiveTable,
     Outcome,
     TableSettings,
     rotate,
 )
+from controller.referee import Amend, Challenge, CommandError, RefereeCommand
 from controller.store import EventStore, dumps
 from engine.american import commands as am
 from engine.american.compiled import CompiledCard
@@ -41,7 +41,7 @@ from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand,
 from engine.commands import Command
 from engine.errors import MalformedInput, RuleViolation
 from engine.messages import COMMANDS
-from engine.seats import SEAT_NAMES, Seat
+from engine.seats import Seat
 
 PUBLIC_KEYS = ("seq", "hand", "ts", "type", "seat", "public", "time_us")
 # A referee's amendment of an accepted command (``cmd/correct`` with ``at``): the record keeps
@@ -307,33 +307,23 @@ class AmericanTable(LiveTable):
 
     # -- referee commands --------------------------------------------------------------------
 
-    def _table_command(
-        self, verb: str, body: dict[str, Any], now_us: int
-    ) -> dict[str, Any] | None:
-        if verb == "challenge":
-            # A seat calls another's hand dead (DH-1); the engine upholds it on visible
-            # evidence (DH-3) or records it disputed until the tiles are shown (DH-6).
-            seats = []
-            for key in ("seat", "target"):
-                if body.get(key) not in SEAT_NAMES:
-                    raise CommandError(key, f"{body.get(key)!r} is not one of E S W N")
-                seats.append(Seat[body[key]])
-            records = self._apply(am.Challenge(seats[0], seats[1]), now_us)
-            return self._outcome(Outcome(True, records))
-        if verb == "correct" and "at" in body:
-            return self._amend(body)
-        return None
+    def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
+        match command:
+            case Challenge(seat=seat, target=target):
+                # A seat calls another's hand dead (DH-1); the engine upholds it on visible
+                # evidence (DH-3) or records it disputed until the tiles are shown (DH-6).
+                records = self._apply(am.Challenge(Seat[seat], Seat[target]), now_us)
+                return self._outcome(Outcome(True, records))
+            case Amend() as amend:
+                return self._amend(amend)
+        return super()._table_command(command, now_us)
 
-    def _amend(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def _amend(self, amend: Amend) -> dict[str, Any]:
         """``{"at": seq, "command": {...} | null, "reason": "..."}``: the command accepted with
         event ``seq`` of the hand in play (a discard the camera misread, say) is replaced by
         ``command`` (or struck out). The hand is rebuilt from its commands with the change;
         if a later one becomes illegal, the correction is refused and nothing changes."""
-        if not isinstance(body.get("reason"), str) or not body["reason"].strip():
-            raise CommandError("reason", "a correction names its reason")
-        at, raw = body.get("at"), body.get("command")
-        if not isinstance(at, int) or isinstance(at, bool):
-            raise CommandError("at", "the seq of the event whose command is corrected")
+        at, raw = amend.at, amend.command
         if raw is not None:
             _decode(raw, "command")
         state = self.state
@@ -356,7 +346,7 @@ class AmericanTable(LiveTable):
         self.state = rebuilt
         # Not "command": a record's command is a move the rebuild applies in its place.
         records = self._record_table([{"type": AMENDED, "at": at, "replacement": raw,
-                                       "reason": body["reason"]}])
+                                       "reason": amend.reason}])
         return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
 
     def _certain(self, obs: Observation) -> Observation:

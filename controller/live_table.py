@@ -8,10 +8,10 @@ hand is recorded, rebuilt and scored, when the call window closes) stay in each 
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -19,6 +19,15 @@ from typing import Any
 from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
+from controller.referee import (
+    Claim,
+    CommandError,
+    Observe,
+    RefereeCommand,
+    Settle,
+    Status,
+    parse_command,
+)
 from controller.store import EventStore, dumps
 from engine.commands import Command
 from engine.errors import EngineError, MalformedInput, RuleViolation
@@ -63,12 +72,13 @@ class Outcome:
     asked: int | None = None
 
 
-class CommandError(ValueError):
-    """A malformed or impossible referee command; ``where`` names the field."""
+@dataclass
+class BoardEventMark:
+    """A board event being applied (:meth:`LiveTable.caused_by`): its key, and whether what it
+    caused was stored with it."""
 
-    def __init__(self, where: str, message: str) -> None:
-        self.where = where
-        super().__init__(message)
+    key: tuple[int, int]
+    stored: bool = False
 
 
 class LiveTable:
@@ -111,6 +121,19 @@ class LiveTable:
         self.source_key: tuple[int, int] | None = None
         self.source_key_stored = False
 
+    @contextlib.contextmanager
+    def caused_by(self, key: tuple[int, int]) -> Iterator[BoardEventMark]:
+        """Apply a board event: whatever it causes is stored with its ``key`` in the same
+        transaction; the mark says whether anything was (if not, the caller stores the key
+        alone, so a restart knows the event was applied)."""
+        mark = BoardEventMark(key)
+        self.source_key, self.source_key_stored = key, False
+        try:
+            yield mark
+        finally:
+            mark.stored = self.source_key_stored
+            self.source_key, self.source_key_stored = None, False
+
     # -- hooks each table provides -----------------------------------------------------------
 
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -146,6 +169,14 @@ class LiveTable:
         """The held observation, read before it is settled (None: read only when applied)."""
         return None
 
+    def next_thrower(self) -> str:
+        """The seat whose dice throw the table expects next (the board's dice are his)."""
+        raise NotImplementedError
+
+    def throw_dice(self, seat: str, now_us: int) -> Outcome:
+        """Roll the LED dice for ``seat`` and apply the throw."""
+        raise NotImplementedError
+
     def passing(self) -> set[str]:
         """The seats that owe a Charleston pass now (the American game), for the camera's
         watcher; empty: none, or the family has no Charleston."""
@@ -157,11 +188,9 @@ class LiveTable:
         not say."""
         return {}
 
-    def _table_command(
-        self, verb: str, body: dict[str, Any], now_us: int
-    ) -> dict[str, Any] | None:
-        """A verb only this table knows; None for the shared ones (settling a held one)."""
-        return None
+    def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
+        """A command only this table knows (its VERBS admit it)."""
+        raise CommandError("verb", f"{type(command).__name__.lower()} is not for this table")
 
     # -- the fold of the log: the table's own events -------------------------------------------
 
@@ -336,44 +365,34 @@ class LiveTable:
         return result
 
     def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        if verb not in self.VERBS:
-            raise CommandError("verb", f"unknown command {verb!r}; known: {', '.join(self.VERBS)}")
-        try:
-            body = json.loads(payload.decode("utf-8")) if payload.strip() else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CommandError("payload", f"not JSON: {exc}") from None
-        if not isinstance(body, dict):
-            raise CommandError("payload", "expected a JSON object")
-        if verb == "status":
-            return {"ok": True, **self.status()}
-        if verb == "observe":
-            obs = Observation.from_json(body, "payload")
-            return self._outcome(self.observe(obs, now_us, ask=False))
-        if verb == "claim":  # a call entered by the referee (a seat's button is broken)
-            press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
-            return self._outcome(self.press(press, now_us))
-        own = self._table_command(verb, body, now_us)
-        if own is not None:
-            return own
-        return self._settle(verb, body, now_us)
+        match parse_command(verb, payload, self.VERBS):
+            case Status():
+                return {"ok": True, **self.status()}
+            case Observe(observation=obs):
+                return self._outcome(self.observe(obs, now_us, ask=False))
+            case Claim(seat=seat, kind=kind):  # a call entered by the referee
+                return self._outcome(self.press(Press(seat, kind, now_us, "referee"), now_us))
+            case Settle() as settle:
+                return self._settle(settle, now_us)
+            case command:
+                return self._table_command(command, now_us)
 
-    def _settle(self, verb: str, body: Mapping[str, Any], now_us: int) -> dict[str, Any]:
+    def _settle(self, settle: Settle, now_us: int) -> dict[str, Any]:
         """``cmd/confirm``, ``cmd/correct`` or ``cmd/dismiss`` of a held observation."""
-        pid = body.get("pending")
-        if not isinstance(pid, int) or pid not in self.pending:
+        pid = settle.pending
+        if pid not in self.pending:
             known = sorted(self.pending) or "none"
             raise CommandError("pending", f"no held observation {pid!r} (held: {known})")
         held = self._held(pid)
-        if verb == "dismiss":
+        if settle.how == "dismiss":
             self._record_table([{"type": SETTLED, "id": pid, "how": "dismissed"}])
             return {"ok": True, "pending": pid, "how": "dismissed"}
-        if verb == "correct" or held is None:
-            fields = {k: v for k, v in body.items() if k != "pending"} if verb == "correct" else {}
-            held = Observation.from_json({**self.pending[pid], **fields}, "payload")
+        if settle.how == "correct" or held is None:
+            held = Observation.from_json({**self.pending[pid], **settle.fields}, "payload")
         sure = self._certain(held)
         outcome = self.observe(sure, now_us, ask=False)  # still held if this is refused
         if outcome.accepted:
-            how = "confirmed" if verb == "confirm" else "corrected"
+            how = "confirmed" if settle.how == "confirm" else "corrected"
             self._record_table([{"type": SETTLED, "id": pid, "how": how,
                                  "observation": sure.to_json()}])
         return {**self._outcome(outcome), "pending": pid}

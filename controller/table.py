@@ -34,13 +34,13 @@ from controller.live_table import (
     HELD,
     SCORED,
     SETTLED,
-    CommandError,
     LiveTable,
     Outcome,
     TableSettings,
     rotate,
 )
 from controller.mirror import claim_for, command_for, observed_tiles
+from controller.referee import Amend, CommandError, RefereeCommand, Roll
 from controller.scoresheet import Scorer, hand_document, mahjong_declared, net_of
 from controller.store import EventStore, dumps
 from engine import commands as cm
@@ -48,7 +48,7 @@ from engine import events as ev
 from engine.errors import MalformedInput, RuleViolation
 from engine.game import HandState, apply, new_hand, public_view, rebuild
 from engine.rules import get_ruleset
-from engine.seats import SEAT_NAMES, SEATS, Seat
+from engine.seats import SEATS, Seat
 from engine.tiles import copies_in_set, parse_tile, tile_name
 from engine.wall import breaker
 
@@ -562,17 +562,13 @@ class Table(LiveTable):
 
     VERBS = ("claim", "confirm", "correct", "dismiss", "observe", "roll", "status")
 
-    def _table_command(
-        self, verb: str, body: dict[str, Any], now_us: int
-    ) -> dict[str, Any] | None:
-        if verb == "roll":
-            seat = body.get("seat", "E")
-            if seat not in SEAT_NAMES:
-                raise CommandError("seat", f"{seat!r} is not one of E S W N")
-            return self._outcome(self.throw_dice(seat, now_us))
-        if verb == "correct" and "at" in body:
-            return self._amend(body, now_us)
-        return None
+    def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
+        match command:
+            case Roll(seat=seat):
+                return self._outcome(self.throw_dice(seat, now_us))
+            case Amend() as amend:
+                return self._amend(amend, now_us)
+        return super()._table_command(command, now_us)
 
     def _held(self, pid: int) -> Observation | None:
         return Observation.from_json(self.pending[pid], "held")
@@ -584,16 +580,13 @@ class Table(LiveTable):
             "referee", obs.winning,
         )
 
-    def _amend(self, body: Mapping[str, Any], now_us: int) -> dict[str, Any]:
-        """``{"at": n, "command": {...} | null, "reason": "..."}``: the engine's Correct."""
-        if not isinstance(body.get("reason"), str) or not body["reason"].strip():
-            raise CommandError("reason", "a correction names its reason")
-        raw = body.get("command")
+    def _amend(self, amend: Amend, now_us: int) -> dict[str, Any]:
+        """``{"at": n, "command": {...} | null, "reason": "..."}``: the engine's Correct of
+        event ``at`` of this hand's record."""
+        raw = amend.command
         command = None if raw is None else cm.command_from_json(raw, "command")
-        at = body["at"]
-        if not isinstance(at, int):
-            raise CommandError("at", "the index of the event in this hand's record")
-        records = self._apply(cm.Correct(at=at, command=command, reason=body["reason"]), now_us)
+        correct = cm.Correct(at=amend.at, command=command, reason=amend.reason)
+        records = self._apply(correct, now_us)
         return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
 
 
