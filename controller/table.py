@@ -39,7 +39,7 @@ from controller.live_table import (
     TableSettings,
     rotate,
 )
-from controller.mirror import claim_for, command_for, observed_tiles
+from controller.mirror import claim_for, command_for, observed_tiles, showing_hands
 from controller.referee import Amend, CommandError, RefereeCommand, Roll
 from controller.scoresheet import Scorer, hand_document, mahjong_declared, net_of
 from controller.store import EventStore, dumps
@@ -492,26 +492,12 @@ class Table(LiveTable):
         return view
 
     def showing_hands(self) -> dict[str, int]:
-        """The seats that may be laying their hands out now, each with how many tiles its
-        hand holds: one that called Mah-jongg on the discard (alone) or was awarded it, its
-        tiles and the discard; the turn's seat once it has drawn (a concealed kong lies face
-        down, a discard goes to the middle: what else it lays on its rack strip, beyond a
-        flower or a kong's fourth, is its hand); after a Mah-jongg, the others not yet shown
-        (Law 82). Read by the camera's thread: a stale answer costs one frame's context."""
-        state = self.state
-        if state is None:
+        """The seats that may be laying their hands out now, with how many tiles each hand
+        holds (:func:`controller.mirror.showing_hands`). Read by the camera's thread: a stale
+        answer costs one frame's context."""
+        if self.state is None:
             return {}
-        held = {seat.name: state.seats[seat].n for seat in state.players}
-        if state.phase == "ended":
-            return {s: held[s] for s in self.awaiting if s not in self.losers_shown}
-        if state.phase == "award" and state.award is not None and state.award[1] == "mahjong":
-            return {state.award[0].name: held[state.award[0].name] + 1}
-        if state.phase in ("claims", "rob"):
-            callers = {c.seat.name for c in state.claims if c.kind == "mahjong"}
-            return {s: held[s] + 1 for s in callers} if len(callers) == 1 else {}
-        if state.phase == "play" and state.drew:
-            return {state.turn.name: held[state.turn.name]}
-        return {}
+        return showing_hands(self.state, [s for s in self.awaiting if s not in self.losers_shown])
 
     def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """A draw or a laid set shows the table has moved on: claims made before it are
