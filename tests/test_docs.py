@@ -30,3 +30,14 @@ def _modules(package: str) -> list[str]:
 def test_the_docstring_examples_of_a_module_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=FLAGS, report=True)
     assert result.failed == 0
+
+
+def test_docs_mqtt_names_every_event_an_american_table_publishes() -> None:
+    import re
+
+    source = "".join(p.read_text() for p in (ROOT / "engine" / "american").glob("*.py"))
+    kinds = set(re.findall(r'(?:make_event|AmericanEvent)\(\s*"([A-Za-z]+)"', source))
+    page = (ROOT / "docs" / "mqtt.md").read_text()
+    section = page[page.index("## American tables"):]
+    listed = set(re.findall(r"`([A-Z][A-Za-z]+)`", section))
+    assert len(kinds) > 20 and kinds <= listed, sorted(kinds - listed)
