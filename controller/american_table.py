@@ -136,21 +136,9 @@ class AmericanTable(LiveTable):
             messages.append((self.topics.events, dumps(record).encode(), env["seq"]))
         for record in records:
             self._fold(record)
-        retained = {self.topics.state: dumps(self.public_state()).encode()}
-        if any(r["type"] in (SCORED, "HandStarted") for r in records):
-            retained[self.topics.scores] = dumps(self.scores()).encode()
-        if not self.settings.publish:
-            messages, retained = [], {}
         snapshot = (self.seq, {"hand": self.hand_no}) if any(
             r["type"] == "HandStarted" for r in records) else None
-        try:
-            self.store.append(records, messages, retained, snapshot, self.source_key)
-            self.source_key_stored = self.source_key is not None
-        except BaseException:
-            self.recover()  # the store refused: the log is the truth
-            raise
-        self.on_append()
-        return records
+        return self._store(records, messages, snapshot)
 
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._record([], table_events=bodies)

@@ -224,6 +224,34 @@ class LiveTable:
     def _ts(self) -> str:
         return datetime.fromtimestamp(self.wallclock(), UTC).isoformat(timespec="milliseconds")
 
+    def _store(
+        self,
+        records: list[dict[str, Any]],
+        messages: list[tuple[str, bytes, int | None]],
+        snapshot: tuple[int, dict[str, Any]] | None,
+    ) -> list[dict[str, Any]]:
+        """Store folded ``records`` with their outbox ``messages``, the retained ``state`` (and
+        ``scores`` when a hand starts or is scored) and a ``snapshot``, in one transaction,
+        keyed by the board event being applied; then wake the publisher."""
+        retained = {self.topics.state: dumps(self.public_state()).encode()}
+        if any(r["type"] in (SCORED, "HandStarted") for r in records):
+            retained[self.topics.scores] = dumps(self.scores()).encode()
+        if not self.settings.publish:
+            messages, retained = [], {}
+        try:
+            self.store.append(records, messages, retained, snapshot, self.source_key)
+            self.source_key_stored = self.source_key is not None
+        except BaseException:
+            # The store refused (disk full?): the log is the truth, so fall back to it.
+            self.recover()
+            raise
+        self.on_append()
+        return records
+
+    def recover(self) -> None:
+        """Come back to exactly the state the log describes (after a restart or a crash)."""
+        raise NotImplementedError
+
     def _message(self, topic: str, body: Mapping[str, Any]) -> None:
         """A message that is not an event (a prompt, a command result): outbox only."""
         if not self.settings.publish:

@@ -210,11 +210,6 @@ class Table(LiveTable):
             messages.append((self.topics.events, dumps(record).encode(), env["seq"]))
             self._fold(record)
         messages.extend(extra_messages or [])
-        retained = {self.topics.state: dumps(self.public_state()).encode()}
-        if any(r["type"] in (SCORED, "HandStarted") for r in records):
-            retained[self.topics.scores] = dumps(self.scores()).encode()
-        if not self.settings.publish:
-            messages, retained = [], {}
         self.since_snapshot += len(records)
         snapshot = None
         if self.since_snapshot >= self.settings.snapshot_every or any(
@@ -222,15 +217,7 @@ class Table(LiveTable):
         ):
             snapshot = (self.seq, self._service_state())
             self.since_snapshot = 0
-        try:
-            self.store.append(records, messages, retained, snapshot, self.source_key)
-            self.source_key_stored = self.source_key is not None
-        except BaseException:
-            # The store refused (disk full?): the log is the truth, so fall back to it.
-            self.recover()
-            raise
-        self.on_append()
-        return records
+        return self._store(records, messages, snapshot)
 
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._record([], bodies)
