@@ -93,7 +93,7 @@ class AmericanTable(LiveTable):
             return
         self.state = state = rebuild_hand(self.store, self.hand_no, self.card, self.options)
         if state.result is None and state.step == "window" and state.calls:
-            self.window_deadline_us = 0  # close what was open as soon as the loop ticks
+            self.window.open_at_restart()
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -152,7 +152,7 @@ class AmericanTable(LiveTable):
     def _new_hand(self) -> list[dict[str, Any]]:
         state, events = new_hand(self.card, self.options, "mirror")
         self.state = state
-        self.window_deadline_us = None
+        self.window.shut()
         return self._record(events)
 
     def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
@@ -168,13 +168,13 @@ class AmericanTable(LiveTable):
         for event in events:
             seat = None if event.seat is None else event.seat.name
             if event.kind == "Discarded":
-                self.window_deadline_us = now_us + self.pause_us
+                self.window.open(now_us)
                 self.lights.show(Pattern(Show.CALL_WINDOW, None, 0,
                                          self.settings.courtesy_pause_ms))
             elif event.kind == "CallMade":
                 self.lights.show(Pattern(Show.CLAIM_HEARD, seat))
             elif event.kind == "WindowClosed":
-                self.window_deadline_us = None
+                self.window.shut()
                 public = event.public if isinstance(event.public, dict) else {}
                 winner = public.get("winner")
                 if winner:
@@ -183,10 +183,10 @@ class AmericanTable(LiveTable):
                     if str(claim).split(":")[0] != winner:
                         self.lights.show(Pattern(Show.CLAIM_REFUSED, str(claim).split(":")[0]))
             elif event.kind == "Drew":
-                self.window_deadline_us = None
+                self.window.shut()
                 self.lights.show(Pattern(Show.TURN, seat))
             elif event.kind == "HandEnded":
-                self.window_deadline_us = None
+                self.window.shut()
                 self.lights.show(Pattern(Show.HAND_OVER, None))
 
     def _finish_hand(self) -> list[dict[str, Any]]:
@@ -279,7 +279,7 @@ class AmericanTable(LiveTable):
         state = self.state
         if state is None:
             return []
-        deadline = self._window_over(now_us)
+        deadline = self.window.over(now_us)
         if deadline is None:
             return []
         if state.step != "window" or not (state.calls or state.wall_left <= 0):

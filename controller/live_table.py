@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from controller.call_window import CallWindow
 from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
@@ -108,14 +108,11 @@ class LiveTable:
         self.lights = lights or LightLog()
         self.on_append = on_append or (lambda: None)
         self.wallclock = wallclock
-        self.pause_us = settings.courtesy_pause_ms * 1000
-        self.latency_us = settings.press_latency_ms * 1000
-        # Not in the log: the call window's deadline (table time) and counters.
-        self.window_deadline_us: int | None = None
+        # Not in the log: the call window's clock and counters.
+        self.window = CallWindow(settings.courtesy_pause_ms, settings.press_latency_ms)
         self.refused = 0
         self.presses_refused = 0  # of those, call buttons
         self.last_dice: tuple[int, ...] = ()
-        self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
         # The board event being applied, (boot_id, seq): stored with what it causes, in the
         # same transaction, so a restart knows it was applied (controller/store.py).
         self.source_key: tuple[int, int] | None = None
@@ -292,25 +289,11 @@ class LiveTable:
         if self.state is None:
             self._new_hand()
 
-    def _window_over(self, now_us: int) -> int | None:
-        """The deadline of a call window that is over at ``now_us`` (and no longer open), or
-        None. A press is judged by when its button went down; one made before the deadline
-        may still be on its way from the board (the serial link, a retransmission), so the
-        window stays open ``press_latency_ms`` past its courtesy pause."""
-        deadline = self.window_deadline_us
-        if deadline is None or now_us < deadline + self.latency_us:
-            return None
-        self.window_deadline_us = None
-        return deadline
-
     def _close_for_late_press(self, press: Press, now_us: int) -> list[dict[str, Any]]:
         """A press made after the courtesy pause, arriving before the tick closed the window:
-        the window closes first, as it would have at the tick, and the press is judged after.
-        (A window open at a restart, deadline 0, takes what the board still held for it.)"""
-        deadline = self.window_deadline_us
-        if not deadline or press.time_us < deadline:
-            return []
-        return self.tick(max(now_us, deadline + self.latency_us))
+        the window closes first, as it would have at the tick, and the press is judged after."""
+        at = self.window.closes_before(press.time_us, now_us)
+        return [] if at is None else self.tick(at)
 
     def _close_window(self, close: Callable[[], list[dict[str, Any]]],
                       deadline: int) -> list[dict[str, Any]]:
@@ -323,9 +306,7 @@ class LiveTable:
             self.lights.show(Pattern(Show.ERROR, None))
             return []
         won = self.lights.last(Show.CLAIM_WON)
-        end = deadline + self.latency_us
-        if deadline and won is not None and won.at_ns // 1000 >= end:
-            self.close_to_led_ms.append((won.at_ns // 1000 - end) / 1000)
+        self.window.decided(deadline, None if won is None else won.at_ns // 1000)
         return records
 
     def _apply_observed(

@@ -447,7 +447,7 @@ async def _press(
         # press otherwise (too late for its window, say); its reason is on `adjudications`.
         problems.append(f"the table refused a call of {claims.presses}")
     # The players wait for the LEDs: the window closes on the courtesy pause.
-    if not await _wait(lambda: service.table.window_deadline_us is None, 3):
+    if not await _wait(lambda: service.table.window.deadline_us is None, 3):
         problems.append("the call window did not close")
 
 
@@ -508,7 +508,7 @@ def _latencies(service: Service, watcher: Watcher | None) -> dict[str, Any]:
             to_mqtt = [(ns // 1000 - t_us) / 1000 for ns, _, t_us in watcher.claim_arrivals]
     return {
         "press_to_led": _percentiles(list(service.press_to_led_ms)),
-        "window_close_to_led": _percentiles(list(service.table.close_to_led_ms)),
+        "window_close_to_led": _percentiles(list(service.table.window.close_to_led_ms)),
         "press_to_mqtt": _percentiles(to_mqtt),
     }
 

@@ -166,7 +166,7 @@ class Table(LiveTable):
             if hand_events:
                 self.state = rebuild(hand_events)
         if self.state is not None and self.state.phase in ("claims", "rob"):
-            self.window_deadline_us = 0  # close what was open as soon as the loop ticks
+            self.window.open_at_restart()
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -234,7 +234,7 @@ class Table(LiveTable):
             self.settings.ruleset, "mirror", prevailing=prevailing, hand=self.hand_no + 1
         )
         self.state = state
-        self.window_deadline_us = None
+        self.window.shut()
         return self._record(events)
 
     def _apply(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
@@ -318,15 +318,14 @@ class Table(LiveTable):
         assert self.state is not None
         for event in events:
             if isinstance(event, ev.Discarded | ev.KongAdded):
-                self.window_deadline_us = now_us + self.pause_us
+                self.window.open(now_us)
                 pause = self.settings.courtesy_pause_ms
                 self.lights.show(Pattern(Show.CALL_WINDOW, None, 0, pause))
             elif isinstance(event, ev.ClaimMade):
-                if self.window_deadline_us is None:  # a late claim (Law 53) reopens it
-                    self.window_deadline_us = now_us + self.pause_us
+                self.window.reopen(now_us)  # a late claim (Law 53) reopens it
                 self.lights.show(Pattern(Show.CLAIM_HEARD, event.seat.name))
             elif isinstance(event, ev.ClaimsClosed):
-                self.window_deadline_us = None
+                self.window.shut()
                 if event.winner is not None:
                     self.lights.show(Pattern(Show.CLAIM_WON, event.winner.name))
                 for claim in event.claims:
@@ -337,7 +336,7 @@ class Table(LiveTable):
                     self.lights.show(Pattern(Show.TURN, self.state.turn.name))
             elif isinstance(event, ev.Drew):
                 if not event.loose:
-                    self.window_deadline_us = None
+                    self.window.shut()
                 self.lights.show(Pattern(Show.TURN, event.seat.name))
                 if self.state.live_left() <= 1:
                     self.lights.show(Pattern(Show.LAST_TILE, event.seat.name))
@@ -345,7 +344,7 @@ class Table(LiveTable):
                 self.lights.show(Pattern(Show.WALL_BREAK, event.wall_of.name, event.stack))
                 self.lights.show(Pattern(Show.DEAD_WALL, event.wall_of.name, event.stack))
             elif isinstance(event, ev.HandEnded):
-                self.window_deadline_us = None
+                self.window.shut()
                 winner = None if event.winner is None else event.winner.name
                 self.lights.show(Pattern(Show.HAND_OVER, winner))
 
@@ -499,7 +498,7 @@ class Table(LiveTable):
         state = self.state
         if state is None:
             return []
-        deadline = self._window_over(now_us)
+        deadline = self.window.over(now_us)
         if deadline is None:
             return []
         # With claims made, the pause ends the window. Without, it ends it only where the

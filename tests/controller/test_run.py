@@ -135,7 +135,7 @@ def test_gpio_buttons_claim_through_the_service(tmp_path: Path) -> None:
         await asyncio.to_thread(factory.pin(13).drive_low)
         await until(
             lambda: (
-                service.table.window_deadline_us is None
+                service.table.window.deadline_us is None
                 and any(e["type"] == "ClaimsClosed" for e in service.store.events())
             ),
             what="the adjudication",

@@ -120,8 +120,8 @@ def test_a_restart_with_calls_pending_comes_back_and_adjudicates(tmp_path: Path)
     before = table.public_state()
     again = _table(tmp_path)
     assert again.public_state() == before and again.seq == table.seq
-    assert again.window_deadline_us == 0
-    closed = again.tick(again.latency_us)  # the first tick, on a clock long past 0
+    assert again.window.deadline_us == 0
+    closed = again.tick(again.window.latency_us)  # the first tick, on a clock long past 0
     assert closed[0]["public"]["winner"] == "N"
     assert closed[0]["public"]["rule"] == "American C-9: Mah Jongg beats an exposure"
 

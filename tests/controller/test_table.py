@@ -508,7 +508,7 @@ def test_a_press_made_after_the_pause_finds_the_window_closed(tmp_path: Path) ->
     now = _to_first_discard(table)
     late = table.press(Press("S", "pung", now + PAUSE_US + 1_000), now + PAUSE_US + 2_000)
     assert not late.accepted
-    assert table.window_deadline_us is None
+    assert table.window.deadline_us is None
     assert not [e for e in table.store.events() if e["type"] == "ClaimMade"]
     assert table.lights.last(Show.CLAIM_REFUSED).pattern.seat == "S"  # type: ignore[union-attr]
 
@@ -522,7 +522,7 @@ def test_a_press_the_board_kept_over_a_restart_joins_the_window_open_at_the_cras
     table = _table(tmp_path, "classical")
     now = _to_first_discard(table)
     again = _table(tmp_path, "classical")
-    assert again.window_deadline_us == 0
+    assert again.window.deadline_us == 0
     later = now + 10_000_000  # the Pi's clock after the restart
     assert again.press(Press("S", "pung", later - 1_000), later).accepted
     again.tick(later + 1)
