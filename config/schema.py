@@ -62,7 +62,8 @@ class TableSection(_Section):
         if self.card and played.family != "american":
             raise ValueError(f"card: {self.ruleset} is not played from a card (only american)")
         try:
-            rulesets.validate_options(self.scoring or self.ruleset, self.options)
+            if self.options:  # none: nothing to check, and the scorer stays unloaded
+                rulesets.validate_options(self.scoring or self.ruleset, self.options)
         except MalformedInput as exc:
             raise ValueError(f"{exc.where}: {exc.message}") from None
         return self

@@ -30,6 +30,10 @@ from engine.errors import MalformedInput
 
 # The American game's tables by size: "Two and three players" play without a Charleston.
 AMERICAN: Mapping[str, int] = {"american": 4, "american/3": 3, "american/2": 2}
+# The scorer's presets, each with the ruleset it plays as. Named here rather than read from
+# engine.scoring.tables so that taking a name (the config, a command's --help) does not load
+# the scorer; tests/engine/test_rulesets.py holds the two to each other.
+PRESETS: Mapping[str, str] = {"classical/dmjl": "classical", "classical/bmja": "classical"}
 
 
 @dataclass(frozen=True)
@@ -55,17 +59,14 @@ class RulesetEntry:
 @cache
 def _entries() -> dict[str, RulesetEntry]:
     from engine.rules import RULESETS as PLAYED
-    from engine.scoring.tables import RULESETS as SCORED
 
     out: dict[str, RulesetEntry] = {}
     for name, rules in PLAYED.items():
         family = name.split("/")[0]
         sizes = tuple(rules.player_counts)
         out[name] = RulesetEntry(name, family, name, name, sizes, rules.tiles)
-        # The scorer's presets of this family that the engine does not play itself.
-        for preset in SCORED:
-            if preset.startswith(f"{name}/") and preset not in PLAYED:
-                out[preset] = RulesetEntry(preset, family, name, preset, sizes, rules.tiles)
+        for preset in (p for p, plays in PRESETS.items() if plays == name):
+            out[preset] = RulesetEntry(preset, family, name, preset, sizes, rules.tiles)
     for name, players in AMERICAN.items():
         # 152: the eight Jokers beside the eight Flowers (American, "The 152 tiles").
         out[name] = RulesetEntry(name, "american", name, "", (players,), 152)
