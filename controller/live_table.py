@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -81,9 +82,9 @@ class BoardEventMark:
     stored: bool = False
 
 
-class LiveTable:
-    """The shared part of a live table. Subclasses provide the mirror (``state``), ``_record``
-    of table events, ``_view``, ``observe``, ``press``, ``_apply`` and ``_certain``."""
+class LiveTable(ABC):
+    """The shared part of a live table. Each family's table provides the abstract methods:
+    its mirror (``state``), how its events become records, its view, inputs and window."""
 
     VERBS: tuple[str, ...] = ()
     FIRST_PREVAILING: str | None = None  # the prevailing wind of the first hand, if any
@@ -131,48 +132,59 @@ class LiveTable:
             mark.stored = self.source_key_stored
             self.source_key, self.source_key_stored = None, False
 
-    # -- hooks each table provides -----------------------------------------------------------
+    # -- what each family's table provides ----------------------------------------------------
 
+    @abstractmethod
+    def recover(self) -> None:
+        """Come back to exactly the state the log describes (after a restart or a crash)."""
+
+    @abstractmethod
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Record the table's own events (held, settled, scored ...)."""
 
+    @abstractmethod
     def _view(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The public view of the hand in play."""
 
+    @abstractmethod
     def _new_hand(self) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Begin the next hand; its records."""
 
+    @abstractmethod
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
-        raise NotImplementedError
+        """Something the table showed; ``ask=False``: the referee's word, not held again."""
 
+    @abstractmethod
     def press(self, press: Press, now_us: int) -> Outcome:
-        raise NotImplementedError
+        """A call button, judged on its table time."""
 
+    @abstractmethod
     def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """One command to the mirror; raises the engine's refusal untouched."""
 
+    @abstractmethod
     def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Adjudicate the calls made before ``command`` shows the table moved on."""
 
+    @abstractmethod
     def tick(self, now_us: int) -> list[dict[str, Any]]:
-        """Close a call window that is over (:meth:`_window_over`)."""
-        raise NotImplementedError
+        """Close a call window that is over (:class:`~controller.call_window.CallWindow`)."""
 
+    @abstractmethod
     def _certain(self, obs: Observation) -> Observation:
         """The observation as the referee's word: applied at full confidence."""
-        raise NotImplementedError
+
+    @abstractmethod
+    def next_thrower(self) -> str:
+        """The seat whose dice throw the table expects next (the board's dice are his)."""
+
+    @abstractmethod
+    def throw_dice(self, seat: str, now_us: int) -> Outcome:
+        """Roll the LED dice for ``seat`` and apply the throw."""
 
     def _held(self, pid: int) -> Observation | None:
         """The held observation, read before it is settled (None: read only when applied)."""
         return None
-
-    def next_thrower(self) -> str:
-        """The seat whose dice throw the table expects next (the board's dice are his)."""
-        raise NotImplementedError
-
-    def throw_dice(self, seat: str, now_us: int) -> Outcome:
-        """Roll the LED dice for ``seat`` and apply the throw."""
-        raise NotImplementedError
 
     def passing(self) -> set[str]:
         """The seats that owe a Charleston pass now (the American game), for the camera's
@@ -244,10 +256,6 @@ class LiveTable:
             raise
         self.on_append()
         return records
-
-    def recover(self) -> None:
-        """Come back to exactly the state the log describes (after a restart or a crash)."""
-        raise NotImplementedError
 
     def _message(self, topic: str, body: Mapping[str, Any]) -> None:
         """A message that is not an event (a prompt, a command result): outbox only."""
