@@ -393,6 +393,7 @@ class Service:
 
     def _open_camera(self, stack: contextlib.AsyncExitStack) -> None:
         from controller.camera import CameraLoop
+        from controller.table_geometry import table_geometry
         from engine.rulesets import entry
 
         cam = self.cfg.camera
@@ -404,6 +405,7 @@ class Service:
             fps=cam.fps,
             hidden_margin_mm=cam.hidden_margin_mm,
             frame_size=(cam.width, cam.height),
+            geometry=table_geometry(cam),
             set_size=entry(self.cfg.table.ruleset).tiles,
             showing=lambda: self.table.showing_hands(),
             passing=lambda: self.table.passing(),
