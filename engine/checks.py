@@ -76,7 +76,7 @@ def drawn_game(state: HandState, why: str) -> ev.HandEnded:
     """The drawn hand (Law 88; Classical washout). East keeps his seat, except where seats
     rotate every hand (Classical) or the Two-Hand Game changes them "after each game,
     regardless of which player wins"."""
-    stays = state.ruleset.rotation != "every_hand" and len(state.players) > 2
+    stays = state.ruleset.east_may_stay(len(state.players))
     return ev.HandEnded(result="drawn", winner=None, rule=state.ruleset.rule("drawn_game"),
                         east_stays=stays, reason=why)
 

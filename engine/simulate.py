@@ -25,7 +25,7 @@ from engine.rules import Ruleset
 from engine.seats import SEATS, Seat
 from engine.simclock import SimClock
 from engine.state import HandState
-from engine.wall import breaker, throw_dice
+from engine.wall import second_thrower, throw_dice
 
 MAX_STEPS = 2000  # a hand has at most a few hundred commands; more means a loop
 
@@ -80,7 +80,8 @@ def play_hand(
     try:
         first = throw_dice(rng)
         do(cm.Throw(seat=Seat.E, dice=first))
-        do(cm.Throw(seat=breaker(sum(first), state.players), dice=throw_dice(rng)))
+        do(cm.Throw(seat=second_thrower(sum(first), state.players, ruleset.dummy_walls),
+                    dice=throw_dice(rng)))
         do(cm.Deal())
         # Law 22: beginning with East, each grounds flowers and replaces them.
         for seat in state.players:

@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the RNG seed (default 0)")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4),
                         help="4 (default); 2 or 3 for the 1924 Two- and Three-Hand Games "
-                             "(code1924/*, classical)")
+                             "(code1924/*, classical) and Harr's Two and Three-Handed "
+                             "Games (pungchow/*)")
     parser.add_argument("--log", metavar="FILE", help="write every event as JSON Lines")
     parser.add_argument("--no-checks", action="store_true",
                         help="skip the replay and mirror cross-checks (invariants still run)")

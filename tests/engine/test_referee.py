@@ -22,7 +22,7 @@ from engine.american.game import adjudicate as american_adjudicate
 from engine.errors import RuleViolation
 from engine.game import apply, commands_of, new_hand
 from engine.rules import RULESETS, Ruleset, get_ruleset
-from engine.seats import Seat
+from engine.seats import SEATS, Seat
 from engine.simulate import default_bots, play_hand
 from engine.state import HandState
 from engine.tiles import tile_set
@@ -204,7 +204,10 @@ def deal_window(rules: Ruleset, players: int, rng: random.Random) -> tuple[HandS
     rng.shuffle(rest)
     order += rest
     first, second = FIRST_THROW[players], (rng.randint(1, 6), rng.randint(1, 6))
-    wall_of, stack = break_point(sum(first), sum(second), rules.stacks_per_wall, tuple(seated))
+    # The 1924 small tables count the players; Harr's count the dummy walls too (East
+    # throws for a dummy), so East's throw here selects East, or a dummy, at every table.
+    counted = tuple(SEATS) if rules.dummy_walls else tuple(seated)
+    wall_of, stack = break_point(sum(first), sum(second), rules.stacks_per_wall, counted)
     built = [0] * len(order)
     for i, p in enumerate(draw_order(list(range(len(order))), wall_of, stack,
                                      rules.stacks_per_wall)):
