@@ -143,8 +143,8 @@ def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
         if phase == "rob" or state.phase == "claims":  # calls made, or no draw can follow
             closing = None
             if clock is not None and opened is not None:
-                last = max([opened] + [p.time_us or 0 for p in presses])
-                closing = clock.close_after(opened, last)
+                last = presses[-1].time_us if presses else None  # in time order
+                closing = clock.close_after(opened, last or opened)
             do(cm.CloseClaims(time_us=closing))
         return
     if phase == "award":
