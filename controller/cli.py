@@ -38,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("config", "`config check FILE`: validate a table's configuration"),
     "calibrate": ("calibrate", "camera calibration from the corner markers"),
     "vision": ("vision", "`vision enroll|classify|scan`: tile recognition"),
+    "enroll": ("enroll", "enrol the table's own tiles at the table, guided, with a check"),
+    "doctor": ("doctor", "check the table's camera, markers, board, LEDs, broker, store, tiles"),
 }
 
 

@@ -64,13 +64,26 @@ class Scoresheet:
     def player_at(self, seat: Seat) -> str:
         return self.players[(int(seat) + self.match.east_player) % 4]
 
-    def record(self, result: Mapping[str, Any], east_stays: bool | None = None) -> SheetRow:
+    def record(
+        self,
+        result: Mapping[str, Any],
+        east_stays: bool | None = None,
+        confirmed: bool = False,
+    ) -> SheetRow:
         """Book one hand's result (the `mjtable score` output, with ``winner`` as given in
-        the input) and move the match on."""
+        the input) and move the match on. A false Mah-jongg found by scoring (its ``mahjong``
+        says ``confirm``) is a penalty: it is booked only with ``confirmed=True``, once the
+        referee has seen why the hand is no Mah-jongg."""
         net_by_seat = result.get("net")
         if not isinstance(net_by_seat, Mapping):
             raise MalformedInput("net", "a scored hand has a net by seat")
         mahjong = result.get("mahjong") or {}
+        if mahjong.get("confirm") and not confirmed:
+            raise MalformedInput(
+                "mahjong",
+                f"{mahjong.get('reason', 'no Mah-jongg')}: the referee confirms the false "
+                "Mah-jongg before its penalty is entered",
+            )
         winner_seat = result.get("winner")
         winner = parse_seat(winner_seat, "winner") if winner_seat is not None else None
         if mahjong.get("valid"):

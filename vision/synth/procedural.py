@@ -1,0 +1,352 @@
+"""Procedural tile art: as many different-looking tile sets as training needs.
+
+Only ten art sets come from packages, and a recogniser trained on ten styles learns those
+styles. Commercial sets share a grammar, though: dots are ringed circles in fixed layouts,
+bamboos are jointed sticks, characters are a numeral over 萬, winds and dragons are single
+characters, bonus tiles are a flower or season name with its number and a picture, or the
+name alone, large, in a light ink (gold on ivory). This module draws that
+grammar with random fonts (the Chinese fonts the set-up installs), colours, stroke widths,
+sizes, corner indices and body colours, one SVG sheet per set rendered by rsvg-convert.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.image import Image
+from vision.labels import BLANK, CHINESE_LABELS
+from vision.synth.artwork import FACE_H, FACE_W
+
+# Chinese faces from the font packages the set-up installs (the `dev` script): brush (kai),
+# Song/Ming, rounded, heavy and Japanese designs, so no one lettering style is learned.
+FONTS = (
+    "AR PL UKai CN",
+    "AR PL UMing CN",
+    "WenQuanYi Zen Hei",
+    "AR PL UKai TW",
+    "AR PL KaitiM Big5",
+    "AR PL KaitiM GB",
+    "AR PL Mingti2L Big5",
+    "AR PL SungtiL GB",
+    "Noto Sans CJK TC",
+    "Noto Serif CJK TC",
+    "cwTeXKai",
+    "cwTeXMing",
+    "cwTeXHeiBold",
+    "cwTeXYen",
+    "cwTeXFangSong",
+    "HanaMinA",
+    "IPAMincho",
+    "IPAGothic",
+)
+NUMERALS = "一二三四五六七八九"
+# Some sets print the formal numeral for five (伍) or simplified characters (万, 发, 东).
+FORMAL_FIVE = "伍"
+WIND_CHARS = {"EW": "東", "SW": "南", "WW": "西", "NW": "北"}
+BONUS_CHARS = {
+    "F1": "梅",
+    "F2": "蘭",
+    "F3": "菊",
+    "F4": "竹",
+    "S1": "春",
+    "S2": "夏",
+    "S3": "秋",
+    "S4": "冬",
+}
+
+# Dot and stick positions on a unit face (x, y in 0..1), as printed on most sets.
+_DOTS: dict[int, list[tuple[float, float]]] = {
+    1: [(0.5, 0.5)],
+    2: [(0.5, 0.27), (0.5, 0.73)],
+    3: [(0.25, 0.2), (0.5, 0.5), (0.75, 0.8)],
+    4: [(0.28, 0.28), (0.72, 0.28), (0.28, 0.72), (0.72, 0.72)],
+    5: [(0.26, 0.24), (0.74, 0.24), (0.5, 0.5), (0.26, 0.76), (0.74, 0.76)],
+    6: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.5), (0.7, 0.5), (0.3, 0.8), (0.7, 0.8)],
+    7: [(0.2, 0.14), (0.5, 0.24), (0.8, 0.34), (0.3, 0.6), (0.7, 0.6), (0.3, 0.84), (0.7, 0.84)],
+    8: [
+        (0.3, 0.14),
+        (0.7, 0.14),
+        (0.3, 0.38),
+        (0.7, 0.38),
+        (0.3, 0.62),
+        (0.7, 0.62),
+        (0.3, 0.86),
+        (0.7, 0.86),
+    ],
+    9: [(x, y) for y in (0.2, 0.5, 0.8) for x in (0.22, 0.5, 0.78)],
+}
+_STICKS: dict[int, list[tuple[float, float, int]]] = {  # x, y, slant in degrees
+    2: [(0.5, 0.28, 0), (0.5, 0.72, 0)],
+    3: [(0.5, 0.28, 0), (0.3, 0.72, 0), (0.7, 0.72, 0)],
+    4: [(0.3, 0.28, 0), (0.7, 0.28, 0), (0.3, 0.72, 0), (0.7, 0.72, 0)],
+    5: [(0.22, 0.28, 0), (0.78, 0.28, 0), (0.5, 0.5, 0), (0.22, 0.72, 0), (0.78, 0.72, 0)],
+    6: [(x, y, 0) for y in (0.28, 0.72) for x in (0.2, 0.5, 0.8)],
+    7: [(0.5, 0.17, 0)] + [(x, y, 0) for y in (0.5, 0.83) for x in (0.2, 0.5, 0.8)],
+    8: [
+        (0.2, 0.28, 20),
+        (0.4, 0.28, -20),
+        (0.6, 0.28, 20),
+        (0.8, 0.28, -20),
+        (0.2, 0.72, -20),
+        (0.4, 0.72, 20),
+        (0.6, 0.72, -20),
+        (0.8, 0.72, 20),
+    ],
+    9: [(x, y, 0) for y in (0.17, 0.5, 0.83) for x in (0.2, 0.5, 0.8)],
+}
+
+_INKS = ("#1b3fa0", "#1d7a2e", "#c0201a", "#111111", "#2a6f8f", "#0d5c3a", "#8a1010")
+# Bonus tiles printed with the name alone, as some sets do, often in gold or a pale colour:
+# the name's strokes are all that tell 梅 from 蘭 from 菊 (no number, no picture to go by).
+_LIGHT_INKS = ("#d4a017", "#c9a227", "#e0a020", "#b8860b", "#d98c3a", "#6fae5f", "#5d9bd1")
+_NAME_ALONE_SHARE = 0.35
+
+
+def _pick(rng: np.random.Generator, options: tuple[str, ...] | list[str]) -> str:
+    return options[int(rng.integers(len(options)))]
+
+
+def _text(
+    x: float, y: float, size: float, text: str, font: str, fill: str, weight: str = "normal"
+) -> str:
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-family="{font}" font-size="{size:.1f}" '
+        f'font-weight="{weight}" fill="{fill}" text-anchor="middle" '
+        f'dominant-baseline="central">{text}</text>'
+    )
+
+
+class _Style:
+    def __init__(self, rng: np.random.Generator, seed: int) -> None:
+        self.rng = rng
+        self.font = _pick(rng, FONTS)
+        self.body = _pick(rng, ["#f4efe0", "#fbfbf6", "#efe6cc", "#e6efe4", "#e9eef5", "#f6ead8"])
+        self.dot_inks = [_pick(rng, _INKS) for _ in range(3)]
+        self.stick_ink = _pick(rng, ("#1d7a2e", "#1b3fa0", "#0d5c3a", "#111111", "#2a6f8f"))
+        self.stick_ink2 = _pick(rng, _INKS)
+        self.numeral_ink = _pick(rng, ("#111111", "#1b3fa0", "#0d5c3a"))
+        self.wan_ink = _pick(rng, ("#c0201a", "#8a1010", "#111111"))
+        self.wind_ink = _pick(rng, ("#111111", "#1b3fa0", "#0d5c3a"))
+        self.stroke = float(rng.uniform(1.2, 3.2))
+        self.scale = float(rng.uniform(0.8, 1.05))
+        self.index = rng.random() < 0.4  # small rank/letter in the corner
+        self.ring = rng.integers(0, 3)  # dot style: plain, ringed, ringed with centre
+        self.weight = "bold" if rng.random() < 0.4 else "normal"
+        self.wan = "万" if rng.random() < 0.2 else "萬"
+        self.fa = "发" if rng.random() < 0.15 else "發"
+        self.east = "东" if rng.random() < 0.15 else "東"
+        self.five = FORMAL_FIVE if rng.random() < 0.25 else NUMERALS[4]
+        # Where the printer put things: a per-set squeeze and shift of every layout.
+        self.squeeze = (float(rng.uniform(0.85, 1.1)), float(rng.uniform(0.85, 1.08)))
+        self.shift = (float(rng.uniform(-3, 3)), float(rng.uniform(-3, 3)))
+        self.dot_size = float(rng.uniform(0.8, 1.15))
+        self.stick_width = float(rng.uniform(0.8, 1.4))
+        self.joints = int(rng.integers(1, 3))  # knots across each bamboo stick
+        self.bird = int(rng.integers(3))  # one bamboo: a bird, one big stick, or a ringed stick
+        self.numeral_y = float(rng.uniform(0, 4))
+        # Drawn apart from the set's other choices, so every set drawn before this grammar
+        # had it is drawn the same, bonus tiles with a number and picture included.
+        own = np.random.default_rng([seed, 1])
+        self.name_alone = bool(own.random() < _NAME_ALONE_SHARE)
+        self.name_ink = _pick(own, _LIGHT_INKS)
+        self.name_size = float(own.uniform(44, 58))
+
+
+def _place(st: _Style, x: float, y: float) -> tuple[float, float]:
+    """A layout point moved by the set's squeeze (about the face centre) and shift."""
+    cx, cy = FACE_W / 2, FACE_H / 2
+    return (
+        cx + (x - cx) * st.squeeze[0] + st.shift[0],
+        cy + (y - cy) * st.squeeze[1] + st.shift[1],
+    )
+
+
+def _dots(st: _Style, n: int) -> str:
+    w, h = FACE_W * st.scale, FACE_H * st.scale
+    ox, oy = (FACE_W - w) / 2, (FACE_H - h) / 2
+    r = {1: 0.32, 2: 0.19, 3: 0.15, 4: 0.17, 5: 0.15}.get(n, 0.12) * w * st.dot_size
+    parts = []
+    for i, (x, y) in enumerate(_DOTS[n]):
+        cx, cy = _place(st, ox + x * w, oy + y * h)
+        ink = st.dot_inks[i % len(st.dot_inks)] if n > 1 else st.dot_inks[2]
+        if st.ring == 0:
+            parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="{ink}"/>')
+        else:
+            parts.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r - st.stroke / 2:.1f}" '
+                f'fill="none" stroke="{ink}" stroke-width="{st.stroke:.1f}"/>'
+            )
+            parts.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.45:.1f}" fill="{ink}"/>'
+                if st.ring == 2
+                else f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.55:.1f}" fill="none" '
+                f'stroke="{ink}" stroke-width="{st.stroke * 0.7:.1f}"/>'
+            )
+    return "".join(parts)
+
+
+def _stick(
+    cx: float,
+    cy: float,
+    length: float,
+    width: float,
+    slant: float,
+    ink: str,
+    stroke: float,
+    joints: int = 1,
+) -> str:
+    x, y = cx - width / 2, cy - length / 2
+    knots = "".join(
+        f'<line x1="{x:.1f}" y1="{ky:.1f}" x2="{x + width:.1f}" y2="{ky:.1f}" '
+        f'stroke="white" stroke-width="{stroke * 0.6:.1f}"/>'
+        for ky in (y + length * (k + 1) / (joints + 1) for k in range(joints))
+    )
+    return (
+        f'<g transform="rotate({slant:.0f} {cx:.1f} {cy:.1f})">'
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{length:.1f}" '
+        f'rx="{width / 2.5:.1f}" fill="{ink}"/>{knots}</g>'
+    )
+
+
+def _bamboo(st: _Style, n: int) -> str:
+    if n == 1 and st.bird == 1:  # one big stick
+        return _stick(36, 48, 70 * st.scale, 14, 0, st.stick_ink, st.stroke, 3)
+    if n == 1 and st.bird == 2:  # a stick in a ring
+        return (
+            f'<circle cx="36" cy="48" r="{26 * st.scale:.1f}" fill="none" '
+            f'stroke="{st.stick_ink2}" stroke-width="{st.stroke * 1.5:.1f}"/>'
+        ) + _stick(36, 48, 40 * st.scale, 10, 0, st.stick_ink, st.stroke, 2)
+    if n == 1:  # the bird
+        ink, ink2 = st.stick_ink, st.stick_ink2
+        return (
+            f'<ellipse cx="36" cy="52" rx="{15 * st.scale:.1f}" ry="{22 * st.scale:.1f}" '
+            f'fill="{ink}"/><circle cx="40" cy="{26 * st.scale + 4:.1f}" r="8" fill="{ink2}"/>'
+            f'<polygon points="47,{26 * st.scale + 2:.1f} 58,{26 * st.scale + 6:.1f} '
+            f'47,{26 * st.scale + 9:.1f}" fill="{ink2}"/>'
+            f'<polygon points="36,68 18,92 54,92" fill="{ink2}"/>'
+        )
+    length = FACE_H * {2: 0.36, 3: 0.36, 4: 0.36, 5: 0.3}.get(n, 0.26) * st.scale
+    width = FACE_W * 0.11 * st.stick_width
+    parts = []
+    for i, (x, y, slant) in enumerate(_STICKS[n]):
+        ink = st.stick_ink2 if (n in (5, 7, 9) and i % 3 == 1) else st.stick_ink
+        cx, cy = _place(st, x * FACE_W, y * FACE_H)
+        parts.append(_stick(cx, cy, length, width, slant, ink, st.stroke, st.joints))
+    return "".join(parts)
+
+
+def _face_svg(st: _Style, label: str) -> str:
+    f, rng = st.font, st.rng
+    s = st.scale
+    if label[1:] == "D" and label[0].isdigit():
+        body = _dots(st, int(label[0]))
+    elif label[1:] == "B" and label[0].isdigit():
+        body = _bamboo(st, int(label[0]))
+    elif label[1:] == "C" and label[0].isdigit():
+        rank = int(label[0])
+        numeral = st.five if rank == 5 else NUMERALS[rank - 1]
+        body = _text(36, 26 + st.numeral_y, 34 * s, numeral, f, st.numeral_ink, st.weight) + _text(
+            36, 66 + st.numeral_y / 2, 40 * s, st.wan, f, st.wan_ink, st.weight
+        )
+    elif label in WIND_CHARS:
+        char = st.east if label == "EW" else WIND_CHARS[label]
+        body = _text(36, 50, 52 * s, char, f, st.wind_ink, st.weight)
+        if st.index:
+            body += _text(10, 10, 12, label[0], "DejaVu Sans", st.wind_ink, "bold")
+    elif label == "RD":
+        body = _text(36, 50, 56 * s, "中", f, "#c0201a", st.weight)
+    elif label == "GD":
+        body = _text(36, 50, 52 * s, st.fa, f, _pick(rng, ("#1d7a2e", "#0d5c3a")), st.weight)
+    elif label == "WD":
+        ink = _pick(rng, ("#1b3fa0", "#111111", "#2a6f8f"))
+        style = int(rng.integers(3))
+        if style == 0:
+            body = (
+                f'<rect x="14" y="16" width="44" height="64" fill="none" stroke="{ink}" '
+                f'stroke-width="{st.stroke * 1.8:.1f}"/>'
+            )
+        elif style == 1:
+            body = _text(36, 50, 50 * s, "白", f, ink, st.weight)
+        else:
+            body = (
+                f'<rect x="12" y="14" width="48" height="68" fill="none" stroke="{ink}" '
+                f'stroke-width="{st.stroke:.1f}"/><rect x="18" y="20" width="36" '
+                f'height="56" fill="none" stroke="{ink}" stroke-width="{st.stroke:.1f}"/>'
+            )
+    elif label in BONUS_CHARS:
+        ink = _pick(rng, _INKS)
+        number = label[1]
+        petal = _pick(rng, ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e"))
+        body = _text(36, 68, 34 * s, BONUS_CHARS[label], f, ink, st.weight) + _text(
+            60, 12, 14, number, "DejaVu Sans", _pick(rng, _INKS), "bold"
+        )
+        cx, cy = 30 + float(rng.uniform(-4, 4)), 30
+        if label[0] == "F":  # a flower drawn above the name
+            for k in range(5):
+                a = 2 * np.pi * k / 5
+                body += (
+                    f'<circle cx="{cx + 8 * np.cos(a):.1f}" cy="{cy + 8 * np.sin(a):.1f}" '
+                    f'r="5" fill="{petal}"/>'
+                )
+            body += f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3.5" fill="#e0c020"/>'
+        else:  # a season: a sun, a branch, a leaf or a snowflake, abstracted
+            body += (
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="10" fill="none" stroke="{petal}" '
+                f'stroke-width="{st.stroke:.1f}"/>'
+            )
+        if st.name_alone:  # the same draws made, then the name alone drawn instead
+            body = _text(36, 48, st.name_size * s, BONUS_CHARS[label], f, st.name_ink, st.weight)
+    else:
+        raise KeyError(label)
+    index = ""
+    if st.index and label[0].isdigit():
+        index = _text(9, 9, 12, label[0], "DejaVu Sans", st.numeral_ink, "bold")
+    return body + index
+
+
+def procedural_set(seed: int) -> dict[str, Image]:
+    """One random tile set: every face of ``CHINESE_LABELS`` plus a blank."""
+    rng = np.random.default_rng(seed)
+    st = _Style(rng, seed)
+    labels = list(CHINESE_LABELS)
+    cols = 7
+    rows = (len(labels) + cols - 1) // cols
+    cells = []
+    for i, label in enumerate(labels):
+        r, c = divmod(i, cols)
+        cells.append(
+            f'<g transform="translate({c * FACE_W} {r * FACE_H})">'
+            f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>'
+            f"{_face_svg(st, label)}</g>"
+        )
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * FACE_W}" '
+        f'height="{rows * FACE_H}">' + "".join(cells) + "</svg>"
+    )
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        (tmp / "set.svg").write_text(svg, encoding="utf-8")
+        subprocess.run(
+            ["rsvg-convert", "-o", str(tmp / "set.png"), str(tmp / "set.svg")],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        read = cv2.imread(str(tmp / "set.png"), cv2.IMREAD_COLOR)
+    if read is None:
+        raise RuntimeError("rsvg-convert produced no image")
+    sheet = np.asarray(read, np.uint8)
+    faces: dict[str, Image] = {}
+    for i, label in enumerate(labels):
+        r, c = divmod(i, cols)
+        faces[label] = np.ascontiguousarray(
+            sheet[r * FACE_H : (r + 1) * FACE_H, c * FACE_W : (c + 1) * FACE_W]
+        )
+    body_bgr = sheet[2, 2].copy()
+    faces[BLANK] = np.full((FACE_H, FACE_W, 3), body_bgr, np.uint8)
+    return faces
