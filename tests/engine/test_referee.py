@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -312,9 +313,18 @@ def test_every_window_of_bot_hands_is_decided_as_the_laws_say(table: tuple[str, 
         apply(again, command)
         if isinstance(command, cm.Discard) and again.phase == "claims":
             trial = again.copy()
+            # No call on one's own discard (Law 26's order of play; Classical; Harr F).
+            with pytest.raises(RuleViolation):
+                apply(trial, cm.Claim(seat=command.seat, kind="pung"))
             heard = make_calls(trial, _extra_calls(trial, trials))
             if heard:
-                close_and_compare(trial, heard)
+                closed = close_and_compare(trial, heard)
+                assert closed.winner is not None
+                # Nor after the window closed: the tile is awarded (Laws 50-52, 64).
+                late = next((s for s in trial.players if s not in (closed.winner, command.seat)),
+                            closed.winner)  # at two, the winner calls again
+                with pytest.raises(RuleViolation):
+                    apply(trial, cm.Claim(seat=late, kind="mahjong"))
     assert again.phase == "ended"
 
 
