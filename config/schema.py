@@ -218,7 +218,25 @@ class MqttSection(_Section):
             "/"
         ):
             raise ValueError("expected topic levels without wildcards or outer '/'")
-        return value
+        return _broker_accepts(value)
+
+
+def _broker_accepts(topic: str) -> str:
+    """Refuse what a broker refuses in a topic name (MQTT 5.0, 4.7.3 and 1.5.4): a NUL or
+    another control character, a non-character, a '$' start (reserved for the broker),
+    more than 200 bytes (ours: every table topic adds up to 80 more)."""
+    for index, char in enumerate(topic):
+        code = ord(char)
+        if code <= 0x1F or 0x7F <= code <= 0x9F or 0xFDD0 <= code <= 0xFDEF or (
+            code & 0xFFFE == 0xFFFE
+        ):
+            raise ValueError(f"character U+{code:04X} at position {index + 1} is not allowed "
+                             "in an MQTT topic")
+    if topic.startswith("$"):
+        raise ValueError("a topic starting with '$' is reserved for the broker")
+    if len(topic.encode("utf-8")) > 200:
+        raise ValueError("longer than 200 bytes")
+    return topic
 
 
 class StoreSection(_Section):
