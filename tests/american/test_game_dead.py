@@ -407,3 +407,18 @@ def test_dh7_w1_a_hand_declared_dead_after_drawing_the_last_tile(table: Table) -
     events = apply(state, cm.Challenge(E, S))
     assert [e.kind for e in events][-2:] == ["DeclaredDead", "HandEnded"]
     assert state.result is not None and state.result["rule"] == "American W-1"
+
+
+def test_m4_a_throw_in_leaves_the_window_on_the_discard_open(table: Table) -> None:
+    # M-4: after a false Mah Jongg a player throws in right after discarding; the others may
+    # still call that discard (C-5), and the turn then passes over both dead hands.
+    state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH)
+    apply(state, cm.DeclareMahJongg(E))  # a concealed hand that makes no line: dead (M-4)
+    apply(state, cm.Draw(S))
+    apply(state, cm.Discard(S, T("1B")))
+    apply(state, cm.ThrowIn(S))
+    assert state.step == "window" and state.live is not None
+    apply(state, cm.Call(N, "expose"))
+    apply(state, cm.WithdrawCall(N))
+    apply(state, cm.CloseWindow())
+    assert state.turn == W and state.step == "draw"
