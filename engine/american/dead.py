@@ -171,7 +171,8 @@ def throw_in(state: AmericanHand, c: cm.ThrowIn) -> list[AmericanEvent]:
         raise refuse("M-4", f"{c.seat.name}'s hand is already out")
     rack.thrown_in = True
     events = [make_event("ThrewIn", c.seat, {"rule": "American M-4"})]
-    if state.turn == c.seat:
+    if state.turn == c.seat and state.step in ("draw", "discard"):
+        # An open window on this player's discard stays open for the others' calls (C-5).
         state.turn = state.next_player(c.seat)
         state.step = "draw"
     return events + end_if_one_left(state, c.seat)

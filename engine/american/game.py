@@ -167,6 +167,11 @@ def apply(state: AmericanHand, command: Command) -> list[AmericanEvent]:
         if seat is not None and seat not in state.racks:
             raise refuse("Two and three players", f"seat {seat.name} is empty at this table")
     events: list[AmericanEvent] = handler(state, command)
+    if state.result is None and state.phase == "play" and state.step == "draw" \
+            and state.wall_left == 0:
+        # W-1: play goes on (a false Mah Jongg on the last tile, M-4; a hand declared dead on
+        # its turn, DH-7) but nobody has a tile to draw: the wall is exhausted, a wall game.
+        events += wall_game(state)
     state.log.extend(events)
     return events
 

@@ -377,3 +377,48 @@ def test_p6_a_looked_ahead_tile_discarded_is_dead_but_for_mahjong(table: Table) 
     assert result is not None and result["payments"] == [
         {"from": "E", "to": "N", "amount": 200,
          "why": "pays for the table: four times the value (American P-6)"}]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_m4_w1_a_false_mahjong_on_the_last_tile_is_a_wall_game(table: Table,
+                                                               players: int) -> None:
+    # M-4: the false declarer is dead and the others play on; but the called tile was the
+    # last of the wall, so nobody has a tile to draw: the wall is exhausted, a wall game (W-1).
+    seated = {"E": EAST, "S": SOUTH, "W": WEST, "N": NORTH}
+    if players == 3:
+        del seated["N"]  # three-handed: North's seat is empty ("Two and three players")
+    state = table(wall="", players=players, **seated)
+    apply(state, cm.Discard(E, T("6B")))
+    apply(state, cm.Call(S, "mahjong"))
+    apply(state, cm.CloseWindow())
+    events = apply(state, cm.DeclareMahJongg(S))
+    assert [e.kind for e in events] == ["FalseMahJongg", "HandEnded"]
+    assert state.rack(S).declared_dead == "American M-4, DH-2 (l)"
+    result = state.result
+    assert result is not None and result["result"] == "wall"
+    assert result["rule"] == "American W-1" and result["payments"] == []
+    assert result["tournament"]["S"] == 0 and result["tournament"]["E"] == 10  # SC-9
+
+
+def test_dh7_w1_a_hand_declared_dead_after_drawing_the_last_tile(table: Table) -> None:
+    # DH-7: the dead hand stops; the next player would draw, but the wall is exhausted (W-1).
+    state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH, wall="", turn="S")
+    state.rack(S).evidence.append(Evidence("DH-2 (g)", "a short hand", True))
+    events = apply(state, cm.Challenge(E, S))
+    assert [e.kind for e in events][-2:] == ["DeclaredDead", "HandEnded"]
+    assert state.result is not None and state.result["rule"] == "American W-1"
+
+
+def test_m4_a_throw_in_leaves_the_window_on_the_discard_open(table: Table) -> None:
+    # M-4: after a false Mah Jongg a player throws in right after discarding; the others may
+    # still call that discard (C-5), and the turn then passes over both dead hands.
+    state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH)
+    apply(state, cm.DeclareMahJongg(E))  # a concealed hand that makes no line: dead (M-4)
+    apply(state, cm.Draw(S))
+    apply(state, cm.Discard(S, T("1B")))
+    apply(state, cm.ThrowIn(S))
+    assert state.step == "window" and state.live is not None
+    apply(state, cm.Call(N, "expose"))
+    apply(state, cm.WithdrawCall(N))
+    apply(state, cm.CloseWindow())
+    assert state.turn == W and state.step == "draw"

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.american.card import CompiledCard
@@ -65,8 +65,18 @@ def test_the_checks_catch_a_corrupted_hand(card: CompiledCard) -> None:
     assert mirror_disagreement(card, AmericanOptions(), [], tampered) != ""
 
 
+def test_a_false_mahjong_on_the_last_tile_ends_the_hand(card: CompiledCard) -> None:
+    """Seed 901473, three-handed: West calls East's discard of the wall's last tile for Mah
+    Jongg in error. West is dead (M-4, DH-2 (l)); play would go on, but nobody has a tile to
+    draw, so the hand is a wall game (W-1) instead of waiting for a draw forever."""
+    summary = play("american/3", 1, seed=901473, card=card)
+    assert summary["false_mahjong"] == 1 and summary["draws"] == 1
+    assert summary["violations"] == 0, summary.get("problems")
+
+
 @settings(max_examples=6, deadline=None)
 @given(st.integers(min_value=0, max_value=2**31), st.sampled_from(["american", "american/3"]))
+@example(901473, "american/3")  # a false Mah Jongg on the last tile (M-4, W-1)
 def test_any_seed_plays_without_violations(seed: int, ruleset: str) -> None:
     from config.cards import SAMPLE_CARD, load_card
 
