@@ -44,22 +44,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="one JSON object per line, one result per line; '-' for stdin",
     )
+    parser.add_argument(
+        "--card",
+        metavar="FILE",
+        help="the card American hands are scored against when the JSON names none "
+        "(default: the shipped sample card)",
+    )
 
 
 _CARDS: dict[str, Any] = {}  # card path -> compiled card, so a batch reads each card once
 
 
-def _card(path: object) -> Any:
+def _card(path: object, default: str | None) -> Any:
     """The card an American hand is scored against: ``"card"`` (a card file's path), else
-    ``MJTABLE_AMERICAN_CARD``, else the shipped sample card (docs/cards.md)."""
-    import os
-
+    ``--card``, else the shipped sample card (docs/cards.md)."""
     from config.cards import SAMPLE_CARD, load_card
     from engine.american.compiled import CardError
 
     if path is not None and not isinstance(path, str):
         raise CommandInputError("the path of a card file", "card")
-    chosen = path or os.environ.get("MJTABLE_AMERICAN_CARD") or str(SAMPLE_CARD)
+    chosen = path or default or str(SAMPLE_CARD)
     if chosen not in _CARDS:
         try:
             _CARDS[chosen] = load_card(chosen)
@@ -71,14 +75,14 @@ def _card(path: object) -> Any:
     return _CARDS[chosen]
 
 
-def _score(doc: Any) -> dict[str, Any]:
+def _score(doc: Any, default_card: str | None = None) -> dict[str, Any]:
     from engine.errors import EngineError
 
     try:
         if isinstance(doc, dict) and doc.get("ruleset") == "american":
             from engine.american.scoring import score_american
 
-            return score_american(doc, _card(doc.get("card")))
+            return score_american(doc, _card(doc.get("card"), default_card))
         from engine.scoring import score_hand
 
         return score_hand(doc)
@@ -115,14 +119,14 @@ def run(args: argparse.Namespace) -> int:
                 text = data if isinstance(data, str) else data.decode("utf-8")
             except UnicodeDecodeError:
                 raise CommandInputError("the input is not UTF-8 text", "file") from None
-        emit_json(_score(_parse(text)))
+        emit_json(_score(_parse(text), args.card))
         return 0
     with _open(args.batch, "--batch") as stream:
         for number, line in batch_lines(stream):
             try:
                 if isinstance(line, JsonInputError):
                     raise CommandInputError(line.message, line.where)
-                emit_json(_score(_parse(line, one_line=True)))
+                emit_json(_score(_parse(line, one_line=True), args.card))
             except CommandInputError as exc:
                 place = f"line {number}" + (f": {exc.where}" if exc.where else "")
                 emit_json({"error": exc.error, "where": place})

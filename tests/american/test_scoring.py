@@ -184,6 +184,23 @@ def test_the_command_scores_an_american_hand_against_a_card_file(tmp_path: Path)
     assert second["where"] == "line 2: card"
 
 
+def test_the_command_card_option_is_the_card_of_a_hand_that_names_none(tmp_path: Path) -> None:
+    path = tmp_path / "test.card"
+    path.write_bytes(CARD_TEXT)
+    doc = {"ruleset": "american", "winner": "S",
+           "hands": {"S": {"tiles": JOKERLESS}}, "win": {"by": "discard", "from": "N"}}
+    named = {**doc, "card": str(tmp_path / "missing.card")}  # the document's card comes first
+    run = subprocess.run(
+        [sys.executable, "-c", "from controller.cli import main; raise SystemExit(main())",
+         "score", "--card", str(path), "--batch", "-"],
+        input=json.dumps(doc) + "\n" + json.dumps(named) + "\n",
+        capture_output=True, text=True, cwd=ROOT, check=False)
+    assert run.returncode == 0, run.stderr
+    first, second = (json.loads(line) for line in run.stdout.splitlines())
+    assert first["card"] == "Rule-book test card" and first["hands"]["S"]["line"] == "TS-1"
+    assert second["where"] == "line 2: card"
+
+
 def test_m3_the_value_the_winner_announces_stands() -> None:
     # two lines the same tiles make: the one named is paid, even if the other is worth more
     card = load_card_text(
