@@ -185,9 +185,19 @@ def winner_features(r: Reading, s: Situation, pair_points: int) -> list[Feature]
     """Bonuses of the winning hand and the limit hands (1924 Laws 89-92, 100; Pung-Chow
     bonus scores and limit hands; Kajongg's classical winner rules). ``pair_points`` is what
     the pair scores in this family (the all-sequence hand needs a non-scoring pair)."""
+    out: list[Feature] = [("mahjong", ""), *_how_won(s)]
+    if r.shape is not None:
+        out.append((r.shape, ""))
+        return out
+    return out + _winning_shape(r, s, pair_points)
+
+
+def _how_won(s: Situation) -> list[Feature]:
+    """The bonuses for how and when the last tile came (self-drawn, last tile, loose tile,
+    robbing a kong, the calls and the heavenly and earthly hands)."""
     w = s.win
     assert w is not None
-    out: list[Feature] = [("mahjong", "")]
+    out: list[Feature] = []
     ctx = w.context
     if w.self_drawn:
         out.append(("self_drawn", tile_name(w.tile) if w.tile is not None else ""))
@@ -222,11 +232,16 @@ def winner_features(r: Reading, s: Situation, pair_points: int) -> list[Feature]
         out.append(("kong_on_kong", ""))
     if "fourth_tile" in ctx:
         out.append(("kong_completion", tile_name(w.tile) if w.tile is not None else ""))
+    return out
 
-    if r.shape is not None:
-        out.append((r.shape, ""))
-        return out
 
+def _winning_shape(r: Reading, s: Situation, pair_points: int) -> list[Feature]:
+    """The bonuses for what the winning hand is made of (no sequences, all concealed, one
+    suit, the final pair or sequence) and the limit hands that are a standard shape."""
+    w = s.win
+    assert w is not None
+    ctx = w.context
+    out: list[Feature] = []
     sets = _sets(r)
     chows = [p for p in sets if p.kind == "chow"]
     pungs = [p for p in sets if p.kind in ("pung", "kong")]
