@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from controller.american_mirror import claim_for, command_for
+from controller.games import GAME_EVENTS
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.live_table import (
@@ -139,7 +140,7 @@ class AmericanTable(LiveTable):
         for record in records:
             self._fold(record)
         retained = {self.topics.state: dumps(self.public_state()).encode()}
-        if any(r["type"] in (SCORED, "HandStarted") for r in records):
+        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS) for r in records):
             retained[self.topics.scores] = dumps(self.scores()).encode()
         if not self.settings.publish:
             messages, retained = [], {}
@@ -214,6 +215,7 @@ class AmericanTable(LiveTable):
             "rule": result.get("rule"), "players": dict(self.players), "net": net,
             "net_by_player": {self.players[s]: v for s, v in net.items() if s in self.players},
             "payments": result.get("payments", []),
+            "score": result,  # the whole scoresheet (controller/games.py)
         }
         return self._record([], table_events=[entry]) + self._new_hand()
 

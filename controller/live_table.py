@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from controller.games import GAME_STARTED, GameBook, GameCommandError, seated, table_defaults
 from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
@@ -49,6 +50,7 @@ class TableSettings:
     topic_prefix: str = "mahjong/v1"
     publish: bool = True  # False: no broker configured, so nothing goes to the outbox
     scoring: str = ""  # the ruleset name `mjtable score` gets (a preset), if not the ruleset
+    hands_per_game: int | None = None  # where the book defines no game (American)
 
 
 @dataclass
@@ -169,7 +171,8 @@ class LiveTable:
         self.seq = 0
         self.hand_no = 0
         self.state = None
-        self.players = {s.name: self.settings.players.get(s.name) or s.name for s in SEATS}
+        self.players = table_defaults(self.settings.players)  # names, never seat letters
+        self.games = GameBook(self.settings.ruleset, self.settings.hands_per_game)
         self.prevailing: str | None = self.FIRST_PREVAILING
         self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
         self.sheet: list[dict[str, Any]] = []
@@ -177,7 +180,10 @@ class LiveTable:
         self.next_pending = 1
 
     def _fold_table(self, kind: str, record: Mapping[str, Any]) -> None:
-        if kind == "HandStarted":
+        self.games.fold(record)  # controller/games.py: the games of the log
+        if kind == GAME_STARTED:
+            self.players = seated(list(record["players"]))
+        elif kind == "HandStarted":
             self.hand_no = int(record["hand"])
         elif kind == HELD:
             self.pending[int(record["id"])] = dict(record["observation"])
@@ -216,7 +222,7 @@ class LiveTable:
 
     def scores(self) -> dict[str, Any]:
         return {"seq": self.seq, "table": self.settings.table_id, "players": self.players,
-                "totals": self.totals, "hands": self.sheet}
+                "totals": self.totals, "hands": self.sheet, "game": self.games.view()}
 
     def status(self) -> dict[str, Any]:
         state = self.state
@@ -335,7 +341,7 @@ class LiveTable:
         return result
 
     def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        if verb not in self.VERBS:
+        if verb not in (*self.VERBS, "game"):
             raise CommandError("verb", f"unknown command {verb!r}; known: {', '.join(self.VERBS)}")
         try:
             body = json.loads(payload.decode("utf-8")) if payload.strip() else {}
@@ -345,6 +351,8 @@ class LiveTable:
             raise CommandError("payload", "expected a JSON object")
         if verb == "status":
             return {"ok": True, **self.status()}
+        if verb == "game":  # games started, players seated, a game ended (docs/mqtt.md)
+            return self._game(body)
         if verb == "observe":
             obs = Observation.from_json(body, "payload")
             return self._outcome(self.observe(obs, now_us, ask=False))
@@ -355,6 +363,21 @@ class LiveTable:
         if own is not None:
             return own
         return self._settle(verb, body, now_us)
+
+    def _game(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            event = self.games.command(body, len(self.players), self.hand_moved())
+        except GameCommandError as exc:
+            raise CommandError(exc.where, str(exc)) from None
+        self._record_table([event])
+        return {"ok": True, "seq": self.seq, "game": event["game"], "events": [event["type"]]}
+
+    def hand_moved(self) -> bool:
+        """Whether the hand in play has moves beyond its deal (then it belongs to the game
+        going on, and players are seated between hands)."""
+        return bool(self.hand_no and any(
+            r["type"] not in ("HandStarted", "DiceThrown", "WallBroken", "Dealt", HELD, SETTLED)
+            for r in self.store.events_of_hand(self.hand_no)))
 
     def _settle(self, verb: str, body: Mapping[str, Any], now_us: int) -> dict[str, Any]:
         """``cmd/confirm``, ``cmd/correct`` or ``cmd/dismiss`` of a held observation."""

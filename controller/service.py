@@ -70,8 +70,9 @@ def settings_of(cfg: TableConfig) -> TableSettings:
         snapshot_every=cfg.store.snapshot_every,
         players={seat: section.player for seat, section in cfg.seats.items() if section.player},
         topic_prefix=cfg.mqtt.topic_prefix,
-        publish=cfg.mqtt.enabled,
+        publish=cfg.mqtt.enabled or cfg.web.enabled,  # the page is fed what MQTT would be
         scoring=cfg.table.scoring,
+        hands_per_game=cfg.table.hands_per_game,
     )
 
 
@@ -121,6 +122,7 @@ class Service:
         self.board: Any = None  # the BoardLink once open
         self.board_lights: Any = None
         self.camera: Any = None
+        self.face: Any = None  # the page server, once open
         self.presses_handled = 0
         self.board_duplicates = 0  # board events resent after a restart, already applied
         self.press_to_led_ms: deque[float] = deque(maxlen=10_000)
@@ -263,6 +265,10 @@ class Service:
             if self.cfg.camera.source != "none":
                 self._open_camera(stack)
             self.table.start()
+            if self.cfg.web.enabled:  # the table's page (controller/web, docs/face.md)
+                from controller.web.hosting import open_face
+
+                self.face = await open_face(self, stack)
             self._write_status()
             if on_ready is not None:
                 on_ready()

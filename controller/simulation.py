@@ -71,6 +71,10 @@ class SimulationSettings:
     scorer: Scorer | None = contract_scorer
     doubt: float = 0.0  # share of observations the simulated camera is unsure of
     camera: bool = False  # render the table and see it through vision's pipeline
+    names: tuple[str, ...] = ()  # the players in the first hand's seat order E, S, W, N
+    web: tuple[str, int] | None = None  # serve the table's page here (port 0: a free one)
+    game: bool = False  # play until the game ends (its book's rule), not ``hands`` hands
+    linger_s: float = 0.0  # keep serving the page this long after the last hand
 
 
 @dataclass
@@ -136,6 +140,11 @@ def _config(settings: SimulationSettings, store: str, board: str, broker: tuple[
     data["adjudication"]["courtesy_pause_ms"] = pause_ms
     data["board"]["serial"] = board
     data["store"]["path"] = store
+    if settings.names:
+        data["seats"] = {seat: {"player": name} for seat, name in zip("ESWN", settings.names,
+                                                                      strict=False)}
+    if settings.web is not None:
+        data["web"] = {"enabled": True, "host": settings.web[0], "port": settings.web[1]}
     if broker is None:
         data["mqtt"] = {"enabled": False}
     else:
@@ -194,7 +203,9 @@ def describe(r: dict[str, Any]) -> str:
     if t == "HandScored":
         net = r.get("net_by_player") or {}
         scores = ", ".join(f"{k} {v:+d}" for k, v in net.items()) or r.get("error", "")
-        return f"score: {scores}"
+        winner = r.get("winner")
+        won = f"{(r.get('players') or {}).get(winner, winner)} ({winner}) won; " if winner else ""
+        return f"score: {won}{scores}"
     if t == "ObservationHeld":
         return f"table asked (#{r['id']}): {r['reason']}"
     if t == "ObservationSettled":
@@ -403,7 +414,10 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
 
             camera = RenderedCamera(service, settings.seed)
             await camera.start()
-        for _ in range(settings.hands):
+        if service.face is not None:
+            out.write(json.dumps({"web": service.face.url}) + "\n")
+            out.flush()
+        for _ in _hands(settings, service):
             hand_no = service.table.hand_no
             world = family.world(service, rng)
             for step in world.steps():
@@ -455,6 +469,8 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
 
             summary["camera"] = camera_summary(camera)
         summary["latency_ms"] = _latencies(service, watcher)
+        if service.face is not None and settings.linger_s:
+            await asyncio.sleep(settings.linger_s)  # the page shows the end a while longer
         return summary
     finally:
         if camera is not None:
@@ -473,6 +489,19 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
             await embedded.stop()
         if settings.store is None:
             tmp.cleanup()
+
+
+def _hands(settings: SimulationSettings, service: Service) -> Iterator[int]:
+    """``hands`` hands, or with ``game`` every hand until the game's final settlement."""
+    n = 0
+    while True:
+        n += 1
+        if not settings.game and n > settings.hands:
+            return
+        game = service.table.games.current
+        if settings.game and game is not None and game.sheet.over:
+            return
+        yield n
 
 
 async def _press(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,14 +80,22 @@ def dumps(obj: object) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
 
+# Told of every message and retained topic once its transaction committed (the table's page,
+# controller/web): exactly what MQTT will publish, nothing more.
+Listener = Callable[[Sequence[tuple[str, bytes, int | None]], Mapping[str, bytes]], None]
+
+
 class EventStore:
     """Thread-safe: the service appends from its loop, the MQTT thread acknowledges."""
+
+    listeners: list[Listener]
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.listeners = []
         try:
             self._db = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=10.0
@@ -171,6 +179,8 @@ class EventStore:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+        for listener in self.listeners:
+            listener(messages, retained or {})
 
     def _put_board_key(self, key: tuple[int, int]) -> None:
         self._db.execute(
@@ -240,6 +250,13 @@ class EventStore:
         """The broker acknowledged it: it leaves the outbox for good."""
         with self._lock:
             self._db.execute("DELETE FROM outbox WHERE id = ?", (message_id,))
+
+    def forget_outbox(self) -> None:
+        """A table without a broker (its page alone is fed the topics): nothing waits to be
+        published."""
+        with self._lock:
+            self._db.execute("DELETE FROM outbox")
+            self._db.execute("UPDATE retained SET sent_version = version")
 
     def retained_pending(self) -> list[RetainedMessage]:
         with self._lock:

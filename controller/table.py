@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from controller.games import GAME_EVENTS
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.live_table import (
@@ -211,7 +212,7 @@ class Table(LiveTable):
             self._fold(record)
         messages.extend(extra_messages or [])
         retained = {self.topics.state: dumps(self.public_state()).encode()}
-        if any(r["type"] in (SCORED, "HandStarted") for r in records):
+        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS) for r in records):
             retained[self.topics.scores] = dumps(self.scores()).encode()
         if not self.settings.publish:
             messages, retained = [], {}
@@ -382,6 +383,7 @@ class Table(LiveTable):
                 entry["net"] = net
                 entry["net_by_player"] = {entry["players"][s]: v for s, v in net.items()}
                 entry["payments"] = result.get("payments", [])
+            entry["score"] = result  # the whole scoresheet (controller/games.py)
         records = self._record([], [entry])
         return records + self._new_hand()
 
