@@ -58,7 +58,7 @@ from engine.wall import breaker
 # scores the hand; the next hand's first input scores it with what was shown.
 AWAITED = "LosersAwaited"
 LOSER_SHOWN = "LoserHandShown"
-TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN})
+TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN, *GAME_EVENTS})
 ENVELOPE = ("seq", "hand", "ts")
 # What the camera reports by the faces of its tiles: without any, it saw the tiles land but
 # could not read them (vision/observe.py), and the table asks for them.
