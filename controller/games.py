@@ -229,6 +229,13 @@ class GameBook:
     def view(self) -> dict[str, Any] | None:
         return None if self.current is None else self.current.view()
 
+    def next_prevailing(self, first: str | None) -> str | None:
+        """The prevailing wind of the next hand: the game's, or a new game's ``first``."""
+        game = self.current
+        if game is None or game.sheet.over or game.sheet.match.prevailing is None:
+            return first if game is None or game.sheet.rules.prevailing_wind else None
+        return game.sheet.match.prevailing.name
+
 
 def legacy_name(name: str) -> str:
     """A log written before players had names of their own named each by the seat of the

@@ -181,6 +181,10 @@ class LiveTable:
 
     def _fold_table(self, kind: str, record: Mapping[str, Any]) -> None:
         self.games.fold(record)  # controller/games.py: the games of the log
+        if kind == SCORED and self.games.current is not None:
+            # The game knows how far the Round of the Winds has gone (Laws 95-96); a hand
+            # alone does not (engine.events.HandEnded).
+            self.prevailing = self.games.next_prevailing(self.FIRST_PREVAILING)
         if kind == GAME_STARTED:
             self.players = seated(list(record["players"]))
         elif kind == "HandStarted":

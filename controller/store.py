@@ -16,12 +16,15 @@ not acknowledged, and whatever is at or before that key was already applied and 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("mjtable.store")
 
 SCHEMA_VERSION = 1
 
@@ -180,7 +183,10 @@ class EventStore:
                 db.execute("ROLLBACK")
                 raise
         for listener in self.listeners:
-            listener(messages, retained or {})
+            try:
+                listener(messages, retained or {})
+            except Exception:  # a listener's fault never undoes what was stored
+                log.exception("a store listener failed")
 
     def _put_board_key(self, key: tuple[int, int]) -> None:
         self._db.execute(

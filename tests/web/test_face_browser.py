@@ -226,3 +226,29 @@ def test_nothing_concealed_reaches_a_viewer(simulation: Simulation) -> None:
     finally:
         db.close()
     assert private > 0  # the log has them; the page never does
+
+
+WHOLE_GAME = ["--ruleset", "classical", "--game", "--seed", "4", "--names", ",".join(NAMES),
+              "--linger", "60"]
+
+
+@pytest.mark.parametrize("simulation", [WHOLE_GAME], indirect=True)
+def test_a_whole_game_ends_with_its_final_settlement_on_the_page_and_in_the_export(
+    simulation: Simulation, browser: Any
+) -> None:
+    browser.get(simulation.url + "score")
+    final = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".final"), 240,
+                     "the final settlement")
+    assert "Final settlement" in final[0].text
+    rows = browser.find_elements(By.CSS_SELECTOR, ".hand-row")
+    assert len(rows) == 16  # Classical: the seats rotate after every hand, four winds
+    done = subprocess.run([sys.executable, "-c", "import sys; from controller.cli import main; "
+                           "sys.exit(main())", "export", "--store", str(simulation.store)],
+                          capture_output=True, text=True, timeout=60)
+    game = json.loads(done.stdout)["games"][0]
+    assert game["final"]["settlement"] == game["totals"] and game["final"]["rounds"] == 4
+    for name in NAMES:
+        shown = browser.find_element(By.CSS_SELECTOR, f'.final [data-settle="{name}"]')
+        assert int(shown.get_attribute("data-amount")) == game["final"]["settlement"][name]
+    browser.execute_script("window.scrollTo(0, 0)")
+    shot(browser, "scoreboard-final.png")

@@ -201,8 +201,12 @@ function renderScores() {
   if (game.final) {
     const f = el("div", "final");
     f.appendChild(el("h3", "", "Final settlement"));
-    for (const p of game.final.ranking) f.appendChild(el("div", "settle",
-      `${p}: ${game.final.settlement[p] > 0 ? "+" : ""}${game.final.settlement[p]}`));
+    for (const p of game.final.ranking) {
+      const d = el("div", "settle", `${p}: ${game.final.settlement[p] > 0 ? "+" : ""}${game.final.settlement[p]}`);
+      d.dataset.settle = p;
+      d.dataset.amount = String(game.final.settlement[p]);
+      f.appendChild(d);
+    }
     f.appendChild(el("p", "rule", game.final.why));
     board.appendChild(f);
   }
@@ -213,7 +217,8 @@ function renderScores() {
   for (const h of game.hands) {
     const row = el("tr", "hand-row");
     row.dataset.hand = h.hand;
-    [h.hand, h.prevailing || "-", h.seats.E, h.winner || h.outcome].forEach(v => row.appendChild(el("td", "", v)));
+    const won = h.winner || (h.error ? `not scored: ${h.error}` : h.outcome.replace("_", " "));
+    [h.hand, h.prevailing || "-", h.seats.E, won].forEach(v => row.appendChild(el("td", "", v)));
     game.players.forEach(p => row.appendChild(el("td", "num", (h.net[p] > 0 ? "+" : "") + h.net[p])));
     row.addEventListener("click", () => toggleSheet(row, h, game.players.length + 4));
     table.appendChild(row);
@@ -244,6 +249,7 @@ function toggleSheet(row, hand, span) {
   const pays = el("ul", "payments");
   (score.payments || []).forEach(p => pays.appendChild(el("li", "", `${p.from} pays ${p.to} ${p.amount} (${p.why})`)));
   td.appendChild(pays);
+  if (hand.error) td.appendChild(el("p", "void", `Not scored: ${hand.error}`));
   if (!td.children.length) td.appendChild(el("p", "", hand.rule || hand.outcome));
   tr.appendChild(td);
   row.after(tr);
@@ -336,7 +342,10 @@ function render() {
   $("console-view").hidden = v !== "/console";
   document.querySelectorAll("[data-nav]").forEach(a => a.classList.toggle("here", a.dataset.nav === v));
   if (!$("table-view").hidden) { renderFacts(); renderTable(); }
-  if (!$("score-view").hidden) renderScores();
+  if (!$("score-view").hidden && face.scores !== face.shownScores) {
+    face.shownScores = face.scores;  // the scoreboard changes only with the scores topic
+    renderScores();
+  }
   if (!$("console-view").hidden) renderConsole();
 }
 async function start() {
