@@ -26,6 +26,7 @@ GAME_STARTED = "GameStarted"
 GAME_ENDED = "GameEnded"
 SCORED = "HandScored"
 GAME_EVENTS = frozenset({GAME_STARTED, GAME_ENDED})
+FOLDED = ("HandStarted", GAME_STARTED, GAME_ENDED, SCORED)  # the events a game is made of
 SEAT_ORDER = ("E", "S", "W", "N")
 NAME_MAX = 40
 
@@ -118,7 +119,14 @@ class GameBook:
         self.games: list[Game] = []
         self.count = 0
         self.prevailing: str | None = None  # of the hand in play, as its HandStarted says
+        self.last_seq = 0  # the last event folded: a record at or before it is not folded again
 
+    def load(self, records: Iterable[Mapping[str, Any]]) -> GameBook:
+        """Fold the game events of a whole log (a table starting up: its snapshot does not
+        hold the games)."""
+        for record in records:
+            self.fold(record)
+        return self
     @property
     def current(self) -> Game | None:
         return self.games[-1] if self.games else None
@@ -137,6 +145,12 @@ class GameBook:
 
     def fold(self, record: Mapping[str, Any]) -> None:
         kind = record.get("type")
+        if kind not in FOLDED:
+            return
+        seq = int(record.get("seq") or 0)
+        if seq and seq <= self.last_seq:
+            return
+        self.last_seq = max(self.last_seq, seq)
         if kind == "HandStarted":
             public = record.get("public")
             self.prevailing = record.get("prevailing")

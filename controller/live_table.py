@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.games import GAME_STARTED, GameBook, GameCommandError, seated, table_defaults
+from controller.games import (
+    FOLDED,
+    GAME_STARTED,
+    GameBook,
+    GameCommandError,
+    seated,
+    table_defaults,
+)
 from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
@@ -172,7 +179,9 @@ class LiveTable:
         self.hand_no = 0
         self.state = None
         self.players = table_defaults(self.settings.players)  # names, never seat letters
-        self.games = GameBook(self.settings.ruleset, self.settings.hands_per_game)
+        # The games of the whole log (a snapshot does not hold them; controller/games.py)
+        self.games = GameBook(self.settings.ruleset, self.settings.hands_per_game).load(
+            self.store.events_of_types(FOLDED))
         self.prevailing: str | None = self.FIRST_PREVAILING
         self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
         self.sheet: list[dict[str, Any]] = []

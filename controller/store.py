@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS events (
     body TEXT NOT NULL             -- the whole event as JSON, concealed tiles included
 );
 CREATE INDEX IF NOT EXISTS events_by_hand ON events(hand, seq);
+CREATE INDEX IF NOT EXISTS events_by_type ON events(type, seq);
 CREATE TABLE IF NOT EXISTS snapshots (
     seq INTEGER PRIMARY KEY,       -- the last event folded into this state
     state TEXT NOT NULL
@@ -222,6 +223,15 @@ class EventStore:
             ).fetchall()
         for (body,) in rows:
             yield json.loads(body)
+
+    def events_of_types(self, types: Sequence[str]) -> list[dict[str, Any]]:
+        """Every event of these types, in order (the games are folded from a few of them)."""
+        marks = ", ".join("?" for _ in types)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT body FROM events WHERE type IN ({marks}) ORDER BY seq", tuple(types)
+            ).fetchall()
+        return [json.loads(body) for (body,) in rows]
 
     def events_of_hand(self, hand: int) -> list[dict[str, Any]]:
         """Every event of one hand, in order (recovery rebuilds the hand in play from these)."""

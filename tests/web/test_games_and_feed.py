@@ -40,7 +40,7 @@ def game_cmd(t: Table, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_game_started_seats_its_players_and_a_restart_goes_on_with_it(tmp_path: Path) -> None:
-    t = table(tmp_path)
+    t = table(tmp_path, snapshot_every=1)  # a snapshot after every event
     t.start()
     assert t.players == {"E": "Player 1", "S": "Player 2", "W": "Player 3", "N": "Player 4"}
     out = game_cmd(t, {"action": "start", "players": NAMES})
@@ -48,8 +48,9 @@ def test_a_game_started_seats_its_players_and_a_restart_goes_on_with_it(tmp_path
     assert t.players == dict(zip("ESWN", NAMES, strict=True))
     game = t.scores()["game"]
     assert game["players"] == NAMES and game["hands"] == [] and game["final"] is None
-    again = table(tmp_path)  # the service restarted: the same game, the same seats
+    again = table(tmp_path, snapshot_every=1)  # restarted: the same game, the same seats
     assert again.players == t.players and again.games.count == 1
+    assert again.scores()["game"] == t.scores()["game"]
 
 
 def test_cmd_game_refusals_change_nothing(tmp_path: Path) -> None:
