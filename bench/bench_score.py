@@ -40,6 +40,35 @@ def in_process(docs: list[dict[str, Any]]) -> list[float]:
     return times
 
 
+def american(n: int) -> list[float]:
+    """score_american on complete hands: natural realisations of random lines of the sample
+    card, some with a Joker in place of a natural in a set, won on a discard."""
+    from config.cards import SAMPLE_CARD, load_card
+    from engine.american.scoring import score_american
+    from engine.tiles import tile_name
+
+    card = load_card(SAMPLE_CARD)
+    rng = random.Random(2026)
+    docs = []
+    for _ in range(n):
+        exp = card.expansions[rng.randrange(len(card.expansions))]
+        tiles = [tile_name(t) for t in exp.tiles()]
+        jokerable = [tile_name(t) for t, _ in exp.jok]
+        for name in set(tiles) - {"F"}:  # a quint or sextet needs Jokers (S-5)
+            while tiles.count(name) > 4:
+                tiles[tiles.index(name)] = "J"
+        if jokerable and rng.random() < 0.5 and set(jokerable) & set(tiles):
+            tiles[tiles.index(rng.choice(sorted(set(jokerable) & set(tiles))))] = "J"
+        docs.append({"ruleset": "american", "hands": {"S": {"tiles": tiles}}, "winner": "S",
+                     "win": {"by": "discard", "from": "W"}})
+    times = []
+    for doc in docs:
+        start = time.perf_counter()
+        score_american(doc, card)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def processes(doc: dict[str, Any], n: int) -> list[float]:
     mjtable = Path(sys.executable).parent / "mjtable"
     text = json.dumps(doc)
@@ -64,6 +93,10 @@ def main() -> None:
     p99 = times[int(len(times) * 0.99) - 1] * 1e3
     print(f"score_hand, {len(docs)} random four-seat hands of all rulesets:")
     print(f"  median {median:.3f} ms   p99 {p99:.3f} ms   max {times[-1] * 1e3:.3f} ms")
+    times = sorted(american(500))
+    print("score_american, 500 complete hands of the sample card:")
+    print(f"  median {statistics.median(times) * 1e3:.3f} ms   "
+          f"p99 {times[int(len(times) * 0.99) - 1] * 1e3:.3f} ms")
     wall = processes(docs[0], args.procs)
     print(f"mjtable score process wall time, {args.procs} runs:")
     print(f"  median {statistics.median(wall) * 1e3:.0f} ms   max {max(wall) * 1e3:.0f} ms")

@@ -121,7 +121,8 @@ def run_once(args: argparse.Namespace, browser: bool, clients: int) -> dict[str,
         driver.get(url)
         out["first_load"] = driver.execute_script("""
             const nav = performance.getEntriesByType('navigation')[0];
-            const res = performance.getEntriesByType('resource').filter(r => !r.name.endsWith('/feed'));
+            const res = performance.getEntriesByType('resource')
+                .filter(r => !r.name.endsWith('/feed'));
             return {bytes: nav.transferSize + res.reduce((a, r) => a + r.transferSize, 0),
                     decoded: nav.decodedBodySize + res.reduce((a, r) => a + r.decodedBodySize, 0),
                     ms: Math.round(nav.loadEventEnd - nav.startTime)};""")

@@ -172,6 +172,8 @@ class AmericanTable(LiveTable):
 
     def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
         assert self.state is not None
+        if isinstance(command, am.Discard | am.CloseWindow) and command.time_us is None:
+            command = replace(command, time_us=now_us)  # the window's opening and closing
         events = apply(self.state, command)
         records = self._record(events, command)
         self._after(events, now_us)

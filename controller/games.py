@@ -183,8 +183,9 @@ class GameBook:
         if score is not None and "mahjong" in score:
             result["mahjong"] = score["mahjong"]
         outcome = outcome_of(result)
+        # the table's record is its word: a false Mah-jongg it booked was confirmed there
         row = game.sheet.record(result, outcome=outcome, seats=seats,
-                                prevailing=self.prevailing)
+                                prevailing=self.prevailing, confirmed=True)
         hand: dict[str, Any] = {
             "hand": row.hand,
             "table_hand": record.get("hand"),

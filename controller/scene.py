@@ -1,7 +1,7 @@
 """What the simulated camera sees: the table's face-up tiles laid out as players lay them.
 
 ``table_layout(view)`` turns the engine's public view (the same JSON the service publishes)
-into a renderer :class:`vision.render.Layout`: each seat's discards in rows of six in front of
+into a renderer :class:`vision.synth.layout.Layout`: each seat's discards in rows of six in front of
 it, facing it, inside the wall ring; its sets and flowers along its rack strip; the dice in
 the tray. A discard that is claimed leaves the discard area and reappears in the claimant's
 set, as on a real table. Concealed kongs lie face down (the table shows no face of them).
@@ -42,7 +42,7 @@ REACH_DEPTH_MM = 150.0
 
 
 def reaching_hand(seat: str, along: float, geometry: Any = None) -> tuple[float, float]:
-    """Where ``seat``'s hand is (``vision.render.Layout.hand``) as it reaches for the wall
+    """Where ``seat``'s hand is (``vision.synth.layout.Layout.hand``) as it reaches for the wall
     ``along`` mm to the right of the middle of its edge."""
     from vision.geometry import TableGeometry
 
@@ -54,9 +54,9 @@ def table_layout(
     view: Mapping[str, Any], dice: Sequence[int] = (), geometry: Any = None
 ) -> Any:
     """A renderer layout of what ``view`` shows face up."""
-    from vision.artwork import BACK
     from vision.geometry import TableGeometry
-    from vision.render import DiePlacement, Layout, TilePlacement
+    from vision.labels import BACK
+    from vision.synth.layout import DiePlacement, Layout, TilePlacement
 
     geometry = geometry or TableGeometry()
     size, tw, th = geometry.size_mm, geometry.tile_w_mm, geometry.tile_h_mm
@@ -97,9 +97,9 @@ def lay_pass(layout: Any, seat: str, count: int, geometry: Any = None) -> Any:
     """``layout`` with ``seat``'s Charleston pass: ``count`` tiles face down in a row at the
     front of its discard area, where a camera table has each player lay it for the receiver
     to take up (vision/observe.py counts them there)."""
-    from vision.artwork import BACK
     from vision.geometry import TableGeometry
-    from vision.render import TilePlacement
+    from vision.labels import BACK
+    from vision.synth.layout import TilePlacement
 
     geometry = geometry or TableGeometry()
     tw, th = geometry.tile_w_mm, geometry.tile_h_mm
@@ -122,7 +122,7 @@ def _lay_exposures(layout: Any, seat: str, exposures: Sequence[Sequence[str]],
                    geometry: Any) -> None:
     """American exposures (3 to 6 tiles, Jokers among them) along the rack strip, 40 mm
     apart; a Joker exchanged keeps its place, so the natural lands where the Joker lay."""
-    from vision.render import TilePlacement
+    from vision.synth.layout import TilePlacement
 
     tw = geometry.tile_w_mm
     along = -330.0
@@ -140,7 +140,7 @@ def shown_hand_layout(
     its tiles in one row along the seat's edge, centred on it, facing the seat, touching or
     ``gaps_mm`` apart (one gap fewer than tiles)."""
     from vision.geometry import TableGeometry
-    from vision.render import Layout, TilePlacement
+    from vision.synth.layout import Layout, TilePlacement
 
     geometry = geometry or TableGeometry()
     tw = geometry.tile_w_mm
@@ -177,7 +177,8 @@ def lay_hand_shown(
     where an overhead camera can read it (``stood_on_end``: stood on end there, as the Law
     has it, showing the camera its end only)."""
     from vision.geometry import TableGeometry
-    from vision.render import ON_END, TilePlacement
+    from vision.synth.layout import TilePlacement
+    from vision.synth.render import ON_END
 
     geometry = geometry or TableGeometry()
     tw, th = geometry.tile_w_mm, geometry.tile_h_mm

@@ -1,10 +1,10 @@
 """`mjtable simulate --camera`: the simulated table seen through vision's real pipeline.
 
-The bots' table is rendered from real tile artwork (``vision.render``) as play goes on
+The bots' table is rendered from real tile artwork (``vision.synth.render``) as play goes on
 (``controller.scene``); the service's camera loop scans those frames and its watcher reports
 discards, sets, flowers, added kongs, dice and the hand shown at Mah-jongg exactly as on a
 real table. Like a real table, the rendered one has its own tile set enrolled first
-(``vision.table_enrol``: a few crops of each kind cut from rendered frames, enrolled as
+(``vision.synth.table_enrol``: a few crops of each kind cut from rendered frames, enrolled as
 ``mjtable vision enroll`` does, cached on disk), so the camera knows the art it sees rather
 than abstaining on it. What a camera cannot see (a tile drawn from the wall, the deal, a
 concealed kong, the American votes and courtesy pass agreed aloud) still comes straight
@@ -31,7 +31,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.camera import CameraLoop
-from controller.inputs import Observation, ObservationKind
 from controller.scene import lay_hand_shown, lay_pass, reaching_hand, table_layout
 from controller.service import Service
 from controller.table import Table
@@ -41,6 +40,7 @@ from engine.american.state import AmericanHand
 from engine.game import HandState, public_view
 from engine.rules import get_ruleset
 from engine.seats import Seat
+from vision.observation import Observation, ObservationKind
 
 GameState = HandState | AmericanHand  # the world's hand, or the table's mirror of it
 
@@ -71,9 +71,9 @@ class RenderedCamera:
     def __init__(self, service: Service, seed: int, enrol: bool = True) -> None:
         import numpy as np
 
-        from vision.capture import RenderedSource
         from vision.geometry import TableGeometry
-        from vision.render import Style
+        from vision.synth.render import Style
+        from vision.synth.source import RenderedSource
 
         self.service = service
         self.seed = seed
@@ -116,8 +116,8 @@ class RenderedCamera:
         """The model directory of this table's own set, enrolled once (cached on disk)."""
         import numpy as np
 
-        from vision.render import CameraPose
-        from vision.table_enrol import enrol_rendered_table
+        from vision.synth.render import CameraPose
+        from vision.synth.table_enrol import enrol_rendered_table
 
         # The pose RenderedSource(seed) draws first: the enrolment photos come from the
         # table's own camera, as on a real table.

@@ -201,6 +201,8 @@ class Table(LiveTable):
                     "winner": None if event.winner is None else event.winner.name,
                     "kind": event.kind,
                     "rule": event.rule,
+                    "opened_us": event.opened_us,  # the window on the table's clock
+                    "closed_us": event.closed_us,
                 }
                 messages.append((self.topics.adjudications, dumps(decision).encode(), None))
             self._fold(record)
@@ -254,6 +256,10 @@ class Table(LiveTable):
     def _apply(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """Apply one command to the mirror; raises RuleViolation/MalformedInput untouched."""
         assert self.state is not None
+        if getattr(command, "time_us", 0) is None:
+            # The table's time on every command of play: the log then shows when each call
+            # window opened and closed, beside each press's own time (docs/engine-api.md).
+            command = replace(command, time_us=now_us)  # type: ignore[type-var]
         _, events = apply(self.state, command)
         records = self._record(list(events))
         self._after(events, now_us)

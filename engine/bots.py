@@ -16,9 +16,11 @@ import random
 from collections.abc import Sequence
 
 from engine import commands as cm
+from engine.claims import may_chow
 from engine.game import can_win
 from engine.rules import Ruleset
 from engine.seats import Seat
+from engine.simclock import SimClock
 from engine.state import HandState, Meld
 from engine.tiles import NUM_KINDS, WINDS, Tile
 from engine.turns import heads_in, may_wash
@@ -31,11 +33,17 @@ class SeatView:
     seat. ``hand`` is the seat's own counts per tile kind: read it, never change it.
     """
 
-    __slots__ = ("_state", "seat")
+    __slots__ = ("_clock", "_state", "seat")
 
-    def __init__(self, state: HandState, seat: Seat) -> None:
+    def __init__(self, state: HandState, seat: Seat, clock: SimClock | None = None) -> None:
         self._state = state
         self.seat = seat
+        self._clock = clock
+
+    @property
+    def now_us(self) -> int | None:
+        """The board time at which the seat acts (simulated play), else ``None``."""
+        return None if self._clock is None else self._clock.now_us
 
     @property
     def ruleset(self) -> Ruleset:
@@ -100,7 +108,7 @@ class SeatView:
     def may_chow(self, discarder: Seat) -> bool:
         """Is this seat the one that may chow ``discarder``'s discard (Law 34)?"""
         s = self._state
-        return len(s.players) > 2 and s.next_of[discarder] == self.seat
+        return may_chow(s, self.seat, discarder)
 
     def can_win(self, tile: Tile | None = None) -> bool:
         """Would this seat go out validly now (own hand, or with ``tile``)?"""
@@ -278,11 +286,11 @@ class GreedyBot:
         ):
             return self._call(view)
         if view.must_draw:
-            return cm.Draw(seat=seat)
+            return cm.Draw(seat=seat, time_us=view.now_us)
         if phase == "rob":
             rob = view.robbable
             if rob is not None and rob[1] != seat and view.can_win(rob[0]):
-                return cm.Claim(seat=seat, kind="mahjong")
+                return cm.Claim(seat=seat, kind="mahjong", time_us=view.now_us)
             return None
         if phase == "award":
             award = view.award
@@ -296,7 +304,8 @@ class GreedyBot:
         if view.ruleset.flowers and any(h[34:42]) and (
             on_turn or view.before_first_discard
         ):
-            return cm.GroundFlower(seat=seat, tile=next(t for t in range(34, 42) if h[t]))
+            flower = next(t for t in range(34, 42) if h[t])
+            return cm.GroundFlower(seat=seat, tile=flower, time_us=view.now_us)
         melds = view.melds
         # East's original-hand win "has preference over washing cards" (Harr, Part II).
         if on_turn and may_be_complete(h, None, not melds) and view.can_win():
@@ -309,12 +318,12 @@ class GreedyBot:
             if 4 in h:
                 t = h.index(4)
                 if t < NUM_KINDS:
-                    return cm.DeclareKong(seat=seat, tile=t)
+                    return cm.DeclareKong(seat=seat, tile=t, time_us=view.now_us)
             if view.drew:
                 for m in melds:
                     if m.kind == "pung" and h[m.tiles[0]]:
-                        return cm.AddKong(seat=seat, tile=m.tiles[0])
-        return cm.Discard(seat=seat, tile=self.choose_discard(view))
+                        return cm.AddKong(seat=seat, tile=m.tiles[0], time_us=view.now_us)
+        return cm.Discard(seat=seat, tile=self.choose_discard(view), time_us=view.now_us)
 
     def _call(self, view: SeatView) -> cm.Command | None:
         live = view.discard
@@ -329,7 +338,7 @@ class GreedyBot:
         no_sets = not melds
         if _touches(h, tile, no_sets) and may_be_complete(h, tile, no_sets) \
                 and view.can_win(tile):
-            return cm.Claim(seat=seat, kind="mahjong")
+            return cm.Claim(seat=seat, kind="mahjong", time_us=view.now_us)
         held = h[tile]
         if held < 2:  # nothing to call unless a chow: the common case, decided first
             if tile >= 27:
@@ -343,13 +352,13 @@ class GreedyBot:
         if target is not None and tile < 27 and tile // 9 != target:
             return None
         if held >= 3 and not any(m.kind == "pung" and m.tiles[0] == tile for m in melds):
-            return cm.Claim(seat=seat, kind="kong")
+            return cm.Claim(seat=seat, kind="kong", time_us=view.now_us)
         if held == 2:
-            return cm.Claim(seat=seat, kind="pung")
+            return cm.Claim(seat=seat, kind="pung", time_us=view.now_us)
         if left:
             for a, b in _chow_pairs(h, tile):
                 if h[a] == 1 and h[b] == 1 and self.rng.random() < self.chow_rate:
-                    return cm.Claim(seat=seat, kind="chow", tiles=(a, b))
+                    return cm.Claim(seat=seat, kind="chow", tiles=(a, b), time_us=view.now_us)
         return None
 
     def _take_award(self, view: SeatView, kind: str) -> cm.Command:
@@ -360,12 +369,12 @@ class GreedyBot:
         assert live is not None
         tile = live[0]
         if kind == "pung":
-            return cm.Expose(seat=seat, tiles=(tile, tile, tile))
+            return cm.Expose(seat=seat, tiles=(tile, tile, tile), time_us=view.now_us)
         if kind == "kong":
-            return cm.Expose(seat=seat, tiles=(tile,) * 4)
+            return cm.Expose(seat=seat, tiles=(tile,) * 4, time_us=view.now_us)
         a, b = next(iter(_chow_pairs(view.hand, tile)))
         singles = [p for p in _chow_pairs(view.hand, tile)
                    if view.hand[p[0]] == 1 and view.hand[p[1]] == 1]
         if singles:
             a, b = singles[0]
-        return cm.Expose(seat=seat, tiles=tuple(sorted((a, b, tile))))
+        return cm.Expose(seat=seat, tiles=tuple(sorted((a, b, tile))), time_us=view.now_us)

@@ -40,6 +40,14 @@ def check_tile(tile: Any, where: str) -> Tile:
     return tile
 
 
+def check_time(time_us: Any, where: str = "time_us") -> int | None:
+    """A board time in microseconds (or ``None``: the table gave none)."""
+    if time_us is not None and (isinstance(time_us, bool) or not isinstance(time_us, int)
+                                or time_us < 0):
+        raise MalformedInput(where, f"a board time in microseconds, not {time_us!r}")
+    return time_us
+
+
 def seat_turn(state: HandState, seat: Seat, key: str, doing: str) -> None:
     if seat != state.turn:
         raise refuse(state, key, f"{seat} may not {doing}: it is {state.turn}'s turn")

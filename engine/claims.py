@@ -10,6 +10,7 @@ from engine import commands as cm
 from engine import events as ev
 from engine.checks import (
     check_tile,
+    check_time,
     drawn_game,
     ending_if_no_loose,
     need_holds,
@@ -17,6 +18,7 @@ from engine.checks import (
     refuse,
 )
 from engine.errors import MalformedInput
+from engine.hands import arrangements, is_complete
 from engine.rules import CLAIM_KINDS, ClaimKind, Ruleset
 from engine.seats import SEATS, Seat
 from engine.state import HandState
@@ -38,9 +40,45 @@ def can_chow(state: HandState, seat: int, tile: Tile) -> list[tuple[Tile, Tile]]
     return out
 
 
+def chows_at_table(state: HandState) -> bool:
+    """Are there chows at this table? Not in the 1924 Two-Hand Game ("A discard cannot be
+    chowed"); Classical plays two "following the same principles" (``two_hand_chow``)."""
+    return len(state.players) > 2 or state.ruleset.two_hand_chow
+
+
 def may_chow(state: HandState, seat: Seat, discarder: Seat) -> bool:
-    """Only the next player chows (Law 34); in the Two-Hand Game nobody does."""
-    return len(state.players) > 2 and state.next_of[discarder] == seat
+    """Only the next player chows (Law 34), where the table has chows at all."""
+    return state.next_of[discarder] == seat and chows_at_table(state)
+
+
+def may_chow_to_win(state: HandState, seat: Seat, discarder: Seat) -> bool:
+    """May ``seat`` take ``discarder``'s tile into a sequence to go out? The next player may;
+    under Law 35 and Classical anyone may; but never where the table has no chows (the 1924
+    Two-Hand Game's "A discard cannot be chowed" has no exception)."""
+    if not chows_at_table(state):
+        return False
+    return state.ruleset.mahjong_chow_from_anyone or state.next_of[discarder] == seat
+
+
+def completes_without_chow(shown: list[Tile], melds: int, tile: Tile, rules: Ruleset) -> bool:
+    """Does some arrangement of the complete hand ``shown`` hold ``tile`` in a pung, a kong or
+    the pair (or is it a special hand)? If not, the tile completes only a sequence."""
+    if melds == 0 and is_complete(shown, 0, rules.specials) and not arrangements(shown, 0):
+        return True  # a special hand
+    for arr in arrangements(shown, melds):
+        if any(g.kind != "chow" and g.tile == tile for g in arr):
+            return True
+    return False
+
+
+def takes_into_sequence(state: HandState, seat: Seat, tile: Tile) -> bool | None:
+    """Full mode: does ``tile`` complete ``seat``'s hand only as a sequence? ``None`` if it
+    does not complete the hand at all (a false call, shown as such later)."""
+    shown = sorted([*state.concealed_tiles(seat), tile])
+    melds = len(state.seats[seat].melds)
+    if not is_complete(shown, melds, state.ruleset.specials):
+        return None
+    return not completes_without_chow(shown, melds, tile, state.ruleset)
 
 
 def legal_claim_kinds(state: HandState, seat: Seat) -> list[str]:
@@ -65,8 +103,10 @@ def decide_claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
     seat, kind = c.seat, c.kind
     if kind not in CLAIM_KINDS:
         raise MalformedInput("kind", f"a claim is chow, pung, kong or mahjong, not {kind!r}")
-    if c.time_us is not None and (not isinstance(c.time_us, int) or c.time_us < 0):
-        raise MalformedInput("time_us", f"a board time in microseconds, not {c.time_us!r}")
+    check_time(c.time_us)
+    if c.into_sequence is not None and (kind != "mahjong" or not isinstance(c.into_sequence,
+                                                                           bool)):
+        raise MalformedInput("into_sequence", "true or false, and only on a Mah-jongg claim")
     for i, t in enumerate(c.tiles or ()):
         check_tile(t, f"tiles[{i}]")
     if any(e.seat == seat for e in state.claims):
@@ -102,7 +142,7 @@ def decide_claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
         if tile >= 27:
             raise refuse(state, "chow_left",
                          f"{tile_name(tile)} is an Honour: it makes no sequence")
-        if len(state.players) == 2:
+        if not chows_at_table(state):
             raise refuse(state, "two_hand", "a discard cannot be chowed in the two-hand game")
         if state.next_of[discarder] != seat:
             why = (" (a chow that completes the hand may be claimed as Mah-jongg)"
@@ -127,7 +167,15 @@ def decide_claim(state: HandState, c: cm.Claim) -> list[ev.Event]:
             and not can_chow(state, seat, tile):
         raise refuse(state, "chow_left",
                      f"{seat} holds no two tiles that make a sequence with {tile_name(tile)}")
-    return [ev.ClaimMade(seat=seat, kind=kind, time_us=c.time_us, tiles=c.tiles)]
+    into_sequence = c.into_sequence
+    # Harr F rule 4: how the tile completes the hand decides its precedence. The engine knows
+    # the hand in full mode; a mirror takes the caller's word ("Chow" or "Pung"). Recorded
+    # only when true: a pung to go out is the default.
+    if (kind == "mahjong" and state.ruleset.sequence_mahjong_is_chow and state.mode == "full"
+            and (into_sequence or takes_into_sequence(state, seat, tile))):
+        into_sequence = True
+    return [ev.ClaimMade(seat=seat, kind=kind, time_us=c.time_us, tiles=c.tiles,
+                         into_sequence=into_sequence)]
 
 
 def adjudicate(
@@ -137,40 +185,48 @@ def adjudicate(
     players: Sequence[Seat] = SEATS,
 ) -> tuple[Seat | None, ClaimKind | None, str]:
     """Who takes the discard, as what, and the rule that decided (Laws 50-52; Classical
-    (a)-(c); Pung-Chow F rules 4-6). Ties among Mah-jongg calls go to the first in the order
-    of play after the discarder; other ties to the earlier call on the board's clock."""
+    (a)-(c); Pung-Chow F rules 2, 4-6). Ties among Mah-jongg calls go to the first in the
+    order of play after the discarder; other ties to the earlier call on the board's clock.
+    Under Pung-Chow a Mah-jongg that takes the discard into a sequence is a chow (F rule 4:
+    "A Pung has precedence over a Chow"); only a pung that completes the hand outranks a
+    pung for a set (F rule 5)."""
     if not claims:
         return None, None, ruleset.rule("turn")
+    n = len(players)
+
+    def as_chow(cl: ev.ClaimMade) -> bool:
+        return cl.kind == "chow" or (cl.kind == "mahjong" and bool(cl.into_sequence)
+                                     and ruleset.sequence_mahjong_is_chow)
+
+    def rank(cl: ev.ClaimMade) -> int:
+        return ruleset.rank("chow" if as_chow(cl) else cl.kind)
 
     def key(item: tuple[int, ev.ClaimMade]) -> tuple[int, int, int]:
         i, cl = item
-        rank = ruleset.rank(cl.kind)
         if cl.kind == "mahjong":
-            return rank, (players.index(cl.seat) - players.index(discarder)) % n, i
+            return rank(cl), (players.index(cl.seat) - players.index(discarder)) % n, i
         t = cl.time_us if cl.time_us is not None else 0
-        return rank, t, i
+        return rank(cl), t, i
 
-    n = len(players)
-    ordered = sorted(enumerate(claims), key=key)
-    _, best = ordered[0]
-    if len(claims) == 1:
+    ordered = [cl for _, cl in sorted(enumerate(claims), key=key)]
+    best = ordered[0]
+    if len(ordered) == 1:
         rule_key = {"chow": "chow_left", "pung": "pung", "kong": "kong",
-                    "mahjong": "mahjong_claim"}[best.kind]
-        if False:
-            rule_key = "chow_left"
+                    "mahjong": "chow_mahjong_claim" if as_chow(best) else "mahjong_claim"
+                    }[best.kind]
         return best.seat, best.kind, ruleset.rule(rule_key)
-    best_rank = ruleset.rank(best.kind)
-    tied = [cl for _, cl in ordered if ruleset.rank(cl.kind) == best_rank]
-    if len(tied) > 1:
+    second = ordered[1]
+    if rank(second) == rank(best):
         rule = ruleset.rule("mahjong_order" if best.kind == "mahjong" else "table_time")
-    elif best.kind == "mahjong":
-        rule = ruleset.rule("mahjong_over_set")
+    elif as_chow(second) and (best.kind != "mahjong" or ruleset.sequence_mahjong_is_chow):
+        rule = ruleset.rule("pung_over_chow")  # Law 52; F rule 4 (a pung for Mah-jongg too)
     else:
-        rule = ruleset.rule("pung_over_chow")
+        rule = ruleset.rule("mahjong_over_set")
     return best.seat, best.kind, rule
 
 
 def decide_close(state: HandState, c: cm.CloseClaims) -> list[ev.Event]:
+    times = {"opened_us": state.window_opened_us, "closed_us": check_time(c.time_us)}
     if state.phase == "rob":
         assert state.rob is not None
         tile, adder = state.rob
@@ -179,7 +235,7 @@ def decide_close(state: HandState, c: cm.CloseClaims) -> list[ev.Event]:
             rule = state.ruleset.rule("rob_kong")
         closed = ev.ClaimsClosed(discard=tile, discarder=adder,
                                  claims=tuple(f"{e.seat}:{e.kind}" for e in state.claims),
-                                 winner=winner, kind=kind, rule=rule)
+                                 winner=winner, kind=kind, rule=rule, **times)
         if winner is None and no_replacement(state):
             return [closed, drawn_game(state, "no loose tile is left to replace the kong")]
         return [closed]
@@ -190,7 +246,7 @@ def decide_close(state: HandState, c: cm.CloseClaims) -> list[ev.Event]:
     events: list[ev.Event] = [
         ev.ClaimsClosed(discard=tile, discarder=discarder,
                         claims=tuple(f"{e.seat}:{e.kind}" for e in state.claims),
-                        winner=winner, kind=kind, rule=rule)
+                        winner=winner, kind=kind, rule=rule, **times)
     ]
     if winner is not None and state.late_drawer is not None:
         drawer = state.late_drawer
@@ -251,7 +307,8 @@ def decide_expose(state: HandState, c: cm.Expose) -> list[ev.Event]:
             raise refuse(state, "count", f"{c.seat} holds {s.n} tiles: too few to lay this set "
                       "and discard")
     events: list[ev.Event] = [ev.MeldExposed(seat=c.seat, kind=shape, tiles=tuple(c.tiles),
-                                             claimed=tile, discarder=discarder)]
+                                             claimed=tile, discarder=discarder,
+                                             time_us=check_time(c.time_us))]
     if shape == "kong":
         events += ending_if_no_loose(state)
     return events

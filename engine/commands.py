@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.messages import Json, Message, command
+from engine.messages import Json, Message, added, command
 from engine.rules import ClaimKind
 from engine.seats import Seat
 from engine.tiles import Tile
@@ -49,6 +49,7 @@ class Draw(Command):
 
     seat: Seat
     tile: Tile | None = None
+    time_us: int | None = added()  # board time (every command of play may carry one)
 
 
 @command("GroundFlower")
@@ -58,13 +59,17 @@ class GroundFlower(Command):
 
     seat: Seat
     tile: Tile
+    time_us: int | None = added()
 
 
 @command("Discard")
 @dataclass(frozen=True, slots=True)
 class Discard(Command):
+    """A tile discarded; ``time_us``, the board time it was seen, opens its call window."""
+
     seat: Seat
     tile: Tile
+    time_us: int | None = added()
 
 
 @command("Claim")
@@ -74,19 +79,25 @@ class Claim(Command):
 
     ``time_us`` is the board's microsecond timestamp of the button press; ``tiles`` optionally
     names the two (chow, pung) or three (kong) tiles from the hand that the discard completes.
+    ``into_sequence`` says a Mah-jongg claim takes the discard into a sequence (the caller
+    said "Chow"): under Pung-Chow it then ranks as a chow (Harr F rule 4). Full mode works
+    it out from the hand when it is not given.
     """
 
     seat: Seat
     kind: ClaimKind
     time_us: int | None = None
     tiles: tuple[Tile, ...] | None = None
+    into_sequence: bool | None = added()
 
 
 @command("CloseClaims")
 @dataclass(frozen=True, slots=True)
 class CloseClaims(Command):
-    """The call window is over (the engine has no clock: the table decides). The engine
-    adjudicates the claims made and names the rule that decided."""
+    """The call window is over (the engine has no clock: the table decides, and says when in
+    ``time_us``). The engine adjudicates the claims made and names the rule that decided."""
+
+    time_us: int | None = added()
 
 
 @command("Expose")
@@ -97,6 +108,7 @@ class Expose(Command):
 
     seat: Seat
     tiles: tuple[Tile, ...]
+    time_us: int | None = added()
 
 
 @command("DeclareKong")
@@ -106,15 +118,18 @@ class DeclareKong(Command):
 
     seat: Seat
     tile: Tile
+    time_us: int | None = added()
 
 
 @command("AddKong")
 @dataclass(frozen=True, slots=True)
 class AddKong(Command):
-    """The fourth tile, drawn, added to the seat's grounded Triplet (Laws 40, 42)."""
+    """The fourth tile, drawn, added to the seat's grounded Triplet (Laws 40, 42); its
+    ``time_us`` opens the window to rob the kong (Law 90)."""
 
     seat: Seat
     tile: Tile
+    time_us: int | None = added()
 
 
 @command("DeclareMahjong")

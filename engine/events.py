@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.commands import Command
-from engine.messages import Json, Message, event
+from engine.messages import Json, Message, added, event
 from engine.rules import ClaimKind
 from engine.seats import Seat
 from engine.tiles import Tile
@@ -91,6 +91,7 @@ class Drew(Event):
     seat: Seat
     loose: bool
     tile: Tile | None = None
+    time_us: int | None = added()  # the board time of the command, when the table gave one
 
 
 @event("FlowerGrounded")
@@ -98,19 +99,25 @@ class Drew(Event):
 class FlowerGrounded(Event):
     seat: Seat
     tile: Tile
+    time_us: int | None = added()
 
 
 @event("Discarded")
 @dataclass(frozen=True, slots=True)
 class Discarded(Event):
+    """A discard; its ``time_us`` (board time) opens the call window on it."""
+
     seat: Seat
     tile: Tile
+    time_us: int | None = added()
 
 
 @event("ClaimMade")
 @dataclass(frozen=True, slots=True)
 class ClaimMade(Event):
-    """A call recorded; ``tiles`` (the claimant's own, concealed until laid) is private."""
+    """A call recorded; ``tiles`` (the claimant's own, concealed until laid) is private.
+    ``time_us`` is the board time of the press; ``into_sequence`` marks a Mah-jongg call
+    that takes the discard into a sequence where that decides precedence (Harr F rule 4)."""
 
     PRIVATE: ClassVar[frozenset[str]] = frozenset({"tiles"})
 
@@ -118,13 +125,16 @@ class ClaimMade(Event):
     kind: ClaimKind
     time_us: int | None = None
     tiles: tuple[Tile, ...] | None = None
+    into_sequence: bool | None = added()
 
 
 @event("ClaimsClosed")
 @dataclass(frozen=True, slots=True)
 class ClaimsClosed(Event):
     """The adjudication of one discard (or of a robbable kong): every claim made, in order of
-    arrival (``claims`` as ``"S:pung"``), who won it and the rule that decided."""
+    arrival (``claims`` as ``"S:pung"``), who won it and the rule that decided.
+    ``opened_us`` and ``closed_us`` are the board times the window opened (the discard, or the
+    tile added to a pung) and closed; each claim's own time is on its ``ClaimMade``."""
 
     discard: Tile
     discarder: Seat
@@ -132,6 +142,8 @@ class ClaimsClosed(Event):
     winner: Seat | None
     kind: ClaimKind | None
     rule: str
+    opened_us: int | None = added()
+    closed_us: int | None = added()
 
 
 @event("DrawReturned")
@@ -155,6 +167,7 @@ class MeldExposed(Event):
     tiles: tuple[Tile, ...]
     claimed: Tile
     discarder: Seat
+    time_us: int | None = added()  # when the set was grounded (Law 52's proviso)
 
 
 @event("KongDeclared")
@@ -164,15 +177,18 @@ class KongDeclared(Event):
 
     seat: Seat
     tile: Tile
+    time_us: int | None = added()
 
 
 @event("KongAdded")
 @dataclass(frozen=True, slots=True)
 class KongAdded(Event):
-    """A drawn fourth tile added to a grounded Triplet (Law 42); robbable (Law 90)."""
+    """A drawn fourth tile added to a grounded Triplet (Law 42); robbable (Law 90). Its
+    ``time_us`` opens the window to rob it."""
 
     seat: Seat
     tile: Tile
+    time_us: int | None = added()
 
 
 @event("MahjongDeclared")

@@ -161,21 +161,22 @@ def commands_of(standing: Sequence[ev.Event]) -> list[tuple[int, cm.Command]]:
             counts = tuple(d.count for d in standing[i : i + seats] if isinstance(d, ev.Dealt))
             command = cm.Deal(counts=counts if mirror else None)
         elif isinstance(e, ev.Drew):
-            command = cm.Draw(seat=e.seat, tile=e.tile)
+            command = cm.Draw(seat=e.seat, tile=e.tile, time_us=e.time_us)
         elif isinstance(e, ev.FlowerGrounded):
-            command = cm.GroundFlower(seat=e.seat, tile=e.tile)
+            command = cm.GroundFlower(seat=e.seat, tile=e.tile, time_us=e.time_us)
         elif isinstance(e, ev.Discarded):
-            command = cm.Discard(seat=e.seat, tile=e.tile)
+            command = cm.Discard(seat=e.seat, tile=e.tile, time_us=e.time_us)
         elif isinstance(e, ev.ClaimMade):
-            command = cm.Claim(seat=e.seat, kind=e.kind, time_us=e.time_us, tiles=e.tiles)
+            command = cm.Claim(seat=e.seat, kind=e.kind, time_us=e.time_us, tiles=e.tiles,
+                               into_sequence=e.into_sequence)
         elif isinstance(e, ev.ClaimsClosed):
-            command = cm.CloseClaims()
+            command = cm.CloseClaims(time_us=e.closed_us)
         elif isinstance(e, ev.MeldExposed):
-            command = cm.Expose(seat=e.seat, tiles=e.tiles)
+            command = cm.Expose(seat=e.seat, tiles=e.tiles, time_us=e.time_us)
         elif isinstance(e, ev.KongDeclared):
-            command = cm.DeclareKong(seat=e.seat, tile=e.tile)
+            command = cm.DeclareKong(seat=e.seat, tile=e.tile, time_us=e.time_us)
         elif isinstance(e, ev.KongAdded):
-            command = cm.AddKong(seat=e.seat, tile=e.tile)
+            command = cm.AddKong(seat=e.seat, tile=e.tile, time_us=e.time_us)
         elif isinstance(e, ev.MahjongDeclared):
             command = cm.DeclareMahjong(seat=e.seat, concealed=e.concealed,
                                         tile=e.win_tile if mirror else None)

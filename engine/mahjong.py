@@ -9,11 +9,10 @@ from typing import Any
 from engine import commands as cm
 from engine import events as ev
 from engine.checks import check_tile, own_turn_after_draw, refuse
-from engine.claims import may_chow
+from engine.claims import completes_without_chow, may_chow_to_win
 from engine.errors import MalformedInput
-from engine.hands import arrangements, is_complete
+from engine.hands import is_complete
 from engine.qualify import has_a_double, is_cleared, limit_hand
-from engine.rules import Ruleset
 from engine.seats import Seat
 from engine.state import HandState
 from engine.tiles import NUM_KINDS, Tile, copies_in_set, tile_name
@@ -79,6 +78,8 @@ def decide_mahjong(state: HandState, c: cm.DeclareMahjong) -> list[ev.Event]:
             raise MalformedInput("tile", "the winning tile must be named (stood on end, Law 80)")
         win_tile = shown[-1]
     problem = win_problem(state, seat, shown, win_tile, claimed, discarder, by, context)
+    if problem is None and claimed and by == "discard" and rules.sequence_mahjong_is_chow:
+        problem = outranked_as_a_chow(state, seat, shown, win_tile)
     if problem is not None:
         false_rule, reason = problem
         stays = rules.rotation != "every_hand" and seat != Seat.E and len(state.players) > 2
@@ -134,8 +135,11 @@ def win_problem(
     if not is_complete(shown, melds, rules.specials):
         return rules.rule("false_mahjong"), "the hand is not complete"
     if (claimed and by == "discard" and discarder is not None
-            and not may_chow(state, seat, discarder) and not rules.mahjong_chow_from_anyone
+            and not may_chow_to_win(state, seat, discarder)
             and not completes_without_chow(shown, melds, win_tile, rules)):
+        if len(state.players) == 2 and not rules.two_hand_chow:
+            return (rules.rule("two_hand"), "the discard completes only a sequence, and a "
+                    "discard cannot be chowed in the two-hand game")
         return (rules.rule("chow_left"),
                 "the discard completes only a sequence, and only the next player may chow")
     ctx = [*context, by]
@@ -153,6 +157,30 @@ def win_problem(
     ):
         return rules.rule("qualify_one_double"), "the hand scores no double"
     return None
+
+
+def outranked_as_a_chow(state: HandState, seat: Seat, shown: list[Tile],
+                       win_tile: Tile) -> tuple[str, str] | None:
+    """Harr F rule 4 at the showing (a mirror learns the hand only now): a Mah-jongg called
+    as a pung that took the discard over another player's pung or kong, but which the tile
+    completes only as a sequence, was a chow, and the pung had precedence: a false call."""
+    closed: ev.ClaimsClosed | None = None
+    made: ev.ClaimMade | None = None
+    for e in reversed(state.standing):
+        if closed is None and isinstance(e, ev.ClaimsClosed):
+            closed = e
+        elif closed is not None and isinstance(e, ev.ClaimMade) and e.seat == seat:
+            made = e
+            break
+    if closed is None or made is None or closed.winner != seat or made.into_sequence:
+        return None
+    rivals = [c.split(":")[0] for c in closed.claims if c.split(":")[1] in ("pung", "kong")]
+    melds = len(state.seats[seat].melds)
+    if not rivals or completes_without_chow(shown, melds, win_tile, state.ruleset):
+        return None
+    return (state.ruleset.rule("pung_over_chow"),
+            f"the discard completes only a sequence (a chow), and {rivals[0]}'s pung of it had "
+            "precedence")
 
 
 def can_win(state: HandState, seat: Seat, tile: Tile | None = None) -> bool:
@@ -175,15 +203,6 @@ def can_win(state: HandState, seat: Seat, tile: Tile | None = None) -> bool:
     discarder = state.claimable[1] if state.claimable else None
     ctx = ["last_discard"] if state.last_available_drawn else []
     return win_problem(state, seat, shown, tile, True, discarder, "discard", ctx) is None
-
-
-def completes_without_chow(shown: list[Tile], melds: int, tile: Tile, rules: Ruleset) -> bool:
-    if melds == 0 and is_complete(shown, 0, rules.specials) and not arrangements(shown, 0):
-        return True  # a special hand
-    for arr in arrangements(shown, melds):
-        if any(g.kind != "chow" and g.tile == tile for g in arr):
-            return True
-    return False
 
 
 DECIDERS: dict[type[cm.Command], Callable[[HandState, Any], list[ev.Event]]] = {

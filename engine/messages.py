@@ -164,6 +164,7 @@ CODECS: dict[str, tuple[_Enc, _Dec]] = {
     "str": (_ident, _dec_str),
     "str | None": _optional(_ident, _dec_str),
     "bool": (_ident, _dec_bool),
+    "bool | None": _optional(_ident, _dec_bool),
     "tuple[int, ...]": (_list, _dec_ints),
     "tuple[int, ...] | None": _optional(_list, _dec_ints),
     "tuple[str, ...]": (_list, _dec_strs),
@@ -176,16 +177,31 @@ CODECS: dict[str, tuple[_Enc, _Dec]] = {
 }
 
 
+def added(default: Any = None) -> Any:
+    """A field added to a message after its first version: left out of the JSON form while it
+    holds ``default``, so records written before it keep their exact form (and digest)::
+
+        time_us: int | None = added()
+    """
+    return dataclasses.field(default=default, metadata={"added": True})
+
+
 class Message:
     """Base of commands and events. Subclasses are frozen dataclasses registered by name."""
 
     TYPE: ClassVar[str] = ""
     _fields: ClassVar[tuple[tuple[str, _Enc, _Dec, bool], ...]] = ()
+    _added: ClassVar[tuple[tuple[str, _Enc, Any], ...]] = ()  # (name, encoder, default)
+    _decoded: ClassVar[tuple[tuple[str, _Enc, _Dec, bool], ...]] = ()  # every field
 
     def to_json(self) -> dict[str, Json]:
         out: dict[str, Json] = {"type": self.TYPE}
         for name, enc, _, _ in self._fields:
             out[name] = enc(getattr(self, name))
+        for name, enc, default in self._added:
+            value = getattr(self, name)
+            if value != default:
+                out[name] = enc(value)
         return out
 
     @classmethod
@@ -208,7 +224,7 @@ def _pasteable_repr(self: Message) -> str:
     try:
         return f"{type(self).__name__}.from_json({self.to_json()!r})"
     except (IndexError, KeyError, TypeError, AttributeError, ValueError):
-        raw = ", ".join(f"{name}={getattr(self, name)!r}" for name, *_ in self._fields)
+        raw = ", ".join(f"{name}={getattr(self, name)!r}" for name, *_ in self._decoded)
         return f"{type(self).__name__}({raw})"
 
 
@@ -221,7 +237,7 @@ class Registry:
         def deco(cls: type[_M]) -> type[_M]:
             if type_name in self.types:
                 raise ValueError(f"{self.name} type {type_name!r} registered twice")
-            fields = []
+            fields, added_fields, dec_fields = [], [], []
             for f in dataclasses.fields(cls):  # type: ignore[arg-type]
                 ann = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
                 if ann not in CODECS:
@@ -231,9 +247,15 @@ class Registry:
                     f.default is not dataclasses.MISSING
                     or f.default_factory is not dataclasses.MISSING
                 )
-                fields.append((f.name, enc, dec, optional))
+                if f.metadata.get("added"):
+                    added_fields.append((f.name, enc, f.default))
+                    dec_fields.append((f.name, enc, dec, True))
+                else:
+                    fields.append((f.name, enc, dec, optional))
             cls.TYPE = type_name
             cls._fields = tuple(fields)
+            cls._added = tuple(added_fields)
+            cls._decoded = tuple(fields) + tuple(dec_fields)
             cls.__repr__ = _pasteable_repr  # type: ignore[method-assign,assignment]
             cls._registry = self.name  # type: ignore[attr-defined]
             self.types[type_name] = cls
@@ -252,7 +274,7 @@ class Registry:
             raise MalformedInput(f"{where}.type" if where else "type",
                                  f"unknown {self.name} type {type_name!r} (known: {known})")
         kwargs: dict[str, Any] = {}
-        for name, _, dec, optional in cls._fields:
+        for name, _, dec, optional in cls._decoded:
             path = f"{where}.{name}" if where else name
             if name not in obj:
                 if optional:

@@ -46,6 +46,14 @@ class Ruleset:
     washing: bool = False
     # Table sizes the book gives laws for (1924: the Two- and Three-Hand Games).
     player_counts: tuple[int, ...] = (4,)
+    # May the other player chow at a table of two? The 1924 Two-Hand Game: "A discard cannot
+    # be chowed" (Mah-jongg included); Classical plays two "following the same principles".
+    two_hand_chow: bool = False
+    # Harr F rule 4 ("A Pung has precedence over a Chow"): a Mah-jongg that takes the discard
+    # into a sequence is a chow, ranked below any pung; rules 2, 5 and 6 rank only a pung
+    # that completes the hand above a pung for a set. The 1924 Law 50 and Classical (b) rank
+    # every Mah-jongg first.
+    sequence_mahjong_is_chow: bool = False
     priority: tuple[tuple[ClaimKind, ...], ...] = (("mahjong",), ("pung", "kong"), ("chow",))
     cite: Mapping[str, str] = field(default_factory=dict)
 
@@ -158,6 +166,7 @@ _PUNGCHOW = dict(
     no_kong_on_grounded="F, four of a kind (not more than one punged tile in a set)",
     mahjong="Mah-Jongg or Mah-Diao",
     mahjong_claim="F, rule 2",
+    chow_mahjong_claim="E",
     mahjong_over_set="F, rule 5",
     mahjong_order="F, rule 6",
     pung_over_chow="F, rule 4",
@@ -204,6 +213,7 @@ def _pungchow(name: str, limit: bool) -> Ruleset:
         prevailing_wind=limit,  # Part I has no prevailing wind; Part II's wind box does
         rotation="east_keeps_on_win_or_draw",  # A
         washing=limit,
+        sequence_mahjong_is_chow=True,  # F rule 4; docs/rules.md "Pung-Chow: precedence"
         cite=_cites("Pung-Chow", **_PUNGCHOW),
     )
 
@@ -270,6 +280,7 @@ CLASSICAL = Ruleset(
     prevailing_wind=True,
     rotation="every_hand",
     player_counts=(2, 3, 4),
+    two_hand_chow=True,  # "following the same principles": the next player chows
     cite=_cites("Classical", **_CLASSICAL),
 )
 

@@ -23,6 +23,7 @@ from engine.game import apply, commands_of, new_hand, public_view, rebuild
 from engine.invariants import InvariantBroken, check
 from engine.rules import Ruleset
 from engine.seats import SEATS, Seat
+from engine.simclock import SimClock
 from engine.state import HandState
 from engine.wall import breaker, throw_dice
 
@@ -50,13 +51,17 @@ def play_hand(
     players: int | Sequence[Seat] = 4,
     checks: bool = True,
     cross_check: bool = True,
+    clock: SimClock | None = None,
 ) -> HandOutcome:
     """Play one hand. ``checks`` runs the invariants after every command; ``cross_check``
-    then rebuilds the hand from its log and mirrors it (``verify_record``)."""
+    then rebuilds the hand from its log and mirrors it (``verify_record``). ``clock`` stamps
+    every action with a board time (default: a clock of its own, seeded by ``hand``)."""
     state, _ = new_hand(ruleset, "full", rng=rng, prevailing=prevailing, hand=hand,
                         players=players)
     out = HandOutcome(state)
-    views = [SeatView(state, s) for s in SEATS]
+    if clock is None:
+        clock = SimClock(random.Random(f"clock:{hand}"))
+    views = [SeatView(state, s, clock) for s in SEATS]
 
     def do(command: cm.Command) -> None:
         try:
@@ -80,6 +85,7 @@ def play_hand(
         # Law 22: beginning with East, each grounds flowers and replaces them.
         for seat in state.players:
             while state.phase == "play":
+                clock.think()
                 command = bots[seat].act(views[seat])
                 if not isinstance(command, cm.GroundFlower | cm.Draw | cm.DeclareKong
                                   | cm.WashTiles):
@@ -91,7 +97,7 @@ def play_hand(
             if steps > MAX_STEPS:
                 out.violations.append("the hand did not end")
                 break
-            bot_step(state, bots, views, do)
+            bot_step(state, bots, views, do, clock)
     except (EngineError, InvariantBroken):
         pass
     if cross_check and not out.violations:
@@ -100,31 +106,44 @@ def play_hand(
 
 
 def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
-             do: Any) -> None:
+             do: Any, clock: SimClock | None = None) -> None:
     """Ask whichever bot may act now and ``do`` its command: on a discard (or a robbable
-    kong) every other seat in turn, then close the window.
+    kong) every other seat, whose calls reach the table in the order of their board times,
+    then close the window.
 
     Where the discard stays claimable after the next player draws (Code 1924 Law 53,
     Pung-Chow F rule 1), the next player is asked first and, if he does not call, draws at
     once, as players do; the others may still call, and a call then taken sends his tile
-    back to the wall."""
+    back to the wall. ``clock`` (shared with the views) times every action; without one
+    nothing is timed and calls are made in the order asked."""
     phase = state.phase
-    if phase == "claims" and state.ruleset.claims_after_next_draw and state.claimable:
-        nxt = state.turn
-        command = bots[nxt].act(views[nxt])
-        if isinstance(command, cm.Claim):
-            do(command)
-        elif state.live_left() > 0:
-            do(cm.Draw(seat=nxt))
-            if state.phase != "play" or state.claimable is None:
-                return
-        _ask_others(state, bots, views, do, skip=nxt)
-        if state.phase == "claims":  # calls made, or the wall is out: the window closes
-            do(cm.CloseClaims())
-        return
     if phase in ("claims", "rob"):
-        _ask_others(state, bots, views, do, skip=None)
-        do(cm.CloseClaims())
+        opened = state.window_opened_us
+        since = opened
+        presses: list[cm.Claim] = []
+        skip = None
+        if phase == "claims" and state.ruleset.claims_after_next_draw and state.claimable:
+            skip = nxt = state.turn
+            if clock is not None and opened is not None:
+                clock.react(opened)
+            command = bots[nxt].act(views[nxt])
+            if isinstance(command, cm.Claim):
+                presses.append(command)
+            elif state.live_left() > 0:
+                do(cm.Draw(seat=nxt, time_us=None if clock is None else clock.now_us))
+                if state.phase != "play" or state.claimable is None:
+                    return
+                since = None if clock is None else clock.now_us
+        presses += _ask_others(state, bots, views, skip, since, clock)
+        presses.sort(key=lambda c: c.time_us or 0)
+        for press in presses:
+            do(press)
+        if phase == "rob" or state.phase == "claims":  # calls made, or no draw can follow
+            closing = None
+            if clock is not None and opened is not None:
+                last = max([opened] + [p.time_us or 0 for p in presses])
+                closing = clock.close_after(opened, last)
+            do(cm.CloseClaims(time_us=closing))
         return
     if phase == "award":
         assert state.award is not None
@@ -132,23 +151,30 @@ def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
     else:
         owing = [s for s in SEATS if state.seats[s].owed_loose]
         seat = owing[0] if owing else state.turn
+    if clock is not None:
+        clock.think()
     command = bots[seat].act(views[seat])
     if command is None:
         raise InvariantBroken(f"{seat} has nothing to do in phase {phase}")
     do(command)
 
 
-def _ask_others(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView], do: Any,
-                skip: Seat | None) -> None:
-    """Every seat after the discarder (or the kong's owner) in turn may call."""
+def _ask_others(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
+                skip: Seat | None, since: int | None, clock: SimClock | None) -> list[cm.Claim]:
+    """The calls of every seat after the discarder (or the kong's owner), each pressed some
+    reaction time after ``since`` on the clock."""
     owner = state.claimable[1] if state.phase != "rob" and state.claimable else \
         (state.rob[1] if state.rob else state.turn)
+    presses = []
     for seat in state.others_in_turn(owner):
         if seat == skip:
             continue
+        if clock is not None and since is not None:
+            clock.react(since)
         command = bots[seat].act(views[seat])
         if isinstance(command, cm.Claim):
-            do(command)
+            presses.append(command)
+    return presses
 
 
 def fingerprint(state: HandState) -> tuple[Any, ...]:
@@ -173,9 +199,11 @@ def mirror_of(state: HandState) -> HandState:
                          hand=started.number, players=started.players)
     for _, command in commands_of(state.standing):
         if isinstance(command, cm.Draw):
-            command = cm.Draw(seat=command.seat)
+            command = cm.Draw(seat=command.seat, time_us=command.time_us)
         elif isinstance(command, cm.Claim):
-            command = cm.Claim(seat=command.seat, kind=command.kind, time_us=command.time_us)
+            # What the table hears: the call, its time and, under Pung-Chow, "Chow" or "Pung".
+            command = cm.Claim(seat=command.seat, kind=command.kind, time_us=command.time_us,
+                               into_sequence=command.into_sequence)
         elif isinstance(command, cm.WashTiles):
             washed = next(e for e in state.standing if isinstance(e, ev.TilesWashed))
             command = cm.WashTiles(seat=command.seat, concealed=washed.concealed)

@@ -97,6 +97,7 @@ class HandState:
         self.claimable: tuple[Tile, Seat] | None = None
         self.late_drawer: Seat | None = None  # Law 53: drew while the discard was claimable
         self.claims: list[ev.ClaimMade] = []
+        self.window_opened_us: int | None = None  # board time of the discard or added kong
         self.award: tuple[Seat, str] | None = None
         self.award_by = ""  # "discard" or "robbed_kong"
         self.rob: tuple[Tile, Seat] | None = None
@@ -262,6 +263,7 @@ def _discarded(state: HandState, e: ev.Discarded) -> None:
     s.discarded += 1
     state.seen[e.tile] += 1
     state.claimable = (e.tile, e.seat)
+    state.window_opened_us = e.time_us
     state.late_drawer = None
     state.claims = []
     state.phase = "claims"
@@ -368,6 +370,7 @@ def _kong_added(state: HandState, e: ev.KongAdded) -> None:
             s.melds[i] = Meld("kong", (e.tile,) * 4, False, m.claimed, m.discarder)
             break
     state.seen[e.tile] += 1
+    state.window_opened_us = e.time_us
     _close_late_window(state, e.seat)
     if state.ruleset.robbing_kong:
         state.rob = (e.tile, e.seat)

@@ -11,6 +11,7 @@ from engine import commands as cm
 from engine import events as ev
 from engine.checks import (
     check_tile,
+    check_time,
     ending_if_no_loose,
     need_holds,
     no_loose_owed,
@@ -119,7 +120,7 @@ def decide_draw(state: HandState, c: cm.Draw) -> list[ev.Event]:
                           f"the next loose tile is {tile_name(tile)}, not {tile_name(c.tile)}")
         else:
             tile = c.tile
-        return [ev.Drew(seat=seat, loose=True, tile=tile)]
+        return [ev.Drew(seat=seat, loose=True, tile=tile, time_us=check_time(c.time_us))]
     if state.phase not in ("play", "claims"):
         raise refuse(state, "draw_turn", f"{seat} may not draw now ({state.phase})")
     owing = [Seat(i) for i, t in enumerate(state.seats) if t.owed_loose]
@@ -146,7 +147,7 @@ def decide_draw(state: HandState, c: cm.Draw) -> list[ev.Event]:
         tile = c.tile
         if tile is not None and state.seen[tile] >= copies_in_set(tile, state.ruleset.tiles):
             raise refuse(state, "count", f"a fifth {tile_name(tile)}: all copies are face up")
-    return [ev.Drew(seat=seat, loose=False, tile=tile)]
+    return [ev.Drew(seat=seat, loose=False, tile=tile, time_us=check_time(c.time_us))]
 
 
 def decide_ground_flower(state: HandState, c: cm.GroundFlower) -> list[ev.Event]:
@@ -169,7 +170,8 @@ def decide_ground_flower(state: HandState, c: cm.GroundFlower) -> list[ev.Event]
     if state.seen[tile]:
         raise refuse(state, "count", f"{tile_name(tile)} is already grounded")
     need_holds(state, seat, tile, 1, "flowers", "to ground")
-    events: list[ev.Event] = [ev.FlowerGrounded(seat=seat, tile=tile)]
+    events: list[ev.Event] = [ev.FlowerGrounded(seat=seat, tile=tile,
+                                                  time_us=check_time(c.time_us))]
     return events + ending_if_no_loose(state)
 
 
@@ -189,7 +191,8 @@ def decide_discard(state: HandState, c: cm.Discard) -> list[ev.Event]:
     if state.ruleset.flowers and is_bonus(tile):
         raise refuse(state, "flower_short", f"a flower cannot be discarded ({tile_name(tile)})")
     need_holds(state, seat, tile, 1, "turn", "to discard")
-    events: list[ev.Event] = [ev.Discarded(seat=seat, tile=tile)]
+    events: list[ev.Event] = [ev.Discarded(seat=seat, tile=tile,
+                                             time_us=check_time(c.time_us))]
     s = state.seats[seat]
     if state.mode == "full" and not s.discarded and any(s.concealed[34:42]) and not s.fault:
         events.append(ev.FaultRecorded(seat=seat, fault="short",
@@ -218,7 +221,8 @@ def decide_declare_kong(state: HandState, c: cm.DeclareKong) -> list[ev.Event]:
     elif state.seen[tile] or state.seats[seat].n < 4:
         raise refuse(state, "count", f"{seat} cannot hold four {tile_name(tile)}: "
                   f"{state.seen[tile]} face up elsewhere, {state.seats[seat].n} held")
-    return [ev.KongDeclared(seat=seat, tile=tile)] + ending_if_no_loose(state)
+    return [ev.KongDeclared(seat=seat, tile=tile, time_us=check_time(c.time_us))] \
+        + ending_if_no_loose(state)
 
 
 def decide_add_kong(state: HandState, c: cm.AddKong) -> list[ev.Event]:
@@ -230,7 +234,8 @@ def decide_add_kong(state: HandState, c: cm.AddKong) -> list[ev.Event]:
     if not any(m.kind == "pung" and m.tiles[0] == tile for m in state.seats[seat].melds):
         raise refuse(state, "add_kong", f"{seat} has no grounded triplet of {tile_name(tile)}")
     need_holds(state, seat, tile, 1, "add_kong", "to add")
-    events: list[ev.Event] = [ev.KongAdded(seat=seat, tile=tile)]
+    events: list[ev.Event] = [ev.KongAdded(seat=seat, tile=tile,
+                                             time_us=check_time(c.time_us))]
     if not state.ruleset.robbing_kong:
         events += ending_if_no_loose(state)
     return events

@@ -20,8 +20,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.artwork import Image
 from vision.geometry import TableGeometry
+from vision.image import Image
 
 ARUCO_DICTIONARY = cv2.aruco.DICT_4X4_50
 MAX_REPROJECTION_PX = 2.0

@@ -15,14 +15,14 @@ service then reports the camera as missing and asks the table, it never stops.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
-from vision.artwork import Image
+from vision.image import Image
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff", ".gif")
 # What a camera is asked for unless the table says otherwise: every USB camera and Pi camera
@@ -143,47 +143,6 @@ class Picamera2Source:
             self.camera.stop()
 
 
-class RenderedSource:
-    """The synthetic table: each read renders ``scene()`` (a layout and style) again, with
-    fresh camera noise. The simulator changes what ``scene`` returns as play goes on."""
-
-    def __init__(
-        self,
-        seed: int = 0,
-        scene: Callable[[], Any] | None = None,
-        size: tuple[int, int] = DEFAULT_FRAME_SIZE,
-    ) -> None:
-        from vision.render import CameraPose
-
-        self.rng = np.random.default_rng(seed)
-        self.pose = CameraPose.overhead(self.rng, *size)
-        self.scene = scene or self._default_scene
-        self._default: Any = None
-
-    def _default_scene(self) -> Any:
-        if self._default is None:
-            from vision.artwork import LABELS
-            from vision.geometry import TableGeometry
-            from vision.render import Style, random_layout
-
-            geometry = TableGeometry()
-            self._default = (
-                random_layout(self.rng, LABELS, geometry),
-                Style.random(self.rng, "kde-traditional"),
-                geometry,
-            )
-        return self._default
-
-    def read(self) -> Image:
-        from vision.render import render
-
-        layout, style, geometry = self.scene()
-        return render(layout, style, self.rng, geometry, self.pose).image
-
-    def close(self) -> None:
-        pass
-
-
 def open_source(spec: str, size: tuple[int, int] = DEFAULT_FRAME_SIZE) -> FrameSource:
     """A frame source from a ``camera.source`` string (see the module docstring); a camera,
     and the renderer, give frames of ``size`` (width, height); files are what they are."""
@@ -201,6 +160,8 @@ def open_source(spec: str, size: tuple[int, int] = DEFAULT_FRAME_SIZE) -> FrameS
             return VideoCaptureSource(str(path))
         return ImageFiles.from_path(path)
     if spec.startswith("render:"):
+        from vision.synth.source import RenderedSource  # the renderer only when asked for
+
         try:
             return RenderedSource(int(spec.split(":", 1)[1] or 0), size=size)
         except ValueError:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.artwork import Image
 from vision.calibration import Calibration
+from vision.image import Image
 
 CROP = 48  # pixels across the die's face
 

@@ -21,10 +21,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.artwork import Image
 from vision.calibration import Calibration
 from vision.finder import Found, tile_crops
 from vision.identify import Identity, Recogniser
+from vision.image import Image
 
 # Tiles per run of the network: small enough that the first run starts a few blobs into the
 # table, large enough to be a batch (a run costs ~0.1 ms besides its crops).

@@ -18,17 +18,11 @@ import cv2
 import numpy as np
 
 from engine.tiles import TileError, parse_tile, tile_name
-from vision.artwork import BACK, BLANK, Image
 from vision.capture import IMAGE_SUFFIXES
-from vision.identify import (
-    DEFAULT_MODEL_DIR,
-    DEFAULT_THRESHOLD,
-    EMBEDDER_FILE,
-    MODELS_DIR,
-    Embedder,
-    ModelError,
-    Recogniser,
-)
+from vision.embedder import EMBEDDER_FILE, MODELS_DIR, Embedder, ModelError
+from vision.identify import DEFAULT_MODEL_DIR, DEFAULT_THRESHOLD, Recogniser
+from vision.image import Image
+from vision.labels import BACK, BLANK
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 A tile becomes *stable* when it has been seen at the same place (within ``match_mm``) with the
 same identity in ``stable_frames`` consecutive scans; it is *gone* when missing for as many.
-Newly stable face-up tiles are reported to the service as :class:`controller.inputs.Observation`:
+Newly stable face-up tiles are reported to the service as :class:`vision.observation.Observation`:
 
 * in the discard area: a ``discard``, one per tile, by the seat whose side of the table it is on;
 * on a seat's rack strip: a bonus tile alone is a ``flower``; three or four tiles laid together
@@ -65,8 +65,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from controller.inputs import Observation, ObservationKind
 from engine.tiles import copies_in_set, is_bonus, parse_tile
+from vision.observation import Observation, ObservationKind
 from vision.scan import ScanResult, TileSeen
 
 BONUS_PREFIXES = ("F", "S")

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.artwork import BACK, BLANK, Image
 from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
 from vision.embed_ahead import EmbedAhead
@@ -28,6 +27,8 @@ from vision.finder import (
     tile_crops,
 )
 from vision.identify import Identity, Recogniser
+from vision.image import Image
+from vision.labels import BACK, BLANK
 from vision.scan_cache import ScanMemory, thumbnail
 
 

@@ -48,11 +48,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.artwork import Image
 from vision.calibration import Calibration
 from vision.crops import CROP_H, CROP_W
 from vision.finder import PX_PER_MM, Box, Cloth, Found, tile_crops
 from vision.identify import Identity, Recogniser
+from vision.image import Image
 
 if TYPE_CHECKING:
     from vision.scan import ScanResult

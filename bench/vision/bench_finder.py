@@ -20,8 +20,10 @@
 A tile counts as found when a found tile lies within 8 mm of it, and as *turned* when the tile
 found there has its long side across the true tile's (more than 45 degrees off): it is then
 cut out sideways, squashed, and misread. With ``--against REV`` the
-finder of that git revision (only ``vision/finder.py``, on the rest of this tree) finds the
-same frames, side by side.
+finder of that git revision (only the finder, ``vision/finder.py`` or the package
+``vision/finder/``, on the rest of this tree) finds the same frames, side by side, and the
+tables where its output is not exactly this tree's, to the last bit of every number, are
+counted (``differing_tables``; ``--same`` exits 1 when there is one).
 """
 
 from __future__ import annotations
@@ -47,31 +49,69 @@ from bench_vision import frames, hand_laid_out  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
 from vision import finder  # noqa: E402
-from vision.artwork import ART_SETS, CHINESE_LABELS, LABELS, load_set  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
-from vision.render import Layout, Rendered, Style, TilePlacement, random_layout, render  # noqa: E402
+from vision.labels import CHINESE_LABELS, LABELS  # noqa: E402
 from vision.scan import ObstructionSeen  # noqa: E402
+from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
+from vision.synth.layout import Layout, TilePlacement, random_layout  # noqa: E402
+from vision.synth.render import Rendered, Style, render  # noqa: E402
 
 Find = Callable[..., Any]
 
 
 def finder_at(rev: str, workdir: Path) -> ModuleType:
-    """``vision/finder.py`` of a git revision, loaded as a module beside this tree's."""
-    source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{rev}:vision/finder.py"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = workdir / f"finder_{rev}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"finder_{rev}", path)
+    """The finder of a git revision, loaded beside this tree's: ``vision/finder.py``, or the
+    package ``vision/finder/`` (its modules import one another relatively, so the copy is
+    whole; everything else comes from this tree)."""
+    name = f"finder_{rev}"
+    single = subprocess.run(
+        ["git", "-C", str(ROOT), "cat-file", "-e", f"{rev}:vision/finder.py"], capture_output=True
+    )
+    if single.returncode == 0:
+        path = workdir / f"{name}.py"
+        path.write_text(_moved(_git_show(rev, "vision/finder.py")))
+        spec = importlib.util.spec_from_file_location(name, path)
+    else:
+        package = workdir / name
+        package.mkdir()
+        listing = _git(["ls-tree", "--name-only", f"{rev}:vision/finder/"]).split()
+        for file in (f for f in listing if f.endswith(".py")):
+            (package / file).write_text(_moved(_git_show(rev, f"vision/finder/{file}")))
+        spec = importlib.util.spec_from_file_location(
+            name, package / "__init__.py", submodule_search_locations=[str(package)]
+        )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def _git(args: list[str]) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _git_show(rev: str, path: str) -> str:
+    return _git(["show", f"{rev}:{path}"])
+
+
+# What an older finder imported from where it is no longer found.
+_MOVED = {"from vision.artwork import Image\n": "from vision.image import Image\n"}
+
+
+def _moved(source: str) -> str:
+    for old, new in _MOVED.items():
+        source = source.replace(old, new)
+    return source
+
+
+def _exactly(found: list[Any]) -> list[str]:
+    """A finder's output to the last bit (``repr`` of a float is exact), whichever module's
+    ``Found`` it is made of."""
+    return [repr((f.kind, f.x, f.y, f.angle, f.w, f.h)) for f in found]
 
 
 def _missed(table: Rendered, found: list[Any]) -> tuple[int, int, int]:
@@ -144,6 +184,8 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
             start = time.perf_counter()
             seen[key] = module.find(table.image, cal)
             seconds[key] += time.perf_counter() - start
+        for key in keys[1:]:
+            add(key, "differing_tables", int(_exactly(seen[key]) != _exactly(seen[keys[0]])))
         return seen
 
     for art in complete:
@@ -209,6 +251,9 @@ def main() -> int:
     parser.add_argument("--arts", nargs="*", help="only these art sets (default: every one)")
     parser.add_argument("--against", metavar="REV", help="also the finder of git revision REV")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument(
+        "--same", action="store_true", help="exit 1 when REV's finder differs on any table"
+    )
     args = parser.parse_args()
     finders: dict[str, ModuleType] = {"now": finder}
     with tempfile.TemporaryDirectory() as workdir:
@@ -219,7 +264,8 @@ def main() -> int:
     print(json.dumps(report["totals"], indent=1))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
-    return 0
+    differing = report["totals"].get(args.against, {}).get("differing_tables", 0)
+    return 1 if args.same and differing else 0
 
 
 if __name__ == "__main__":

@@ -51,32 +51,19 @@ sys.path.insert(0, str(ROOT))
 from scan_worker import scan_once, stage_times  # noqa: E402
 
 from controller.scene import shown_hand_layout  # noqa: E402
-from vision.artwork import (  # noqa: E402
-    ART_SETS,
-    BACK,
-    BLANK,
-    CHINESE_LABELS,
-    JOKER,
-    LABELS,
-    load_set,
-)
 from vision.calibration import calibrate  # noqa: E402
 from vision.capture import DEFAULT_FRAME_SIZE  # noqa: E402
-from vision.crops import synthetic_crop  # noqa: E402
+from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
-from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
-from vision.procedural import procedural_set  # noqa: E402
-from vision.render import (  # noqa: E402
-    CameraPose,
-    Rendered,
-    Style,
-    TilePlacement,
-    random_layout,
-    render,
-    render_still,
-)
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
+from vision.labels import BACK, BLANK, CHINESE_LABELS, JOKER, LABELS  # noqa: E402
 from vision.scan import Scanner  # noqa: E402
-from vision.table_enrol import labelled_crops  # noqa: E402
+from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
+from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.layout import TilePlacement, random_layout  # noqa: E402
+from vision.synth.procedural import procedural_set  # noqa: E402
+from vision.synth.render import CameraPose, Rendered, Style, render, render_still  # noqa: E402
+from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 META = json.loads((MODELS_DIR / "tile_embed.json").read_text())
 HELD_OUT: list[str] = META["held_out_sets"]

@@ -47,13 +47,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_vision import HELD_OUT, enrolled_recogniser, free_spot  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
-from vision.artwork import CHINESE_LABELS, LABELS  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
+from vision.embedder import Embedder  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
-from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
+from vision.labels import CHINESE_LABELS, LABELS  # noqa: E402
 from vision.observe import TableWatcher  # noqa: E402
-from vision.render import Layout, Style, TilePlacement, random_layout, render_still  # noqa: E402
 from vision.scan import Scanner, ScanResult  # noqa: E402
+from vision.synth.layout import Layout, TilePlacement, random_layout  # noqa: E402
+from vision.synth.render import Style, render_still  # noqa: E402
 
 WATCHERS: dict[str, dict[str, Any]] = {
     "whole table": {"hidden_margin_mm": math.inf},

@@ -20,10 +20,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.artwork import load_set  # noqa: E402
-from vision.crops import synthetic_crop  # noqa: E402
-from vision.identify import DEFAULT_MODEL_DIR, MODELS_DIR, Embedder, Recogniser  # noqa: E402
-from vision.procedural import procedural_set  # noqa: E402
+from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
+from vision.synth.artwork import load_set  # noqa: E402
+from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.procedural import procedural_set  # noqa: E402
 
 
 def main() -> int:
@@ -34,7 +35,7 @@ def main() -> int:
         "--procedural",
         type=int,
         default=0,
-        help="also enrol this many procedural art sets (vision/procedural.py)",
+        help="also enrol this many procedural art sets (vision/synth/procedural.py)",
     )
     args = parser.parse_args()
     meta = json.loads((MODELS_DIR / "tile_embed.json").read_text())

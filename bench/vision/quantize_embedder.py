@@ -31,10 +31,10 @@ from onnxruntime.quantization.shape_inference import quant_pre_process
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.artwork import load_set  # noqa: E402
-from vision.crops import synthetic_crop  # noqa: E402
-from vision.identify import EMBEDDER_FILE, MODELS_DIR, quantised_path  # noqa: E402
-from vision.procedural import procedural_set  # noqa: E402
+from vision.embedder import EMBEDDER_FILE, MODELS_DIR, quantised_path  # noqa: E402
+from vision.synth.artwork import load_set  # noqa: E402
+from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.procedural import procedural_set  # noqa: E402
 
 
 class Batches(CalibrationDataReader):

@@ -4,8 +4,8 @@
         --out /tmp/scene_crops.npz
 
 `synthetic_crop` imitates a crop; this cuts real ones: full 1920x1080 frames rendered by
-vision/render.py (perspective, light, shadows, touching and sideways tiles, blur, JPEG), the
-tiles found by vision/finder.py and cut by `tile_crop` exactly as `mjtable vision scan` does,
+vision/synth/render.py (perspective, light, shadows, touching and sideways tiles, blur, JPEG), the
+tiles found by vision/finder/ and cut by `tile_crop` exactly as `mjtable vision scan` does,
 each labelled with the rendered truth within 10 mm. Training on them closes the gap between
 what the network learns from and what it is shown at the table. Only the training art sets
 (not the held-out ones named by ``--hold-out``) and procedural sets with seeds of their own
@@ -24,10 +24,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.artwork import ART_SETS, LABELS, PROCEDURAL_PREFIX, load_set  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
-from vision.render import Style, random_layout, render  # noqa: E402
-from vision.table_enrol import labelled_crops  # noqa: E402
+from vision.labels import LABELS  # noqa: E402
+from vision.synth.artwork import ART_SETS, PROCEDURAL_PREFIX, load_set  # noqa: E402
+from vision.synth.layout import random_layout  # noqa: E402
+from vision.synth.render import Style, render  # noqa: E402
+from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 
 def crops_of_frame(art: str, rng: np.random.Generator) -> tuple[list[np.ndarray], list[int]]:

@@ -4,9 +4,9 @@
     .venv/bin/python bench/vision/train_embedding.py --minutes 18 \
         --hold-out xmj-real kde-traditional
 
-Data: every installed art set except the held-out ones (see vision/artwork.py and
-docs/artwork.md) and ``--procedural`` random sets drawn by vision/procedural.py (half of each
-batch), each face turned into camera-like crops by vision.crops.synthetic_crop with
+Data: every installed art set except the held-out ones (see vision/synth/artwork.py and
+docs/artwork.md) and ``--procedural`` random sets drawn by vision/synth/procedural.py (half of each
+batch), each face turned into camera-like crops by vision.synth.crops.synthetic_crop with
 fresh randomness every step, so no image is seen twice. The net is small (four conv blocks,
 global average pooling, a 64-d L2-normalised embedding) and trained with a cosine-margin
 softmax (CosFace), which pulls each kind to its own direction: recognition then compares an
@@ -32,18 +32,11 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from vision.artwork import (  # noqa: E402
-    ART_SETS,
-    BACK,
-    JOKER,
-    LABELS,
-    back_face,
-    body_colour,
-    joker_face,
-    load_set,
-)
-from vision.crops import CROP_H, CROP_W, synthetic_crop  # noqa: E402
-from vision.procedural import procedural_set  # noqa: E402
+from vision.crops import CROP_H, CROP_W  # noqa: E402
+from vision.labels import BACK, JOKER, LABELS  # noqa: E402
+from vision.synth.artwork import ART_SETS, back_face, body_colour, joker_face, load_set  # noqa: E402
+from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.procedural import procedural_set  # noqa: E402
 
 EMBED_DIM = 64
 

@@ -24,9 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="card file (default: the shipped sample card)")
     check.add_argument("--exposed", action="append", default=[], metavar="TILES",
                        help='one exposure, e.g. --exposed "5D 5D J" (repeatable)')
+    check.add_argument("--table", action="append", default=[], metavar="TILES",
+                       help="another player's exposure on the table, e.g. --table \"4B 4B J\" "
+                            "(repeatable): its Jokers may be exchangeable")
     check.add_argument("--batch", metavar="FILE",
-                       help='one JSON object per line {"tiles": [...], "exposed": [[...]]}; '
-                            "'-' for stdin")
+                       help='one JSON object per line {"tiles": [...], "exposed": [[...]], '
+                            '"table": [[...]]}; \'-\' for stdin')
     check.add_argument("--no-cache", action="store_true", help="compile the card afresh")
     check.add_argument("tiles", nargs="*", metavar="TILE", help="the concealed tiles")
     lint = sub.add_parser("lint", help="check a card file: every problem with line and column")
@@ -57,26 +60,31 @@ def _split(tokens: list[str]) -> list[str]:
     return " ".join(tokens).replace(",", " ").split()
 
 
-def _answer(card: Any, tiles: list[str], exposed: list[list[str]]) -> dict[str, object]:
-    from engine.american.match import HandError, check, parse_hand
-    from engine.tiles import TileError
+def _answer(card: Any, tiles: list[str], exposed: list[list[str]],
+            table: list[list[str]] | None = None) -> dict[str, object]:
+    from engine.american.match import HandError, check, parse_exposure, parse_hand
+    from engine.tiles import TileError, parse_tile
 
     try:
         hand = parse_hand(tiles, exposed)
+        others = [parse_exposure([parse_tile(t, f"table {i + 1}, tile {j + 1}")
+                                  for j, t in enumerate(e)], f"table {i + 1}")
+                  for i, e in enumerate(table or [])]
     except TileError as exc:
         raise CommandInputError(f"unknown tile {exc.token!r}", exc.where) from None
     except HandError as exc:
         raise CommandInputError(exc.message, exc.where) from None
-    return check(card, hand)
+    return check(card, hand, others)
 
 
 def _check(args: argparse.Namespace) -> int:
     card = _load(args.card, not args.no_cache)
     if args.batch is None:
         exposed = [_split([e]) for e in args.exposed]
-        emit_json(_answer(card, _split(args.tiles), exposed))
+        table = [_split([e]) for e in args.table]
+        emit_json(_answer(card, _split(args.tiles), exposed, table))
         return 0
-    if args.tiles or args.exposed:
+    if args.tiles or args.exposed or args.table:
         raise CommandInputError("give tiles either on the command line or with --batch",
                                 "arguments")
     try:
@@ -107,10 +115,12 @@ def _batch_line(card: Any, raw: str, number: int) -> dict[str, object]:
     exposed = obj.get("exposed", [])
     if not isinstance(tiles, list) or not all(isinstance(t, str) for t in tiles):
         raise CommandInputError("'tiles' must be a list of tile tokens", "tiles")
-    if not isinstance(exposed, list) or not all(
-            isinstance(e, list) and all(isinstance(t, str) for t in e) for e in exposed):
-        raise CommandInputError("'exposed' must be a list of lists of tile tokens", "exposed")
-    return _answer(card, tiles, exposed)
+    table = obj.get("table", [])
+    for key, value in (("exposed", exposed), ("table", table)):
+        if not isinstance(value, list) or not all(
+                isinstance(e, list) and all(isinstance(t, str) for t in e) for e in value):
+            raise CommandInputError(f"'{key}' must be a list of lists of tile tokens", key)
+    return _answer(card, tiles, exposed, table)
 
 
 def _lint(file: str) -> int:

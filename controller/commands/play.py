@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.record import event_line, final_line
     from engine.rounds import next_hand, start
     from engine.rules import get_ruleset
+    from engine.simclock import SimClock
     from engine.simulate import default_bots, play_hand
 
     try:
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rng = random.Random(args.seed)
     bots = default_bots(rng)
+    clock = SimClock(random.Random(f"{args.seed}:clock"))  # board times; not the game's RNG
     match = start(ruleset, args.players)
     wins_by = {name: 0 for name in names}
     wins = draws = false_calls = washed = events = violations = seq = 0
@@ -77,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         for hand in range(args.hands):
             outcome = play_hand(ruleset, rng, bots, prevailing=match.prevailing, hand=hand,
                                 players=match.players, checks=True,
-                                cross_check=not args.no_checks)
+                                cross_check=not args.no_checks, clock=clock)
             state = outcome.state
             found = list(outcome.violations)
             if state.phase != "ended" and not found:

@@ -15,8 +15,27 @@ from controller.cli import CommandInputError, emit_json
 
 HELP = "score and settle one finished hand (JSON in, JSON out)"
 
+RULESETS_HELP = """rulesets ("ruleset" in the JSON; docs/rules.md gives every value and its source):
+  code1924/mixed, code1924/one-double, code1924/cleared
+                   the Code of 1924 (its Laws; grounded and concealed sets)
+  pungchow         Harr's Pung-Chow, Part I, without a limit
+  pungchow/limit   Harr's Pung-Chow, Part II, "Playing with a Limit"
+  classical        Chinese Classical as Kajongg's "Classical Chinese standard" rule set
+  classical/dmjl   the German league's rules: the Deutsche Mah Jongg Liga (DMJL), as
+                   Kajongg's "Classical Chinese DMJL"; limit 500, any number of chows,
+                   Little/Big Three Dragons and Four Joys doubles for every hand,
+                   Squirming Snake, false Mah Jongg 300 to each
+  classical/bmja   the British association's rules: the British Mah-Jong Association
+                   (BMJA), as Kajongg's "Classical Chinese BMJA"; limit 1000, at most one
+                   chow (limit hands too), Purity, Knitting, Wriggling Snake, Gates of
+                   Heaven, "Calling for ..." hands of the non-winners, false Mah Jongg
+                   half the limit to each
+  american         the National Mah Jongg League's card (needs "card")"""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = RULESETS_HELP
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "file", nargs="?", default="-", help="the hand as one JSON object (default: stdin)"
     )
@@ -27,11 +46,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_CARDS: dict[str, Any] = {}  # card path -> compiled card, so a batch reads each card once
+
+
+def _card(path: object) -> Any:
+    """The card an American hand is scored against: ``"card"`` (a card file's path), else
+    ``MJTABLE_AMERICAN_CARD``, else the shipped sample card (docs/cards.md)."""
+    import os
+
+    from config.cards import SAMPLE_CARD, load_card
+    from engine.american.compiled import CardError
+
+    if path is not None and not isinstance(path, str):
+        raise CommandInputError("the path of a card file", "card")
+    chosen = path or os.environ.get("MJTABLE_AMERICAN_CARD") or str(SAMPLE_CARD)
+    if chosen not in _CARDS:
+        try:
+            _CARDS[chosen] = load_card(chosen)
+        except CardError as exc:
+            raise CommandInputError(f"the card does not load: {exc.message}", exc.where) from None
+        except OSError as exc:
+            raise CommandInputError(f"cannot read the card file: {exc.strerror or exc}",
+                                    "card") from None
+    return _CARDS[chosen]
+
+
 def _score(doc: Any) -> dict[str, Any]:
     from engine.errors import EngineError
-    from engine.scoring import score_hand
 
     try:
+        if isinstance(doc, dict) and doc.get("ruleset") == "american":
+            from engine.american.scoring import score_american
+
+            return score_american(doc, _card(doc.get("card")))
+        from engine.scoring import score_hand
+
         return score_hand(doc)
     except EngineError as exc:
         where = getattr(exc, "where", "")

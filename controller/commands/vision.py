@@ -49,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _recogniser(model: Path | None):  # type: ignore[no-untyped-def]
-    from vision.identify import DEFAULT_MODEL_DIR, ModelError, Recogniser
+    from vision.embedder import ModelError
+    from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 
     try:
         return Recogniser.load(model or DEFAULT_MODEL_DIR)

@@ -33,6 +33,7 @@ from engine.commands import Command
 from engine.errors import RuleViolation
 from engine.events import Event
 from engine.seats import SEATS, Seat
+from engine.simclock import SimClock
 from engine.tiles import JOKER, Tile
 
 # A bot must cope with any hand the table left it (a dead hand may be short or long).
@@ -211,9 +212,10 @@ class Send(Protocol):
 
 
 def advance(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
-            stats: PlayStats) -> None:
+            stats: PlayStats, clock: SimClock | None = None) -> None:
     """One step of bot play: whatever the hand is waiting for (a Charleston pass, a vote, a
-    courtesy pass, calls on a discard, an exposure, a draw, a turn)."""
+    courtesy pass, calls on a discard, an exposure, a draw, a turn). ``clock`` times each
+    discard, each call (sent in the order of their times) and the window's close."""
     if state.phase == "charleston":
         blind_ok = state.stage_blind
         for seat in state.players:
@@ -247,14 +249,24 @@ def advance(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
     elif state.step == "window":
         live = state.live
         assert live is not None
+        opened = live.opened_us
+        calls = []
         for k in range(1, 4):
             seat = SEATS[(live.seat + k) % 4]
             if seat not in state.racks or state.rack(seat).out:
                 continue
             call = bots[seat].call(state, seat)
-            if call is not None and send(call):
+            if call is not None:
+                if clock is not None and opened is not None:
+                    call = replace(call, time_us=clock.react(opened))
+                calls.append(call)
+        for call in sorted(calls, key=lambda c: c.time_us or 0):
+            if send(call):
                 stats.calls += 1
-        send(cm.CloseWindow())
+        closing = None
+        if clock is not None and opened is not None:
+            closing = clock.close_after(opened, max([opened] + [c.time_us or 0 for c in calls]))
+        send(cm.CloseWindow(time_us=closing))
     elif state.step == "awarded":
         assert state.awarded is not None and state.called_tile is not None
         seat, kind = state.awarded
@@ -285,12 +297,14 @@ def advance(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
                     stats.finesses += 1
                     send(cm.DeclareMahJongg(seat))
             return
-        send(bot.discard(state, seat))
+        discard = bot.discard(state, seat)
+        send(discard if clock is None else replace(discard, time_us=clock.think()))
 
 
 def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
               stats: PlayStats,
-              log: Callable[[dict[str, Any]], None] | None = None) -> AmericanHand:
+              log: Callable[[dict[str, Any]], None] | None = None,
+              clock: SimClock | None = None) -> AmericanHand:
     bots = {s: GreedyBot(random.Random(rng.random())) for s in SEATS}
     state, events = new_hand(card, options, "full", rng)
     emitted: list[Event] = list(events)
@@ -329,7 +343,7 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
     guard = 0
     while state.result is None and guard < 2000 and stats.violations <= 20:
         guard += 1
-        advance(state, bots, send, stats)
+        advance(state, bots, send, stats, clock)
     if state.result is None:
         stats.violations += 1
         stats.problems.append("the hand did not finish")
@@ -388,6 +402,7 @@ def play_hands(card: CompiledCard, hands: int, seed: int, options: AmericanOptio
     """``mjtable play --ruleset american``: bots play ``hands`` full hands. ``write`` receives
     the log, one JSON line at a time (the caller owns the file)."""
     rng = random.Random(seed)
+    clock = SimClock(random.Random(f"{seed}:clock"))  # board times; not the game's RNG
     stats = PlayStats()
     start = time.perf_counter()
     seq = 0
@@ -404,7 +419,7 @@ def play_hands(card: CompiledCard, hands: int, seed: int, options: AmericanOptio
                 write(json.dumps({"seq": seq, "hand": hand, **obj}, separators=(",", ":")))
                 seq += 1
 
-        play_hand(card, rng, options or AmericanOptions(), stats, log)
+        play_hand(card, rng, options or AmericanOptions(), stats, log, clock)
     summary: dict[str, Any] = {
             "ruleset": "american", "hands": stats.hands, "wins": stats.wins,
             "draws": stats.draws, "false_mahjong": stats.false_mahjong, "events": stats.events,

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from engine.commands import Command
 from engine.events import Event
-from engine.messages import Json, command, event
+from engine.messages import Json, added, command, event
 from engine.seats import Seat
 from engine.tiles import Tile
 
@@ -71,12 +71,14 @@ class Draw(Command):
 class Discard(Command):
     """A discard. ``named`` is the name spoken, when the table reports it (MN-1); a Joker may
     be named "Joker", "same" or the previous discard (P-9). ``looked_ahead``: the table saw
-    this tile drawn or looked at out of turn (P-6)."""
+    this tile drawn or looked at out of turn (P-6). ``time_us``, the board time, opens the
+    call window."""
 
     seat: Seat
     tile: Tile
     named: Tile | None = None
     looked_ahead: bool = False  # the table saw this tile drawn or looked at ahead (P-6)
+    time_us: int | None = added()
 
 
 @command("american/CorrectName")
@@ -119,7 +121,10 @@ class WithdrawCall(Command):
 @command("american/CloseWindow")
 @dataclass(frozen=True, slots=True)
 class CloseWindow(Command):
-    """The call window closes (C-5): the engine adjudicates the calls (C-9)."""
+    """The call window closes (C-5): the engine adjudicates the calls (C-9). ``time_us`` is
+    the board time it closed."""
+
+    time_us: int | None = added()
 
 
 @command("american/Expose")

@@ -271,7 +271,7 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
     rack.exchanged_jokers = 0
     state.first_discard = True
     state.live = Live(tile, c.seat, None if c.named is None else american_tile(c.named),
-                      c.looked_ahead)
+                      c.looked_ahead, c.time_us)
     state.calls = []
     state.step = "window"
     state.last_move_exchange = False
@@ -342,7 +342,10 @@ def _call(state: AmericanHand, c: cm.Call) -> list[AmericanEvent]:
         # may be called on a misnamed tile.
         record(state, c.seat, "DH-2 (k)", "called a misnamed discard for an exposure")
     state.calls.append(c)
-    return [make_event("CallMade", c.seat, {"kind": c.kind, "exposed": c.exposed})]
+    made: dict[str, object] = {"kind": c.kind, "exposed": c.exposed}
+    if c.time_us is not None:
+        made["time_us"] = c.time_us  # the press, on the board's clock (C-9's timing)
+    return [make_event("CallMade", c.seat, made)]
 
 
 def adjudicate(discarder: Seat, calls: Sequence[cm.Call], players: Sequence[Seat]) -> tuple[
@@ -379,6 +382,9 @@ def _close(state: AmericanHand, c: cm.CloseWindow) -> list[AmericanEvent]:
     if state.step != "window" or live is None:
         raise refuse("C-5", "no call window is open")
     events: list[AmericanEvent] = []
+    # The window on the board's clock, when the table gave the times (docs/engine-api.md).
+    times = {k: v for k, v in (("opened_us", live.opened_us), ("closed_us", c.time_us))
+             if v is not None}
     if not state.calls:
         state.live = None
         if state.wall_left == 0:
@@ -386,12 +392,13 @@ def _close(state: AmericanHand, c: cm.CloseWindow) -> list[AmericanEvent]:
         state.turn = state.next_player(live.seat)
         state.step = "draw"
         return [make_event("WindowClosed", None, {"discard": tile_name(live.tile), "claims": [],
-                                           "winner": None, "rule": "American C-5"})]
+                                           "winner": None, "rule": "American C-5", **times})]
     winner, rule = adjudicate(live.seat, state.calls, state.players)
     events.append(make_event("WindowClosed", None, {
                              "discard": tile_name(live.tile), "discarder": live.seat.name,
                              "claims": [f"{x.seat.name}:{x.kind}" for x in state.calls],
-                             "winner": winner.seat.name, "kind": winner.kind, "rule": rule}))
+                             "winner": winner.seat.name, "kind": winner.kind, "rule": rule,
+                             **times}))
     state.other_mahjong_calls = [x.seat for x in state.calls
                                  if x.kind == "mahjong" and x.seat != winner.seat]
     state.calls = []

@@ -313,16 +313,23 @@ def tiles_away(card: CompiledCard, hand: Hand) -> list[tuple[int, int]]:
     return sorted(((line, 14 - kept) for line, kept in best.items()), key=lambda x: (x[1], x[0]))
 
 
-def check(card: CompiledCard, hand: Hand) -> dict[str, object]:
-    """The `mjtable card check` answer (contracts.md)."""
+def check(card: CompiledCard, hand: Hand, table: Sequence[Exposure] = ()) -> dict[str, object]:
+    """The `mjtable card check` answer (contracts.md), with what each close line still
+    ``needs`` and the Jokers the player could take in exchange (``table``: the other players'
+    exposures)."""
+    from engine.american.needs import exchangeable_jokers, needs_json
+
     found = matches(card, hand)
+    away = tiles_away(card, hand)
+    wanted = needs_json(card, hand, away)
     return {
         "complete": bool(found),
         "matches": [{"line": card.lines[m.line].id, "points": card.lines[m.line].points,
                      "concealed": card.lines[m.line].concealed, "jokerless": m.jokerless}
                     for m in found],
-        "closest": [{"line": card.lines[line].id, "tiles_away": away}
-                    for line, away in tiles_away(card, hand)],
+        "closest": [{"line": card.lines[line].id, "tiles_away": n, **wanted.get(line, {})}
+                    for line, n in away],
+        "jokers_exchangeable": exchangeable_jokers(hand, table),
     }
 
 

@@ -111,6 +111,7 @@ class Live:
     seat: Seat
     named: Tile | None
     looked_ahead: bool = False  # P-6: the tile was drawn or looked at out of turn
+    opened_us: int | None = None  # the board time of the discard: the window opens
 
     @property
     def misnamed(self) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from engine.errors import MalformedInput
 from engine.hands import SPECIAL_SHAPES, waits
 from engine.scoring.features import GREEN, composition_features
 from engine.scoring.model import FinishedHand, SeatHand, Win, parse_finished_hand
@@ -35,12 +36,23 @@ _DRAWN_RULE = {
 }
 
 
+# A false Mah-jongg costs a penalty: the scoresheet books it only once the referee confirms
+CONFIRM = "a false Mah-jongg: the referee confirms it before the penalty is entered"
+
+
 def family_of(fh: FinishedHand) -> str:
     return fh.ruleset.name.split("/")[0]
 
 
 def score_hand(doc: object) -> dict[str, Any]:
-    """Parse, score and settle: the JSON object `mjtable score` prints."""
+    """Parse, score and settle: the JSON object `mjtable score` prints. (An American hand is
+    scored against its card: :func:`engine.american.scoring.score_american`.)"""
+    if isinstance(doc, dict) and doc.get("ruleset") == "american":
+        raise MalformedInput(
+            "ruleset",
+            "an American hand is scored against a card: engine.american.scoring."
+            "score_american(doc, card), as `mjtable score` does",
+        )
     return score_finished(parse_finished_hand(doc))
 
 
@@ -61,7 +73,8 @@ def score_finished(fh: FinishedHand) -> dict[str, Any]:
         mahjong, payments = _washing(fh, winner)
     elif winner is not None and not scores[winner].valid:
         w = scores[winner]
-        mahjong = {"valid": False, "reason": w.reason, "rule": w.rule}
+        mahjong = {"valid": False, "reason": w.reason, "rule": w.rule, **w.explanation}
+        mahjong["confirm"] = CONFIRM
         payments = false_mahjong(winner, fh.ruleset, opts)
     elif offender is not None:
         mahjong = {

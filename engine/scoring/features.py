@@ -235,7 +235,7 @@ def winner_features(r: Reading, s: Situation, pair_points: int) -> list[Feature]
         out.append(("no_sequences", ""))
     if len(chows) == 4 and pair_points == 0:
         out.append(("all_sequences", ""))
-    if all(p.concealed for p in sets):
+    if all(p.concealed for p in r.parts):  # a pair is exposed only where the table says so
         out.append(("all_concealed", ""))
         if (w.self_drawn or "heaven" in ctx) and len(pungs) == 4:
             out.append(("hidden_treasure", ""))

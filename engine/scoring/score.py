@@ -6,11 +6,13 @@ point and double with the rule that grants it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.hands import SPECIAL_SHAPES, arrangements, fills_only_place
+from engine.hands import SPECIAL_SHAPES, arrangements, fills_only_place, waits
+from engine.scoring.explain import explain_incomplete
 from engine.scoring.features import (
+    GREEN,
     Feature,
     Part,
     Reading,
@@ -22,11 +24,11 @@ from engine.scoring.features import (
     part_features,
     winner_features,
 )
-from engine.scoring.model import FinishedHand, SeatHand
+from engine.scoring.model import FinishedHand, SeatHand, Win
 from engine.scoring.shapes import shapes_of
 from engine.scoring.tables import Award, Ruleset
 from engine.seats import Seat
-from engine.tiles import NUM_KINDS, tile_name
+from engine.tiles import DRAGONS, NUM_KINDS, WINDS, is_honour, is_terminal, tile_name
 
 FLOWER_DOUBLES = frozenset(
     {"own_flower", "own_season", "own_flower_and_season", "bouquet_flowers", "bouquet_seasons"}
@@ -42,6 +44,8 @@ COMPOSITION = frozenset(
     {"one_suit_honours", "one_suit_pure", "terminals_honours", "all_terminals", "all_honours"}
 )
 _PART_KEYS_PREFIX = ("pung_", "kong_", "pair_")
+# Hands that are a Mah Jongg of their own (Kajongg "mjRules"), not four sets and a pair
+OWN_MAHJONG_HANDS = frozenset({"nine_gates", "gates_of_heaven", "squirming_snake"})
 
 
 @dataclass
@@ -80,6 +84,7 @@ class HandScore:
     rule: str = ""
     flower_doubles: int = 0
     shape: str | None = None
+    explanation: dict[str, Any] = field(default_factory=dict)  # why no Mah-jongg
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,7 +96,15 @@ class HandScore:
             "capped": self.capped,
             "arrangement": self.arrangement,
             "items": [i.to_json() for i in self.items],
+            "doubling": self.doubling_chain(),
         }
+
+    def doubling_chain(self) -> list[int]:
+        """The points, then each doubling in turn, as the books write it out (Harr: 24, 48,
+        96, 192); a limit hand has no chain."""
+        if self.limit_hand is not None:
+            return []
+        return [self.points << k for k in range(self.doubles + 1)]
 
 
 def _award(ruleset: Ruleset, opts: Mapping[str, Any], key: str, winner: bool) -> Award | None:
@@ -151,6 +164,14 @@ def _total(
     result.flower_doubles = sum(i.doubles for i in items if i.key in FLOWER_DOUBLES)
     limits = [i for i in items if i.limit]
     limit = opts.get("limit")
+    if limits and ruleset.fraction_is_a_floor:
+        best = max(limits, key=lambda i: i.limit)
+        ordinary = [i for i in items if not i.limit]
+        points = sum(i.points for i in ordinary)
+        doubles = sum(i.doubles for i in ordinary)
+        if best.limit < 1 and points << doubles > best.limit * _limit_base(ruleset, opts):
+            # Kajongg: a fraction of the limit stands only when the hand scores less
+            return _total(ordinary, ruleset, opts, result)
     if limits:
         best = max(limits, key=lambda i: i.limit)
         result.limit_hand = best.item
@@ -207,8 +228,10 @@ def _winner_readings(hand: SeatHand, fh: FinishedHand) -> list[Reading]:
             parts = list(melds)
             for i, g in enumerate(arr):
                 final = i == slot
-                # a set completed with a claimed tile counts as exposed (contracts.md)
-                concealed = not (final and win.claimed and g.kind != "pair")
+                # a set completed with a claimed tile counts as exposed (contracts.md); the
+                # pair too where the table says so (Kajongg)
+                claimed_exposes = g.kind != "pair" or fh.ruleset.claimed_pair_exposed
+                concealed = not (final and win.claimed and claimed_exposes)
                 parts.append(Part(g.kind, g.tile, concealed, final))
             readings.append(Reading(tuple(parts), None, tiles))
     for shape in shapes_of(hand.concealed, len(hand.melds), win.tile):
@@ -282,15 +305,28 @@ def _requirement(
     if ruleset.cleared_only and not qualifying_limit and not (feats & COMPOSITION):
         return "the Cleared-Hand game needs all one suit, all Terminals or all Honours"
     chows = sum(1 for p in r.parts if p.kind == "chow")
-    if ruleset.max_chows is not None and result.limit_hand is None and chows > ruleset.max_chows:
-        return f"at most {ruleset.max_chows} chow in a Mah Jongg hand"
+    # a limit hand is no exception (Heaven, Earth or Kong on Kong still need a Mah Jongg hand)
+    # unless it is a Mah Jongg of its own, laid out in chows only to be scored
+    if (
+        ruleset.max_chows is not None
+        and chows > ruleset.max_chows
+        and not feats & OWN_MAHJONG_HANDS
+    ):
+        return f"{chows} chows: at most {ruleset.max_chows} chow in a Mah Jongg hand" + (
+            f" (also for {result.limit_hand})" if result.limit_hand else ""
+        )
     return ""
 
 
 def score_reading(
-    r: Reading, s: Situation, ruleset: Ruleset, opts: Mapping[str, Any], restricted: bool = False
+    r: Reading,
+    s: Situation,
+    ruleset: Ruleset,
+    opts: Mapping[str, Any],
+    restricted: bool = False,
+    extra: Sequence[Feature] = (),
 ) -> tuple[HandScore, set[str]]:
-    feats: list[Feature] = part_features(r, s) + flower_features(s)
+    feats: list[Feature] = part_features(r, s) + flower_features(s) + list(extra)
     if r.shape is None:
         # a special shape is priced as itself (Law 100 II and III want four triplets)
         feats += composition_features(r.tiles)
@@ -315,6 +351,7 @@ def score_reading(
     items = price(feats, ruleset, opts, s.winner, restricted)
     if s.winner and r.shape is None:
         items += _no_score_bonuses(items, ruleset, opts)
+    items.sort(key=lambda i: i.key != "mahjong")  # the Mah-jongg bonus first, as the books list it
     result = _total(items, ruleset, opts, HandScore())
     result.arrangement = _arrangement_json(r)
     result.shape = r.shape
@@ -382,10 +419,61 @@ def score_seat(fh: FinishedHand, seat: Seat, opts: Mapping[str, Any]) -> HandSco
             ],
         )
     reading = _nonwinner_reading(hand)
+    calling = calling_features(fh, seat, hand, opts) if treatment != "restricted" else []
     result, _ = score_reading(
-        reading, _situation(fh, seat, False), ruleset, opts, restricted=treatment == "restricted"
+        reading,
+        _situation(fh, seat, False),
+        ruleset,
+        opts,
+        restricted=treatment == "restricted",
+        extra=calling,
     )
     return result
+
+
+def _may_call_for_a_named_hand(hand: SeatHand) -> bool:
+    """Cheap test: could 13 tiles be one short of a hand a "Calling for" row names? Every
+    tile held must fit the hand's kind of tiles (one suit, honours, majors, green ...)."""
+    tiles = hand.all_tiles
+    suits = {t // 9 for t in tiles if t < 27}
+    return (
+        len(suits) <= 1
+        or not any(is_honour(t) for t in tiles)
+        or all(is_terminal(t) or is_honour(t) for t in tiles)
+        or all(t in GREEN for t in tiles)
+        or sum(1 for t in tiles if t in DRAGONS) >= 8
+        or sum(1 for t in tiles if t in WINDS) >= 11
+        or sum(1 for m in hand.melds if m.kind == "kong") >= 3
+    )
+
+
+def calling_features(
+    fh: FinishedHand, seat: Seat, hand: SeatHand, opts: Mapping[str, Any]
+) -> list[Feature]:
+    """BMJA "Calling for ...": the named hands this non-winner's hand is one tile from, each
+    found by completing the hand with every tile that would make it a Mah Jongg."""
+    wanted = fh.ruleset.calling_hands
+    if not wanted or len(hand.concealed) + 3 * len(hand.melds) != 13:
+        return []
+    if not _may_call_for_a_named_hand(hand):
+        return []
+    specials = fh.ruleset.specials & frozenset(SPECIAL_SHAPES)
+    nmelds = len(hand.melds)
+    tiles = set(waits(list(hand.concealed), nmelds, None, specials))
+    held = list(hand.concealed)
+    free = [t for t in range(NUM_KINDS) if held.count(t) < 4]  # no fifth copy
+    tiles |= {t for t in free if shapes_of([*held, t], nmelds, t)}
+    found: set[str] = set()
+    for tile in sorted(tiles):
+        trial_hand = replace(hand, concealed=(*hand.concealed, tile))
+        win = Win(tile, "wall", None, frozenset())
+        trial = replace(fh, hands={**fh.hands, seat: trial_hand}, winner=seat, win=win)
+        s = _situation(trial, seat, True)
+        for reading in _winner_readings(trial_hand, trial):
+            result, keys = score_reading(reading, s, fh.ruleset, opts)
+            if not _requirement(fh.ruleset, opts, reading, result, keys):
+                found |= keys & wanted
+    return [(f"calling_{key}", "") for key in sorted(found)]
 
 
 def _score_winner(
@@ -401,11 +489,13 @@ def _score_winner(
     s = _situation(fh, seat, True, _only_place(hand, fh, opts))
     best: HandScore | None = None
     failure = ""
+    failed: HandScore | None = None
     for reading in _winner_readings(hand, fh):
         result, keys = score_reading(reading, s, ruleset, opts)
         why = _requirement(ruleset, opts, reading, result, keys)
         if why:
-            failure = failure or why
+            if not failure:
+                failure, failed = why, result
             continue
         if best is None or (result.value, result.score, result.points) > (
             best.value,
@@ -414,23 +504,35 @@ def _score_winner(
         ):
             best = result
     if best is None:
-        if failure:
+        if failure and failed is not None:
+            explanation: dict[str, Any] = {
+                "closest": failed.arrangement,
+                "unarranged": [],
+                "lacks": failure,
+                "would_complete": [],
+            }
             return HandScore(
                 valid=False,
                 reason=failure,
                 rule=ruleset.requirement_rule or ruleset.false_mahjong_rule,
+                explanation=explanation,
             )
+        specials = ruleset.specials & frozenset(SPECIAL_SHAPES)
+        explanation = explain_incomplete(hand, specials)
+        unarranged = " ".join(explanation["unarranged"])
         return HandScore(
             valid=False,
-            reason="the hand is not four sets and a pair, nor a special hand of this game",
-            rule=_complete_rule(ruleset),
+            reason="the hand is not four sets and a pair, nor a special hand of this game"
+            + (f": {unarranged} do not arrange" if unarranged else ""),
+            rule=complete_rule(ruleset),
+            explanation=explanation,
         )
     return best
 
 
-def _complete_rule(ruleset: Ruleset) -> str:
+def complete_rule(ruleset: Ruleset) -> str:
     if ruleset.name.startswith("code1924"):
         return "Code 1924, Law 44"
     if ruleset.name.startswith("pungchow"):
-        return "Pung-Chow, Mah-Jongg (four sets and a pair)"
-    return f"{ruleset.book}: Mah Jongg (four sets and a pair)"
+        return "Pung-Chow Part I, Mah-Jongg or Mah-Diao (four sets and a pair)"
+    return ruleset.table["mahjong"].rule  # the rule set's "Standard Mah Jongg"

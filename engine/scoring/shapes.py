@@ -59,6 +59,20 @@ def all_pair_honours(c: Sequence[int]) -> bool:
     )
 
 
+def gates_of_heaven(c: Sequence[int]) -> bool:
+    """BMJA: 1-1-1-2-3-4-5-6-7-8-9-9-9 of one suit and one more of 2 to 8, whichever tile came
+    last (Kajongg's "Gates of Heaven" looks at the fourteen tiles, not at the last one)."""
+    suits = [s for s in range(3) if any(c[s * 9 : s * 9 + 9])]
+    if len(suits) != 1 or any(c[27:]) or sum(c) != 14:
+        return False
+    ranks = list(c[suits[0] * 9 : suits[0] * 9 + 9])
+    pair = [r for r in range(1, 8) if ranks[r] == 2]
+    if len(pair) != 1:
+        return False
+    ranks[pair[0]] -= 1
+    return ranks == [3, 1, 1, 1, 1, 1, 1, 1, 3]
+
+
 def shapes_of(concealed: Sequence[Tile], melds: int, win_tile: Tile | None) -> list[str]:
     """Every special shape of a concealed 14-tile hand (none when sets are laid)."""
     if melds or len(concealed) != 14:
@@ -73,6 +87,6 @@ def shapes_of(concealed: Sequence[Tile], melds: int, win_tile: Tile | None) -> l
     ):
         if test(c):
             found.append(name)
-    if "nine_gates" in found and win_tile is not None and 1 <= win_tile % 9 <= 7:
-        found.append("gates_of_heaven")  # BMJA: the fourteenth tile is a 2 to 8
+    if gates_of_heaven(c):
+        found.append("gates_of_heaven")
     return found

@@ -180,17 +180,27 @@ class Scoresheet:
         outcome: Outcome | None = None,
         seats: Mapping[str, str] | None = None,
         prevailing: str | None = None,
+        confirmed: bool = False,
     ) -> SheetRow:
         """Book one hand's result (the `mjtable score` output, with ``winner`` as given in
         the input) and move the game on. ``seats``: who held each seat, where the table says
         (its word is kept; by default the sheet's own seating); ``prevailing``: the wind the
         hand was played in, where the table says; ``east_stays``: the table's word on East,
-        where it differs from the book's (:meth:`east_stays`)."""
+        where it differs from the book's (:meth:`east_stays`). A false Mah-jongg found by
+        scoring (its ``mahjong`` says ``confirm``) is a penalty: it is booked only with
+        ``confirmed=True``, once the referee has seen why the hand is no Mah-jongg."""
         if self.over:
             raise MalformedInput("hand", "the game is over: start a new game")
         net_by_seat = result.get("net")
         if not isinstance(net_by_seat, Mapping):
             raise MalformedInput("net", "a scored hand has a net by seat")
+        mahjong = result.get("mahjong") or {}
+        if mahjong.get("confirm") and not confirmed:
+            raise MalformedInput(
+                "mahjong",
+                f"{mahjong.get('reason', 'no Mah-jongg')}: the referee confirms the false "
+                "Mah-jongg before its penalty is entered",
+            )
         winner_seat = result.get("winner")
         winner = parse_seat(winner_seat, "winner") if winner_seat is not None else None
         outcome = outcome or outcome_of(result)

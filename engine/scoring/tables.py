@@ -12,7 +12,7 @@ Sources are cited per entry; ``docs/rules.md`` gives the reasons for every readi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 
@@ -95,6 +95,15 @@ class Ruleset:
     # Pung-Chow II scores the final pair by how it was completed *instead of* as a pair;
     # Kajongg's classical rules add the bonus to the pair's own points.
     final_pair_replaces: bool = False
+    # Kajongg: the set or pair the claimed winning tile completes is exposed, the pair too, so a
+    # hand won on a discard is never "Only Concealed Melds" (the books keep a claimed pair hidden).
+    claimed_pair_exposed: bool = False
+    # BMJA: a non-winner's hand one tile from one of these (feature keys) scores the table's
+    # ``calling_<key>`` row ("Calling for ..."); empty elsewhere.
+    calling_hands: frozenset[str] = frozenset()
+    # Kajongg: a hand worth a fraction of the limit (Knitting, "Calling for ...") takes its
+    # ordinary score instead when that is higher; the books' limit hands are worth their value.
+    fraction_is_a_floor: bool = False
 
 
 def _freeze(d: dict[str, Entry]) -> Mapping[str, Entry]:
@@ -226,36 +235,58 @@ def _code1924(game: str) -> Ruleset:
 
 # -- Pung-Chow ----------------------------------------------------------------------------------
 
-_PC = "Pung-Chow, Score Card"
+_PC = "Pung-Chow Part I, Score Card"
+_PC_SETS = f"{_PC}: Combination Scores"
+_PC_BONUS = f"{_PC}: Winning Hand Bonus Scores"
+_PC_DOUBLING = f"{_PC}: Doubling Honors"
 _PC2 = "Pung-Chow Part II, Scoring Values"
 _PC2B = "Pung-Chow Part II, Bonus Scores"
 _PC2L = "Pung-Chow Part II, Limit Hands"
 _PC2D = "Pung-Chow Part II, Doubling Honor Scores"
 
 
+def _pungchow_set_rows() -> dict[str, Entry]:
+    """Harr's Score Card: "On table (exposed)", "In hand (concealed)"."""
+    values = {
+        "pung_simple": (2, 4, "3 of a kind of twos to eights"),
+        "pung_terminal": (4, 8, "3 of a kind of ones, nines, winds or dragons"),
+        "pung_honour": (4, 8, "3 of a kind of ones, nines, winds or dragons"),
+        "kong_simple": (8, 16, "4 of a kind of twos to eights"),
+        "kong_terminal": (16, 32, "4 of a kind of ones, nines, winds or dragons"),
+        "kong_honour": (16, 32, "4 of a kind of ones, nines, winds or dragons"),
+    }
+    rows = {}
+    for key, (exposed, concealed, name) in values.items():
+        rows[f"{key}_exposed"] = both(f"{name}, exposed", _PC_SETS, pts(exposed))
+        rows[f"{key}_concealed"] = both(f"{name}, concealed", _PC_SETS, pts(concealed))
+    return rows
+
+
 def _pungchow() -> Ruleset:
-    t: dict[str, Entry] = _set_rows(_PC)
+    t: dict[str, Entry] = _pungchow_set_rows()
     t |= {
         # "Dragons and own wind are only pairs that score" (Part I, Example 12)
-        "pair_dragon": both("Pair of Dragons", _PC, pts(2)),
-        "pair_own_wind": both("Pair of own Wind", _PC, pts(2)),
-        "pair_own_prevailing": both("Pair of own Wind", _PC, pts(2)),
-        "set_dragon": both("Set of Dragons", _PC, dbl(1)),
-        "set_own_wind": both("Set of own Wind", _PC, dbl(1)),
-        "set_own_prevailing": both("Set of own Wind", _PC, dbl(1)),
+        "mahjong": win("Mah-Jong", _PC_BONUS, pts(20)),
+        "pair_dragon": both("Pair of any dragon", _PC_SETS, pts(2)),
+        "pair_own_wind": both("Pair of the player's own wind", _PC_SETS, pts(2)),
+        "pair_own_prevailing": both("Pair of the player's own wind", _PC_SETS, pts(2)),
+        "set_dragon": both("Three (or four) dragons", _PC_DOUBLING, dbl(1)),
+        "set_own_wind": both("Three (or four) of own wind", _PC_DOUBLING, dbl(1)),
+        "set_own_prevailing": both("Three (or four) of own wind", _PC_DOUBLING, dbl(1)),
         "own_flower": both("Own Flower (mandarin)", "Pung-Chow, Use of the Mandarins", dbl(1)),
         "own_season": both("Own Season (mandarin)", "Pung-Chow, Use of the Mandarins", dbl(1)),
         # Part I: non-winners use every doubling honour (rule-decisions Pung-Chow 11)
-        "one_suit_honours": both("All one suit except Winds or Dragons", _PC, dbl(1)),
-        "one_suit_pure": both("All one suit", _PC, dbl(3)),
-        "all_honours": both("All one suit (Honours)", _PC, dbl(3)),
-        "mahjong": win("Mah-Jongg", _PC, pts(20)),
-        "no_sequences": win("No sequence in hand or on table", _PC, pts(10)),
-        "self_drawn": win("Drawing the winning piece", _PC, pts(2)),
-        "only_place": win("Filling the only place to win", _PC, pts(2)),
-        "loose_tile": win("Winning on a draw from a loose tile", _PC, pts(10)),
-        "no_other_score": win("No other score than Mah-Jongg", _PC, pts(10)),
-        "original_hand": win("Winning on original hand", "Pung-Chow, Example 16", dbl(3)),
+        "one_suit_honours": both("All one suit except honor pieces", _PC_DOUBLING, dbl(1)),
+        "one_suit_pure": both("All one suit", _PC_DOUBLING, dbl(3)),
+        "all_honours": both("All honor pieces", _PC_DOUBLING, dbl(3)),
+        "no_sequences": win("No sequences in hand or on table", _PC_BONUS, pts(10)),
+        "self_drawn": win("Drawing the winning piece", _PC_BONUS, pts(2)),
+        "only_place": win("Filling in the only place to win", _PC_BONUS, pts(2)),
+        "loose_tile": win("Winning on a draw from the loose tiles", _PC_BONUS, pts(10)),
+        "no_other_score": win("No other score than Mah-Jong", _PC_BONUS, pts(10)),
+        "original_hand": win(
+            "Winning on original hand as drawn from the wall", _PC_DOUBLING, dbl(3)
+        ),
     }
     return Ruleset(
         name="pungchow",
@@ -269,7 +300,7 @@ def _pungchow() -> Ruleset:
         false_mahjong_rule="Pung-Chow Part II, Penalties 1",
         penalty_limit=400,  # Part II: the limit of a game with a 20-point Mah-Jongg
         faults={"dead": "zero", "long": "zero", "short": "zero", "foul": "zero"},
-        fault_rule="Pung-Chow, Mah-Jongg (a dead hand's score does not count)",
+        fault_rule="Pung-Chow Part I, Mah-Jongg or Mah-Diao (a dead hand's score does not count)",
         pay_for_all=None,
         pay_for_all_cancels_losers=False,
         settlement_order="score",
@@ -360,7 +391,7 @@ def _pungchow_limit() -> Ruleset:
         false_mahjong="limit",
         false_mahjong_rule="Pung-Chow Part II, Penalties 1",
         faults={"dead": "zero", "long": "zero", "short": "zero", "foul": "zero"},
-        fault_rule="Pung-Chow, Mah-Jongg (a dead hand's score does not count)",
+        fault_rule="Pung-Chow Part I, Mah-Jongg or Mah-Diao (a dead hand's score does not count)",
         pay_for_all="reckless",
         pay_for_all_cancels_losers=True,  # Penalties, note (b)
         settlement_order="score",
@@ -369,180 +400,8 @@ def _pungchow_limit() -> Ruleset:
     )
 
 
-# -- Chinese Classical and the league presets ---------------------------------------------------
-
-_CL = "Classical (Kajongg, Classical Chinese standard)"
-_DMJL = "Classical DMJL (Kajongg, Classical Chinese DMJL)"
-_BMJA = "Classical BMJA (Kajongg, Classical Chinese BMJA)"
-
-
-def _classical_table() -> dict[str, Entry]:
-    t: dict[str, Entry] = _set_rows(_CL)
-    t |= {
-        "pair_dragon": both("Pair of Dragons", _CL, pts(2)),
-        "pair_own_wind": both("Pair of own Wind", _CL, pts(2)),
-        "pair_prevailing_wind": both("Pair of round Wind", _CL, pts(2)),
-        "pair_own_prevailing": both("Pair of own Wind, also the round Wind", _CL, pts(4)),
-        "flower": both("Flower or Season", _CL, pts(4)),
-        "set_dragon": both("Pung/Kong of Dragons", _CL, dbl(1)),
-        "set_own_wind": both("Pung/Kong of own Wind", _CL, dbl(1)),
-        "set_prevailing_wind": both("Pung/Kong of round Wind", _CL, dbl(1)),
-        "set_own_prevailing": both("Pung/Kong of own Wind, also the round Wind", _CL, dbl(2)),
-        "own_flower_and_season": both("Own Flower and own Season", _CL, dbl(1)),
-        "bouquet_flowers": both("All Flowers", _CL, dbl(1)),
-        "bouquet_seasons": both("All Seasons", _CL, dbl(1)),
-        "three_concealed_pungs": both("Three concealed Pungs", _CL, dbl(1)),
-        "mahjong": win("Mah Jongg", _CL, pts(20)),
-        "final_pair_simple_claimed": win("Last tile completes a pair of 2..8", _CL, pts(2)),
-        "final_pair_simple_drawn": win("Last tile completes a pair of 2..8", _CL, pts(2)),
-        "final_pair_head_claimed": win(
-            "Last tile completes a pair of Terminals or Honours", _CL, pts(4)
-        ),
-        "final_pair_head_drawn": win(
-            "Last tile completes a pair of Terminals or Honours", _CL, pts(4)
-        ),
-        "final_pair_own_round_claimed": win(
-            "Last tile completes a pair of Terminals or Honours", _CL, pts(4)
-        ),
-        "final_pair_own_round_drawn": win(
-            "Last tile completes a pair of Terminals or Honours", _CL, pts(4)
-        ),
-        "only_place": win("Last tile is the only possible tile", _CL, pts(4)),
-        "self_drawn": win("Won with the last tile taken from the wall", _CL, pts(2)),
-        "zero_points": win("Zero point hand", _CL, dbl(1)),
-        "no_sequences": win("No Chow", _CL, dbl(1)),
-        "all_concealed": win("Only concealed melds", _CL, dbl(1)),
-        "one_suit_honours": win("False colour game (one suit with Honours)", _CL, dbl(1)),
-        "one_suit_pure": win("True colour game (one suit)", _CL, dbl(3)),
-        "terminals_honours": win("Only Terminals and Honours", _CL, dbl(1)),
-        "loose_tile": win("Last tile taken from the dead wall", _CL, dbl(1)),
-        "last_tile": win("Last tile is the last tile of the wall", _CL, dbl(1)),
-        "last_discard": win("Last tile of the wall, discarded", _CL, dbl(1)),
-        "robbing_kong": win("Robbing the Kong", _CL, dbl(1)),
-        "original_call": win("Mah Jongg with Original Call", _CL, dbl(1)),
-        "concealed_true_colour": win("Concealed true colour game", _CL, lim()),
-        "all_honours": win("Only Honours", _CL, lim()),
-        "hidden_treasure": win("Hidden Treasure", _CL, lim()),
-        "all_terminals": win("Heads and Tails (only 1 and 9)", _CL, lim()),
-        "all_kongs": win("Fourfold Plenty (four Kongs)", _CL, lim()),
-        "three_great_scholars": win("Three Great Scholars", _CL, lim()),
-        "four_large_blessings": win("Four Blessings Hovering over the Door", _CL, lim()),
-        "all_green": win("All Greens", _CL, lim()),
-        "plum_blossom": win("Gathering the Plum Blossom from the Roof", _CL, lim()),
-        "moon": win("Plucking the Moon from the Bottom of the Sea", _CL, lim()),
-        "carrying_pole": win("Scratching a Carrying Pole", _CL, lim()),
-        "kong_on_kong": win("Twofold Fortune (Kong on Kong)", _CL, lim()),
-        "heaven": win("Blessing of Heaven", _CL, lim()),
-        "earth": win("Blessing of Earth", _CL, lim()),
-        "nine_gates": win("Nine Gates", _CL, lim()),
-        "thirteen_orphans": win("Thirteen Orphans", _CL, lim()),
-    }
-    return t
-
-
-def _classical() -> Ruleset:
-    return Ruleset(
-        name="classical",
-        book="Classical",
-        table=_freeze(_classical_table()),
-        limit=500,
-        has_prevailing_wind=True,
-        specials=frozenset({"thirteen_orphans"}),
-        losers_settle="score",
-        false_mahjong="each",
-        false_mahjong_amount=300,
-        false_mahjong_rule=f"{_CL}: False Declaration of Mah Jongg",
-        faults={"long": "zero", "dead": "zero", "short": "zero", "foul": "zero"},
-        fault_rule=f"{_CL}: Long Hand scores 0",
-        pay_for_all=None,
-        settlement_order="turn",
-    )
-
-
-def _dmjl() -> Ruleset:
-    t = _classical_table()
-    t |= {
-        "squirming_snake": win("Squirming Snake", _DMJL, lim()),
-        "three_small_scholars": both("Little Three Dragons", _DMJL, dbl(1)),
-        "big_three_dragons": both("Big Three Dragons", _DMJL, dbl(2)),
-        "four_small_blessings": both("Little Four Joys", _DMJL, dbl(1)),
-        "big_four_winds": both("Big Four Joys", _DMJL, dbl(2)),
-    }
-    t = {k: replace(e, rule=e.rule.replace(_CL, _DMJL)) for k, e in t.items()}
-    return replace(
-        _classical(),
-        name="classical/dmjl",
-        book="Classical DMJL",
-        table=_freeze(t),
-        false_mahjong_rule=f"{_DMJL}: False Declaration of Mah Jongg by One Player",
-        fault_rule=f"{_DMJL}: Long Hand scores 0",
-    )
-
-
-def _bmja() -> Ruleset:
-    t = _classical_table()
-    for gone in (
-        "zero_points",
-        "three_concealed_pungs",
-        "own_flower_and_season",
-        "loose_tile",
-        "hidden_treasure",
-        "one_suit_honours",
-        "concealed_true_colour",
-        "final_pair_simple_claimed",
-        "final_pair_simple_drawn",
-        "final_pair_head_claimed",
-        "final_pair_head_drawn",
-        "final_pair_own_round_claimed",
-        "final_pair_own_round_drawn",
-        "only_place",
-        "one_suit_pure",
-        "nine_gates",
-        "original_call",
-    ):
-        del t[gone]
-    t |= {
-        "original_call": both("Original Call", _BMJA, dbl(1)),
-        "own_flower": both("Own Flower", _BMJA, dbl(1)),
-        "own_season": both("Own Season", _BMJA, dbl(1)),
-        "bouquet_flowers": both("All Flowers", _BMJA, dbl(2)),
-        "bouquet_seasons": both("All Seasons", _BMJA, dbl(2)),
-        "gates_of_heaven": win("Gates of Heaven", _BMJA, lim()),
-        "wriggling_snake": win("Wriggling Snake", _BMJA, lim()),
-        "triple_knitting": win("Triple Knitting", _BMJA, lim(0.5)),
-        "knitting": win("Knitting", _BMJA, lim(0.5)),
-        "all_pair_honours": win("All Pair Honours", _BMJA, lim(0.5)),
-        "buried_treasure": win("Buried Treasure", _BMJA, lim()),
-        "purity": win("Purity", _BMJA, dbl(3)),
-        "all_green": win("Imperial Jade", _BMJA, lim()),
-        "thirteen_orphans": win("The 13 Unique Wonders", _BMJA, lim()),
-        "three_great_scholars_no_chow": win("Three Great Scholars", _BMJA, lim()),
-    }
-    del t["three_great_scholars"]
-    t = {k: replace(e, rule=e.rule.replace(_CL, _BMJA)) for k, e in t.items()}
-    return replace(
-        _classical(),
-        name="classical/bmja",
-        book="Classical BMJA",
-        table=_freeze(t),
-        limit=1000,
-        specials=frozenset(
-            {
-                "thirteen_orphans",
-                "wriggling_snake",
-                "knitting",
-                "triple_knitting",
-                "all_pair_honours",
-            }
-        ),
-        max_chows=1,
-        requirement_rule=f"{_BMJA}: number of allowed chows 1",
-        false_mahjong="each",
-        false_mahjong_amount=0,  # half the limit
-        false_mahjong_rule=f"{_BMJA}: False Declaration of Mah Jongg by One Player",
-        fault_rule=f"{_BMJA}: Long Hand scores 0",
-    )
-
+# The Chinese Classical family and its league presets live in engine.scoring.tables_classical.
+from engine.scoring.tables_classical import classical_rulesets  # noqa: E402  (needs the above)
 
 RULESETS: Mapping[str, Ruleset] = MappingProxyType(
     {
@@ -553,9 +412,7 @@ RULESETS: Mapping[str, Ruleset] = MappingProxyType(
             _code1924("cleared"),
             _pungchow(),
             _pungchow_limit(),
-            _classical(),
-            _dmjl(),
-            _bmja(),
+            *classical_rulesets(),
         )
     }
 )

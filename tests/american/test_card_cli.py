@@ -39,7 +39,10 @@ def test_check_with_exposures_and_13_tiles(capsys: pytest.CaptureFixture[str]) -
     code, [answer] = run(capsys, "check", "4b", "4b", "4b", "j", "gd", "gd", "wd", "wd", "f",
                          "--exposed", "5D 5D 5D J")
     assert code == 0 and answer["complete"] is False and answer["matches"] == []
-    assert {"line": "QN-1", "tiles_away": 1} in answer["closest"]  # type: ignore[operator]
+    # one more 4B (or a Joker: the quint takes Jokers) makes the 4B quint of QN-1
+    assert {"line": "QN-1", "tiles_away": 1, "needs": ["4B"],
+            "joker_may_fill": ["4B"]} in answer["closest"]  # type: ignore[operator]
+    assert answer["jokers_exchangeable"] == []
 
 
 @pytest.mark.parametrize(("argv", "where"), [
@@ -60,7 +63,8 @@ def test_check_with_a_user_card(capsys: pytest.CaptureFixture[str], tmp_path: Pa
                     'CL-2 C 60 : NN EE WW SS 1a 2a 3a 4a 5a 6a\n')
     code, [answer] = run(capsys, "check", "--card", str(card),
                          *USER_HAND, "--exposed", "6D 6D 6D J")
-    assert code == 0 and answer["closest"] == [{"line": "CL-1", "tiles_away": 1}]
+    assert code == 0 and answer["closest"] == [{"line": "CL-1", "tiles_away": 1,
+                                                "needs": ["8D"], "joker_may_fill": ["8D"]}]
 
 
 def test_a_card_with_errors_is_not_loaded(capsys: pytest.CaptureFixture[str],
@@ -115,3 +119,39 @@ def test_card_check_process_keeps_heavy_imports_out(tmp_path: Path) -> None:
                            check=True, env=env).stdout.splitlines()[-1] for _ in range(2)]
     assert "engine.american.cln" in runs[0]  # the first run compiles the card
     assert runs[1] == "[]"
+
+
+def test_check_names_the_missing_tiles_and_the_jokers_to_exchange(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # QN-1 (XXXXX0a DDa XXXX1b DDb F) with the 5D kong exposed holding a Joker, a 4B pung,
+    # GD GD, WD WD, a Flower and a Joker: one short of the 4B quint.
+    code, [answer] = run(capsys, "check", "4B", "4B", "4B", "J", "GD", "GD", "WD", "WD", "F",
+                         "--exposed", "5D 5D 5D J", "--table", "4B 4B J", "--table", "9C 9C 9C")
+    assert code == 0
+    closest = answer["closest"]
+    assert isinstance(closest, list)
+    assert closest[0] == {"line": "QN-1", "tiles_away": 1, "needs": ["4B"],
+                          "joker_may_fill": ["4B"]}
+    # a line further away needs exactly as many tiles as it is away
+    for entry in closest:
+        if "needs" in entry:
+            assert len(entry["needs"]) == entry["tiles_away"]
+    # J-4: the 4B held may go in for the Joker of another player's 4B 4B J
+    assert answer["jokers_exchangeable"] == [
+        {"exposure": "4B 4B J", "owner": "table", "give": "4B", "jokers": 1}]
+
+
+def test_a_single_or_pair_still_needed_is_never_a_joker(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # QN-1 without the Flower and with one GD: the pair and the single must be naturals (J-1)
+    code, [answer] = run(capsys, "check", "4B", "4B", "4B", "4B", "J", "GD", "WD", "WD", "1C",
+                         "--exposed", "5D 5D 5D J")
+    assert code == 0
+    entry = next(c for c in answer["closest"] if c["line"] == "QN-1")  # type: ignore[union-attr]
+    assert entry["tiles_away"] == 2
+    assert sorted(entry["needs"]) == ["F", "GD"] and entry["joker_may_fill"] == []
+
+
+def test_a_bad_table_exposure_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code, [answer] = run(capsys, "check", *QN1, "--table", "4B 4C J")
+    assert code == 2 and answer["where"] == "table 1"

@@ -61,6 +61,12 @@ def test_two_seats_within_a_millisecond_on_the_board(tmp_path: Path) -> None:
     assert 0 <= west["time_us"] - north["time_us"] < 1000  # board edge times, within 1 ms
     decision = next(e for e in events if e["type"] == "ClaimsClosed")
     assert decision["winner"] == "N" and decision["rule"] == "Code 1924, Law 52"
+    # The log alone shows the window: opened by the discard, both presses inside it, closed
+    # after the courtesy pause (150 ms here).
+    discard = next(e for e in events if e["type"] == "Discarded")
+    assert decision["opened_us"] == discard["time_us"]
+    assert decision["opened_us"] < north["time_us"] <= west["time_us"] < decision["closed_us"]
+    assert decision["closed_us"] - decision["opened_us"] >= 150_000
     # Board times reach the host clock through an offset known to within half the round trip
     # it was measured on: a latency can read that much below zero on a loaded host, no more.
     slack_ms = rtt_us[0] / 2000 + 0.05

@@ -20,9 +20,10 @@ def _wait(predicate: Any, timeout: float) -> bool:
 
 
 def test_rendered_table_gives_dice_and_a_discard_by_the_right_seat() -> None:
-    from vision.capture import RenderedSource
     from vision.geometry import TableGeometry
-    from vision.render import DiePlacement, Layout, Style, TilePlacement
+    from vision.synth.layout import DiePlacement, Layout, TilePlacement
+    from vision.synth.render import Style
+    from vision.synth.source import RenderedSource
 
     rng = np.random.default_rng(3)
     geometry = TableGeometry()
@@ -106,9 +107,10 @@ def test_a_calibration_made_for_another_frame_size_is_made_anew(tmp_path: Any) -
     """A saved calibration maps table mm to one frame size's pixels: a camera that now gives
     another (camera.width/height changed) is calibrated again from the markers, and saved."""
     from vision.calibration import Calibration, calibrate
-    from vision.capture import RenderedSource
     from vision.geometry import TableGeometry
-    from vision.render import Layout, Style
+    from vision.synth.layout import Layout
+    from vision.synth.render import Style
+    from vision.synth.source import RenderedSource
 
     geometry = TableGeometry()
     style = Style.random(np.random.default_rng(3), "kde-traditional")
@@ -135,9 +137,11 @@ def test_a_camera_that_drops_out_and_comes_back_reports_only_what_changed() -> N
     # there is known. A loose cable then drops the camera; a discard lands meanwhile, and the
     # camera is put back a little moved. Back, calibrated anew from the markers, it reports
     # that discard, and nothing that was already on the table.
-    from vision.capture import CameraUnavailable, RenderedSource
+    from vision.capture import CameraUnavailable
     from vision.geometry import TableGeometry
-    from vision.render import Layout, Style, TilePlacement
+    from vision.synth.layout import Layout, TilePlacement
+    from vision.synth.render import Style
+    from vision.synth.source import RenderedSource
 
     rng = np.random.default_rng(5)
     geometry = TableGeometry()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,8 +44,8 @@ def test_vision_finds_the_layout_in_the_right_zones() -> None:
     from vision.geometry import TableGeometry
     from vision.identify import DEFAULT_MODEL_DIR, Recogniser
     from vision.observe import TableWatcher
-    from vision.render import CameraPose, Style, render
     from vision.scan import Scanner
+    from vision.synth.render import CameraPose, Style, render
 
     rng = np.random.default_rng(4)
     geometry = TableGeometry()
@@ -134,9 +135,9 @@ def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
     from vision.calibration import calibrate
     from vision.identify import Recogniser
     from vision.observe import TableWatcher
-    from vision.render import CameraPose, Style, render
     from vision.scan import Scanner
-    from vision.table_enrol import enrol_rendered_table
+    from vision.synth.render import CameraPose, Style, render
+    from vision.synth.table_enrol import enrol_rendered_table
 
     seed = 12
     geometry = TableGeometry()
@@ -182,14 +183,54 @@ def test_the_camera_reads_a_hand_shown_behind_two_sets(tmp_path: Path) -> None:
     assert sorted(seen[0].tiles) == sorted(HAND[:-1]) and seen[0].winning == ""
 
 
+def test_a_game_state_round_trips_through_the_rendered_camera() -> None:
+    # The simulator's camera: the view laid out, rendered afresh on every read, calibrated
+    # from its own first frame and scanned; the watcher reports what the game put down.
+    from vision.calibration import calibrate
+    from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+    from vision.observe import TableWatcher
+    from vision.scan import Scanner
+    from vision.synth.render import Style
+    from vision.synth.source import RenderedSource
+
+    geometry = TableGeometry()
+    style = Style.random(np.random.default_rng(3), "kde-classic")
+    table: dict[str, Any] = {"view": {"seats": {}}, "dice": ()}
+    camera = RenderedSource(
+        3, scene=lambda: (table_layout(table["view"], table["dice"], geometry), style, geometry)
+    )
+    scanner = Scanner(calibrate(camera.read()), Recogniser.load(DEFAULT_MODEL_DIR))
+    watcher = TableWatcher(stable_frames=2)
+    seen = [o for _ in range(2) for o in watcher.update(scanner.scan(camera.read()))]
+    assert seen == []  # an empty table
+    pung = {"kind": "pung", "tiles": ["7B", "7B", "7B"], "exposed": True}
+    table["view"] = {
+        "seats": {
+            "E": {"discards": ["5C"]},
+            "S": {"melds": [pung]},
+            "W": {"discards": ["NW"]},
+            "N": {"flowers": ["F3"]},
+        }
+    }
+    table["dice"] = (4, 1)
+    seen = [o for _ in range(3) for o in watcher.update(scanner.scan(camera.read()))]
+    got = {(o.kind, o.seat, o.tiles) for o in seen}
+    assert (ObservationKind.DISCARD, "E", ("5C",)) in got
+    assert (ObservationKind.DISCARD, "W", ("NW",)) in got
+    assert (ObservationKind.EXPOSURE, "S", ("7B", "7B", "7B")) in got
+    assert (ObservationKind.FLOWER, "N", ("F3",)) in got
+    assert any(o.kind is ObservationKind.DICE and o.dice == (1, 4) for o in seen)
+    camera.close()
+
+
 def test_a_player_reaching_for_the_wall_hides_only_his_own_side() -> None:
     # The simulated camera's next player reaches over the table after a discard: the
     # watcher holds still what lies under the hand, and must still see the other discards.
     from vision.calibration import calibrate
     from vision.finder import find
     from vision.observe import TableWatcher
-    from vision.render import CameraPose, Style, render
     from vision.scan import ObstructionSeen
+    from vision.synth.render import CameraPose, Style, render
 
     geometry = TableGeometry()
     margin = TableWatcher().hidden_margin_mm
@@ -260,8 +301,8 @@ def test_the_camera_reads_an_american_table_four_rows_deep() -> None:
     from vision.calibration import calibrate
     from vision.identify import DEFAULT_MODEL_DIR, Recogniser
     from vision.observe import TableWatcher
-    from vision.render import CameraPose, Style, render
     from vision.scan import Scanner
+    from vision.synth.render import CameraPose, Style, render
 
     rng = np.random.default_rng(8)
     geometry = TableGeometry()
@@ -287,12 +328,13 @@ def test_the_camera_counts_charleston_passes_laid_face_down() -> None:
     the real scanner finds the backs in the discard area and the watcher, told who owes a
     pass, reports each seat's pass of three; S, which passed already, is not asked about."""
     from controller.scene import lay_pass
-    from vision.artwork import BACK
     from vision.calibration import calibrate
     from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+    from vision.labels import BACK
     from vision.observe import TableWatcher
-    from vision.render import CameraPose, Layout, Style, render
     from vision.scan import Scanner
+    from vision.synth.layout import Layout
+    from vision.synth.render import CameraPose, Style, render
 
     geometry = TableGeometry()
     layout = Layout(tiles=[], dice=[])

@@ -253,11 +253,14 @@ def test_terminals_with_honours_and_both_doubles_for_one_suit_terminals() -> Non
 def test_one_double_game_needs_a_double_not_a_flower() -> None:
     plain = "2B 3B 4B 5C 6C 7C 3D 4D 5D 6D 6D 6D RD RD"
     result = win_s(plain, ruleset=ONE, tile="RD", flowers="F2")
-    assert result["mahjong"] == {
+    reason = "the One-Double game needs a hand with a double, Flower doubles not counted"
+    assert {k: result["mahjong"][k] for k in ("valid", "reason", "rule", "lacks")} == {
         "valid": False,
-        "reason": "the One-Double game needs a hand with a double, Flower doubles not counted",
+        "reason": reason,
         "rule": "Code 1924, Law 46",
+        "lacks": reason,
     }
+    assert result["mahjong"]["closest"][0] == ["2B", "3B", "4B"]
     # a false Mah-jongg: the limit to East, half to the others (Law 86)
     assert result["net"] == {"E": 500, "S": -1000, "W": 250, "N": 250}
     # a situational double counts (decision A9)

@@ -48,7 +48,10 @@ def test_east_keeps_his_seat_on_his_win_a_draw_or_anothers_false_call() -> None:
     false_call = score(
         game("code1924/mixed", {"S": seat_hand(SEQ_HAND.replace("9B 9B", "9B 1C"))}, "S", "1C")
     )
-    sheet.record(false_call)
+    with pytest.raises(MalformedInput, match="the referee confirms"):
+        sheet.record(false_call)
+    assert len(sheet.rows) == 2  # nothing booked until confirmed
+    sheet.record(false_call, confirmed=True)
     assert [r.outcome for r in sheet.rows] == ["win", "drawn", "false_mahjong"]
     assert sheet.match.east_player == 0 and sheet.match.hand == 3
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from controller.scene import shown_hand_layout
-from vision.artwork import CHINESE_LABELS, LABELS
 from vision.geometry import TableGeometry
-from vision.render import Rendered, Style, random_layout, render
+from vision.labels import CHINESE_LABELS, LABELS
+from vision.synth.layout import random_layout
+from vision.synth.render import Rendered, Style, render
 
 RED_CLOTH = (40, 40, 120)  # BGR: one of the renderer's cloths
 

@@ -5,15 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.artwork import (
-    ART_SETS,
-    BACK,
-    CHINESE_LABELS,
-    FACE_H,
-    FACE_W,
-    JOKER,
-    load_set,
-)
+from vision.labels import BACK, CHINESE_LABELS, JOKER
+from vision.synth.artwork import ART_SETS, FACE_H, FACE_W, load_set
 
 
 @pytest.mark.parametrize("name", list(ART_SETS))

@@ -11,7 +11,7 @@ import pytest
 
 from vision.calibration import Calibration, CalibrationError, calibrate, marker_sheet
 from vision.geometry import TableGeometry
-from vision.render import Rendered
+from vision.synth.render import Rendered
 
 
 def test_homography_round_trip_within_a_pixel(tables: list[Rendered]) -> None:

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from controller.cli import main
-from vision.artwork import load_set
-from vision.crops import synthetic_crop
-from vision.render import Rendered
 from vision.scan import ObstructionSeen
+from vision.synth.artwork import load_set
+from vision.synth.crops import synthetic_crop
+from vision.synth.render import Rendered
 
 from .conftest import HELD_OUT_ART, rendered_table
 

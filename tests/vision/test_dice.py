@@ -14,7 +14,8 @@ from vision.dice import count_pips, die_crop
 from vision.dice_pair import split_pair
 from vision.finder import find
 from vision.geometry import TableGeometry
-from vision.render import DiePlacement, Layout, Rendered, Style, render, touching_dice
+from vision.synth.layout import DiePlacement, Layout, touching_dice
+from vision.synth.render import Rendered, Style, render
 
 
 @pytest.mark.parametrize("angle", [0.0, 27.0, 45.0])

@@ -10,8 +10,9 @@ from controller.scene import table_layout
 from vision.calibration import calibrate
 from vision.finder import find
 from vision.geometry import TableGeometry
-from vision.render import Layout, Rendered, Style, TilePlacement, render
 from vision.scan import ObstructionSeen
+from vision.synth.layout import Layout, TilePlacement
+from vision.synth.render import Rendered, Style, render
 
 from .conftest import hand_laid_out, jade_table, rendered_table
 
@@ -216,7 +217,7 @@ def test_a_second_row_of_discards_started_is_tiles_not_a_hand() -> None:
     The row of six, cut from the lone tile, carries the blob's shadow on its outer side and
     measured 38-39 mm deep: taken for a hand over the table in 8 of 30 renders, which froze
     the camera's watcher. These three were among them."""
-    from vision.render import CameraPose
+    from vision.synth.render import CameraPose
 
     geometry = TableGeometry()
     for seed in (1, 6, 11):
@@ -235,7 +236,7 @@ def test_a_short_row_skewed_by_its_notches_is_one_row_not_a_hand() -> None:
     """Three discards 3 mm apart, joined by blur and shadow: the notches between them turned
     the edges' direction 6.5 degrees, the blob measured 8 mm deeper than a row, and was cut
     into two rows too shallow for tiles (bench_watch.py --laid: the scene, frame 8)."""
-    from vision.render import render_still
+    from vision.synth.render import render_still
 
     geometry = TableGeometry()
     view = {"seats": {"E": {"discards": ["3B", "NW", "7D"]}, "N": {"discards": ["5D"]}}}
@@ -254,8 +255,8 @@ def test_a_row_of_six_with_two_behind_it_skewed_by_the_short_row_is_not_a_hand()
     turned the edges' direction 4 degrees, the row of six measured 10 mm deeper than it is
     and was left a hand over the table (bench_watch.py --laid: the scene, frame 29). Cut
     along the blob's smallest rectangle it is two rows of tiles."""
-    from vision.artwork import CHINESE_LABELS
-    from vision.render import render_still
+    from vision.labels import CHINESE_LABELS
+    from vision.synth.render import render_still
 
     geometry = TableGeometry()
     style = Style.random(np.random.default_rng(11102), "kde-traditional")

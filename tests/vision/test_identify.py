@@ -8,19 +8,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.artwork import load_set
-from vision.crops import CROP_H, CROP_W, synthetic_crop
+from vision.crops import CROP_H, CROP_W
+from vision.embedder import MODELS_DIR, Embedder, ModelError, quantised_path
 from vision.identify import (
     DEFAULT_MODEL_DIR,
-    MODELS_DIR,
     RETRY_SHIFT_PX,
-    Embedder,
-    ModelError,
     PrototypeBank,
     Recogniser,
     enrolment_variants,
-    quantised_path,
 )
+from vision.synth.artwork import load_set
+from vision.synth.crops import synthetic_crop
 
 from .conftest import HELD_OUT_ART
 

@@ -8,13 +8,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from controller.inputs import ObservationKind
 from vision.calibration import calibrate
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+from vision.observation import ObservationKind
 from vision.observe import TableWatcher
-from vision.render import CameraPose, DiePlacement, Layout, Style, TilePlacement, render
 from vision.scan import DieSeen, ObstructionSeen, Scanner, ScanResult, TileSeen
+from vision.synth.layout import DiePlacement, Layout, TilePlacement
+from vision.synth.render import CameraPose, Style, render
 
 
 def _tile(

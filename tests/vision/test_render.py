@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.artwork import CHINESE_LABELS, FACE_H, FACE_W, LABELS
 from vision.geometry import TableGeometry
-from vision.procedural import procedural_set
-from vision.render import Style, random_layout, render
+from vision.labels import CHINESE_LABELS, LABELS
+from vision.synth.artwork import FACE_H, FACE_W
+from vision.synth.layout import random_layout
+from vision.synth.procedural import procedural_set
+from vision.synth.render import Style, render
 
 
 def _frame(seed: int) -> np.ndarray:

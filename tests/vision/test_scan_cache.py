@@ -10,15 +10,16 @@ import dataclasses
 import numpy as np
 import pytest
 
-from vision.artwork import BACK, LABELS
 from vision.calibration import Calibration, calibrate
 from vision.finder import rectify
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+from vision.labels import BACK, LABELS
 from vision.observe import TableWatcher
-from vision.render import Layout, Style, TilePlacement, random_layout, render_still
 from vision.scan import Scanner, ScanResult, TileSeen
 from vision.scan_cache import CacheStats, signatures, thumbnail
+from vision.synth.layout import Layout, TilePlacement, random_layout
+from vision.synth.render import Style, render_still
 
 GEOMETRY = TableGeometry()
 SEED = 41

@@ -17,11 +17,22 @@ from numpy.typing import NDArray
 
 from vision import embed_ahead, finder
 from vision.calibration import calibrate
-from vision.finder import find, rectify, tile_crop, tile_crops
+from vision.embedder import Embedder
+from vision.finder import (
+    blobs,
+    cutting,
+    find,
+    finding,
+    rectify,
+    stats,
+    tile_crop,
+    tile_crops,
+)
+from vision.finder.outline import every_pixel
 from vision.geometry import TableGeometry
-from vision.identify import DEFAULT_MODEL_DIR, Embedder, Recogniser
-from vision.render import Rendered
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.scan import Scanner
+from vision.synth.render import Rendered
 
 from .conftest import hand_laid_out, jade_table, rendered_table
 
@@ -35,7 +46,7 @@ def reference_partition(
     depth_cover: NDArray[np.float64] | None = None,
     shallow: float = 1.0,
     gap: float = 0.0,
-) -> finder.Cutting | None:
+) -> cutting.Cutting | None:
     """One end at a time, one piece length at a time."""
     n = len(profile)
     best = np.full(n + 1, np.inf)
@@ -68,7 +79,7 @@ def reference_partition(
     while end > 0:
         pieces.append((int(prev[end]), end, int(cut_as[end])))
         end = int(prev[end])
-    return finder.Cutting(pieces[::-1], float(best[n]))
+    return cutting.Cutting(pieces[::-1], float(best[n]))
 
 
 def reference_cloth_mask(
@@ -137,7 +148,7 @@ def reference_blobs(
 
 
 def assert_same_blobs(mask: NDArray[np.uint8], min_area: float) -> int:
-    fast = finder._blobs(mask, min_area)
+    fast = blobs.blobs_of(mask, min_area)
     slow = reference_blobs(mask, min_area)
     assert [box for _, box, _ in fast] == [box for box, _ in slow]
     for (outline, _, pixels), (_, expect) in zip(fast, slow, strict=True):
@@ -169,7 +180,7 @@ def test_block_dp_cuts_rows_exactly_like_the_one_end_at_a_time_dp(
         cover = None if cover is None else np.round(cover, 1)
     lengths = [30.0] if sideways_only else [22.0, 30.0]
     args: tuple[Any, ...] = (profile, lengths, 3.5, cover, 22 / 30, gap)
-    assert finder._partition(*args) == reference_partition(*args)
+    assert cutting.partition(*args) == reference_partition(*args)
 
 
 # -- the cloth mask and its blobs -------------------------------------------------------------
@@ -283,7 +294,7 @@ def test_every_pixel_of_a_compressed_outline_is_the_full_outline(seed: int) -> N
     full, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     for compressed, every in zip(simple, full, strict=True):
         points = compressed.reshape(-1, 2).astype(np.float32)
-        assert np.array_equal(finder._every_pixel(points), every.reshape(-1, 2))
+        assert np.array_equal(every_pixel(points), every.reshape(-1, 2))
 
 
 def test_blobs_from_outlines_are_the_labellings_blobs_in_its_order(table: Rendered) -> None:
@@ -315,7 +326,7 @@ def test_blobs_are_exact_on_random_shapes_with_holes_cut(seed: int) -> None:
 @given(values=st.lists(st.integers(0, 255), min_size=1, max_size=80), narrow=st.booleans())
 def test_histogram_median_is_numpys_cast_to_bytes(values: list[int], narrow: bool) -> None:
     array = np.array(values, np.uint8) // (64 if narrow else 1)  # narrow: many ties
-    assert finder._median_uint8(array) == float(np.median(array).astype(np.uint8))
+    assert stats.median_uint8(array) == float(np.median(array).astype(np.uint8))
 
 
 @settings(max_examples=200, deadline=None)
@@ -326,7 +337,7 @@ def test_histogram_median_is_numpys_cast_to_bytes(values: list[int], narrow: boo
 )
 def test_fast_median_is_numpys_to_the_bit(values: list[float]) -> None:
     array = np.array(values, np.float64)
-    assert finder._median(array) == float(np.median(array))
+    assert stats.median(array) == float(np.median(array))
 
 
 def test_fast_percentile_is_numpys() -> None:
@@ -334,9 +345,9 @@ def test_fast_percentile_is_numpys() -> None:
     for rows in (1, 2, 7, 18, 33):
         strip = rng.integers(0, 256, (rows, 57)).astype(np.uint8)
         expect = np.percentile(strip.astype(np.float64), 75, axis=0)
-        assert np.array_equal(finder._percentile(strip, 75), expect)
+        assert np.array_equal(stats.percentile(strip, 75), expect)
         line = rng.random(rows * 3)
-        assert finder._percentile(line, 90) == np.percentile(line, 90)
+        assert stats.percentile(line, 90) == np.percentile(line, 90)
 
 
 @settings(max_examples=40, deadline=None)
@@ -346,7 +357,7 @@ def test_masked_percentile_is_numpys_over_the_held_values(seed: int, share: floa
     values = rng.integers(0, 256, (int(rng.integers(1, 40)), int(rng.integers(1, 30))))
     values = values.astype(np.uint8)
     held = rng.random(values.shape) < share
-    got = finder._masked_percentile(values, held, 75)
+    got = stats.masked_percentile(values, held, 75)
     for j in range(values.shape[1]):
         column = values[held[:, j], j].astype(np.float64)
         expected = np.percentile(column, 75) if len(column) else 0.0
@@ -358,8 +369,8 @@ def test_find_is_what_the_reference_computations_find(
 ) -> None:
     cal = calibrate(table.image, table.geometry)
     fast = find(table.image, cal)
-    monkeypatch.setattr(finder, "cloth_mask", reference_cloth_mask)
-    monkeypatch.setattr(finder, "_partition", reference_partition)
+    monkeypatch.setattr(finding, "cloth_mask", reference_cloth_mask)
+    monkeypatch.setattr(cutting, "partition", reference_partition)
     assert fast == find(table.image, cal)
     # And those are the table's tiles: each true tile found once, within 3 mm.
     truth = np.array([[t.x, t.y] for t in table.layout.tiles])

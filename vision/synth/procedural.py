@@ -18,7 +18,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.artwork import BLANK, CHINESE_LABELS, FACE_H, FACE_W, Image
+from vision.image import Image
+from vision.labels import BLANK, CHINESE_LABELS
+from vision.synth.artwork import FACE_H, FACE_W
 
 # Chinese faces from the font packages the set-up installs (the `dev` script): brush (kai),
 # Song/Ming, rounded, heavy and Japanese designs, so no one lettering style is learned.

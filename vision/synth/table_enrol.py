@@ -21,13 +21,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.artwork import Image, load_set
 from vision.calibration import calibrate
+from vision.embedder import EMBEDDER_FILE, MODELS_DIR
 from vision.enrol import enrol_folder
 from vision.finder import find, tile_crop
 from vision.geometry import TableGeometry
-from vision.identify import EMBEDDER_FILE, MODELS_DIR
-from vision.render import CameraPose, Layout, Rendered, Style, TilePlacement, render
+from vision.image import Image
+from vision.synth.artwork import load_set
+from vision.synth.layout import Layout, TilePlacement
+from vision.synth.render import CameraPose, Rendered, Style, render
 
 ENROL_VERSION = 1
 # Rows of the enrolment layout (mm), clear of the dice tray in the middle.

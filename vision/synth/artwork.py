@@ -6,9 +6,9 @@ from the installed files (see docs/artwork.md for their licences) and cached as 
 
 Every art set is a dict ``label -> face`` where a face is a BGR ``uint8`` image of
 ``FACE_H x FACE_W`` pixels showing the top of the tile (body colour and engraving, no sides).
-Labels are the tile tokens of ``engine.tiles`` plus ``BLANK`` (a spare tile without engraving)
-and ``BACK`` (a tile lying face down). The American Joker (``J``) is generated: no packaged
-set has one.
+Labels are those of vision/labels.py: the tile tokens of ``engine.tiles`` plus ``BLANK`` (a
+spare tile without engraving) and ``BACK`` (a tile lying face down). The American Joker
+(``J``) is generated: no packaged set has one.
 """
 
 from __future__ import annotations
@@ -27,21 +27,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.tiles import tile_name
-
-Image = NDArray[np.uint8]
+from vision.image import Image
+from vision.labels import BACK, BLANK, CHINESE_LABELS, JOKER
 
 FACE_W = 72
 FACE_H = 96
-
-BLANK = "BLANK"
-BACK = "BACK"
-JOKER = "J"
-
-# The 42 tiles every complete art set has: 34 kinds, 4 flowers, 4 seasons.
-CHINESE_LABELS: tuple[str, ...] = tuple(tile_name(t) for t in range(42))
-# What the recogniser knows: the 42, the American Joker, a blank spare and a face-down tile.
-LABELS: tuple[str, ...] = (*CHINESE_LABELS, JOKER, BLANK, BACK)
 
 KDE_DIR = Path("/usr/share/kmahjongglib/tilesets")
 XMAHJONGG_DIR = Path("/usr/share/games/xmahjongg/tiles")
@@ -461,7 +451,7 @@ PROCEDURAL_PREFIX = "procedural#"
 
 @functools.lru_cache(maxsize=16)
 def _procedural_faces(seed: int) -> dict[str, Image]:
-    from vision.procedural import procedural_set  # it draws with this module's sizes
+    from vision.synth.procedural import procedural_set  # it draws with this module's sizes
 
     faces = procedural_set(seed)
     faces[JOKER] = joker_face(body_colour(faces), seed)
@@ -474,7 +464,7 @@ def load_set(name: str) -> dict[str, Image]:
 
     Adds the generated faces every set lacks: Jokers (``J``) in the set's body colour and a
     tile back. Raises :class:`ArtworkMissing` if the set's package is not installed.
-    ``procedural#SEED`` names a random set drawn by :mod:`vision.procedural` (not cached on
+    ``procedural#SEED`` names a random set drawn by :mod:`vision.synth.procedural` (not cached on
     disk: drawing one takes a tenth of a second).
     """
     if name.startswith(PROCEDURAL_PREFIX) and name[len(PROCEDURAL_PREFIX) :].isdigit():

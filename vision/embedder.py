@@ -1,0 +1,217 @@
+"""The tile embedding network: a crop to a 64-d unit vector.
+
+A small CNN (trained on rendered crops of many art sets, see bench/vision/train_embedding.py)
+run by ONNX Runtime, in 8-bit integers where the quantised copy lies beside the float network,
+or by OpenCV's dnn module where ONNX Runtime is not installed. Each crop is seen both ways up,
+so a tile lying upside down gives the same vector. vision/identify.py names tiles from these
+vectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.crops import CROP_H, CROP_W, normalise_crop
+from vision.image import Image
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+EMBEDDER_FILE = "tile_embed.onnx"
+# From this many crops on, half of them go to a helper thread (Embedder.embed): fewer are
+# not worth the hand-over (a run costs ~0.1 ms besides its crops).
+SPLIT_CROPS = 8
+
+Vectors = NDArray[np.float32]
+
+
+class ModelError(ValueError):
+    """A model directory that cannot be used; the message says why."""
+
+
+def quantised_path(onnx_path: Path) -> Path:
+    """Where the 8-bit copy of a float network lives: beside it (made by
+    bench/vision/quantize_embedder.py: about twice as fast through ONNX Runtime, embeddings
+    within 0.5 % of the float ones)."""
+    return onnx_path.with_name(onnx_path.name.removesuffix(".onnx") + ".int8.onnx")
+
+
+class Embedder:
+    """The tile embedding network, run by ONNX Runtime in 8-bit integers where the quantised
+    copy is beside the float network, else in floats (by OpenCV's dnn module where ONNX
+    Runtime is not installed: the float vectors, about a quarter of the speed)."""
+
+    def __init__(
+        self,
+        onnx_path: Path = MODELS_DIR / EMBEDDER_FILE,
+        threads: int | None = None,
+        runtime: str = "auto",
+        quantised: bool = True,
+    ) -> None:
+        """``threads``: for the network; by default OpenCV's own setting
+        (``cv2.setNumThreads``), so one knob sets both. ``runtime``: "onnxruntime",
+        "opencv", or "auto" (the first that is installed). ``quantised``: use the 8-bit copy
+        when ONNX Runtime runs and the copy exists."""
+        if not onnx_path.exists():
+            raise ModelError(f"embedding network {onnx_path} is missing")
+        if runtime not in ("auto", "onnxruntime", "opencv"):
+            raise ModelError(f"unknown runtime {runtime!r}: auto, onnxruntime or opencv")
+        self.path = onnx_path
+        self.quantised = False
+        forward = None
+        self._source = onnx_path
+        if runtime != "opencv":
+            int8 = quantised_path(onnx_path)
+            self.quantised = quantised and int8.exists()
+            self._source = int8 if self.quantised else onnx_path
+            forward = _ort_forward(self._source, threads or max(1, cv2.getNumThreads()))
+            if forward is None:
+                self.quantised = False
+                if runtime == "onnxruntime":
+                    raise ModelError("onnxruntime is not installed (pip install onnxruntime)")
+        self.runtime = "onnxruntime" if forward is not None else "opencv"
+        self._forward = forward or _dnn_forward(onnx_path)
+        self._threads = threads or max(1, cv2.getNumThreads())
+        self._forward_alone: Forward | None = None
+
+    def embed(
+        self,
+        crops: Sequence[Image],
+        batch: int = 64,
+        shift_px: int = 0,
+        unshifted: Vectors | None = None,
+        helper: Executor | None = None,
+        shared: bool = False,
+    ) -> Vectors:
+        """Unit vectors, one per crop; each crop is seen both ways up and the two averaged,
+        so a tile lying upside down looks the same. ``shift_px`` > 0 also averages four
+        copies shifted by that much (test-time augmentation: 5x the work, 4x when the crops'
+        own vectors are given as ``unshifted``). ``helper``: a thread that runs the network
+        on half of many crops meanwhile (the same vectors: a crop's does not depend on its
+        batch). ``shared``: the cores are shared with other work (see :meth:`forward`)."""
+        if not crops:
+            return np.zeros((0, 64), np.float32)
+        if shift_px > 0:
+            copies = [shifted(normalise_crop(c), shift_px) for c in crops]
+            if unshifted is not None:
+                copies = [group[1:] for group in copies]
+            flat = [v for group in copies for v in group]
+            stacked = self.embed(flat, batch, helper=helper, shared=shared)
+            stacked = stacked.reshape(len(crops), len(copies[0]), -1)
+            if unshifted is not None:
+                stacked = np.concatenate([unshifted[:, None], stacked], axis=1)
+            return unit(stacked.mean(axis=1))
+        if helper is not None and len(crops) >= 2 * SPLIT_CROPS:
+            half = len(crops) // 2
+            far = helper.submit(self.forward, self.blob(crops[half:]), True)
+            near = self.embed(crops[:half], batch, shared=True)
+            return np.concatenate([near, self.vectors(far.result())])
+        return self._embed_here(crops, batch, shared)
+
+    def _embed_here(self, crops: Sequence[Image], batch: int, shared: bool) -> Vectors:
+        out = []
+        for start in range(0, len(crops), batch):
+            blob = self.blob(crops[start : start + batch])
+            out.append(self.vectors(self.forward(blob, shared)))
+        return np.concatenate(out)
+
+    # embed() in three steps, for the network's run to be on another thread than the rest
+    # (vision/embed_ahead.py): the interpreter is let go of for the whole of forward().
+
+    def blob(self, crops: Sequence[Image]) -> NDArray[np.float32]:
+        """The network's input for ``crops``: each both ways up, as NCHW floats (0-255: the
+        network scales itself)."""
+        chunk = np.stack([_input_crop(c) for c in crops])
+        n = len(chunk)
+        blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
+        blob[:n] = chunk.transpose(0, 3, 1, 2)
+        blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
+        return blob
+
+    def forward(self, blob: NDArray[np.float32], shared: bool = False) -> NDArray[np.float32]:
+        """The network's raw output for a :meth:`blob`. ``shared``: another thread is busy
+        meanwhile (the finder, or the other half of the crops), so the run takes one core,
+        not all of them. Each side's runs spreading over every core made the two slow each
+        other down: on two cores, a whole-table scan took 2.6-2.8 % longer on the clock and
+        4 % more processor time (20 frames of two held-out sets, side by side). The same
+        numbers either way: ONNX Runtime's threads split the batch, not the sums."""
+        if not shared or self._threads == 1 or self.runtime != "onnxruntime":
+            return self._forward(blob)
+        if self._forward_alone is None:
+            self._forward_alone = _ort_forward(self._source, 1)
+        assert self._forward_alone is not None  # onnxruntime loaded it once already
+        return self._forward_alone(blob)
+
+    def vectors(self, output: NDArray[np.float32]) -> Vectors:
+        """The crops' unit vectors from :meth:`forward`'s output (both ways up averaged)."""
+        e = output.reshape(output.shape[0], -1)
+        n = len(e) // 2
+        return unit(e[:n] + e[n:])
+
+
+def _input_crop(crop: Image) -> Image:
+    """A crop at the network's input size (the scanner's crops already are)."""
+    if crop.shape == (CROP_H, CROP_W, 3) and crop.dtype == np.uint8:
+        return crop
+    return normalise_crop(crop)
+
+
+Forward = Callable[[NDArray[np.float32]], NDArray[np.float32]]
+
+
+def _ort_forward(onnx_path: Path, threads: int) -> Forward | None:
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Between frames the table service has other work: threads that spin-wait after each run
+    # would take a core from it for nothing.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+    # ONNX Runtime's load errors share no base class narrower than Exception.
+    except Exception as exc:
+        raise ModelError(f"cannot load {onnx_path}: {exc}") from exc
+    name = session.get_inputs()[0].name
+
+    def forward(blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        return np.asarray(session.run(None, {name: blob})[0], np.float32)
+
+    return forward
+
+
+def _dnn_forward(onnx_path: Path) -> Forward:
+    try:
+        net = cv2.dnn.readNetFromONNX(str(onnx_path))
+    except cv2.error as exc:
+        raise ModelError(f"cannot load {onnx_path}: {exc}") from exc
+
+    def forward(blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        net.setInput(blob)
+        return np.asarray(net.forward(), np.float32)
+
+    return forward
+
+
+def warp(image: Image, matrix: NDArray[np.float64]) -> Image:
+    h, w = image.shape[:2]
+    return np.asarray(
+        cv2.warpAffine(image, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE), np.uint8
+    )
+
+
+def shifted(crop: Image, px: int) -> list[Image]:
+    """The crop and four copies moved ``px`` left, right, up and down."""
+    moves = ((px, 0), (-px, 0), (0, px), (0, -px))
+    return [crop] + [warp(crop, np.array([[1.0, 0, dx], [0, 1.0, dy]])) for dx, dy in moves]
+
+
+def unit(v: Vectors) -> Vectors:
+    return np.asarray(v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9), np.float32)

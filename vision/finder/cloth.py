@@ -1,0 +1,183 @@
+"""The cloth: its colour, whether brightness must tell the tiles from it, and the mask of what
+lies on it (looked at coarse first, then at full resolution near what that found).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry import TableGeometry
+from vision.image import Image
+
+from .markers import marker_boxes
+from .stats import median_uint8
+
+_KERNEL3 = np.ones((3, 3), np.uint8)
+
+
+# Distance from the cloth: |a - a0| + |b - b0| + |L - L0| // 3 in one pass. The sum is a
+# multiple of 1/3 before the floor, so "> 28" is ">= 29", and rounding the sum less 0.4 to
+# the nearest integer keeps exactly those above 28.
+_CLOTH_WEIGHTS = np.array([[1 / 3, 1.0, 1.0, -0.4]], np.float32)
+
+
+_CLOTH_THRESHOLD = 28
+
+
+def _far_from_cloth(lab: Image, scalar: Any) -> NDArray[np.uint8]:
+    """255 where a Lab image is far from the cloth's colour."""
+    dist = cv2.transform(cv2.absdiff(lab, scalar), _CLOTH_WEIGHTS)
+    return np.asarray(cv2.threshold(dist, _CLOTH_THRESHOLD, 255, cv2.THRESH_BINARY)[1], np.uint8)
+
+
+def _with_brighter(
+    far: NDArray[np.uint8], lab: Image, brighter: NDArray[np.uint8]
+) -> NDArray[np.uint8]:
+    """``far``, and 255 where the Lab image is lighter than ``brighter`` (per pixel)."""
+    bright = cv2.compare(cv2.extractChannel(lab, 0), brighter, cv2.CMP_GT)
+    return np.asarray(cv2.bitwise_or(far, bright), np.uint8)
+
+
+def _off_cloth(lab: Image, scalar: Any, brighter: NDArray[np.uint8] | None) -> NDArray[np.uint8]:
+    """255 where a Lab image is far from the cloth's colour, or brighter than ``brighter``
+    (per pixel; None: brightness alone never counts), before any cleaning."""
+    far = _far_from_cloth(lab, scalar)
+    return far if brighter is None else _with_brighter(far, lab, brighter)
+
+
+# Every 3rd pixel each way is looked at first. The 3x3 opening keeps a pixel only inside a
+# 3x3 square of marked pixels; every such square holds one pixel of that grid and lies within
+# 2 pixels of it: so the full-resolution mask is needed only that near marked grid pixels.
+_GRID = 3
+
+
+_REACH = 2
+
+
+Lab = tuple[float, float, float]
+
+
+# A set's body may be near the cloth's colour: dark jade tiles on a red cloth showed only
+# their engravings, and 17 % of them were lost. Such a table is told by what colour misses:
+# where under 80 % of the places far from the cloth's colour or brighter than the cloth
+# around them are far from its colour (0.46-0.57 on such tables; 0.87-1.0 on 90 tables of
+# 9 other sets), brightness counts as well, on the whole table. "Brighter": by a fifth and
+# 12 levels at least (light is uneven, but a change of light scales Lab lightness by about
+# the same factor everywhere; the cloth's grain stays below; a shadow is darker, never
+# brighter). "Around": the median of every 8th pixel over a window about 250 mm wide, wider
+# than a seat's discards, so mostly cloth. Only on such tables: elsewhere brightness would
+# close the narrow gaps between light tiles, which blur fills with a blend of tile and cloth.
+_SAMPLE = 8
+
+
+_AROUND = 31  # samples across the window (odd)
+
+
+_BRIGHTER_BY = 12
+
+
+_BRIGHTER_TIMES = 1.2
+
+
+_COLOUR_SUFFICES = 0.8
+
+
+@dataclass(frozen=True, eq=False)  # an array inside: compared by identity
+class Cloth:
+    """The cloth as the whole table shows it: its colour (Lab, OpenCV's 8-bit scale), and,
+    where its colour hides the tiles' body, per pixel of the top-down image the lightness
+    above which a pixel is not cloth (None: the colour tells tiles from the cloth)."""
+
+    lab: Lab
+    brighter: NDArray[np.uint8] | None = None
+
+
+def cloth_of(top: Image, geometry: TableGeometry | None = None) -> Cloth:
+    """The cloth of a top-down image, from every 8th pixel: its dominant colour, and whether
+    (and where) brightness must tell the tiles from it. With the table's ``geometry``, its
+    printed markers have no say in that choice: on a table bare but for a hand laid out,
+    their black and white was most of what lay far from the cloth's colour, and outweighed
+    the jade bodies that only brightness shows (2 of 6 such hands on a red cloth lost)."""
+    sample = np.asarray(cv2.cvtColor(top[::_SAMPLE, ::_SAMPLE], cv2.COLOR_BGR2LAB), np.uint8)
+    flat = sample.reshape(-1, 3)
+    lab = (median_uint8(flat[:, 0]), median_uint8(flat[:, 1]), median_uint8(flat[:, 2]))
+    around = cv2.medianBlur(np.ascontiguousarray(sample[:, :, 0]), _AROUND).astype(np.float64)
+    limit = np.minimum(np.maximum(around + _BRIGHTER_BY, around * _BRIGHTER_TIMES), 255)
+    limit = limit.astype(np.uint8)
+    scalar: Any = (*lab, 0.0)
+    far = _far_from_cloth(sample, scalar)
+    either = _with_brighter(far, sample, limit)
+    for x0, y0, x1, y1 in marker_boxes(geometry) if geometry is not None else []:
+        # The samples (every 8th pixel) from the box's first pixel up to its last.
+        box = (slice(*_sampled(y0, y1)), slice(*_sampled(x0, x1)))
+        far[box] = 0
+        either[box] = 0
+    by_colour, either_count = cv2.countNonZero(far), cv2.countNonZero(either)
+    if by_colour >= _COLOUR_SUFFICES * either_count:
+        return Cloth(lab)
+    # Each pixel takes its sample's limit (nearest-neighbour at exactly 8x).
+    rows, cols = top.shape[:2]
+    size = (limit.shape[1] * _SAMPLE, limit.shape[0] * _SAMPLE)
+    full = cv2.resize(limit, size, interpolation=cv2.INTER_NEAREST)[:rows, :cols]
+    return Cloth(lab, np.ascontiguousarray(full))
+
+
+def _sampled(lo: int, hi: int) -> tuple[int, int]:
+    """The samples of every ``_SAMPLE``-th pixel that lie in pixels [lo, hi)."""
+    return max(0, -(-lo // _SAMPLE)), max(0, -(-hi // _SAMPLE))
+
+
+def cloth_mask(
+    top: Image, cloth: Cloth | None = None, origin: tuple[int, int] = (0, 0)
+) -> NDArray[np.uint8]:
+    """255 where something lies on the cloth. The cloth is the image's dominant colour
+    (``cloth``: given, for a part of the table whose first pixel is ``origin`` of the whole);
+    light changes its brightness more than its hue, so brightness counts for less, except
+    where a pixel is clearly brighter than the cloth around it."""
+    cloth = cloth_of(top) if cloth is None else cloth
+    scalar: Any = (*cloth.lab, 0.0)  # an OpenCV Scalar
+    rows, cols = top.shape[:2]
+    brighter = cloth.brighter
+    if brighter is not None:  # this part of it
+        brighter = brighter[origin[1] : origin[1] + rows, origin[0] : origin[0] + cols]
+    boxes = []
+    if rows >= _GRID and cols >= _GRID:
+        # The grid's pixels (nearest-neighbour resizing at an exact ratio picks exactly them,
+        # many times faster than slicing; a last partial row or column lies in the edges).
+        rows3, cols3 = rows // _GRID, cols // _GRID
+        grid = cv2.resize(
+            top[: rows3 * _GRID, : cols3 * _GRID], (cols3, rows3), interpolation=cv2.INTER_NEAREST
+        )
+        grid_lab = np.asarray(cv2.cvtColor(grid, cv2.COLOR_BGR2LAB), np.uint8)
+        step = (slice(0, rows3 * _GRID, _GRID), slice(0, cols3 * _GRID, _GRID))
+        coarse = _off_cloth(grid_lab, scalar, _part(brighter, step))
+        reach = -(-_REACH // _GRID)  # in grid steps, rounded up
+        near = cv2.dilate(coarse, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        regions, _ = cv2.findContours(near, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        boxes = [
+            (x * _GRID, y * _GRID, (x + w - 1) * _GRID + 1, (y + h - 1) * _GRID + 1)
+            for x, y, w, h in map(cv2.boundingRect, regions)
+        ]
+    # The opening counts what lies past the image's edge as marked: the edges themselves
+    # are always looked at in full.
+    edge = _REACH + _GRID
+    boxes += [(0, 0, cols, edge), (0, max(0, rows - edge), cols, rows)]
+    boxes += [(0, 0, edge, rows), (max(0, cols - edge), 0, cols, rows)]
+    mask = np.zeros((rows, cols), np.uint8)
+    for x0, y0, x1, y1 in boxes:
+        lab = np.asarray(cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2LAB), np.uint8)
+        mask[y0:y1, x0:x1] = _off_cloth(lab, scalar, _part(brighter, np.s_[y0:y1, x0:x1]))
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, _KERNEL3), np.uint8)
+    # A face close to the cloth's colour may show only its shaded rim: fill what it encloses.
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, contours, -1, 255, -1)
+    return np.asarray(mask, np.uint8)
+
+
+def _part(image: NDArray[np.uint8] | None, where: tuple[slice, slice]) -> NDArray[np.uint8] | None:
+    return None if image is None else np.ascontiguousarray(image[where])

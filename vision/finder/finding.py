@@ -1,0 +1,173 @@
+"""Every tile, die and obstruction of the table, or of the part of it that changed: each blob
+on the cloth looked at in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.calibration import Calibration
+from vision.image import Image
+
+from .blobs import Blob, blobs_of, meets
+from .body import faces_up, rows_or_obstruction
+from .cloth import Cloth, cloth_mask, cloth_of
+from .dice_blobs import dice_in
+from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
+from .markers import marker_boxes
+from .sizes import fills, one_row_mm
+from .split import split_blob
+from .topdown import rectify
+
+# What is told of each blob's tiles as soon as they are cut (see find).
+TilesFound = Callable[[list[Found]], None]
+
+
+def find(
+    frame: Image,
+    calibration: Calibration,
+    top: Image | None = None,
+    cloth: Cloth | None = None,
+    on_tiles: TilesFound | None = None,
+) -> list[Found]:
+    """Every tile, die and obstruction in the frame (table mm). ``on_tiles`` is told each
+    blob's tiles as soon as they are cut, for work on them to begin. Rows one behind another
+    are told of too, though their tiles are judged only at the end: those of a hand over the
+    table cut into rows are not among the tiles found."""
+    top = rectify(frame, calibration) if top is None else top
+    found = _find_in(top, calibration, cloth, on_tiles=on_tiles)
+    assert found is not None  # only a part of the table can cut a blob
+    return found[0]
+
+
+@dataclass(frozen=True)
+class Changed:
+    """What :func:`find_changed` found: the tiles, dice and obstructions of every blob that
+    meets the changed part, and the pixels those blobs cover (``covered``, from ``origin``)."""
+
+    found: list[Found]
+    covered: NDArray[np.bool_]
+    origin: tuple[int, int]
+
+    def covers(self, x_mm: float, y_mm: float) -> bool:
+        col = int(np.floor(x_mm * PX_PER_MM)) - self.origin[0]
+        row = int(np.floor(y_mm * PX_PER_MM)) - self.origin[1]
+        h, w = self.covered.shape
+        return 0 <= row < h and 0 <= col < w and bool(self.covered[row, col])
+
+
+def find_changed(
+    frame: Image,
+    calibration: Calibration,
+    box: Box,
+    core: Box,
+    cloth: Cloth,
+    body: NDArray[np.float32] | None = None,
+) -> Changed | None:
+    """The blobs of ``box`` (top-down pixels) that meet ``core`` (where the frame changed),
+    analysed as :func:`find` would; ``cloth``: the whole table's, and ``body`` the set's body
+    colour as the whole table showed it (:func:`set_body`), for rows one behind another when
+    the part holds too few tiles to tell it. None when such a blob reaches the edge of
+    ``box`` (it may go on beyond: look at the whole)."""
+    top = rectify(frame, calibration, box)
+    x0, y0 = box[0], box[1]
+    inner = (core[0] - x0, core[1] - y0, core[2] - x0, core[3] - y0)
+    found = _find_in(top, calibration, cloth, (x0, y0), inner, body=body)
+    if found is None:
+        return None
+    return Changed(found[0], found[1], (x0, y0))
+
+
+def _find_in(
+    top: Image,
+    calibration: Calibration,
+    cloth: Cloth | None,
+    origin: tuple[int, int] = (0, 0),
+    core: Box | None = None,
+    on_tiles: TilesFound | None = None,
+    body: NDArray[np.float32] | None = None,
+) -> tuple[list[Found], NDArray[np.bool_]] | None:
+    """:func:`find` on a top-down image whose first pixel is ``origin`` of the whole one.
+    With ``core``, only blobs that meet it count, and one reaching the image's edge gives
+    None; the pixels of the blobs that counted come back as well. ``on_tiles``: as for
+    :func:`find` (on the whole image only)."""
+    assert on_tiles is None or (origin == (0, 0) and core is None)
+    g = calibration.geometry
+    if cloth is None and origin == (0, 0):
+        cloth = cloth_of(top, g)
+    mask = cloth_mask(top, cloth, origin)
+    rows, cols = mask.shape
+    # The printed markers are not tiles.
+    for x0, y0, x1, y1 in marker_boxes(g, origin):
+        mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
+    grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
+    die_area = g.die_mm**2 * PX_PER_MM**2
+    found: list[Found] = []
+    # Blobs cut into rows: a seat's discards late in a hand, or a hand over them.
+    deep: list[tuple[list[Found], Found]] = []
+    covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
+    for blob in blobs_of(mask, 0.5 * die_area):
+        _, (bx, by, bw, bh), pixels = blob
+        if core is not None:
+            if not meets(pixels, bx, by, core):
+                continue  # unchanged: what was found there before stands
+            if bx == 0 or by == 0 or bx + bw >= cols or by + bh >= rows:
+                return None
+            covered[by : by + bh, bx : bx + bw] |= pixels > 0
+        _add_blob(blob, grey, mask, calibration, found, deep, on_tiles)
+    dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
+    if deep:
+        found += rows_or_obstruction(top, faces_up(found, g, dx, dy), deep, body)
+    if origin != (0, 0):
+        found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
+    return found, covered
+
+
+def _add_blob(
+    blob: Blob,
+    grey: Image,
+    mask: NDArray[np.uint8],
+    calibration: Calibration,
+    found: list[Found],
+    deep: list[tuple[list[Found], Found]],
+    on_tiles: TilesFound | None,
+) -> None:
+    """What one blob is, added to ``found``: dice, tiles or an obstruction; or, cut into rows
+    one behind another, to ``deep``, judged once the plain rows are known."""
+    outline, (bx, by, _, _), pixels = blob
+    g = calibration.geometry
+    tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
+    area = int(np.count_nonzero(pixels))
+    if area < 0.5 * g.die_mm**2 * PX_PER_MM**2:
+        return
+    points = outline.reshape(-1, 2).astype(np.float32)
+    (cx, cy), (rw, rh), turn = cv2.minAreaRect(points)
+    least: Rect = ((cx, cy), (rw, rh), turn)  # the smallest-area rectangle, for its rows
+    dice = dice_in(pixels, grey, bx, by, area, (rw, rh), g)
+    if dice:
+        found += dice
+        return
+    if area < 0.55 * tile_area:
+        return
+    cut = split_blob(points, least, area, grey, mask, calibration)
+    pieces = [f for f in cut if f.kind == "tile"]
+    # Tiles fill their blob; a blob much larger than the tiles cut from it is something
+    # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
+    # into rows, its tiles must also share the table's body colour (a hand cut into two
+    # rows of tile-sized pieces fills them as well as tiles do).
+    long_axis, _, length, depth = rect_axes(least)
+    obstruction = obstruction_at(np.array([cx, cy]), depth, length, long_axis)
+    filled = fills(area, len(pieces), g)
+    if not filled:
+        found.append(obstruction)
+    elif min(rw / PX_PER_MM, rh / PX_PER_MM) > one_row_mm(g):
+        deep.append((pieces, obstruction))  # judged once the plain rows are known
+    else:
+        found += pieces
+    if on_tiles is not None and pieces and filled:
+        on_tiles(pieces)

@@ -1,0 +1,64 @@
+"""Medians and percentiles without numpy's per-call overhead: the same numbers, for the
+small arrays the finder asks about many times a frame.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.image import Image
+
+
+def median_uint8(values: NDArray[np.uint8]) -> float:
+    """``np.median(values).astype(np.uint8)`` from a histogram (a tenth of the time)."""
+    counts = np.cumsum(np.bincount(values, minlength=256))
+    n = int(counts[-1])
+    lo = int(np.searchsorted(counts, (n - 1) // 2, side="right"))
+    hi = int(np.searchsorted(counts, n // 2, side="right"))
+    return float((lo + hi) // 2)
+
+
+def percentile(a: NDArray[Any], q: float) -> NDArray[np.float64]:
+    """``np.percentile(a, q, axis=0)`` (linear), the same numbers without its per-call
+    overhead (it runs a few times per row of tiles)."""
+    n = a.shape[0]
+    index = q / 100 * (n - 1)
+    lo = int(np.floor(index))
+    hi = min(lo + 1, n - 1)
+    part = np.partition(a, (lo, hi) if hi != lo else lo, axis=0)
+    below = part[lo].astype(np.float64)
+    above = part[hi].astype(np.float64)
+    t = index - lo
+    diff = above - below
+    # numpy's own interpolation, from the nearer end.
+    return np.asarray(above - diff * (1 - t) if t >= 0.5 else below + diff * t)
+
+
+def median(values: NDArray[np.float64]) -> float:
+    """``np.median`` of a 1-d array, the same number without its per-call overhead (a tenth
+    of a millisecond, once per run of tiles)."""
+    n = len(values)
+    half = n // 2
+    if n % 2:
+        return float(np.partition(values, half)[half])
+    part = np.partition(values, (half - 1, half))
+    return float((part[half - 1] + part[half]) / 2)
+
+
+def masked_percentile(values: Image, where: NDArray[np.bool_], q: float) -> NDArray[np.float64]:
+    """Per column, ``np.percentile`` (linear) of the values ``where`` holds; 0 where it holds
+    none. (Sorted with the others below every value: the held ones are each column's last.)"""
+    rows = values.shape[0]
+    ordered = np.sort(np.where(where, values.astype(np.int16), -1), axis=0)
+    held = where.sum(axis=0)
+    index = (rows - held) + q / 100 * np.maximum(held - 1, 0)
+    lo = np.minimum(np.floor(index), rows - 1).astype(np.int64)
+    hi = np.minimum(lo + 1, rows - 1)
+    below = np.take_along_axis(ordered, lo[None], axis=0)[0].astype(np.float64)
+    above = np.take_along_axis(ordered, hi[None], axis=0)[0].astype(np.float64)
+    t = index - lo
+    out = np.where(t > 0, below + (above - below) * t, below)
+    return np.asarray(np.where(held > 0, out, 0.0))
