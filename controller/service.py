@@ -389,6 +389,9 @@ class Service:
             }
         if self.camera is not None:
             out["camera"] = self.camera.status()
+        if self.face is not None:
+            out["web"] = {"url": self.face.url, "pages": len(self.face.feed.pages),
+                          "dropped": self.face.feed.dropped}
         if self.board is not None:
             link = self.board.status()
             out["board"] = {

@@ -83,9 +83,8 @@ class FaceServer:
         site = web.TCPSite(self.runner, self.settings.host, self.settings.port,
                            ssl_context=context)
         await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None) or []
-        port = sockets[0].getsockname()[1] if sockets else self.settings.port
+        addresses = self.runner.addresses  # the bound (host, port), a free port resolved
+        port = int(addresses[0][1]) if addresses else self.settings.port
         scheme = "https" if context else "http"
         self.url = f"{scheme}://{self.settings.host}:{port}/"
         return self.url

@@ -169,8 +169,8 @@ class Scoresheet:
     def over(self) -> bool:
         if self.ended_early is not None:
             return True
-        if self.rules.end == "hands":
-            return len(self.rows) >= self.rules.hands
+        if self.rules.end == "hands":  # a hand thrown in is dealt again: not a hand played
+            return sum(r.outcome != "thrown_in" for r in self.rows) >= self.rules.hands
         return self.rounds_done >= self.rules.rounds
 
     def record(
@@ -323,7 +323,7 @@ def outcome_of(result: Mapping[str, Any]) -> Outcome:
     word = result.get("result")
     if word in ("drawn", "wall", "washed"):
         return "drawn"
-    if word == "thrown_in":
+    if word in ("thrown_in", "redeal"):
         return "thrown_in"
     if word == "false_mahjong":
         return "false_mahjong"

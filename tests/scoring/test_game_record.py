@@ -120,13 +120,15 @@ def test_american_choosing_east_passes_after_a_win_or_wall_game_and_config_makes
     sheet = Scoresheet("american", FOUR, hands_per_game=3)
     sheet.record({"net": {"E": 0, "S": 0, "W": 0, "N": 0}, "result": "wall", "winner": None})
     assert sheet.player_at(Seat.E) == "Bob" and sheet.rows[0].prevailing is None
-    sheet.record({"net": {"E": 0, "S": 0, "W": 0, "N": 0}, "result": "thrown_in",
+    sheet.record({"net": {"E": 0, "S": 0, "W": 0, "N": 0}, "result": "redeal",
                   "winner": None})
     assert sheet.player_at(Seat.E) == "Bob"  # a hand thrown in is dealt again (CH-7)
+    assert sheet.rows[-1].outcome == "thrown_in" and not sheet.over
+    sheet.record({"net": {"E": 0, "S": 0, "W": 0, "N": 0}, "result": "wall", "winner": None})
     assert not sheet.over
     sheet.record({"net": {"E": 50, "S": -50, "W": 0, "N": 0}, "result": "mahjong",
                   "winner": "E"})
-    assert sheet.over and sheet.rows[-1].winner == "Bob"
+    assert sheet.over and sheet.rows[-1].winner == "Cy"
     assert game_rules("american").hands == 4
 
 

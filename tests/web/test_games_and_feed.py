@@ -209,3 +209,39 @@ def test_replay_takes_a_store_and_finds_a_tampered_log(tmp_path: Path) -> None:
     db.commit()
     db.close()
     assert "differs from the retained state" in replay()["mismatches"][0]["problem"]
+
+
+def test_mjtable_run_serves_the_page(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    cli = "import sys; from controller.cli import main; sys.exit(main())"
+    config = tmp_path / "table.toml"
+    config.write_text(
+        '[table]\nid = "web-table"\n[board]\nserial = ""\n'
+        '[gpio]\nenabled = true\nfactory = "mock"\n[camera]\nsource = "none"\n'
+        '[mqtt]\nenabled = false\n[seats.E]\nplayer = "Ann"\n'
+        f'[store]\npath = "{tmp_path / "store.sqlite3"}"\n'
+        '[web]\nenabled = true\nport = 0\n')
+    proc = subprocess.Popen([sys.executable, "-c", cli, "run", "--config", str(config)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        url = ""
+        deadline = time.monotonic() + 20
+        while not url and time.monotonic() < deadline:
+            status = subprocess.run([sys.executable, "-c", cli, "status", "--config",
+                                     str(config)], capture_output=True, text=True, timeout=30)
+            url = json.loads(status.stdout).get("service", {}).get("web", {}).get("url", "")
+            time.sleep(0.2)
+        assert url.startswith("http://127.0.0.1:"), status.stdout
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert b"/static/face.js" in page.read()
+        with urllib.request.urlopen(url + "api/snapshot", timeout=10) as snap:
+            state = json.loads(snap.read())["state"]
+        assert state["players"]["E"] == "Ann" and state["players"]["S"] == "Player 2"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0

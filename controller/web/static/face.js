@@ -288,7 +288,7 @@ function renderQuestions(pending) {
     const no = el("button", "dismiss", "Dismiss"); no.type = "button";
     no.onclick = () => command("dismiss", {pending: p.id});
     const fix = el("button", "correct", "Correct…"); fix.type = "button";
-    fix.onclick = () => openPicker(p.id);
+    fix.onclick = () => openPicker(`question #${p.id}`, tiles => command("correct", {pending: p.id, tiles}));
     li.append(ok, no, fix);
     qs.appendChild(li);
   }
@@ -301,9 +301,9 @@ function renderMoves() {
     moves.appendChild(el("li", "", `${i.body.seq}: ${i.body.seat} ${i.body.type} ${i.body.tile || (i.body.tiles || []).join(" ")}`));
   });
 }
-function openPicker(id) {
-  face.picked = []; face.pickFor = id;
-  $("picker").hidden = false; $("picker-for").textContent = "#" + id;
+function openPicker(what, send) {
+  face.picked = []; face.pickSend = send;
+  $("picker").hidden = false; $("picker-for").textContent = what;
   const box = $("picker-tiles");
   box.replaceChildren(...ALL_TILES.map(t => { const e = tileEl(t, "pick"); e.onclick = () => { face.picked.push(t); showPicked(); }; return e; }));
   showPicked();
@@ -320,7 +320,12 @@ function wireConsole() {
     render();
   };
   $("signout").onclick = async () => { await fetch("/api/logout", {method: "POST"}); face.referee = false; render(); };
-  $("picker-send").onclick = async () => { await command("correct", {pending: face.pickFor, tiles: face.picked}); $("picker").hidden = true; };
+  $("picker-send").onclick = async () => { await face.pickSend(face.picked); $("picker").hidden = true; };
+  $("observe-form").onsubmit = (e) => {
+    e.preventDefault();
+    const seat = $("observe-seat").value, kind = $("observe-kind").value;
+    openPicker(`${seat}'s ${kind.replace("_", " ")}`, tiles => command("observe", {kind, seat, tiles}));
+  };
   $("picker-clear").onclick = () => { face.picked = []; showPicked(); };
   $("claim-form").onsubmit = (e) => { e.preventDefault(); command("claim", {seat: $("claim-seat").value, kind: $("claim-kind").value}); };
   $("roll").onclick = () => command("roll", {seat: "E"});
