@@ -143,6 +143,15 @@ function rulingText(item) {
   }
   if (item.topic === "events" && (b.type === "FalseMahjong" || b.type === "FalseMahJongg"))
     return ["refused", `${who(b.seat)}: false Mah-jongg: ${b.reason || (b.public || {}).why}`, b.rule];
+  const pub = b.public || {};
+  if (item.topic === "events" && b.type === "MahjongDeclared")
+    return ["won", `${who(b.seat)}: Mah-jongg on ${b.win_tile} (${b.by})`, ""];
+  if (item.topic === "events" && b.type === "MahJongg")
+    return ["won", `${who(b.seat)}: Mah Jongg, card line ${pub.line} for ${pub.points} (${pub.by})`, pub.rule || ""];
+  if (item.topic === "events" && b.type === "CharlestonPassOffered")
+    return ["pass", `${who(b.seat)} passes (${pub.stage}${pub.blind ? ", " + pub.blind + " blind" : ""})`, ""];
+  if (item.topic === "events" && b.type === "JokerExchanged")
+    return ["pass", `${who(b.seat)} exchanges ${pub.tile} for a Joker from ${who(pub.owner)}`, ""];
   if (item.topic === "prompts")
     return ["asked", `the table asks #${b.id}: ${b.reason}`, b.rule || ""];
   if (item.topic === "events" && b.type === "ObservationSettled")
