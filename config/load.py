@@ -84,7 +84,41 @@ def load_config(path: str | Path) -> TableConfig:
     except tomllib.TOMLDecodeError as exc:
         # tomllib's message already ends with "(at line L, column C)".
         raise ConfigError([ConfigProblem(name, "", f"not valid TOML: {exc}")]) from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        line = _deep_line(raw.decode("utf-8"))
+        raise ConfigError(
+            [ConfigProblem(f"{name}:{line}", "", f"nested deeper than {MAX_NESTING} levels")]
+        ) from None
     return parse_config(data, name)
+
+
+MAX_NESTING = 100  # nothing in a table file nests more than 3 levels
+
+
+def _deep_line(text: str) -> int:
+    """The first line where brackets and braces open more than MAX_NESTING deep (strings and
+    comments are not told apart: this only places an error tomllib could not)."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        for char in line:
+            depth += (char in "[{") - (char in "]}")
+            if depth > MAX_NESTING:
+                return number
+    return 1
+
+
+def check_files(cfg: TableConfig, file: str) -> list[ConfigProblem]:
+    """Files the table will read at start that cannot be read now (the MQTT password)."""
+    problems: list[ConfigProblem] = []
+    if cfg.mqtt.enabled and cfg.mqtt.password_file:
+        try:
+            Path(cfg.mqtt.password_file).read_bytes()
+        except OSError as exc:
+            problems.append(ConfigProblem(
+                file, "mqtt.password_file",
+                f"cannot read {cfg.mqtt.password_file}: {exc.strerror or exc}",
+            ))
+    return problems
 
 
 def bundled_path(name: str) -> Path:

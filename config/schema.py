@@ -39,6 +39,8 @@ Ruleset = Literal[
     "american",
 ]
 HouseValue = bool | int | float | str | None
+# The top face of one tile, width x height in mm: a Chinese set, and an American set (larger).
+TILE_SIZES_MM: dict[str, tuple[float, float]] = {"chinese": (22.0, 30.0), "american": (28.0, 38.0)}
 
 
 class _Section(BaseModel):
@@ -165,6 +167,30 @@ class CameraSection(_Section):
     # Around a hand over the table nothing is trusted (its shadow, fingers cut off it): how far
     # (vision/observe.py). 40 mm held every discard beside a hand still (bench_watch.py).
     hidden_margin_mm: float = Field(default=40.0, ge=0.0, le=900.0)
+    # The table as the camera sees it (docs/build/mounting.md): the square playing surface, the
+    # printed corner markers and their inset from its edge, and the top face of one tile:
+    # `tiles` gives a Chinese (22 x 30 mm) or an American set's (28 x 38 mm) unless
+    # tile_w_mm and tile_h_mm give one measured with a ruler.
+    table_mm: float = Field(default=900.0, ge=500.0, le=1500.0)
+    marker_mm: float = Field(default=50.0, ge=20.0, le=150.0)
+    marker_inset_mm: float = Field(default=12.0, ge=0.0, le=100.0)
+    tiles: Literal["chinese", "american"] = "chinese"
+    tile_w_mm: float | None = Field(default=None, ge=15.0, le=45.0)
+    tile_h_mm: float | None = Field(default=None, ge=20.0, le=60.0)
+
+    @model_validator(mode="after")
+    def _markers_fit_and_tiles_stand_up(self) -> CameraSection:
+        if 2 * (self.marker_inset_mm + self.marker_mm) >= self.table_mm / 2:
+            raise ValueError("two markers and their insets take half the table: check the sizes")
+        width, height = self.tile_size_mm()
+        if width >= height:
+            raise ValueError(f"a tile's width ({width} mm) must be less than its height")
+        return self
+
+    def tile_size_mm(self) -> tuple[float, float]:
+        """The top face of one tile (width, height) in mm."""
+        width, height = TILE_SIZES_MM[self.tiles]
+        return (self.tile_w_mm or width, self.tile_h_mm or height)
 
     @field_validator("source")
     @classmethod
@@ -194,7 +220,25 @@ class MqttSection(_Section):
             "/"
         ):
             raise ValueError("expected topic levels without wildcards or outer '/'")
-        return value
+        return _broker_accepts(value)
+
+
+def _broker_accepts(topic: str) -> str:
+    """Refuse what a broker refuses in a topic name (MQTT 5.0, 4.7.3 and 1.5.4): a NUL or
+    another control character, a non-character, a '$' start (reserved for the broker),
+    more than 200 bytes (ours: every table topic adds up to 80 more)."""
+    for index, char in enumerate(topic):
+        code = ord(char)
+        if code <= 0x1F or 0x7F <= code <= 0x9F or 0xFDD0 <= code <= 0xFDEF or (
+            code & 0xFFFE == 0xFFFE
+        ):
+            raise ValueError(f"character U+{code:04X} at position {index + 1} is not allowed "
+                             "in an MQTT topic")
+    if topic.startswith("$"):
+        raise ValueError("a topic starting with '$' is reserved for the broker")
+    if len(topic.encode("utf-8")) > 200:
+        raise ValueError("longer than 200 bytes")
+    return topic
 
 
 class WebSection(_Section):

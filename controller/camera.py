@@ -46,6 +46,7 @@ class CameraLoop:
         stable_frames: int = 3,
         hidden_margin_mm: float = 40.0,
         frame_size: tuple[int, int] | None = None,
+        geometry: Any = None,
         open_source: Callable[[str], Any] | None = None,
         showing: Callable[[], Mapping[str, int]] | None = None,
         passing: Callable[[], Collection[str]] | None = None,
@@ -60,6 +61,8 @@ class CameraLoop:
         self.hidden_margin_mm = hidden_margin_mm
         # What the camera is asked for (width, height); None: vision.capture's default.
         self.frame_size = frame_size
+        # The table's vision.geometry.TableGeometry (markers, tile size); None: the defaults.
+        self.geometry = geometry
         self._open = open_source
         # Which seats may be laying their hands out, and how many tiles each holds (the
         # table's say; vision/observe.py): without it only ten or more at once are a hand.
@@ -135,7 +138,7 @@ class CameraLoop:
                 )
                 calibration = None
         if calibration is None:  # the corner markers are on the table: calibrate from them
-            calibration = calibrate(first_frame)
+            calibration = calibrate(first_frame, self.geometry)
             if self.calibration_path:
                 calibration.save(Path(self.calibration_path))
         model = Path(self.model_dir) if self.model_dir else DEFAULT_MODEL_DIR

@@ -40,6 +40,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": ("calibrate", "camera calibration from the corner markers"),
     "web": ("web", "`web passwd FILE`: the referee's password for the table's page"),
     "vision": ("vision", "`vision enroll|classify|scan`: tile recognition"),
+    "enroll": ("enroll", "enrol the table's own tiles at the table, guided, with a check"),
+    "doctor": ("doctor", "check the table's camera, markers, board, LEDs, broker, store, tiles"),
 }
 
 

@@ -345,9 +345,9 @@ class LiveTable:
         try:
             result = self._command(verb, payload, now_us)
         except CommandError as exc:
-            result = {"ok": False, "error": str(exc), "where": exc.where}
+            result = {"ok": False, "error": _bounded(str(exc)), "where": exc.where}
         except (RuleViolation, MalformedInput, InputError) as exc:
-            result = {"ok": False, "error": str(exc), "where": "payload"}
+            result = {"ok": False, "error": _bounded(str(exc)), "where": "payload"}
             if isinstance(exc, RuleViolation):
                 result["rule"] = exc.rule
         self._message(self.topics.cmd_result(verb), result)
@@ -424,3 +424,9 @@ class LiveTable:
         if outcome.asked is not None:
             out["asked"] = outcome.asked
         return out
+
+
+def _bounded(error: str, limit: int = 300) -> str:
+    """An error names the field and what was wrong, never the whole payload back: an echoed
+    256 kB value would be an answer the broker refuses (docs/security.md)."""
+    return error if len(error) <= limit else f"{error[:limit]}... ({len(error)} characters)"

@@ -8,8 +8,14 @@ disk), and deletes a row only when its PUBACK arrives. paho's callbacks only pos
 
 After a restart the outbox is sent again from its first unacknowledged row, so a consumer may
 see a message twice (the PUBACK was lost in the crash) but never misses one; events carry a
-``seq`` to dedupe by. Retained topics (status, state, scores) are re-sent on every (re)connect
-because a broker without persistence forgets them when it restarts.
+``seq`` to dedupe by. A PUBACK is a delivery only if its MQTT 5 reason code is a success: a
+publish the broker refuses (0x87 not authorized: its ACL) stays in the outbox, the link says
+why in ``last_error`` and ``refused``, and tries it again every ``REFUSED_RETRY_S`` seconds
+(an operator who fixes the ACL loses nothing). Under MQTT 3.1.1 a broker drops a refused
+publish and acknowledges it all the same, which is why the table speaks MQTT 5.
+
+Retained topics (status, state, scores) are re-sent on every (re)connect because a broker
+without persistence forgets them when it restarts.
 """
 
 from __future__ import annotations
@@ -89,6 +95,7 @@ class _Ack:
 class _Connected:
     ok: bool
     reason: str
+    max_packet: int = 0  # the broker's Maximum Packet Size (MQTT 5 CONNACK); 0: none said
 
 
 class MqttLink:
@@ -98,6 +105,7 @@ class MqttLink:
     """
 
     WINDOW = 100
+    REFUSED_RETRY_S = 5.0
 
     def __init__(
         self,
@@ -120,6 +128,13 @@ class MqttLink:
         self._stop = threading.Event()
         self._inflight: dict[int, tuple[int, int | None] | tuple[str, int]] = {}
         self._handed_upto = 0
+        # Refused publishes: how many so far, and when the outbox may be tried again.
+        self.refused = 0
+        self._retry_at: float | None = None
+        # The broker closes the connection on a packet over its limit, and paho would send it
+        # again on every reconnect: such a message is never handed to paho.
+        self._max_packet = 0
+        self._oversized: set[tuple[str, int]] = set()  # retained versions not sent for size
         self._pump: threading.Thread | None = None
         v5 = settings.protocol == "5"
         self.client = mqtt.Client(
@@ -196,7 +211,8 @@ class MqttLink:
         ok = not reason.is_failure
         if ok:
             client.subscribe(self.topics.commands, qos=1)
-        self._posts.put(_Connected(ok, str(reason)))
+        max_packet = int(getattr(properties, "MaximumPacketSize", 0) or 0)
+        self._posts.put(_Connected(ok, str(reason), max_packet))
         self._wake.set()
 
     def _on_disconnect(
@@ -257,19 +273,24 @@ class MqttLink:
             return
         self.connected = True
         self.last_error = ""
+        self._max_packet = post.max_packet
+        self._oversized.clear()  # another broker, or the same with another limit
         self.client.publish(self.topics.status, ONLINE, qos=1, retain=True)
         # A restarted broker may have forgotten retained topics: send them all again.
         for message in self.store.retained_all():
-            info = self.client.publish(message.topic, message.payload, qos=1, retain=True)
-            self._inflight[info.mid] = (message.topic, message.version)
+            if self._fits(message.topic, message.payload, message.version):
+                info = self.client.publish(message.topic, message.payload, qos=1, retain=True)
+                self._inflight[info.mid] = (message.topic, message.version)
 
     def _acked(self, ack: _Ack) -> None:
         entry = self._inflight.pop(ack.mid, None)
         if entry is None:
             return
         if not ack.ok:
-            # Refused by the broker (an ACL): retrying cannot help; say so and move on.
-            log.warning("broker refused message %s: %s", entry, ack.reason)
+            self._refused(entry, ack.reason)
+            return
+        if self._retry_at is None and self.last_error.startswith("broker refused"):
+            self.last_error = ""  # the refused message went through after all
         if isinstance(entry[0], str):
             self.store.retained_delivered(entry[0], int(entry[1] or 0))
         else:
@@ -278,10 +299,49 @@ class MqttLink:
             if self.on_delivered is not None:
                 self.on_delivered(entry[1])
 
+    def _refused(self, entry: tuple[int, int | None] | tuple[str, int], reason: str) -> None:
+        """The broker would not take a message: it is not delivered. Keep it, stop sending,
+        and start again from the first row not yet delivered once a pause has passed."""
+        self.refused += 1
+        topic = entry[0] if isinstance(entry[0], str) else f"outbox row {entry[0]}"
+        self.last_error = f"broker refused {topic}: {reason}"
+        log.warning(self.last_error)
+        self._retry_at = time.monotonic() + self.REFUSED_RETRY_S
+
+    def _fits(self, topic: str, payload: bytes, version: int | None = None) -> bool:
+        """Whether the broker can take this message at all. One it cannot is not sent: an
+        outbox row stays (the stream waits, ``last_error`` says why); a retained version is
+        skipped (the next version replaces it), said once in ``last_error``."""
+        size = len(payload) + len(topic.encode()) + 64  # fixed header, packet id, properties
+        if not self._max_packet or size <= self._max_packet:
+            return True
+        self.last_error = (f"a message on {topic} of {len(payload)} bytes is over the broker's "
+                           f"limit of {self._max_packet}; not sent")
+        if version is None or (topic, version) not in self._oversized:
+            log.warning(self.last_error)
+        if version is not None:
+            self._oversized.add((topic, version))
+        return False
+
+    def _paused(self) -> bool:
+        """After a refusal: send nothing until the pause is over and nothing is in flight,
+        then send again from the oldest row still in the outbox (order kept)."""
+        if self._retry_at is None:
+            return False
+        if time.monotonic() < self._retry_at or self._inflight:
+            return True  # the pump wakes at least every 0.5 s to look again
+        self._retry_at = None
+        self._handed_upto = 0
+        return False
+
     def _send(self) -> None:
+        if self._paused():
+            return
         room = self.WINDOW - len(self._inflight)
         if room > 0:
             for message in self.store.pending(after_id=self._handed_upto, limit=room):
+                if not self._fits(message.topic, message.payload):
+                    break  # stays in the outbox, and the stream behind it waits
                 props = None
                 if self.settings.protocol == "5" and message.seq is not None:
                     props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
@@ -304,7 +364,11 @@ class MqttLink:
                 self._handed_upto = message.id
         sending = {e[0] for e in self._inflight.values() if isinstance(e[0], str)}
         for retained in self.store.retained_pending():
-            if retained.topic not in sending:
+            if (retained.topic, retained.version) in self._oversized:
+                continue
+            if retained.topic not in sending and self._fits(
+                retained.topic, retained.payload, retained.version
+            ):
                 info = self.client.publish(
                     retained.topic, retained.payload, qos=1, retain=True
                 )

@@ -352,6 +352,7 @@ class Service:
 
     def _open_camera(self, stack: contextlib.AsyncExitStack) -> None:
         from controller.camera import CameraLoop
+        from controller.table_geometry import table_geometry
         from engine.rules import get_ruleset
 
         cam = self.cfg.camera
@@ -363,6 +364,7 @@ class Service:
             fps=cam.fps,
             hidden_margin_mm=cam.hidden_margin_mm,
             frame_size=(cam.width, cam.height),
+            geometry=table_geometry(cam),
             # The American set is 152 tiles (eight Jokers beside the eight Flowers).
             set_size=152 if is_american(self.cfg.table.ruleset)
             else get_ruleset(self.cfg.table.ruleset).tiles,

@@ -2,13 +2,15 @@
 # Install the table service on Raspberry Pi OS (Bookworm), as root, from a clone of the repo:
 #
 #   sudo deploy/install.sh TABLE_ID
+#   sudo ORGANISER=1 deploy/install.sh TABLE_ID     (also a club-wide organiser account)
 #
 # Idempotent: run it again after `git pull` to upgrade. It
 #   - installs the Debian packages (Mosquitto, picamera2/libcamera, lgpio),
 #   - creates the user `mahjong` in the gpio, dialout and video groups,
 #   - builds /opt/mahjong-table/venv WITH system site packages (picamera2 and libcamera come
 #     only from Raspberry Pi OS apt) and installs this checkout into it,
-#   - writes /etc/mahjong-table/table.toml (only if absent), the MQTT passwords and ACL,
+#   - writes /etc/mahjong-table/table.toml (only if absent), the MQTT accounts and ACL, and
+#     the table's CA and TLS certificate (deploy/make-certs.sh, deploy/mqtt-accounts.sh),
 #   - installs the udev rule, the Mosquitto config and the systemd unit, and starts both.
 set -euo pipefail
 
@@ -55,31 +57,40 @@ if [ ! -f "$ETC/table.toml" ]; then
     chgrp mahjong "$ETC/table.toml" && chmod 0640 "$ETC/table.toml"
 fi
 
-echo "== Mosquitto: users $TABLE_ID, referee, viewer; ACL; persistence"
+echo "== Mosquitto: TLS on the LAN, accounts, ACL, persistence"
+# The table's CA and the broker's certificate (also the table page's): docs/security.md.
+CERTS=/etc/mosquitto/mahjong-table
+"$SRC/deploy/make-certs.sh" "$CERTS" "$(hostname)" $(hostname -I 2>/dev/null || true)
+chgrp mosquitto "$CERTS/server.key"
+# The same certificate for the table's web page, readable by the service's group.
+install -d -m 0750 -o root -g mahjong "$ETC/tls"
+install -m 0644 "$CERTS/ca.crt" "$CERTS/server.crt" "$ETC/tls/"
+install -m 0640 -o root -g mahjong "$CERTS/server.key" "$ETC/tls/server.key"
+# Accounts: the table, referee-$TABLE_ID, viewer (and a club-wide organiser with
+# ORGANISER=1). Passwords go to root-only files, never onto a command line or the screen.
+SECRETS=$ETC/mqtt-accounts
 PASSWD=/etc/mosquitto/mahjong-table.passwd
-gen() { head -c 18 /dev/urandom | base64 | tr -d '/+='; }
-if [ ! -f "$ETC/mqtt-password" ]; then
-    gen > "$ETC/mqtt-password"
-    chgrp mahjong "$ETC/mqtt-password" && chmod 0640 "$ETC/mqtt-password"
-fi
-touch "$PASSWD" && chmod 0640 "$PASSWD" && chgrp mosquitto "$PASSWD"
-mosquitto_passwd -b "$PASSWD" "$TABLE_ID" "$(cat "$ETC/mqtt-password")"
-for user in referee viewer; do
-    if ! grep -q "^$user:" "$PASSWD"; then
-        secret=$(gen)
-        mosquitto_passwd -b "$PASSWD" "$user" "$secret"
-        echo "   MQTT user $user, password $secret (written nowhere else: note it now)"
-    fi
-done
-sed "s/TABLE_ID/$TABLE_ID/g" "$SRC/deploy/mosquitto/mahjong-table.acl" > /etc/mosquitto/mahjong-table.acl
+"$SRC/deploy/mqtt-accounts.sh" "$SECRETS" "$PASSWD" "$TABLE_ID" \
+    ${ORGANISER:+--organiser}
+chgrp mosquitto "$PASSWD" && chmod 0640 "$PASSWD"
+install -m 0640 -o root -g mahjong "$SECRETS/$TABLE_ID.password" "$ETC/mqtt-password"
+{
+    sed "s/TABLE_ID/$TABLE_ID/g" "$SRC/deploy/mosquitto/mahjong-table.acl"
+    [ -z "${ORGANISER:-}" ] || cat "$SRC/deploy/mosquitto/organiser.acl"
+} > /etc/mosquitto/mahjong-table.acl
 chgrp mosquitto /etc/mosquitto/mahjong-table.acl && chmod 0640 /etc/mosquitto/mahjong-table.acl
 install -m 0644 "$SRC/deploy/mosquitto/mahjong-table.conf" /etc/mosquitto/conf.d/mahjong-table.conf
 systemctl enable --now mosquitto
 systemctl restart mosquitto
+echo "   the referee's password: sudo cat $SECRETS/referee-$TABLE_ID.password"
+echo "   the CA to import on club machines: $CERTS/ca.crt"
 
 echo "== udev rule and systemd unit"
 install -m 0644 "$SRC/deploy/99-mahjong-mcu.rules" /etc/udev/rules.d/99-mahjong-mcu.rules
 udevadm control --reload-rules && udevadm trigger --subsystem-match=tty
+udevadm settle --timeout=5 || true
+[ -e /dev/mahjong-mcu ] \
+    || echo "   no /dev/mahjong-mcu yet: flash and plug in the board (docs/build/flashing.md)"
 install -m 0644 "$SRC/deploy/mahjong-table.service" /etc/systemd/system/mahjong-table.service
 systemctl daemon-reload
 

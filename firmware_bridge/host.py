@@ -44,6 +44,11 @@ class LinkSettings:
     hello_retry_s: float = 0.25  # HELLO_REQ resent while no HELLO arrives
     refused_retry_s: float = 5.0  # HELLO_REQ to a refused (incompatible) board
     time_sync_interval_s: float = 5.0
+    # After each handshake, this many time-sync samples this far apart: the offset is the
+    # sample with the shortest round trip, and one sample taken while the machine is busy can
+    # be off by half its round trip (10 ms and more on two loaded cores).
+    first_sync_samples: int = 5
+    first_sync_spacing_s: float = 0.02
     reconnect_min_s: float = 0.05  # backoff between attempts to reopen the port
     reconnect_max_s: float = 2.0
     # Acknowledge-after-apply: an event is acknowledged to the board only once the consumer
@@ -92,6 +97,7 @@ class HostProtocol:
         self._last_ping_us = 0
         self._last_hello_us = 0
         self._last_sync_us = 0
+        self._syncs_since_hello = 0
         self._sync_samples: deque[tuple[int, int]] = deque(maxlen=8)  # (rtt, offset)
         self.board_restarted = False
 
@@ -248,6 +254,7 @@ class HostProtocol:
         self.status.board = info
         self.status.state = LinkState.UP
         self.status.detail = "board restarted" if self.board_restarted else ""
+        self._syncs_since_hello = 0
         self.request_time(now_us)
         self._last_ping_us = now_us
 
@@ -371,7 +378,10 @@ class HostProtocol:
         if now_us - self._last_ping_us >= _us(s.ping_interval_s):
             self._out += wire.frame(wire.encode_ping(now_us))
             self._last_ping_us = now_us
-        if now_us - self._last_sync_us >= _us(s.time_sync_interval_s):
+        due = s.time_sync_interval_s
+        if self._syncs_since_hello < s.first_sync_samples:
+            due = min(due, s.first_sync_spacing_s)
+        if now_us - self._last_sync_us >= _us(due):
             self.request_time(now_us)
         if self.cmd_oldest < self.cmd_next_send and now_us - self._cmd_progress_us > _us(
             s.retransmit_s
@@ -389,6 +399,7 @@ class HostProtocol:
         """A time-sync sample now (TIME_REQ), besides the periodic ones."""
         self._out += wire.frame(wire.encode_time_req(now_us))
         self._last_sync_us = now_us
+        self._syncs_since_hello += 1
 
     def flush_commands(self, now_us: int) -> None:
         """Put newly queued commands on the wire now (not waiting for the next tick)."""

@@ -75,13 +75,14 @@ class Calibration:
             raise CalibrationError(
                 f"no calibration file at {path}; run `mjtable calibrate`"
             ) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CalibrationError(f"calibration file {path} is not readable JSON: {exc}") from exc
+        except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+            raise CalibrationError(
+                f"calibration file {path} is not readable JSON: {exc!s:.200}") from None
         try:
-            if data.get("version") != FORMAT_VERSION:
+            if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:
+                found = data.get("version") if isinstance(data, dict) else type(data).__name__
                 raise CalibrationError(
-                    f"calibration format {data.get('version')!r} is not "
-                    f"{FORMAT_VERSION}; calibrate again"
+                    f"calibration format {found!r:.40} is not {FORMAT_VERSION}; calibrate again"
                 )
             homography = np.array(data["homography_mm_to_px"], np.float64)
             if homography.shape != (3, 3) or not np.isfinite(homography).all():
@@ -98,8 +99,10 @@ class Calibration:
             )
         except CalibrationError:
             raise
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CalibrationError(f"calibration file {path} is malformed: {exc!r}") from exc
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                OverflowError) as exc:
+            raise CalibrationError(
+                f"calibration file {path} is malformed: {exc!r:.200}") from None
 
 
 def detect_markers(image: Image) -> dict[int, NDArray[np.float64]]:

@@ -304,8 +304,8 @@ class Recogniser:
                 f"{folder} is not a model directory (no meta.json); create one "
                 "with `mjtable vision enroll`"
             ) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ModelError(f"{meta_path} is not readable JSON: {exc}") from exc
+        except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+            raise ModelError(f"{meta_path} is not readable JSON: {exc!s:.200}") from None
         if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
             raise ModelError(f"{meta_path}: unknown model format; enrol again")
         try:
@@ -333,8 +333,8 @@ class Recogniser:
             )
         except ModelError:
             raise
-        except (OSError, KeyError, ValueError, TypeError) as exc:
-            raise ModelError(f"{folder}: model files are damaged: {exc!r}") from exc
+        except Exception as exc:  # numpy, zipfile, onnxruntime and OpenCV each raise their own
+            raise ModelError(f"{folder}: model files are damaged: {exc!r:.300}") from exc
 
 
 _BLAS: list[ThreadpoolController] = []

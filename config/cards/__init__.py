@@ -4,17 +4,18 @@ Compiling a card (parse, lint, expand) costs tens of milliseconds; a table check
 times a second, and scripts run ``mjtable card check`` once per hand. So the compiled card is
 cached on disk, keyed by the SHA-256 of the card text and of the compiler's own source (a code
 change can never serve a stale compilation). The cache lives under
-``$XDG_CACHE_HOME/mahjong-table/`` (default ``~/.cache/mahjong-table/``); if it cannot be
-written the card is simply compiled each time.
+``$XDG_CACHE_HOME/mahjong-table/`` (default ``~/.cache/mahjong-table/``) as plain data
+(``config/cards/cache.py``: read only if the file is the user's own, and checked as it is
+read); if it cannot be written the card is simply compiled each time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 from pathlib import Path
 
+from config.cards import cache
 from engine.american.compiled import CardError, CompiledCard, Problem
 
 SAMPLE_CARD = Path(__file__).resolve().parent / "sample-2026.card"
@@ -37,15 +38,11 @@ def _cache_key(data: bytes) -> str:
 def load_card_text(data: bytes, source: str = "<card>", use_cache: bool = True) -> CompiledCard:
     """Compile a card from its bytes, through the on-disk cache. Raises :class:`CardError`."""
     key = _cache_key(data)
-    path = _cache_dir() / f"card-{key}.pickle"
+    path = _cache_dir() / f"card-{key}.data"
     if use_cache:
-        try:
-            with path.open("rb") as fh:
-                cached = pickle.load(fh)
-            if isinstance(cached, CompiledCard):
-                return cached
-        except Exception:  # no cache yet, or a broken one: compile afresh
-            pass
+        cached = cache.read(path)
+        if cached is not None:
+            return cached
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -58,21 +55,8 @@ def load_card_text(data: bytes, source: str = "<card>", use_cache: bool = True) 
     if compiled is None:
         raise CardError(source, problems)
     if use_cache:
-        _write_cache(path, compiled)
+        cache.write(path, compiled)
     return compiled
-
-
-def _write_cache(path: Path, compiled: CompiledCard) -> None:
-    import tempfile
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".card-", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(compiled, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)  # atomic: a reader never sees half a file
-    except OSError:
-        pass  # a read-only home is not an error; the card is compiled each run
 
 
 def load_card(path: str | os.PathLike[str], use_cache: bool = True) -> CompiledCard:

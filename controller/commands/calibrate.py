@@ -1,6 +1,7 @@
 """`mjtable calibrate`: the camera's view of the table from the four corner markers.
 
-    mjtable calibrate --print-markers markers.png        a printable A4 sheet of the markers
+    mjtable calibrate --print-markers markers.pdf        a printable A4 sheet of the markers
+                                                         (.pdf, or .png carrying its DPI)
     mjtable calibrate --out calibration.json IMAGE       from a photo of the table
     mjtable calibrate --out calibration.json --source v4l2:0    from the camera, now
     mjtable calibrate --out calibration.json --source picamera2 --size 2304x1296
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from controller.cli import CommandInputError, emit_json
 
@@ -42,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="JSON table geometry (size, markers, tile size, zones)",
     )
     parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="the table file: its [camera] table_mm, marker_mm, marker_inset_mm and tile size",
+    )
+    parser.add_argument(
         "--max-error",
         type=float,
         default=2.0,
@@ -51,32 +59,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--print-markers",
         type=Path,
-        metavar="PNG",
-        help="write the printable marker sheet and stop",
+        metavar="FILE",
+        help="write the printable A4 marker sheet (.pdf or .png, true scale) and stop",
+    )
+    parser.add_argument(
+        "--dpi", type=int, default=300, help="with --print-markers: dots per inch (default 300)"
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
+    from controller.printable import write_sheet
     from vision.calibration import CalibrationError, calibrate, marker_sheet
     from vision.capture import DEFAULT_FRAME_SIZE, CameraUnavailable, open_source, read_image
-    from vision.geometry import TableGeometry
 
-    geometry = TableGeometry()
-    if args.geometry is not None:
-        try:
-            geometry = TableGeometry.from_json(json.loads(args.geometry.read_text("utf-8")))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError) as exc:
-            raise CommandInputError(f"cannot use the geometry file: {exc}", "--geometry") from None
+    geometry = _geometry(args)
     if args.print_markers is not None:
-        if not cv2.imwrite(str(args.print_markers), marker_sheet(geometry)):
-            raise CommandInputError("cannot write the marker sheet", "--print-markers")
+        if not 72 <= args.dpi <= 1200:
+            raise CommandInputError(f"72 to 1200 dots per inch, got {args.dpi}", "--dpi")
+        try:
+            write_sheet(marker_sheet(geometry, args.dpi), args.print_markers, args.dpi)
+        except (OSError, ValueError) as exc:
+            raise CommandInputError(
+                f"cannot write the marker sheet: {exc}", "--print-markers"
+            ) from None
         emit_json(
             {
                 "markers": str(args.print_markers),
                 "ids": list(geometry.marker_ids),
                 "size_mm": geometry.marker_mm,
+                "dpi": args.dpi,
+                "print": "A4 at actual size (100 %, no fitting to the page)",
             }
         )
         return 0
@@ -117,6 +129,29 @@ def run(args: argparse.Namespace) -> int:
         }
     )
     return 0
+
+
+def _geometry(args: argparse.Namespace) -> Any:
+    """The table's geometry: from --geometry (JSON), --config (the table file) or the
+    defaults (a 900 mm table, a Chinese set)."""
+    from vision.geometry import TableGeometry
+
+    if args.geometry is not None and args.config is not None:
+        raise CommandInputError("give --geometry or --config, not both", "--geometry")
+    if args.config is not None:
+        from config.load import ConfigError, load_config
+        from controller.table_geometry import table_geometry
+
+        try:
+            return table_geometry(load_config(args.config).camera)
+        except ConfigError as exc:
+            raise CommandInputError(str(exc), "--config") from None
+    if args.geometry is not None:
+        try:
+            return TableGeometry.from_json(json.loads(args.geometry.read_text("utf-8")))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError) as exc:
+            raise CommandInputError(f"cannot use the geometry file: {exc}", "--geometry") from None
+    return TableGeometry()
 
 
 def _frame_size(text: str) -> tuple[int, int]:

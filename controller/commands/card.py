@@ -7,12 +7,12 @@ matcher (no numpy, no pydantic) and reads compiled cards from the on-disk cache.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from controller.cli import CommandInputError, emit_json
+from controller.json_input import JsonInputError, batch_lines, binary_stdin, load_json
 
 HELP = "American cards: `card check` a hand against a card, `card lint` a card file"
 
@@ -74,6 +74,11 @@ def _answer(card: Any, tiles: list[str], exposed: list[list[str]],
         raise CommandInputError(f"unknown tile {exc.token!r}", exc.where) from None
     except HandError as exc:
         raise CommandInputError(exc.message, exc.where) from None
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        # A shape the hand's reader does not check yet: answer it rather than end the batch.
+        raise CommandInputError(
+            f"the hand could not be read ({type(exc).__name__}: {str(exc)[:200]})", "tiles"
+        ) from None
     return check(card, hand, others)
 
 
@@ -88,27 +93,27 @@ def _check(args: argparse.Namespace) -> int:
         raise CommandInputError("give tiles either on the command line or with --batch",
                                 "arguments")
     try:
-        stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")  # noqa: SIM115
+        stream = binary_stdin() if args.batch == "-" else open(args.batch, "rb")  # noqa: SIM115
     except OSError as exc:
         raise CommandInputError(f"cannot read the batch: {exc.strerror or exc}",
                                 "--batch") from None
     with stream:
-        for number, raw in enumerate(stream, start=1):
-            if not raw.strip():
-                continue
+        for number, raw in batch_lines(stream):
             try:
-                emit_json(_batch_line(card, raw, number))
+                if isinstance(raw, JsonInputError):
+                    raise CommandInputError(raw.message, raw.where)
+                emit_json(_batch_line(card, raw))
             except CommandInputError as exc:
                 emit_json({"error": exc.error, "where": f"line {number}: {exc.where}"})
             sys.stdout.flush()
     return 0
 
 
-def _batch_line(card: Any, raw: str, number: int) -> dict[str, object]:
+def _batch_line(card: Any, raw: str) -> dict[str, object]:
     try:
-        obj = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise CommandInputError(f"not JSON: {exc.msg}", f"column {exc.colno}") from None
+        obj = load_json(raw, one_line=True)
+    except JsonInputError as exc:
+        raise CommandInputError(exc.message, exc.where) from None
     if not isinstance(obj, dict):
         raise CommandInputError("each line is a JSON object", "line")
     tiles = obj.get("tiles")

@@ -17,10 +17,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from config.load import ConfigError, load_config
+    from config.load import ConfigError, check_files, load_config
 
     try:
         cfg = load_config(args.file)
+        problems = check_files(cfg, args.file)
+        if problems:
+            raise ConfigError(problems)
     except ConfigError as exc:
         # Every problem on stderr; the first one is the contract's error object.
         for problem in exc.problems[1:]:

@@ -267,17 +267,25 @@ def matches(card: CompiledCard, hand: Hand) -> list[Match]:
 def tiles_away(card: CompiledCard, hand: Hand) -> list[tuple[int, int]]:
     """(line, tiles away) for every line the exposures can fit, fewest first, then card
     order."""
+    return [(line, away) for line, away, _ in nearest_expansions(card, hand)]
+
+
+def nearest_expansions(card: CompiledCard, hand: Hand) -> list[tuple[int, int, int]]:
+    """(line, tiles away, the expansion nearest the hand, or -1 with exposures) as
+    :func:`tiles_away` orders them."""
     best: dict[int, int] = {}
+    nearest: dict[int, int] = {}
     if not hand.exposures:
         held = therm(hand.concealed)
         jokers = hand.jokers
-        for line, nat, need, jok_total in zip(card.line_of, card.nat_code, card.need_code,
-                                              card.jok_total, strict=True):
+        for i, (line, nat, need, jok_total) in enumerate(zip(
+                card.line_of, card.nat_code, card.need_code, card.jok_total, strict=True)):
             kept_code = held & need
             spare = jok_total - (kept_code & ~nat).bit_count()
             kept = kept_code.bit_count() + (jokers if jokers < spare else spare)
             if kept > best.get(line, -1):
                 best[line] = kept
+                nearest[line] = i
     else:
         exposed_size = sum(e.size for e in hand.exposures)
         exposed: dict[Tile, int] = {}
@@ -310,7 +318,8 @@ def tiles_away(card: CompiledCard, hand: Hand) -> list[tuple[int, int]]:
                 kept = exposed_size + kept_code.bit_count() + (jokers if jokers < spare else spare)
             if kept > best.get(exp.line, -1):
                 best[exp.line] = kept
-    return sorted(((line, 14 - kept) for line, kept in best.items()), key=lambda x: (x[1], x[0]))
+    return sorted(((line, 14 - kept, nearest.get(line, -1)) for line, kept in best.items()),
+                  key=lambda x: (x[1], x[0]))
 
 
 def check(card: CompiledCard, hand: Hand, table: Sequence[Exposure] = ()) -> dict[str, object]:
@@ -320,8 +329,9 @@ def check(card: CompiledCard, hand: Hand, table: Sequence[Exposure] = ()) -> dic
     from engine.american.needs import exchangeable_jokers, needs_json
 
     found = matches(card, hand)
-    away = tiles_away(card, hand)
-    wanted = needs_json(card, hand, away)
+    nearest = nearest_expansions(card, hand)
+    away = [(line, n) for line, n, _ in nearest]
+    wanted = needs_json(card, hand, nearest)
     return {
         "complete": bool(found),
         "matches": [{"line": card.lines[m.line].id, "points": card.lines[m.line].points,

@@ -16,13 +16,14 @@ from typing import NamedTuple
 
 from engine.american.compiled import CompiledCard, therm
 from engine.american.match import Exposure, Hand, _remainders
-from engine.tiles import Tile, tile_name
+from engine.tiles import JOKER, Tile, tile_name
 
 
 class Need(NamedTuple):
     tiles_away: int
     needs: list[Tile]  # every tile still wanted, one entry per tile
     joker_may_fill: list[Tile]  # the wanted tiles a Joker may stand for
+    spare: list[Tile]  # the concealed tiles this completion does not use (Jokers as JOKER)
 
 
 def _need_for(hand: Hand, nat: dict[Tile, int], jok: dict[Tile, int]) -> tuple[int, Need]:
@@ -40,7 +41,10 @@ def _need_for(hand: Hand, nat: dict[Tile, int], jok: dict[Tile, int]) -> tuple[i
     kept += jokers_used
     joker_short = joker_short[jokers_used:]  # the hand's own Jokers fill the first of these
     needs = sorted(natural_short + joker_short)
-    return kept, Need(0, needs, sorted(joker_short))
+    spare = [t for t, h in sorted(held.items())
+             for _ in range(h - min(h, nat.get(t, 0) + jok.get(t, 0)))]
+    spare += [JOKER] * (hand.jokers - jokers_used)
+    return kept, Need(0, needs, sorted(joker_short), spare)
 
 
 def _expansions_of(card: CompiledCard, line: int) -> range:
@@ -48,11 +52,15 @@ def _expansions_of(card: CompiledCard, line: int) -> range:
     return range(bisect_left(card.line_of, line), bisect_right(card.line_of, line))
 
 
-def line_needs(card: CompiledCard, hand: Hand, line: int) -> Need | None:
+def line_needs(card: CompiledCard, hand: Hand, line: int, nearest: int = -1) -> Need | None:
     """The nearest completion of one line: its tiles away and what it still wants (``None``
-    when the exposures can never fit it)."""
+    when the exposures can never fit it). ``nearest``: that expansion, if already known."""
     if card.lines[line].concealed and hand.exposures:
         return None  # a C line takes no exposure
+    if not hand.exposures and nearest >= 0:
+        exp = card.expansions[nearest]
+        kept, need = _need_for(hand, dict(exp.nat), dict(exp.jok))
+        return need._replace(tiles_away=14 - kept)
     if not hand.exposures:
         # the same bit count as tiles_away picks the nearest expansion; only it is spelt out
         held = therm(hand.concealed)
@@ -82,20 +90,22 @@ def line_needs(card: CompiledCard, hand: Hand, line: int) -> Need | None:
     return need._replace(tiles_away=14 - kept)
 
 
-def needs_json(card: CompiledCard, hand: Hand, closest: Iterable[tuple[int, int]],
+def needs_json(card: CompiledCard, hand: Hand, closest: Iterable[tuple[int, int, int]],
                most: int = 10, within: int = 4) -> dict[int, dict[str, object]]:
-    """For the close lines (at most ``most``, ``within`` tiles away), what each still needs."""
+    """For the close lines (at most ``most``, ``within`` tiles away), what each still needs;
+    ``closest`` as :func:`engine.american.match.nearest_expansions` gives it."""
     out: dict[int, dict[str, object]] = {}
-    for line, away in closest:
+    for line, away, nearest in closest:
         if len(out) >= most or away > within:
             break
         if away == 0:
             continue  # complete: nothing to need
-        need = line_needs(card, hand, line)
+        need = line_needs(card, hand, line, nearest)
         if need is None:
             continue
         out[line] = {"needs": [tile_name(t) for t in need.needs],
-                     "joker_may_fill": [tile_name(t) for t in need.joker_may_fill]}
+                     "joker_may_fill": [tile_name(t) for t in need.joker_may_fill],
+                     "spare": [tile_name(t) for t in need.spare]}
     return out
 
 

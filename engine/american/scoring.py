@@ -24,7 +24,7 @@ from dataclasses import fields
 from typing import Any
 
 from engine.american.compiled import CompiledCard
-from engine.american.match import Hand, HandError, make_hand, matches, tiles_away
+from engine.american.match import Hand, HandError, make_hand, matches, nearest_expansions
 from engine.american.needs import needs_json
 from engine.american.payments import (
     PaymentOptions,
@@ -151,6 +151,8 @@ def _how(win: Mapping[str, Any], winner: Seat,
     if by not in WIN_BY:
         raise MalformedInput("win.by", f"one of {', '.join(WIN_BY)}, not {by!r}")
     discarder = None
+    if by in ("heavenly", "earthly") and winner != Seat.E:
+        raise MalformedInput("win.by", f"a {by.capitalize()} Hand is East's (American CH-9)")
     if by == "discard":
         discarder = parse_seat(win.get("from"), "win.from")
         if discarder == winner or discarder not in players:
@@ -225,11 +227,15 @@ def _hand_json(line: Any, permits: bool, jokerless: bool, value: int, by: str,
 
 def _in_error(card: CompiledCard, hand: Hand, winner: Seat, arrangement: list[list[str]],
               players: Sequence[Seat]) -> dict[str, Any]:
-    away = tiles_away(card, hand)
+    away = nearest_expansions(card, hand)
     wanted = needs_json(card, hand, away, most=3, within=14)
     closest = [{"line": card.lines[line].id, "tiles_away": n, **wanted.get(line, {})}
-               for line, n in away[:3]]
-    lacks = "; ".join(f"{c['line']} needs {_listed(c.get('needs'))}" for c in closest)
+               for line, n, _ in away[:3]]
+    lacks = "; ".join(
+        f"{c['line']} needs {_listed(c.get('needs'))}"
+        + (f" and has no place for {_listed(c.get('spare'))}" if c.get("spare") else "")
+        for c in closest
+    )
     return {
         "hands": {winner.name: {"points": 0, "doubles": 0, "score": 0, "value": 0,
                                 "limit_hand": None, "capped": False,

@@ -213,7 +213,7 @@ def parse_finished_hand(doc: object) -> FinishedHand:
     faults: dict[Seat, str] = {}
     for key, value in _obj(d.get("faults") or {}, "faults").items():
         seat = parse_seat(key, f"faults.{key}")
-        if value not in FAULTS:
+        if not isinstance(value, str) or value not in FAULTS:
             raise MalformedInput(
                 f"faults.{seat.name}", f"unknown fault {value!r}; one of {sorted(FAULTS)}"
             )

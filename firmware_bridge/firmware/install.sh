@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Copy the table firmware onto a Pico that runs MicroPython (1.22 or later), with mpremote.
 #   firmware_bridge/firmware/install.sh [PORT]      PORT defaults to mpremote's auto-detection
+# mpremote comes with the project: from the checkout's .venv (./dev setup), the Pi's
+# /opt/mahjong-table/venv (deploy/install.sh), or else the PATH.
 # The shared protocol modules go to /lib/firmware_bridge/ with an empty __init__.py (the
 # host package's __init__ is not for the board).
 set -euo pipefail
@@ -8,7 +10,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 pkg=$(dirname "$here")
 connect=()
 [ $# -gt 0 ] && connect=(connect "$1")
-mp() { mpremote "${connect[@]}" "$@"; }
+mpremote=""
+for candidate in "$pkg/../.venv/bin/mpremote" /opt/mahjong-table/venv/bin/mpremote \
+                 "$(command -v mpremote || true)"; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then mpremote=$candidate; break; fi
+done
+if [ -z "$mpremote" ]; then
+    echo "$0: mpremote not found: run ./dev setup in the checkout (it installs it in .venv)" >&2
+    exit 1
+fi
+mp() { "$mpremote" "${connect[@]}" "$@"; }
 mp mkdir :lib 2>/dev/null || true
 mp mkdir :lib/firmware_bridge 2>/dev/null || true
 empty=$(mktemp); trap 'rm -f "$empty"' EXIT

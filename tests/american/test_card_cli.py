@@ -40,8 +40,8 @@ def test_check_with_exposures_and_13_tiles(capsys: pytest.CaptureFixture[str]) -
                          "--exposed", "5D 5D 5D J")
     assert code == 0 and answer["complete"] is False and answer["matches"] == []
     # one more 4B (or a Joker: the quint takes Jokers) makes the 4B quint of QN-1
-    assert {"line": "QN-1", "tiles_away": 1, "needs": ["4B"],
-            "joker_may_fill": ["4B"]} in answer["closest"]  # type: ignore[operator]
+    assert {"line": "QN-1", "tiles_away": 1, "needs": ["4B"], "joker_may_fill": ["4B"],
+            "spare": []} in answer["closest"]  # type: ignore[operator]
     assert answer["jokers_exchangeable"] == []
 
 
@@ -63,8 +63,8 @@ def test_check_with_a_user_card(capsys: pytest.CaptureFixture[str], tmp_path: Pa
                     'CL-2 C 60 : NN EE WW SS 1a 2a 3a 4a 5a 6a\n')
     code, [answer] = run(capsys, "check", "--card", str(card),
                          *USER_HAND, "--exposed", "6D 6D 6D J")
-    assert code == 0 and answer["closest"] == [{"line": "CL-1", "tiles_away": 1,
-                                                "needs": ["8D"], "joker_may_fill": ["8D"]}]
+    assert code == 0 and answer["closest"] == [{"line": "CL-1", "tiles_away": 1, "needs": ["8D"],
+                                                "joker_may_fill": ["8D"], "spare": []}]
 
 
 def test_a_card_with_errors_is_not_loaded(capsys: pytest.CaptureFixture[str],
@@ -131,7 +131,7 @@ def test_check_names_the_missing_tiles_and_the_jokers_to_exchange(
     closest = answer["closest"]
     assert isinstance(closest, list)
     assert closest[0] == {"line": "QN-1", "tiles_away": 1, "needs": ["4B"],
-                          "joker_may_fill": ["4B"]}
+                          "joker_may_fill": ["4B"], "spare": []}
     # a line further away needs exactly as many tiles as it is away
     for entry in closest:
         if "needs" in entry:
@@ -150,6 +150,7 @@ def test_a_single_or_pair_still_needed_is_never_a_joker(
     entry = next(c for c in answer["closest"] if c["line"] == "QN-1")  # type: ignore[union-attr]
     assert entry["tiles_away"] == 2
     assert sorted(entry["needs"]) == ["F", "GD"] and entry["joker_may_fill"] == []
+    assert entry["spare"] == ["1C"]  # the one tile the line has no place for
 
 
 def test_a_bad_table_exposure_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:

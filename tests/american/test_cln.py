@@ -147,11 +147,11 @@ def test_cache_is_reused_and_keyed_by_content(tmp_path: Path,
     path = tmp_path / "c.card"
     path.write_text(card("A-1 X 25 : 1111a 2222a 3333a 44a"))
     first = load_card(path)
-    assert len(list((tmp_path / "mahjong-table").glob("card-*.pickle"))) == 1
+    assert len(list((tmp_path / "mahjong-table").glob("card-*.data"))) == 1
     assert load_card(path) == first
     path.write_text(card("A-1 X 30 : 1111a 2222a 3333a 44a"))
     assert load_card(path).lines[0].points == 30
-    assert len(list((tmp_path / "mahjong-table").glob("card-*.pickle"))) == 2
+    assert len(list((tmp_path / "mahjong-table").glob("card-*.data"))) == 2
 
 
 def test_a_broken_cache_file_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -159,8 +159,8 @@ def test_a_broken_cache_file_is_ignored(tmp_path: Path, monkeypatch: pytest.Monk
     path = tmp_path / "c.card"
     path.write_text(card("A-1 X 25 : 1111a 2222a 3333a 44a"))
     load_card(path)
-    [cached] = (tmp_path / "mahjong-table").glob("card-*.pickle")
-    cached.write_bytes(b"not a pickle")
+    [cached] = (tmp_path / "mahjong-table").glob("card-*.data")
+    cached.write_bytes(b"not a card")
     assert load_card(path).lines[0].id == "A-1"
 
 

@@ -28,6 +28,7 @@ def test_needs_match_tiles_away_and_complete_the_line(card: CompiledCard) -> Non
             need = line_needs(card, hand, line)
             assert need is not None and need.tiles_away == away
             assert len(need.needs) == away
+            assert len(need.spare) == away - 1  # 13 tiles kept or spare, 14 in a hand
             if away != 1:
                 continue
             # one tile away: the tile it needs completes the line

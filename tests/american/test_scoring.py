@@ -53,9 +53,12 @@ def test_worked_example_50_jokerless_self_picked_is_200_from_each_600_in_all(
     # "a 50 line, jokerless, self-picked (including Heavenly or Earthly) pays 50 x 2 x 2 = 200
     # from each player, 600 in all. Not 400 each: Heavenly is the self-pick" (SC-3, SC-4)
     for by in ("wall", "heavenly", "earthly"):
-        result = scored(card, JOKERLESS, by)
-        assert paid(result) == {"E": 200, "W": 200, "N": 200}, by
-        assert result["net"]["S"] == 600
+        doc = {"ruleset": "american", "hands": {"E": {"tiles": JOKERLESS}}, "winner": "E",
+               "win": {"by": by}}
+        east = score_american(doc, card)
+        assert paid(east) == {"S": 200, "W": 200, "N": 200}, by
+        assert east["net"]["E"] == 600
+        result = scored(card, JOKERLESS, "wall")
         hand = result["hands"]["S"]
         assert hand["line"] == "TS-1" and hand["points"] == 50 and hand["value"] == 100
         assert hand["jokerless"] is True and hand["doubling"] == [50, 100]
@@ -121,8 +124,8 @@ def test_m4_a_mahjong_in_error_is_dead_and_says_what_it_lacks(card: CompiledCard
     mahjong = result["mahjong"]
     assert mahjong["valid"] is False and mahjong["rule"] == "American M-4"
     assert mahjong["closest"][0] == {"line": "TS-1", "tiles_away": 1, "needs": ["9B"],
-                                     "joker_may_fill": ["9B"]}
-    assert mahjong["lacks"].startswith("TS-1 needs 9B")
+                                     "joker_may_fill": ["9B"], "spare": ["8B"]}
+    assert mahjong["lacks"].startswith("TS-1 needs 9B and has no place for 8B")
     assert result["payments"] == [] and result["dead"] == ["S"]
 
 
@@ -155,6 +158,8 @@ def test_three_players_and_table_options(card: CompiledCard) -> None:
     ({"winner": "S", "win": {"by": "wall"}, "hands": {"S": {"tiles": JOKERLESS}},
       "players": ["E", "W"]}, "winner"),
     ({"winner": "S", "win": {"by": "wall"}, "hands": {}}, "hands.S"),
+    ({"winner": "S", "win": {"by": "heavenly"}, "hands": {"S": {"tiles": JOKERLESS}}},
+     "win.by"),
 ])
 def test_bad_input_names_the_place(card: CompiledCard, doc: dict[str, Any], where: str) -> None:
     with pytest.raises(MalformedInput) as err:
@@ -190,3 +195,11 @@ def test_m3_the_value_the_winner_announces_stands() -> None:
     assert named["hands"]["S"]["line"] == "TS-2" and paid(named) == {"E": 50, "W": 50, "N": 50}
     best = scored(card, WITH_JOKER, "wall")
     assert best["mahjong"] == {"valid": True, "line": "TS-1", "also": ["TS-2"]}
+
+
+def test_the_scoring_api_sends_an_american_hand_to_its_card() -> None:
+    from engine.scoring import score_hand
+
+    with pytest.raises(MalformedInput, match="scored against a card") as err:
+        score_hand({"ruleset": "american", "winner": None})
+    assert err.value.where == "ruleset"

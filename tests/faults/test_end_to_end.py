@@ -1,0 +1,175 @@
+"""The end-to-end promise (docs/reliability.md) through the shipped broker: `mjtable run`
+against the emulated board plays a hand commanded by its referee over TLS, while the broker
+and the service are each killed with -9 at random moments. A club scorer that was away the
+whole time (a persistent session) then gets every event exactly once after dedupe by `seq`,
+in order, and nothing the table never accepted."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.store import EventStore
+from controller.world import Claims, SimulatedHand
+from engine.rules import get_ruleset
+from engine.seats import Seat
+from firmware_bridge.emulator import EmulatedBoard
+from tests.faults.mqtt_probe import Probe
+from tests.faults.shipped_broker import ShippedBroker
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _wait(predicate: Callable[[], bool], timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+class Service:
+    """`mjtable run` in a process of its own, as systemd runs it."""
+
+    def __init__(self, config: Path, store: Path) -> None:
+        self.config, self.status = config, Path(f"{store}.status.json")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--config", str(self.config),
+             "--log-level", "WARNING"], cwd=REPO,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pid = self.proc.pid
+
+        def up() -> bool:
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                return bool(json.loads(self.status.read_text())["pid"] == pid)
+            return False
+
+        assert _wait(up, 20), "the service did not come up"
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+
+def _events(store: Path) -> list[dict[str, Any]]:
+    db = EventStore(store)
+    try:
+        return list(db.events())
+    finally:
+        db.close()
+
+
+class Referee:
+    def __init__(self, broker: ShippedBroker) -> None:
+        self.probe = Probe("127.0.0.1", broker.tls_port, "referee-t1", "referee-t1",
+                           broker.password("referee-t1"), broker.ca)
+        assert self.probe.connect() == "Success"
+        self.probe.subscribe("mahjong/v1/t1/cmd/+/result")
+
+    def command(self, verb: str, body: dict[str, Any]) -> dict[str, Any]:
+        results = lambda: self.probe.json_on(f"/cmd/{verb}/result")  # noqa: E731
+        mark = len(results())
+        # "No matching subscribers": the table is not connected yet (a broker restarted a
+        # moment ago); a referee's tablet sends again, as here.
+        assert _wait(lambda: self.probe.publish(
+            f"mahjong/v1/t1/cmd/{verb}", json.dumps(body).encode()) == "Success", 20)
+        assert _wait(lambda: len(results()) > mark, 20), f"no answer to {verb} {body}"
+        return dict(results()[mark])
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[tuple[ShippedBroker, Service, Path]]:
+    broker = ShippedBroker(tmp_path / "broker", tables=("t1",))
+    broker.start()
+    # The club's scorer subscribes before the table starts, then is away all evening; its
+    # persistent session stays.
+    club = Probe("127.0.0.1", broker.tls_port, "club", "viewer", broker.password("viewer"),
+                 broker.ca, persistent=True)
+    assert club.connect() == "Success"
+    club.subscribe("mahjong/v1/t1/events")
+    club.close()
+    store = tmp_path / "t.sqlite3"
+    (tmp_path / "pw").write_text(broker.password("t1"))
+    with EmulatedBoard(link_path=tmp_path / "mahjong-mcu", seed=5) as board:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            f'[table]\nid = "t1"\n[adjudication]\ncourtesy_pause_ms = 50\n'
+            f'[board]\nserial = "{board.path}"\n[camera]\nsource = "none"\n'
+            f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.plain_port}\nusername = "t1"\n'
+            f'password_file = "{tmp_path / "pw"}"\n[store]\npath = "{store}"\n')
+        service = Service(config, store)
+        service.start()
+        try:
+            yield broker, service, store
+        finally:
+            service.stop()
+            broker.stop()
+
+
+def test_kill_9_of_broker_and_service_loses_no_event(
+    table: tuple[ShippedBroker, Service, Path],
+) -> None:
+    broker, service, store = table
+    referee = Referee(broker)
+    rng = random.Random(30)
+    steps = list(SimulatedHand(get_ruleset("code1924/mixed"), random.Random(30), Seat.E,
+                               1).steps())
+    faults = dict(zip(rng.sample(range(5, len(steps) - 1), 4),
+                      ["broker", "service", "broker", "service"], strict=True))
+    for i, step in enumerate(steps):
+        if isinstance(step, Claims):
+            for seat, kind in step.presses:
+                assert referee.command("claim", {"seat": seat, "kind": kind})["ok"]
+            time.sleep(0.3)  # the window closes after the courtesy pause
+        else:
+            answer = referee.command("observe", step.to_json())
+            assert answer["ok"], (step, answer)
+        fault = faults.get(i)
+        if fault == "broker":
+            broker.kill9()
+            broker.start()
+        elif fault == "service":
+            service.kill9()
+            service.start()
+    last = _events(store)[-1]["seq"]
+    assert last > 40
+    club = Probe("127.0.0.1", broker.tls_port, "club", "viewer", broker.password("viewer"),
+                 broker.ca, persistent=True)
+    assert club.connect() == "Success"
+    club.wait_for(lambda: {e["seq"] for e in club.json_on("/events")} >= set(
+        range(1, last + 1)), 30)
+    got = {e["seq"] for e in club.json_on("/events")}
+    assert got >= set(range(1, last + 1)), (
+        f"missing {sorted(set(range(1, last + 1)) - got)} of {last}; faults at "
+        f"{[(i, f, steps[i]) for i, f in sorted(faults.items())]}")
+    seen: dict[int, dict[str, Any]] = {}
+    order: list[int] = []
+    for event in club.json_on("/events"):
+        if event["seq"] in seen:
+            assert seen[event["seq"]] == event, "a redelivery with other content"
+            continue
+        seen[event["seq"]] = event
+        order.append(event["seq"])
+    assert order == list(range(1, last + 1)), "a gap or a reordering"
+    logged = {e["seq"]: e for e in _events(store)}
+    assert all(seen[s]["type"] == logged[s]["type"] for s in order)
+    club.close()
