@@ -33,6 +33,13 @@ GAME = ["--ruleset", "code1924/mixed", "--hands", "3", "--seed", "5", "--names",
         "--pace", "0.03", "--pause-ms", "400", "--linger", "60"]
 
 
+def texts(browser: Any, selector: str) -> list[str]:
+    """The text of every element matching ``selector``, read in one go (the page redraws as
+    messages arrive)."""
+    return list(browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)", selector))
+
+
 def retained_scores(store: Any) -> dict[str, Any]:
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     try:
@@ -52,18 +59,22 @@ def test_a_simulated_game_watched_to_its_end(simulation: Simulation, browser: An
     browser.get(simulation.url)
     # the players by name at their seats, the turn marked, discards drawn as tiles
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".discards .tile"), what="discards")
-    names = {e.text for e in browser.find_elements(By.CSS_SELECTOR, ".seat .player")}
-    assert names == set(NAMES)
-    turn = wait_for(lambda: browser.find_element(By.ID, "table").get_attribute("data-turn"),
-                    what="data-turn")
-    marked = browser.find_elements(By.CSS_SELECTOR, f".seat-{turn}.turn")
-    assert turn in "ESWN" and len(marked) == 1
-    # the call window's countdown and an adjudication with its rule
-    wait_for(lambda: browser.find_element(By.ID, "countdown").is_displayed(), what="countdown")
+    assert set(texts(browser, ".seat .player")) == set(NAMES)
+    # the turn: data-turn on the table and the one seat marked, read at one moment
+    turn, marked = wait_for(lambda: browser.execute_script(
+        "const t = document.getElementById('table').dataset.turn;"
+        "return t && [t, [...document.querySelectorAll('.seat.turn')].map(e => e.dataset.seat)]"),
+        what="data-turn")
+    assert turn in "ESWN" and marked == [turn]
+    # the call window's countdown beside the live discard, marked in its seat's discards too
+    wait_for(lambda: browser.find_element(By.ID, "countdown").is_displayed()
+             and browser.find_elements(By.CSS_SELECTOR, ".middle .tile.live:not(.t-unknown)")
+             and browser.find_elements(By.CSS_SELECTOR, ".discards .tile.live"),
+             what="the countdown and the live discard")
+    shot(browser, "table-desktop.png")
     ruling = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".ruling.decision .rule"),
                       what="an adjudication")
     assert "Code 1924, Law" in ruling[0].text
-    shot(browser, "table-desktop.png")
     browser.get(simulation.url + "score")
     wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, ".hand-row")) >= 3, 180,
              "three hands on the scoreboard")
@@ -163,8 +174,8 @@ def test_the_console_signs_in_and_a_correction_changes_the_record(
     for seat, name in zip("ESWN", NAMES, strict=True):
         browser.find_element(By.ID, f"p-{seat}").send_keys(name)
     browser.find_element(By.CSS_SELECTOR, "#game-form button").click()
-    wait_for(lambda: {e.text for e in browser.find_elements(By.CSS_SELECTOR, ".seat .player")}
-             == set(NAMES), what="the players seated")
+    wait_for(lambda: set(texts(browser, ".seat .player")) == set(NAMES),
+             what="the players seated")
     _hold_a_discard(table_service)
     question = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".question"),
                         what="the table's question")

@@ -18,6 +18,12 @@ function who(seat) {
   const name = ((face.state || {}).players || {})[seat];
   return name ? `${seat} (${name})` : seat;
 }
+// The discard open to calls: {"tile", "from"} (the American state names it alike or as a token).
+function liveDiscard() {
+  const d = (face.state || {}).discard;
+  if (!d) return null;
+  return typeof d === "string" ? {tile: d, from: lastOf(["Discarded"])?.seat} : d;
+}
 function tilesOf(meld) { return Array.isArray(meld) ? meld : (meld && meld.tiles) || []; }
 
 // -- the feed ---------------------------------------------------------------------------------
@@ -121,9 +127,10 @@ function seatBox(seat) {
   box.appendChild(exposed);
   const discards = el("div", "discards tiles");
   const list = info.discards || [];
+  const open = liveDiscard();
   list.forEach((t, i) => {
-    const live = s.discard && i === list.length - 1 && lastOf(["Discarded"])?.seat === seat
-      && tileFace(s.discard).label === tileFace(t).label;
+    const live = open && i === list.length - 1 && open.from === seat
+      && tileFace(open.tile).label === tileFace(t).label;
     discards.appendChild(tileEl(t, live ? "live" : ""));
   });
   box.appendChild(discards);
@@ -164,9 +171,10 @@ function renderTable() {
   table.dataset.turn = s.turn && s.phase !== "ended" ? s.turn : "";
   table.replaceChildren(...SEATS.map(seatBox));
   const middle = el("div", "middle");
-  if (s.discard) {
-    middle.appendChild(el("span", "k", "live discard"));
-    middle.appendChild(tileEl(s.discard, "live big"));
+  const open = liveDiscard();
+  if (open) {
+    middle.appendChild(el("span", "k", `${who(open.from)}'s discard, open to calls`));
+    middle.appendChild(tileEl(open.tile, "live big"));
   }
   table.appendChild(middle);
   const rulings = $("rulings");
