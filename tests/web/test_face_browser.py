@@ -142,6 +142,8 @@ def test_the_phone_width_shows_the_table_and_the_scores(simulation: Simulation,
     shot(phone, "table-phone.png")
     phone.get(simulation.url + "score")
     wait_for(lambda: phone.find_elements(By.CSS_SELECTOR, "[data-total]"), 120, "totals")
+    width = phone.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390, f"the scoreboard is {width} px wide on a 390 px phone"
     shot(phone, "scoreboard-phone.png")
     assert console_errors(phone) == []
 

@@ -240,7 +240,9 @@ function renderScores() {
     row.addEventListener("click", () => toggleSheet(row, h, game.players.length + 4));
     table.appendChild(row);
   }
-  board.appendChild(table);
+  const wrap = el("div", "hands-wrap");  // a phone scrolls the hands, not the page
+  wrap.appendChild(table);
+  board.appendChild(wrap);
 }
 function toggleSheet(row, hand, span) {
   const next = row.nextElementSibling;
