@@ -1,5 +1,6 @@
-"""Scoring one finished hand in-process (best arrangement, items, settlement of all four seats)
-and the wall time of a whole `mjtable score` process.
+"""Scoring one finished hand in-process (best arrangement, items, settlement of all four seats),
+the table service scoring the won hands it mirrored, and the wall time of a whole `mjtable
+score` process.
 
 Run: `.venv/bin/python bench/bench_score.py [--hands N] [--procs N]`. Targets (issue 3): median
 <= 1 ms per hand in-process; `mjtable score` <= 0.3 s per process.
@@ -37,6 +38,38 @@ def in_process(docs: list[dict[str, Any]]) -> list[float]:
         start = time.perf_counter()
         score_hand(doc)
         times.append(time.perf_counter() - start)
+    return times
+
+
+def mirrored_wins(n: int) -> list[Any]:
+    """Won hands as the service's mirror holds them at their end: bots play whole hands and
+    a mirror is fed only what the table shows (engine.simulate.mirror_of)."""
+    from engine.rules import RULESETS as PLAYABLE
+    from engine.simulate import default_bots, mirror_of, play_hand
+
+    rng = random.Random(82)
+    names = sorted(PLAYABLE)
+    wins: list[Any] = []
+    while len(wins) < n:
+        outcome = play_hand(PLAYABLE[names[len(wins) % len(names)]], rng, default_bots(rng),
+                            checks=False, cross_check=False)
+        if outcome.state.result == "mahjong":
+            wins.append(mirror_of(outcome.state))
+    return wins
+
+
+def in_service(states: list[Any]) -> list[float]:
+    """What the table does with a won hand: its scoring document, scored in process."""
+    from controller.scoresheet import engine_scorer, hand_document
+
+    times = []
+    for state in states:
+        start = time.perf_counter()
+        doc = hand_document(state, {})
+        assert doc is not None
+        result = engine_scorer(doc)
+        times.append(time.perf_counter() - start)
+        assert "net" in result, result
     return times
 
 
@@ -85,6 +118,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--procs", type=int, default=20)
+    parser.add_argument("--wins", type=int, default=300)
     args = parser.parse_args()
     docs = hands(args.hands)
     in_process(docs[:200])  # warm the divider's memo as a running service would have it
@@ -93,6 +127,12 @@ def main() -> None:
     p99 = times[int(len(times) * 0.99) - 1] * 1e3
     print(f"score_hand, {len(docs)} random four-seat hands of all rulesets:")
     print(f"  median {median:.3f} ms   p99 {p99:.3f} ms   max {times[-1] * 1e3:.3f} ms")
+    wins = mirrored_wins(args.wins)
+    in_service(wins[:20])
+    served = sorted(in_service(wins))
+    print(f"the table service scoring {len(wins)} won hands it mirrored (document + score):")
+    print(f"  median {statistics.median(served) * 1e3:.3f} ms   "
+          f"p99 {served[int(len(served) * 0.99) - 1] * 1e3:.3f} ms   max {served[-1] * 1e3:.3f} ms")
     times = sorted(american(500))
     print("score_american, 500 complete hands of the sample card:")
     print(f"  median {statistics.median(times) * 1e3:.3f} ms   "

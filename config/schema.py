@@ -13,31 +13,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RULESETS = (
-    "code1924/mixed",
-    "code1924/one-double",
-    "code1924/cleared",
-    "pungchow",
-    "pungchow/limit",
-    "classical",
-    "american",
-)
-SEATS = ("E", "S", "W", "N")
+from engine import rulesets
+from engine.errors import MalformedInput
+from engine.seats import SEAT_NAMES as SEATS
+
 # The call buttons a seat can have: the kind of claim decides priority (Code 1924, Laws 50-52),
 # so each kind has its own button.
 ClaimButton = Literal["chow", "pung", "kong", "mahjong"]
 BUTTONS: tuple[ClaimButton, ...] = ("chow", "pung", "kong", "mahjong")
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
-Ruleset = Literal[
-    "code1924/mixed",
-    "code1924/one-double",
-    "code1924/cleared",
-    "pungchow",
-    "pungchow/limit",
-    "classical",
-    "american",
-]
+SeatName = Literal["E", "S", "W", "N"]  # a TOML key: the seat tokens of engine.seats
 HouseValue = bool | int | float | str | None
 # The top face of one tile, width x height in mm: a Chinese set, and an American set (larger).
 TILE_SIZES_MM: dict[str, tuple[float, float]] = {"chinese": (22.0, 30.0), "american": (28.0, 38.0)}
@@ -49,14 +35,56 @@ class _Section(BaseModel):
 
 class TableSection(_Section):
     id: str = Field(description="table id, used in MQTT topics: mahjong/v1/<id>/...")
-    ruleset: Ruleset = "code1924/mixed"
-    # What `mjtable score` is asked to score the hands as: the ruleset itself, or one of its
-    # scoring presets (`classical/dmjl`, `classical/bmja`).
-    scoring: Literal["", "classical/dmjl", "classical/bmja"] = ""
-    # House rules: passed to the engine and the scorer, which document each key and default.
+    # Any name of the registry (engine/rulesets.py): a family's ruleset, or a scoring preset,
+    # which plays as its family and scores with the preset.
+    ruleset: str = "code1924/mixed"
+    # What the hands are scored as, if not the ruleset itself: one of its family's presets.
+    scoring: str = ""
+    # House rules: checked here against the options the ruleset documents (docs/score.md).
     options: dict[str, HouseValue] = Field(default_factory=dict)
     # How many hands make a game where the book defines none (American; docs/face.md).
     hands_per_game: int | None = Field(default=None, ge=1, le=400)
+    # The American card: a card file's path; empty for the card bundled with the table.
+    card: str = ""
+
+    @field_validator("ruleset")
+    @classmethod
+    def _known_ruleset(cls, value: str) -> str:
+        return rulesets.entry(value).name
+
+    @field_validator("scoring")
+    @classmethod
+    def _known_scoring(cls, value: str) -> str:
+        return rulesets.entry(value).name if value else value
+
+    @model_validator(mode="after")
+    def _scoring_options_and_card_fit_the_ruleset(self) -> TableSection:
+        played = rulesets.entry(self.ruleset)
+        if self.scoring and rulesets.entry(self.scoring).plays != played.plays:
+            raise ValueError(f"scoring: {self.scoring} does not score {self.ruleset}'s hands; "
+                             f"one of {', '.join(self._presets())}")
+        if self.card and played.family != "american":
+            raise ValueError(f"card: {self.ruleset} is not played from a card (only american)")
+        try:
+            if self.options:  # none: nothing to check, and the scorer stays unloaded
+                rulesets.validate_options(self.scoring or self.ruleset, self.options)
+        except MalformedInput as exc:
+            raise ValueError(f"{exc.where}: {exc.message}") from None
+        return self
+
+    def _presets(self) -> list[str]:
+        plays = rulesets.entry(self.ruleset).plays
+        return [n for n in rulesets.names() if rulesets.entry(n).plays == plays]
+
+    @property
+    def plays(self) -> str:
+        """The ruleset the engine plays the hands under (a preset plays as its family)."""
+        return rulesets.entry(self.ruleset).plays
+
+    @property
+    def scores(self) -> str:
+        """The ruleset the scorer settles the hands with."""
+        return self.scoring or rulesets.entry(self.ruleset).scores
 
     @field_validator("id")
     @classmethod
@@ -107,7 +135,7 @@ class GpioSection(_Section):
     # "auto" lets gpiozero choose (lgpio on a Pi 5, RPi.GPIO where present); "mock" for tests.
     factory: Literal["auto", "lgpio", "rpigpio", "native", "mock"] = "auto"
     bounce_ms: int = Field(default=20, ge=0, le=1000)
-    seats: dict[Literal["E", "S", "W", "N"], GpioSeat] = Field(default_factory=dict)
+    seats: dict[SeatName, GpioSeat] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _pins_are_distinct(self) -> GpioSection:
@@ -270,7 +298,7 @@ class StoreSection(_Section):
 
 class TableConfig(_Section):
     table: TableSection
-    seats: dict[Literal["E", "S", "W", "N"], SeatSection] = Field(default_factory=dict)
+    seats: dict[SeatName, SeatSection] = Field(default_factory=dict)
     adjudication: AdjudicationSection = AdjudicationSection()
     board: BoardSection = BoardSection()
     gpio: GpioSection = GpioSection()

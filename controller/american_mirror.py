@@ -12,7 +12,7 @@ from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.mirror import observed_seat, observed_tiles
 from engine.american import commands as am
 from engine.commands import Command
-from engine.seats import Seat
+from engine.seats import SEAT_NAMES, Seat
 
 # A seat's call buttons (the board's button names, config `board.buttons`): "mahjong" calls
 # the discard for Mah Jongg; any other call button calls it for an exposure (American C-1:
@@ -53,7 +53,7 @@ def command_for(obs: Observation) -> Command:
         return am.Expose(observed_seat(obs), tiles)
     if kind is ObservationKind.JOKER_EXCHANGE:
         owner = obs.zone.removeprefix("rack-")
-        if owner not in ("E", "S", "W", "N"):
+        if owner not in SEAT_NAMES:
             raise InputError(f"joker_exchange.zone: 'rack-<seat>' of the exposure's owner, "
                              f"not {obs.zone!r}")
         return am.JokerExchange(observed_seat(obs), Seat[owner], observed_tiles(obs, 1)[0])

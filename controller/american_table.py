@@ -23,17 +23,16 @@ from dataclasses import replace
 from typing import Any
 
 from controller.american_mirror import claim_for, command_for
-from controller.games import GAME_EVENTS
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.live_table import (
     SCORED,
-    CommandError,
     LiveTable,
     Outcome,
     TableSettings,
     rotate,
 )
+from controller.referee import Amend, Challenge, CommandError, RefereeCommand
 from controller.store import EventStore, dumps
 from engine.american import commands as am
 from engine.american.compiled import CompiledCard
@@ -42,18 +41,12 @@ from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand,
 from engine.commands import Command
 from engine.errors import MalformedInput, RuleViolation
 from engine.messages import COMMANDS
-from engine.seats import SEATS
+from engine.seats import Seat
 
 PUBLIC_KEYS = ("seq", "hand", "ts", "type", "seat", "public", "time_us")
 # A referee's amendment of an accepted command (``cmd/correct`` with ``at``): the record keeps
 # both, and the hand is rebuilt with the command replaced or struck out.
 AMENDED = "Amended"
-
-
-def load_card() -> CompiledCard:
-    from config.cards import default_card
-
-    return default_card()
 
 
 class AmericanTable(LiveTable):
@@ -69,7 +62,11 @@ class AmericanTable(LiveTable):
         card: CompiledCard | None = None,
         wallclock: Callable[[], float] = time.time,
     ) -> None:
-        self.card = card or load_card()
+        if card is None:
+            from config.cards import card_at
+
+            card = card_at(settings.card)
+        self.card = card
         self.options = options_for(settings.ruleset, self.card)  # unknown name: ValueError
         self._setup(settings, store, lights, on_append, wallclock)
         self.state: AmericanHand | None = None
@@ -96,7 +93,7 @@ class AmericanTable(LiveTable):
             return
         self.state = state = rebuild_hand(self.store, self.hand_no, self.card, self.options)
         if state.result is None and state.step == "window" and state.calls:
-            self.window_deadline_us = 0  # close what was open as soon as the loop ticks
+            self.window.open_at_restart()
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -139,21 +136,9 @@ class AmericanTable(LiveTable):
             messages.append((self.topics.events, dumps(record).encode(), env["seq"]))
         for record in records:
             self._fold(record)
-        retained = {self.topics.state: dumps(self.public_state()).encode()}
-        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS) for r in records):
-            retained[self.topics.scores] = dumps(self.scores()).encode()
-        if not self.settings.publish:
-            messages, retained = [], {}
         snapshot = (self.seq, {"hand": self.hand_no}) if any(
             r["type"] == "HandStarted" for r in records) else None
-        try:
-            self.store.append(records, messages, retained, snapshot, self.source_key)
-            self.source_key_stored = self.source_key is not None
-        except BaseException:
-            self.recover()  # the store refused: the log is the truth
-            raise
-        self.on_append()
-        return records
+        return self._store(records, messages, snapshot)
 
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._record([], table_events=bodies)
@@ -167,7 +152,7 @@ class AmericanTable(LiveTable):
     def _new_hand(self) -> list[dict[str, Any]]:
         state, events = new_hand(self.card, self.options, "mirror")
         self.state = state
-        self.window_deadline_us = None
+        self.window.shut()
         return self._record(events)
 
     def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
@@ -185,13 +170,13 @@ class AmericanTable(LiveTable):
         for event in events:
             seat = None if event.seat is None else event.seat.name
             if event.kind == "Discarded":
-                self.window_deadline_us = now_us + self.pause_us
+                self.window.open(now_us)
                 self.lights.show(Pattern(Show.CALL_WINDOW, None, 0,
                                          self.settings.courtesy_pause_ms))
             elif event.kind == "CallMade":
                 self.lights.show(Pattern(Show.CLAIM_HEARD, seat))
             elif event.kind == "WindowClosed":
-                self.window_deadline_us = None
+                self.window.shut()
                 public = event.public if isinstance(event.public, dict) else {}
                 winner = public.get("winner")
                 if winner:
@@ -200,10 +185,10 @@ class AmericanTable(LiveTable):
                     if str(claim).split(":")[0] != winner:
                         self.lights.show(Pattern(Show.CLAIM_REFUSED, str(claim).split(":")[0]))
             elif event.kind == "Drew":
-                self.window_deadline_us = None
+                self.window.shut()
                 self.lights.show(Pattern(Show.TURN, seat))
             elif event.kind == "HandEnded":
-                self.window_deadline_us = None
+                self.window.shut()
                 self.lights.show(Pattern(Show.HAND_OVER, None))
 
     def _finish_hand(self) -> list[dict[str, Any]]:
@@ -297,7 +282,7 @@ class AmericanTable(LiveTable):
         state = self.state
         if state is None:
             return []
-        deadline = self._window_over(now_us)
+        deadline = self.window.over(now_us)
         if deadline is None:
             return []
         if state.step != "window" or not (state.calls or state.wall_left <= 0):
@@ -313,33 +298,23 @@ class AmericanTable(LiveTable):
 
     # -- referee commands --------------------------------------------------------------------
 
-    def _table_command(
-        self, verb: str, body: dict[str, Any], now_us: int
-    ) -> dict[str, Any] | None:
-        if verb == "challenge":
-            # A seat calls another's hand dead (DH-1); the engine upholds it on visible
-            # evidence (DH-3) or records it disputed until the tiles are shown (DH-6).
-            seats = []
-            for key in ("seat", "target"):
-                if body.get(key) not in ("E", "S", "W", "N"):
-                    raise CommandError(key, f"{body.get(key)!r} is not one of E S W N")
-                seats.append(SEATS[("E", "S", "W", "N").index(body[key])])
-            records = self._apply(am.Challenge(seats[0], seats[1]), now_us)
-            return self._outcome(Outcome(True, records))
-        if verb == "correct" and "at" in body:
-            return self._amend(body)
-        return None
+    def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
+        match command:
+            case Challenge(seat=seat, target=target):
+                # A seat calls another's hand dead (DH-1); the engine upholds it on visible
+                # evidence (DH-3) or records it disputed until the tiles are shown (DH-6).
+                records = self._apply(am.Challenge(Seat[seat], Seat[target]), now_us)
+                return self._outcome(Outcome(True, records))
+            case Amend() as amend:
+                return self._amend(amend)
+        return super()._table_command(command, now_us)
 
-    def _amend(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def _amend(self, amend: Amend) -> dict[str, Any]:
         """``{"at": seq, "command": {...} | null, "reason": "..."}``: the command accepted with
         event ``seq`` of the hand in play (a discard the camera misread, say) is replaced by
         ``command`` (or struck out). The hand is rebuilt from its commands with the change;
         if a later one becomes illegal, the correction is refused and nothing changes."""
-        if not isinstance(body.get("reason"), str) or not body["reason"].strip():
-            raise CommandError("reason", "a correction names its reason")
-        at, raw = body.get("at"), body.get("command")
-        if not isinstance(at, int) or isinstance(at, bool):
-            raise CommandError("at", "the seq of the event whose command is corrected")
+        at, raw = amend.at, amend.command
         if raw is not None:
             _decode(raw, "command")
         state = self.state
@@ -362,7 +337,7 @@ class AmericanTable(LiveTable):
         self.state = rebuilt
         # Not "command": a record's command is a move the rebuild applies in its place.
         records = self._record_table([{"type": AMENDED, "at": at, "replacement": raw,
-                                       "reason": body["reason"]}])
+                                       "reason": amend.reason}])
         return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
 
     def _certain(self, obs: Observation) -> Observation:

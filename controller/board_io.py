@@ -23,12 +23,12 @@ from dataclasses import dataclass
 
 from controller.inputs import Press
 from controller.lights import Pattern, Show
+from engine.seats import SEAT_NAMES as SEATS
 from firmware_bridge.events import Animation, ButtonEvent, ConfigKey, DiceResult, LinkState
 from firmware_bridge.link import BoardLink, EventKey, LinkError
 
 log = logging.getLogger("mjtable.board")
 
-SEATS = ("E", "S", "W", "N")
 Colour = tuple[int, int, int]
 GREEN: Colour = (0, 200, 60)
 RED: Colour = (230, 20, 20)

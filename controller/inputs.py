@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from engine.seats import SEAT_NAMES as SEATS
 from vision.observation import InputError, Observation, ObservationKind
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "RecordedInputs",
 ]
 
-SEATS = ("E", "S", "W", "N")
 CLAIM_BUTTONS = ("chow", "pung", "kong", "mahjong")
 
 

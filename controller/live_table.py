@@ -8,16 +8,18 @@ hand is recorded, rebuilt and scored, when the call window closes) stay in each 
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
-from collections import deque
-from collections.abc import Callable, Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from controller.call_window import CallWindow
 from controller.games import (
     FOLDED,
+    GAME_EVENTS,
     GAME_STARTED,
     GameBook,
     GameCommandError,
@@ -27,6 +29,16 @@ from controller.games import (
 from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
+from controller.referee import (
+    Claim,
+    CommandError,
+    Game,
+    Observe,
+    RefereeCommand,
+    Settle,
+    Status,
+    parse_command,
+)
 from controller.store import EventStore, dumps
 from engine.commands import Command
 from engine.errors import EngineError, MalformedInput, RuleViolation
@@ -58,6 +70,7 @@ class TableSettings:
     publish: bool = True  # False: no broker configured, so nothing goes to the outbox
     scoring: str = ""  # the ruleset name `mjtable score` gets (a preset), if not the ruleset
     hands_per_game: int | None = None  # where the book defines no game (American)
+    card: str = ""  # the American card's path; empty: the bundled card
 
 
 @dataclass
@@ -71,17 +84,18 @@ class Outcome:
     asked: int | None = None
 
 
-class CommandError(ValueError):
-    """A malformed or impossible referee command; ``where`` names the field."""
+@dataclass
+class BoardEventMark:
+    """A board event being applied (:meth:`LiveTable.caused_by`): its key, and whether what it
+    caused was stored with it."""
 
-    def __init__(self, where: str, message: str) -> None:
-        self.where = where
-        super().__init__(message)
+    key: tuple[int, int]
+    stored: bool = False
 
 
-class LiveTable:
-    """The shared part of a live table. Subclasses provide the mirror (``state``), ``_record``
-    of table events, ``_view``, ``observe``, ``press``, ``_apply`` and ``_certain``."""
+class LiveTable(ABC):
+    """The shared part of a live table. Each family's table provides the abstract methods:
+    its mirror (``state``), how its events become records, its view, inputs and window."""
 
     VERBS: tuple[str, ...] = ()
     FIRST_PREVAILING: str | None = None  # the prevailing wind of the first hand, if any
@@ -106,49 +120,78 @@ class LiveTable:
         self.lights = lights or LightLog()
         self.on_append = on_append or (lambda: None)
         self.wallclock = wallclock
-        self.pause_us = settings.courtesy_pause_ms * 1000
-        self.latency_us = settings.press_latency_ms * 1000
-        # Not in the log: the call window's deadline (table time) and counters.
-        self.window_deadline_us: int | None = None
+        # Not in the log: the call window's clock and counters.
+        self.window = CallWindow(settings.courtesy_pause_ms, settings.press_latency_ms)
         self.refused = 0
         self.presses_refused = 0  # of those, call buttons
         self.last_dice: tuple[int, ...] = ()
-        self.close_to_led_ms: deque[float] = deque(maxlen=10_000)
         # The board event being applied, (boot_id, seq): stored with what it causes, in the
         # same transaction, so a restart knows it was applied (controller/store.py).
         self.source_key: tuple[int, int] | None = None
         self.source_key_stored = False
 
-    # -- hooks each table provides -----------------------------------------------------------
+    @contextlib.contextmanager
+    def caused_by(self, key: tuple[int, int]) -> Iterator[BoardEventMark]:
+        """Apply a board event: whatever it causes is stored with its ``key`` in the same
+        transaction; the mark says whether anything was (if not, the caller stores the key
+        alone, so a restart knows the event was applied)."""
+        mark = BoardEventMark(key)
+        self.source_key, self.source_key_stored = key, False
+        try:
+            yield mark
+        finally:
+            mark.stored = self.source_key_stored
+            self.source_key, self.source_key_stored = None, False
 
+    # -- what each family's table provides ----------------------------------------------------
+
+    @abstractmethod
+    def recover(self) -> None:
+        """Come back to exactly the state the log describes (after a restart or a crash)."""
+
+    @abstractmethod
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Record the table's own events (held, settled, scored ...)."""
 
+    @abstractmethod
     def _view(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The public view of the hand in play."""
 
+    @abstractmethod
     def _new_hand(self) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Begin the next hand; its records."""
 
+    @abstractmethod
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
-        raise NotImplementedError
+        """Something the table showed; ``ask=False``: the referee's word, not held again."""
 
+    @abstractmethod
     def press(self, press: Press, now_us: int) -> Outcome:
-        raise NotImplementedError
+        """A call button, judged on its table time."""
 
+    @abstractmethod
     def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """One command to the mirror; raises the engine's refusal untouched."""
 
+    @abstractmethod
     def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Adjudicate the calls made before ``command`` shows the table moved on."""
 
+    @abstractmethod
     def tick(self, now_us: int) -> list[dict[str, Any]]:
-        """Close a call window that is over (:meth:`_window_over`)."""
-        raise NotImplementedError
+        """Close a call window that is over (:class:`~controller.call_window.CallWindow`)."""
 
+    @abstractmethod
     def _certain(self, obs: Observation) -> Observation:
         """The observation as the referee's word: applied at full confidence."""
-        raise NotImplementedError
+
+    @abstractmethod
+    def next_thrower(self) -> str:
+        """The seat whose dice throw the table expects next (the board's dice are his)."""
+
+    @abstractmethod
+    def throw_dice(self, seat: str, now_us: int) -> Outcome:
+        """Roll the LED dice for ``seat`` and apply the throw."""
 
     def _held(self, pid: int) -> Observation | None:
         """The held observation, read before it is settled (None: read only when applied)."""
@@ -165,11 +208,9 @@ class LiveTable:
         not say."""
         return {}
 
-    def _table_command(
-        self, verb: str, body: dict[str, Any], now_us: int
-    ) -> dict[str, Any] | None:
-        """A verb only this table knows; None for the shared ones (settling a held one)."""
-        return None
+    def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
+        """A command only this table knows (its VERBS admit it)."""
+        raise CommandError("verb", f"{type(command).__name__.lower()} is not for this table")
 
     # -- the fold of the log: the table's own events -------------------------------------------
 
@@ -213,6 +254,30 @@ class LiveTable:
     def _ts(self) -> str:
         return datetime.fromtimestamp(self.wallclock(), UTC).isoformat(timespec="milliseconds")
 
+    def _store(
+        self,
+        records: list[dict[str, Any]],
+        messages: list[tuple[str, bytes, int | None]],
+        snapshot: tuple[int, dict[str, Any]] | None,
+    ) -> list[dict[str, Any]]:
+        """Store folded ``records`` with their outbox ``messages``, the retained ``state`` (and
+        ``scores`` when a hand starts or is scored) and a ``snapshot``, in one transaction,
+        keyed by the board event being applied; then wake the publisher."""
+        retained = {self.topics.state: dumps(self.public_state()).encode()}
+        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS) for r in records):
+            retained[self.topics.scores] = dumps(self.scores()).encode()
+        if not self.settings.publish:
+            messages, retained = [], {}
+        try:
+            self.store.append(records, messages, retained, snapshot, self.source_key)
+            self.source_key_stored = self.source_key is not None
+        except BaseException:
+            # The store refused (disk full?): the log is the truth, so fall back to it.
+            self.recover()
+            raise
+        self.on_append()
+        return records
+
     def _message(self, topic: str, body: Mapping[str, Any]) -> None:
         """A message that is not an event (a prompt, a command result): outbox only."""
         if not self.settings.publish:
@@ -253,25 +318,11 @@ class LiveTable:
         if self.state is None:
             self._new_hand()
 
-    def _window_over(self, now_us: int) -> int | None:
-        """The deadline of a call window that is over at ``now_us`` (and no longer open), or
-        None. A press is judged by when its button went down; one made before the deadline
-        may still be on its way from the board (the serial link, a retransmission), so the
-        window stays open ``press_latency_ms`` past its courtesy pause."""
-        deadline = self.window_deadline_us
-        if deadline is None or now_us < deadline + self.latency_us:
-            return None
-        self.window_deadline_us = None
-        return deadline
-
     def _close_for_late_press(self, press: Press, now_us: int) -> list[dict[str, Any]]:
         """A press made after the courtesy pause, arriving before the tick closed the window:
-        the window closes first, as it would have at the tick, and the press is judged after.
-        (A window open at a restart, deadline 0, takes what the board still held for it.)"""
-        deadline = self.window_deadline_us
-        if not deadline or press.time_us < deadline:
-            return []
-        return self.tick(max(now_us, deadline + self.latency_us))
+        the window closes first, as it would have at the tick, and the press is judged after."""
+        at = self.window.closes_before(press.time_us, now_us)
+        return [] if at is None else self.tick(at)
 
     def _close_window(self, close: Callable[[], list[dict[str, Any]]],
                       deadline: int) -> list[dict[str, Any]]:
@@ -284,9 +335,7 @@ class LiveTable:
             self.lights.show(Pattern(Show.ERROR, None))
             return []
         won = self.lights.last(Show.CLAIM_WON)
-        end = deadline + self.latency_us
-        if deadline and won is not None and won.at_ns // 1000 >= end:
-            self.close_to_led_ms.append((won.at_ns // 1000 - end) / 1000)
+        self.window.decided(deadline, None if won is None else won.at_ns // 1000)
         return records
 
     def _apply_observed(
@@ -354,28 +403,19 @@ class LiveTable:
         return result
 
     def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        if verb not in (*self.VERBS, "game"):
-            raise CommandError("verb", f"unknown command {verb!r}; known: {', '.join(self.VERBS)}")
-        try:
-            body = json.loads(payload.decode("utf-8")) if payload.strip() else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CommandError("payload", f"not JSON: {exc}") from None
-        if not isinstance(body, dict):
-            raise CommandError("payload", "expected a JSON object")
-        if verb == "status":
-            return {"ok": True, **self.status()}
-        if verb == "game":  # games started, players seated, a game ended (docs/mqtt.md)
-            return self._game(body)
-        if verb == "observe":
-            obs = Observation.from_json(body, "payload")
-            return self._outcome(self.observe(obs, now_us, ask=False))
-        if verb == "claim":  # a call entered by the referee (a seat's button is broken)
-            press = Press(str(body.get("seat")), str(body.get("kind")), now_us, "referee")
-            return self._outcome(self.press(press, now_us))
-        own = self._table_command(verb, body, now_us)
-        if own is not None:
-            return own
-        return self._settle(verb, body, now_us)
+        match parse_command(verb, payload, (*self.VERBS, "game")):
+            case Status():
+                return {"ok": True, **self.status()}
+            case Observe(observation=obs):
+                return self._outcome(self.observe(obs, now_us, ask=False))
+            case Claim(seat=seat, kind=kind):  # a call entered by the referee
+                return self._outcome(self.press(Press(seat, kind, now_us, "referee"), now_us))
+            case Game(body=body):  # games started, players seated, ended (docs/mqtt.md)
+                return self._game(body)
+            case Settle() as settle:
+                return self._settle(settle, now_us)
+            case command:
+                return self._table_command(command, now_us)
 
     def _game(self, body: Mapping[str, Any]) -> dict[str, Any]:
         try:
@@ -392,23 +432,22 @@ class LiveTable:
             r["type"] not in ("HandStarted", "DiceThrown", "WallBroken", "Dealt", HELD, SETTLED)
             for r in self.store.events_of_hand(self.hand_no)))
 
-    def _settle(self, verb: str, body: Mapping[str, Any], now_us: int) -> dict[str, Any]:
+    def _settle(self, settle: Settle, now_us: int) -> dict[str, Any]:
         """``cmd/confirm``, ``cmd/correct`` or ``cmd/dismiss`` of a held observation."""
-        pid = body.get("pending")
-        if not isinstance(pid, int) or pid not in self.pending:
+        pid = settle.pending
+        if pid not in self.pending:
             known = sorted(self.pending) or "none"
             raise CommandError("pending", f"no held observation {pid!r} (held: {known})")
         held = self._held(pid)
-        if verb == "dismiss":
+        if settle.how == "dismiss":
             self._record_table([{"type": SETTLED, "id": pid, "how": "dismissed"}])
             return {"ok": True, "pending": pid, "how": "dismissed"}
-        if verb == "correct" or held is None:
-            fields = {k: v for k, v in body.items() if k != "pending"} if verb == "correct" else {}
-            held = Observation.from_json({**self.pending[pid], **fields}, "payload")
+        if settle.how == "correct" or held is None:
+            held = Observation.from_json({**self.pending[pid], **settle.fields}, "payload")
         sure = self._certain(held)
         outcome = self.observe(sure, now_us, ask=False)  # still held if this is refused
         if outcome.accepted:
-            how = "confirmed" if verb == "confirm" else "corrected"
+            how = "confirmed" if settle.how == "confirm" else "corrected"
             self._record_table([{"type": SETTLED, "id": pid, "how": how,
                                  "observation": sure.to_json()}])
         return {**self._outcome(outcome), "pending": pid}

@@ -7,8 +7,11 @@ asks the table instead of guessing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from engine import commands as cm
+from engine.game import HandState
 from engine.seats import Seat
 from engine.tiles import TileError, parse_tile
 
@@ -72,3 +75,23 @@ def command_for(obs: Observation) -> cm.Command:
 def claim_for(press: Press) -> cm.Claim:
     """A call button is a claim of its kind, stamped with the table time of the press."""
     return cm.Claim(seat=Seat[press.seat], kind=press.button, time_us=press.time_us)  # type: ignore[arg-type]
+
+
+def showing_hands(state: HandState, awaited: Sequence[str]) -> dict[str, int]:
+    """The seats that may be laying their hands out now, each with how many tiles its hand
+    holds, for the camera's watcher (vision/observe.py): one that called Mah-jongg on the
+    discard (alone) or was awarded it, its tiles and the discard; the turn's seat once it has
+    drawn (a concealed kong lies face down, a discard goes to the middle: what else it lays on
+    its rack strip, beyond a flower or a kong's fourth, is its hand); after a Mah-jongg,
+    ``awaited``: the others whose hands are still to be shown (Law 82)."""
+    held = {seat.name: state.seats[seat].n for seat in state.players}
+    if state.phase == "ended":
+        return {s: held[s] for s in awaited}
+    if state.phase == "award" and state.award is not None and state.award[1] == "mahjong":
+        return {state.award[0].name: held[state.award[0].name] + 1}
+    if state.phase in ("claims", "rob"):
+        callers = {c.seat.name for c in state.claims if c.kind == "mahjong"}
+        return {s: held[s] + 1 for s in callers} if len(callers) == 1 else {}
+    if state.phase == "play" and state.drew:
+        return {state.turn.name: held[state.turn.name]}
+    return {}

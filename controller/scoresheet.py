@@ -1,5 +1,5 @@
-"""The scoresheet: each finished hand scored through the `mjtable score` contract, and the
-running totals per player.
+"""The scoresheet: each finished hand scored through the engine's scorer on the `mjtable score`
+document, and the running totals per player.
 
 A mirrored hand knows what the table showed: every grounded set and flower, and the winner's
 hand shown at Mah-jongg. The losers' concealed tiles are never shown to the camera, so the
@@ -10,9 +10,6 @@ shown at the end, which the table does not yet observe.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -79,22 +76,17 @@ def hand_document(
     return doc
 
 
-def contract_scorer(doc: dict[str, Any]) -> dict[str, Any]:
-    """Score through the `mjtable score` command: the contract is the stable interface."""
-    done = subprocess.run(
-        [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
-         "score"],
-        input=json.dumps(doc),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+def engine_scorer(doc: dict[str, Any]) -> dict[str, Any]:
+    """Score in process: the engine's scorer on the `mjtable score` document, answering what
+    the command prints, ``{"error", "where"}`` included for a hand it cannot score. The
+    document stays the interface, so the sheet and the command cannot disagree."""
+    from engine.errors import EngineError
+    from engine.scoring import score_hand
+
     try:
-        result: dict[str, Any] = json.loads(line)
-    except json.JSONDecodeError:
-        return {"error": (done.stderr.strip() or "no result from `mjtable score`")[-300:]}
-    return result
+        return score_hand(doc)
+    except EngineError as exc:
+        return {"error": getattr(exc, "message", str(exc)), "where": getattr(exc, "where", "")}
 
 
 def net_of(result: Mapping[str, Any]) -> dict[str, int] | None:

@@ -1,10 +1,13 @@
 """The table service: one asyncio loop wiring inputs to the table and the table to outputs.
 
 Inputs arrive from several threads (gpiozero's, paho's, a camera loop's) and from tasks (the
-board link); every one is posted to the loop's inbox, and only the loop touches the
-:class:`~controller.table.Table`. The loop also ticks the call window, keeps a status file
-for ``mjtable status``, and calls ``on_tick`` (the systemd watchdog) only while it is
-healthy: a stuck loop stops feeding the watchdog and systemd restarts the service.
+board link); every one is posted to the loop's inbox as a typed message (controller/inbox.py),
+and only the loop touches the table, which the ruleset's family provides
+(:func:`controller.families.table_for`): the service never asks which family it serves. The
+loop also ticks the call window, keeps a status file for ``mjtable status``, and calls
+``on_tick`` (the systemd watchdog) only while it is healthy: a stuck loop stops feeding the
+watchdog and systemd restarts the service. Background tasks run in one ``TaskGroup``; one
+that fails is logged and listed on ``status``, never swallowed.
 """
 
 from __future__ import annotations
@@ -17,20 +20,24 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from config.schema import TableConfig
-from controller.american_table import AmericanTable
+from controller.families import table_for
+from controller.inbox import BoardIn, CommandIn, DiceIn, Message, ObserveIn, PressIn
 from controller.inputs import Observation, ObservationKind, Press
 from controller.lights import LightLog
+from controller.live_table import LiveTable, TableSettings
 from controller.mqtt import BrokerSettings, MqttLink
 from controller.scoresheet import Scorer
 from controller.store import EventStore, StoreError
-from controller.table import Table, TableSettings
-from engine.american.family import is_american
+
+if TYPE_CHECKING:
+    from controller.board_io import BoardLights
+    from firmware_bridge.events import BoardInfo, LinkState, LinkStatus
 
 log = logging.getLogger("mjtable.service")
 
@@ -41,6 +48,23 @@ class ServiceStartError(RuntimeError):
     def __init__(self, key: str, message: str) -> None:
         self.key = key
         super().__init__(message)
+
+
+class Board(Protocol):
+    """What the service asks of the table's microcontroller link (firmware_bridge.link)."""
+
+    async def show_dice(self, values: Sequence[int]) -> None: ...
+    def confirm(self, key: tuple[int, int]) -> None: ...
+    def status(self) -> LinkStatus: ...
+    async def wait_up(self, timeout: float = 5.0) -> BoardInfo: ...
+
+
+class Camera(Protocol):
+    """What the service asks of the camera loop (controller/camera.py)."""
+
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+    def status(self) -> dict[str, Any]: ...
 
 
 def now_us() -> int:
@@ -62,8 +86,9 @@ class ServiceOptions:
 def settings_of(cfg: TableConfig) -> TableSettings:
     return TableSettings(
         table_id=cfg.table.id,
-        ruleset=cfg.table.ruleset,
+        ruleset=cfg.table.plays,
         options=dict(cfg.table.options),
+        card=cfg.table.card,
         courtesy_pause_ms=cfg.adjudication.courtesy_pause_ms,
         press_latency_ms=cfg.adjudication.press_latency_ms,
         min_confidence=cfg.adjudication.min_confidence,
@@ -71,7 +96,7 @@ def settings_of(cfg: TableConfig) -> TableSettings:
         players={seat: section.player for seat, section in cfg.seats.items() if section.player},
         topic_prefix=cfg.mqtt.topic_prefix,
         publish=cfg.mqtt.enabled or cfg.web.enabled,  # the page is fed what MQTT would be
-        scoring=cfg.table.scoring,
+        scoring=cfg.table.scores if cfg.table.scores != cfg.table.plays else "",
         hands_per_game=cfg.table.hands_per_game,
     )
 
@@ -102,33 +127,27 @@ class Service:
                 options.client_id or cfg.table.id,
                 on_command=self._command_from_thread,
             )
-        self.table: Table | AmericanTable
-        if is_american(cfg.table.ruleset):
-            # Its own engine and its own adapter (controller/american_table.py).
-            self.table = AmericanTable(
-                settings_of(cfg),
-                self.store,
-                self.lights,
-                on_append=self.mqtt.kick if self.mqtt else None,
-            )
-        else:
-            self.table = Table(
-                settings_of(cfg),
-                self.store,
-                self.lights,
-                on_append=self.mqtt.kick if self.mqtt else None,
-                scorer=options.scorer,
-            )
-        self.board: Any = None  # the BoardLink once open
-        self.board_lights: Any = None
-        self.camera: Any = None
+        self.table: LiveTable = table_for(
+            settings_of(cfg),
+            self.store,
+            self.lights,
+            on_append=self.mqtt.kick if self.mqtt else None,
+            scorer=options.scorer,
+        )
+        self.board: Board | None = None  # the link once open
+        self.board_lights: BoardLights | None = None
+        self.camera: Camera | None = None
+        self.failed_tasks: deque[dict[str, str]] = deque(maxlen=20)
+        self._tasks: asyncio.TaskGroup | None = None
+        self._running: set[asyncio.Task[None]] = set()
+        self._pump: Callable[[], Coroutine[Any, Any, None]] | None = None
         self.face: Any = None  # the page server, once open
         self.presses_handled = 0
         self.board_duplicates = 0  # board events resent after a restart, already applied
         self.press_to_led_ms: deque[float] = deque(maxlen=10_000)
         self.started = time.time()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._inbox: asyncio.Queue[tuple[str, Any, asyncio.Future[Any] | None]] | None = None
+        self._inbox: asyncio.Queue[tuple[Message, asyncio.Future[Any] | None]] | None = None
         self._status_due = 0.0
 
     def _hold_store(self, path: str) -> None:
@@ -150,83 +169,76 @@ class Service:
 
     # -- thread-safe inputs (InputSink) ----------------------------------------------------
 
-    def _post(self, kind: str, payload: Any) -> None:
+    def _post(self, message: Message) -> None:
         loop, inbox = self._loop, self._inbox
         if loop is None or inbox is None:
-            log.warning("input %s before the service runs: dropped", kind)
+            log.warning("input %s before the service runs: dropped", message)
             return
         try:
-            loop.call_soon_threadsafe(inbox.put_nowait, (kind, payload, None))
+            loop.call_soon_threadsafe(inbox.put_nowait, (message, None))
         except RuntimeError:  # the loop has closed: the service is stopping
-            log.warning("input %s while stopping: dropped", kind)
+            log.warning("input %s while stopping: dropped", message)
 
     def press(self, press: Press) -> None:
-        self._post("press", press)
+        self._post(PressIn(press))
 
     def observe(self, observation: Observation) -> None:
-        self._post("observe", observation)
+        self._post(ObserveIn(observation))
 
     def _command_from_thread(self, verb: str, payload: bytes) -> None:
-        self._post("command", (verb, payload))
+        self._post(CommandIn(verb, payload))
 
-    async def submit(self, kind: str, payload: Any) -> Any:
+    async def submit(self, message: Message) -> Any:
         """From a task on the service's loop: post and wait for the result."""
         assert self._inbox is not None and self._loop is not None
         future: asyncio.Future[Any] = self._loop.create_future()
-        self._inbox.put_nowait((kind, payload, future))
+        self._inbox.put_nowait((message, future))
         return await future
 
     # -- the loop --------------------------------------------------------------------------
 
-    def _handle(self, kind: str, payload: Any) -> Any:
-        if kind in ("board_press", "board_dice"):
-            return self._board_input(kind, payload)
+    def _handle(self, message: Message) -> Any:
         now = now_us()
-        if kind == "press":
-            self.presses_handled += 1
-            outcome = self.table.press(payload, now)
-            shown = self.lights.last()
-            if shown is not None and shown.pattern.seat == payload.seat:
-                # Button edge (board clock, mapped to ours) to the LED answer handed out.
-                self.press_to_led_ms.append((shown.at_ns // 1000 - payload.time_us) / 1000)
-            return outcome
-        if kind == "observe":
-            return self.table.observe(payload, now)
-        if kind == "dice":
-            values, when = payload
-            seat = self.table.next_thrower()
-            obs = Observation(ObservationKind.DICE, seat, dice=values, time_us=when, source="board")
-            return self.table.observe(obs, now)
-        if kind == "command":
-            verb, body = payload
-            result = self.table.command(verb, body, now)
-            if verb == "roll" and result.get("ok") and self.board is not None:
-                self._spawn(self.board.show_dice(self.table.last_dice))
-            return result
-        raise ValueError(f"unknown input kind {kind!r}")
+        match message:
+            case BoardIn(event=event, key=key):
+                return self._board_input(event, key)
+            case PressIn(press=press):
+                self.presses_handled += 1
+                outcome = self.table.press(press, now)
+                shown = self.lights.last()
+                if shown is not None and shown.pattern.seat == press.seat:
+                    # Button edge (board clock, mapped to ours) to the LED answer handed out.
+                    self.press_to_led_ms.append((shown.at_ns // 1000 - press.time_us) / 1000)
+                return outcome
+            case ObserveIn(observation=observation):
+                return self.table.observe(observation, now)
+            case DiceIn(values=values, time_us=when):
+                seat = self.table.next_thrower()
+                obs = Observation(ObservationKind.DICE, seat, dice=values, time_us=when,
+                                  source="board")
+                return self.table.observe(obs, now)
+            case CommandIn(verb=verb, payload=payload):
+                result = self.table.command(verb, payload, now)
+                if verb == "roll" and result.get("ok") and self.board is not None:
+                    self._spawn(self.board.show_dice(self.table.last_dice), "show-dice")
+                return result
 
-    def _board_input(self, kind: str, payload: Any) -> Any:
+    def _board_input(self, event: PressIn | DiceIn, key: tuple[int, int]) -> Any:
         """A board event, keyed ``(boot_id, seq)``: applied at most once across restarts (its
         key is stored with what it causes), then confirmed so the board may forget it."""
-        body, key = payload
         if self.store.board_event_applied(key):
             self.board_duplicates += 1
             log.info("board event %s was applied before this restart: skipped", key)
-            self._board_done(key)
+            self._board_done(key, stored=False)
             return None
-        self.table.source_key, self.table.source_key_stored = key, False
         try:
-            result = self._handle("press" if kind == "board_press" else "dice", body)
-        except Exception:
-            self._board_done(key)  # a fault in applying it: retrying would fault again
-            raise
+            with self.table.caused_by(key) as mark:
+                return self._handle(event)
         finally:
-            self.table.source_key = None
-        self._board_done(key)
-        return result
+            # Confirmed after a fault in applying it too: retrying would fault again.
+            self._board_done(key, mark.stored)
 
-    def _board_done(self, key: tuple[int, int]) -> None:
-        stored, self.table.source_key_stored = self.table.source_key_stored, False
+    def _board_done(self, key: tuple[int, int], stored: bool) -> None:
         if not stored:
             try:
                 self.store.set_board_key(key)  # it caused nothing else to store
@@ -236,10 +248,24 @@ class Service:
         if self.board is not None:
             self.board.confirm(key)
 
-    def _spawn(self, coro: Any) -> None:
-        assert self._loop is not None
-        task = self._loop.create_task(coro)
-        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+    def _spawn(self, work: Coroutine[Any, Any, Any], name: str) -> None:
+        """Run ``work`` in the service's task group; a failure is logged and listed on
+        ``status`` (``failed_tasks``), and the service goes on."""
+        if self._tasks is None:
+            work.close()
+            log.warning("task %s while the service is not running: not started", name)
+            return
+        task = self._tasks.create_task(self._reported(work, name), name=name)
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _reported(self, work: Coroutine[Any, Any, Any], name: str) -> None:
+        try:
+            await work
+        except Exception as exc:
+            log.exception("task %s failed", name)
+            self.failed_tasks.append({"task": name, "error": f"{type(exc).__name__}: {exc}",
+                                      "at": time.strftime("%Y-%m-%dT%H:%M:%S")})
 
     async def run(
         self,
@@ -269,29 +295,52 @@ class Service:
                 from controller.web.hosting import open_face
 
                 self.face = await open_face(self, stack)
-            self._write_status()
-            if on_ready is not None:
-                on_ready()
-            while not stop.is_set():
-                await self._step()
-                self.table.tick(now_us())
-                if on_tick is not None:
-                    on_tick()
-                if time.monotonic() >= self._status_due:
-                    self._write_status()
+            await self._serve(stop, on_ready, on_tick)
+
+    async def _serve(
+        self,
+        stop: asyncio.Event,
+        on_ready: Callable[[], None] | None,
+        on_tick: Callable[[], None] | None,
+    ) -> None:
+        """The loop, with the background tasks in one group, cancelled when it stops."""
+        failure: Exception | None = None
+        async with asyncio.TaskGroup() as tasks:
+            self._tasks = tasks
+            try:
+                if self._pump is not None:
+                    self._spawn(self._pump(), "board-events")
+                self._write_status()
+                if on_ready is not None:
+                    on_ready()
+                while not stop.is_set():
+                    await self._step()
+                    self.table.tick(now_us())
+                    if on_tick is not None:
+                        on_tick()
+                    if time.monotonic() >= self._status_due:
+                        self._write_status()
+            except Exception as exc:  # raised as itself, not in the group's ExceptionGroup
+                failure = exc
+            finally:
+                self._tasks = None
+                for task in list(self._running):
+                    task.cancel()
+        if failure is not None:
+            raise failure
 
     async def _step(self) -> None:
         assert self._inbox is not None
         try:
-            kind, payload, future = await asyncio.wait_for(
+            message, future = await asyncio.wait_for(
                 self._inbox.get(), timeout=self.options.tick_s
             )
         except TimeoutError:
             return
         try:
-            result = self._handle(kind, payload)
+            result = self._handle(message)
         except Exception as exc:  # nothing an input does may take the service down
-            log.exception("input %s failed", kind)
+            log.exception("input %s failed", type(message).__name__)
             if future is not None and not future.done():
                 future.set_exception(exc)
             return
@@ -319,22 +368,20 @@ class Service:
         self.lights.backends.append(self.board_lights)
         await stack.enter_async_context(link)
         self.board = link
-        pump = asyncio.get_running_loop().create_task(
-            pump_board_events(
-                link,
-                list(self.cfg.board.buttons),
-                lambda p, key: inbox.put_nowait(("board_press", (p, key), None)),
-                lambda v, t, key: inbox.put_nowait(("board_dice", ((v, t), key), None)),
-            ),
-            name="board-events",
+        buttons = list(self.cfg.board.buttons)
+        self._pump = lambda: pump_board_events(
+            link,
+            buttons,
+            lambda p, key: inbox.put_nowait((BoardIn(PressIn(p), key), None)),
+            lambda v, t, key: inbox.put_nowait((BoardIn(DiceIn(tuple(v), t), key), None)),
         )
-        stack.callback(pump.cancel)
 
-    def _board_state_changed(self, state: Any, detail: str) -> None:
+    def _board_state_changed(self, state: LinkState, detail: str) -> None:
         if self.board_lights is not None:
             self.board_lights.link_state_changed(state, detail)
         if detail == "board restarted" and self.table.last_dice and self.board is not None:
-            self._spawn(self.board.show_dice(self.table.last_dice))  # LED dice woke up blank
+            # The LED dice woke up blank.
+            self._spawn(self.board.show_dice(self.table.last_dice), "show-dice")
 
     def _open_gpio(self, stack: contextlib.ExitStack | contextlib.AsyncExitStack) -> None:
         from controller.gpio import GpioButtons, GpioLights, pin_factory
@@ -353,7 +400,7 @@ class Service:
     def _open_camera(self, stack: contextlib.AsyncExitStack) -> None:
         from controller.camera import CameraLoop
         from controller.table_geometry import table_geometry
-        from engine.rules import get_ruleset
+        from engine.rulesets import entry
 
         cam = self.cfg.camera
         self.camera = CameraLoop(
@@ -365,9 +412,7 @@ class Service:
             hidden_margin_mm=cam.hidden_margin_mm,
             frame_size=(cam.width, cam.height),
             geometry=table_geometry(cam),
-            # The American set is 152 tiles (eight Jokers beside the eight Flowers).
-            set_size=152 if is_american(self.cfg.table.ruleset)
-            else get_ruleset(self.cfg.table.ruleset).tiles,
+            set_size=entry(self.cfg.table.ruleset).tiles,
             showing=lambda: self.table.showing_hands(),
             passing=lambda: self.table.passing(),
         )
@@ -394,6 +439,7 @@ class Service:
         if self.face is not None:
             out["web"] = {"url": self.face.url, "pages": len(self.face.feed.pages),
                           "dropped": self.face.feed.dropped}
+        out["failed_tasks"] = list(self.failed_tasks)
         if self.board is not None:
             link = self.board.status()
             out["board"] = {

@@ -31,14 +31,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.camera import CameraLoop
+from controller.inbox import CommandIn
 from controller.scene import lay_hand_shown, lay_pass, reaching_hand, table_layout
 from controller.service import Service
 from controller.table import Table
 from engine import events as ev
-from engine.american.family import is_american
 from engine.american.state import AmericanHand
 from engine.game import HandState, public_view
-from engine.rules import get_ruleset
+from engine.rulesets import entry
 from engine.seats import Seat
 from vision.observation import Observation, ObservationKind
 
@@ -225,7 +225,7 @@ class RenderedCamera:
                 kind = str(step.kind)
                 self.fixes.entered_kinds[kind] = self.fixes.entered_kinds.get(kind, 0) + 1
                 body = {**step.to_json(), "source": "referee"}
-                await self.service.submit("command", ("observe", json.dumps(body).encode()))
+                await self.service.submit(CommandIn("observe", json.dumps(body).encode()))
         self.fixes.unresolved.append(f"camera never showed {step.to_json()}")
 
     def _reach(self, step: Observation, world: GameState) -> int | None:
@@ -291,7 +291,7 @@ class RenderedCamera:
                 body["winning"] = truth.winning
             if truth.kind is ObservationKind.PASS:
                 body.update(count=truth.count, zone=truth.zone)
-            result = await self.service.submit("command", ("correct", json.dumps(body).encode()))
+            result = await self.service.submit(CommandIn("correct", json.dumps(body).encode()))
             if result.get("ok"):
                 self.fixes.corrected += 1
                 return
@@ -300,7 +300,7 @@ class RenderedCamera:
     async def _dismiss(self, pid: int) -> None:
         self.fixes.dismissed += 1
         body = json.dumps({"pending": pid}).encode()
-        await self.service.submit("command", ("dismiss", body))
+        await self.service.submit(CommandIn("dismiss", body))
 
     async def _amend(self, truth: Observation, world: GameState) -> bool:
         """A misread discard the engine accepted: the referee puts the right tile in."""
@@ -317,7 +317,7 @@ class RenderedCamera:
             body = _american_fix(self.service.table, truth)
         if body is None:
             return True
-        result = await self.service.submit("command", ("correct", json.dumps(body).encode()))
+        result = await self.service.submit(CommandIn("correct", json.dumps(body).encode()))
         if result.get("ok"):
             self.fixes.amended += 1
         return True
@@ -385,7 +385,4 @@ def _next_in_turn(world: GameState, seat: Seat) -> Seat:
 
 def _set_size(service: Service) -> int:
     """Tiles in the set in play (the watcher's fifth-copy check; American flowers)."""
-    ruleset = service.table.settings.ruleset
-    if is_american(ruleset):
-        return 152
-    return get_ruleset(ruleset).tiles
+    return entry(service.table.settings.ruleset).tiles

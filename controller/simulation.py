@@ -35,16 +35,18 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from config.load import bundled_path, parse_config
 from config.schema import TableConfig
 from controller.broker import BrokerUnavailable, LocalMosquitto
+from controller.inbox import CommandIn, ObserveIn
 from controller.inputs import Observation
+from controller.live_view import Progress
 from controller.mqtt import BrokerSettings, Topics
-from controller.scoresheet import Scorer, contract_scorer, net_of
+from controller.scoresheet import Scorer, engine_scorer, net_of
 from controller.service import Service, ServiceOptions
 from controller.table import ENVELOPE, TABLE_EVENTS, Outcome, Table
 from controller.world import Claims, SimulatedHand, Step
 from engine import events as ev
-from engine.american.family import is_american
 from engine.game import public_view, rebuild
 from engine.rules import get_ruleset
+from engine.rulesets import entry, is_american
 from engine.seats import Seat
 from engine.tiles import tile_name
 
@@ -68,7 +70,7 @@ class SimulationSettings:
     headless: bool = False
     pause_ms: int | None = None  # courtesy pause; default: 60 headless, 400 with the view
     step_s: float | None = None  # between table actions; default 0 headless, 0.03 with the view
-    scorer: Scorer | None = contract_scorer
+    scorer: Scorer | None = engine_scorer
     doubt: float = 0.0  # share of observations the simulated camera is unsure of
     camera: bool = False  # render the table and see it through vision's pipeline
     names: tuple[str, ...] = ()  # the players in the first hand's seat order E, S, W, N
@@ -150,98 +152,6 @@ def _config(settings: SimulationSettings, store: str, board: str, broker: tuple[
     else:
         data["mqtt"].update({"host": broker[0], "port": broker[1]})
     return parse_config(data, str(path))
-
-
-class Progress:
-    """The live view: one line per thing the table did, as a spectator would tell it."""
-
-    def __init__(self, out: TextIO, enabled: bool) -> None:
-        self.out = out
-        self.enabled = enabled
-        self.last = 0
-
-    def show(self, service: Service) -> None:
-        if not self.enabled:
-            return
-        for record in service.store.events(self.last):
-            self.last = record["seq"]
-            line = describe_american(record) if "public" in record else describe(record)
-            if line:
-                self.out.write(f"{record['seq']:>6}  hand {record['hand']:<3} {line}\n")
-        self.out.flush()
-
-
-def describe(r: dict[str, Any]) -> str:
-    t = r["type"]
-    seat = r.get("seat", "")
-    if t == "HandStarted":
-        return f"── new hand ({r['ruleset']}, prevailing {r.get('prevailing') or '-'}) ──"
-    if t == "DiceThrown":
-        return f"{seat} throws {'+'.join(map(str, r['dice']))}"
-    if t == "WallBroken":
-        return f"the wall is broken at {r['wall_of']}'s wall, stack {r['stack']}"
-    if t == "Discarded":
-        return f"{seat} discards {r['tile']}"
-    if t == "ClaimMade":
-        return f"{seat} calls {r['kind']}!"
-    if t == "ClaimsClosed":
-        claims = ", ".join(r["claims"]) or "no calls"
-        won = f"{r['winner']} takes {r['discard']} ({r['kind']})" if r["winner"] else "nobody"
-        return f"[{claims}] -> {won}  ({r['rule']})"
-    if t == "MeldExposed":
-        return f"{seat} lays {' '.join(r['tiles'])}"
-    if t in ("KongDeclared", "KongAdded"):
-        return f"{seat} kong of {r['tile']}"
-    if t == "FlowerGrounded":
-        return f"{seat} grounds {r['tile']}"
-    if t == "MahjongDeclared":
-        return f"{seat} MAH-JONGG with {' '.join(r['concealed'])} (on {r['win_tile']}, {r['by']})"
-    if t == "FalseMahjong":
-        return f"{seat} false Mah-jongg: {r['reason']} ({r['rule']})"
-    if t == "HandEnded":
-        return f"hand over: {r['result']}{' by ' + r['winner'] if r.get('winner') else ''}"
-    if t == "HandScored":
-        net = r.get("net_by_player") or {}
-        scores = ", ".join(f"{k} {v:+d}" for k, v in net.items()) or r.get("error", "")
-        winner = r.get("winner")
-        won = f"{(r.get('players') or {}).get(winner, winner)} ({winner}) won; " if winner else ""
-        return f"score: {won}{scores}"
-    if t == "ObservationHeld":
-        return f"table asked (#{r['id']}): {r['reason']}"
-    if t == "ObservationSettled":
-        return f"#{r['id']} {r['how']} by the referee"
-    return ""
-
-
-def describe_american(r: dict[str, Any]) -> str:
-    """The live view of an American record (its table's shape: ``public`` beside the
-    envelope). Never the ``private`` part."""
-    t = r["type"]
-    seat = r.get("seat") or ""
-    raw = r.get("public")
-    p: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    if t == "HandStarted":
-        return f"── new hand (american, card {p['card']['name']}) ──"
-    if t == "CharlestonPassOffered":
-        blind = f", {p['blind']} blind" if p.get("blind") else ""
-        return f"{seat} passes ({p['stage']}{blind})"
-    if t == "Discarded":
-        return f"{seat} discards {p['tile']}"
-    if t == "CallMade":
-        return f"{seat} calls for {p['kind']}!"
-    if t == "WindowClosed" and p.get("winner"):
-        return f"[{', '.join(p['claims'])}] -> {p['winner']} takes {p['discard']}  ({p['rule']})"
-    if t == "Exposed":
-        return f"{seat} exposes {' '.join(p['tiles'])}"
-    if t == "JokerExchanged":
-        return f"{seat} exchanges {p['tile']} for a Joker from {p['owner']}"
-    if t == "MahJongg":
-        return f"{seat} MAH JONGG: line {p['line']} for {p['points']} ({p['by']})"
-    if t == "FalseMahJongg":
-        return f"{seat} false Mah Jongg: {p['why']} ({p['rule']})"
-    if t == "HandEnded":
-        return f"hand over: {p['result']}{' by ' + p['winner'] if p.get('winner') else ''}"
-    return describe(r) if t in ("HandScored", "ObservationHeld", "ObservationSettled") else ""
 
 
 async def _wait(predicate: Callable[[], bool], timeout: float, poll: float = 0.002) -> bool:
@@ -352,41 +262,12 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
     tmp = tempfile.TemporaryDirectory(prefix="mjtable-sim-")
     store = settings.store or str(Path(tmp.name) / "table.sqlite3")
     problems: list[str] = []
-    broker_proc: LocalMosquitto | None = None
-    broker: tuple[str, int] | None = settings.mqtt
-    embedded: Any = None
-    if broker is None:
-        try:
-            broker_proc = LocalMosquitto(persistence=False)
-            broker_proc.start()
-            broker = (broker_proc.host, broker_proc.port)
-        except BrokerUnavailable:
-            from controller.embedded_broker import EmbeddedBroker
-
-            try:
-                embedded = EmbeddedBroker()
-                await embedded.start()
-                broker = (embedded.host, embedded.port)
-            except BrokerUnavailable as exc:
-                embedded = None
-                sys.stderr.write(f"mjtable simulate: no broker, nothing is published: {exc}\n")
+    broker, broker_proc, embedded = await _start_broker(settings.mqtt)
     board = EmulatedBoard(link_path=Path(tmp.name) / "mahjong-mcu", seed=settings.seed)
     board.start()
     cfg = _config(settings, store, board.path, broker, pause_ms)
     topics = Topics(cfg.table.id, cfg.mqtt.topic_prefix)
-    service = Service(
-        cfg,
-        ServiceOptions(
-            store_path=store,
-            board_url=board.path,
-            broker=BrokerSettings(broker[0], broker[1], protocol="3.1.1" if embedded else "5")
-            if broker
-            else None,
-            client_id=f"mjtable-{cfg.table.id}",
-            scorer=settings.scorer,
-            status_file=f"{store}.status.json",
-        ),
-    )
+    service = _service(cfg, settings, store, board.path, broker, embedded is not None)
     published: list[int] = []
     if service.mqtt is not None:
         service.mqtt.on_delivered = lambda seq: published.append(seq) if seq else None
@@ -404,10 +285,11 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
     camera: Any = None
     try:
         await asyncio.wait_for(ready.wait(), 10)
+        assert service.board is not None  # the emulated board, opened by the service
         await service.board.wait_up(timeout=5)
         family: Family = (
             AmericanFamily(service) if is_american(settings.ruleset)
-            else ClassicalFamily(settings.ruleset)
+            else ClassicalFamily(entry(settings.ruleset).plays)
         )
         if settings.camera:
             from controller.sim_camera import RenderedCamera
@@ -417,50 +299,12 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
         if service.face is not None:
             out.write(json.dumps({"web": service.face.url}) + "\n")
             out.flush()
+        table = _Table(service, board, cfg, camera, family, progress)
         for _ in _hands(settings, service):
-            hand_no = service.table.hand_no
-            world = family.world(service, rng)
-            for step in world.steps():
-                if step_s:
-                    await asyncio.sleep(step_s)
-                if isinstance(step, Claims):
-                    await _press(service, board, cfg, step, problems)
-                elif camera is not None and step.kind in CAMERA_KINDS:
-                    await camera.see(step, world.state)
-                else:
-                    await _observe(service, step, doubt, settings.doubt, problems)
-                progress.show(service)
-            # The last discard of a drawn hand closes on the pause; then the next hand opens.
-            def ended(h: int = hand_no) -> bool:
-                return service.table.hand_no > h
-
-            if not await _wait(ended, pause_ms / 1000 + 3):
-                problems.append(f"hand {hand_no}: the mirror did not end the hand")
+            if not await _play_hand(table, rng, doubt, settings.doubt, step_s, pause_ms,
+                                    problems):
                 break
-            if camera is not None:
-                await camera.clear()
-            a, b = family.views(service, world, hand_no)
-            if a != b:
-                diff = sorted(k for k in a if a[k] != b.get(k))
-                problems.append(f"hand {hand_no}: the mirror differs from the game in {diff}")
-            if isinstance(family, ClassicalFamily):
-                problems.extend(await asyncio.to_thread(family.check_score, service, world,
-                                                        hand_no))
-            progress.show(service)
-        # The broker may be away (that is what the outbox is for): give it time to return.
-        if service.mqtt is not None and not await asyncio.to_thread(service.mqtt.wait_idle, 45):
-            problems.append("the outbox did not drain within 45 s")
-        last = service.store.last_seq()
-        if watcher is not None and not await _wait(
-            lambda: len(set(watcher.seqs)) >= last - first_seq, 10, 0.02
-        ):
-            got = len(set(watcher.seqs))
-            problems.append(f"the watcher got {got} of {last - first_seq} events")
-        if watcher is not None:
-            expected = list(range(first_seq + 1, last + 1))
-            deduped = sorted(set(watcher.seqs))
-            if deduped != expected or watcher.seqs != sorted(watcher.seqs):
-                problems.append("events reached the watcher out of order or with a gap")
+        problems.extend(await _delivery_problems(service, watcher, first_seq))
         if camera is not None:
             problems.extend(camera.fixes.unresolved)
         summary = _summary(service, settings, first_seq, published, problems, started)
@@ -504,6 +348,113 @@ def _hands(settings: SimulationSettings, service: Service) -> Iterator[int]:
         yield n
 
 
+def _service(cfg: TableConfig, settings: SimulationSettings, store: str, board: str,
+             broker: tuple[str, int] | None, embedded: bool) -> Service:
+    """The table service as `mjtable run` makes it, on the emulated board."""
+    return Service(
+        cfg,
+        ServiceOptions(
+            store_path=store,
+            board_url=board,
+            # The embedded broker speaks MQTT 3.1.1 only.
+            broker=BrokerSettings(broker[0], broker[1], protocol="3.1.1" if embedded else "5")
+            if broker
+            else None,
+            client_id=f"mjtable-{cfg.table.id}",
+            scorer=settings.scorer,
+            status_file=f"{store}.status.json",
+        ),
+    )
+
+
+async def _start_broker(
+    asked: tuple[str, int] | None,
+) -> tuple[tuple[str, int] | None, LocalMosquitto | None, Any]:
+    """The broker to publish to: the one asked, else a Mosquitto of our own, else the embedded
+    one; ``(address, mosquitto, embedded)``, the address None when there is none at all."""
+    if asked is not None:
+        return asked, None, None
+    try:
+        broker_proc = LocalMosquitto(persistence=False)
+        broker_proc.start()
+        return (broker_proc.host, broker_proc.port), broker_proc, None
+    except BrokerUnavailable:
+        from controller.embedded_broker import EmbeddedBroker
+
+        try:
+            embedded = EmbeddedBroker()
+            await embedded.start()
+            return (embedded.host, embedded.port), None, embedded
+        except BrokerUnavailable as exc:
+            sys.stderr.write(f"mjtable simulate: no broker, nothing is published: {exc}\n")
+            return None, None, None
+
+
+@dataclass
+class _Table:
+    """The simulated table's parts a hand is played through."""
+
+    service: Service
+    board: Any
+    cfg: TableConfig
+    camera: Any
+    family: Family
+    progress: Progress
+
+
+async def _play_hand(table: _Table, rng: random.Random, doubt: random.Random, share: float,
+                     step_s: float, pause_ms: int, problems: list[str]) -> bool:
+    """One hand, step by step, then the mirror checked against the game; False if the table
+    did not end the hand (the simulation stops there)."""
+    service, camera, family = table.service, table.camera, table.family
+    hand_no = service.table.hand_no
+    world = family.world(service, rng)
+    for step in world.steps():
+        if step_s:
+            await asyncio.sleep(step_s)
+        if isinstance(step, Claims):
+            await _press(service, table.board, table.cfg, step, problems)
+        elif camera is not None and step.kind in CAMERA_KINDS:
+            await camera.see(step, world.state)
+        else:
+            await _observe(service, step, doubt, share, problems)
+        table.progress.show(service.store)
+    # The last discard of a drawn hand closes on the pause; then the next hand opens.
+    if not await _wait(lambda: service.table.hand_no > hand_no, pause_ms / 1000 + 3):
+        problems.append(f"hand {hand_no}: the mirror did not end the hand")
+        return False
+    if camera is not None:
+        await camera.clear()
+    a, b = family.views(service, world, hand_no)
+    if a != b:
+        diff = sorted(k for k in a if a[k] != b.get(k))
+        problems.append(f"hand {hand_no}: the mirror differs from the game in {diff}")
+    if isinstance(family, ClassicalFamily):
+        problems.extend(await asyncio.to_thread(family.check_score, service, world, hand_no))
+    table.progress.show(service.store)
+    return True
+
+
+async def _delivery_problems(service: Service, watcher: Watcher | None,
+                             first_seq: int) -> list[str]:
+    """Every event published once, in order, to a subscriber like a club's."""
+    problems = []
+    # The broker may be away (that is what the outbox is for): give it time to return.
+    if service.mqtt is not None and not await asyncio.to_thread(service.mqtt.wait_idle, 45):
+        problems.append("the outbox did not drain within 45 s")
+    if watcher is None:
+        return problems
+    last = service.store.last_seq()
+    if not await _wait(lambda: len(set(watcher.seqs)) >= last - first_seq, 10, 0.02):
+        got = len(set(watcher.seqs))
+        problems.append(f"the watcher got {got} of {last - first_seq} events")
+    expected = list(range(first_seq + 1, last + 1))
+    deduped = sorted(set(watcher.seqs))
+    if deduped != expected or watcher.seqs != sorted(watcher.seqs):
+        problems.append("events reached the watcher out of order or with a gap")
+    return problems
+
+
 async def _press(
     service: Service,
     board: Any,
@@ -523,7 +474,7 @@ async def _press(
         # press otherwise (too late for its window, say); its reason is on `adjudications`.
         problems.append(f"the table refused a call of {claims.presses}")
     # The players wait for the LEDs: the window closes on the courtesy pause.
-    if not await _wait(lambda: service.table.window_deadline_us is None, 3):
+    if not await _wait(lambda: service.table.window.deadline_us is None, 3):
         problems.append("the call window did not close")
 
 
@@ -536,11 +487,11 @@ async def _observe(
         time_us=time.monotonic_ns() // 1000,
         source="simulated",
     )
-    outcome: Outcome = await service.submit("observe", obs)
+    outcome: Outcome = await service.submit(ObserveIn(obs))
     if outcome.asked is not None and obs.confidence < 0.9:
         # The simulated referee looks at the table and confirms what the camera doubted.
         result = await service.submit(
-            "command", ("confirm", json.dumps({"pending": outcome.asked}).encode())
+            CommandIn("confirm", json.dumps({"pending": outcome.asked}).encode())
         )
         if not result.get("ok"):
             problems.append(f"referee could not confirm #{outcome.asked}: {result.get('error')}")
@@ -584,7 +535,7 @@ def _latencies(service: Service, watcher: Watcher | None) -> dict[str, Any]:
             to_mqtt = [(ns // 1000 - t_us) / 1000 for ns, _, t_us in watcher.claim_arrivals]
     return {
         "press_to_led": _percentiles(list(service.press_to_led_ms)),
-        "window_close_to_led": _percentiles(list(service.table.close_to_led_ms)),
+        "window_close_to_led": _percentiles(list(service.table.window.close_to_led_ms)),
         "press_to_mqtt": _percentiles(to_mqtt),
     }
 

@@ -35,13 +35,13 @@ from controller.live_table import (
     HELD,
     SCORED,
     SETTLED,
-    CommandError,
     LiveTable,
     Outcome,
     TableSettings,
     rotate,
 )
-from controller.mirror import claim_for, command_for, observed_tiles
+from controller.mirror import claim_for, command_for, observed_tiles, showing_hands
+from controller.referee import Amend, CommandError, RefereeCommand, Roll
 from controller.scoresheet import Scorer, hand_document, mahjong_declared, net_of
 from controller.store import EventStore, dumps
 from engine import commands as cm
@@ -167,7 +167,7 @@ class Table(LiveTable):
             if hand_events:
                 self.state = rebuild(hand_events)
         if self.state is not None and self.state.phase in ("claims", "rob"):
-            self.window_deadline_us = 0  # close what was open as soon as the loop ticks
+            self.window.open_at_restart()
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -213,11 +213,6 @@ class Table(LiveTable):
             messages.append((self.topics.events, dumps(record).encode(), env["seq"]))
             self._fold(record)
         messages.extend(extra_messages or [])
-        retained = {self.topics.state: dumps(self.public_state()).encode()}
-        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS) for r in records):
-            retained[self.topics.scores] = dumps(self.scores()).encode()
-        if not self.settings.publish:
-            messages, retained = [], {}
         self.since_snapshot += len(records)
         snapshot = None
         if self.since_snapshot >= self.settings.snapshot_every or any(
@@ -225,15 +220,7 @@ class Table(LiveTable):
         ):
             snapshot = (self.seq, self._service_state())
             self.since_snapshot = 0
-        try:
-            self.store.append(records, messages, retained, snapshot, self.source_key)
-            self.source_key_stored = self.source_key is not None
-        except BaseException:
-            # The store refused (disk full?): the log is the truth, so fall back to it.
-            self.recover()
-            raise
-        self.on_append()
-        return records
+        return self._store(records, messages, snapshot)
 
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._record([], bodies)
@@ -250,7 +237,7 @@ class Table(LiveTable):
             self.settings.ruleset, "mirror", prevailing=prevailing, hand=self.hand_no + 1
         )
         self.state = state
-        self.window_deadline_us = None
+        self.window.shut()
         return self._record(events)
 
     def _apply(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
@@ -338,15 +325,14 @@ class Table(LiveTable):
         assert self.state is not None
         for event in events:
             if isinstance(event, ev.Discarded | ev.KongAdded):
-                self.window_deadline_us = now_us + self.pause_us
+                self.window.open(now_us)
                 pause = self.settings.courtesy_pause_ms
                 self.lights.show(Pattern(Show.CALL_WINDOW, None, 0, pause))
             elif isinstance(event, ev.ClaimMade):
-                if self.window_deadline_us is None:  # a late claim (Law 53) reopens it
-                    self.window_deadline_us = now_us + self.pause_us
+                self.window.reopen(now_us)  # a late claim (Law 53) reopens it
                 self.lights.show(Pattern(Show.CLAIM_HEARD, event.seat.name))
             elif isinstance(event, ev.ClaimsClosed):
-                self.window_deadline_us = None
+                self.window.shut()
                 if event.winner is not None:
                     self.lights.show(Pattern(Show.CLAIM_WON, event.winner.name))
                 for claim in event.claims:
@@ -357,7 +343,7 @@ class Table(LiveTable):
                     self.lights.show(Pattern(Show.TURN, self.state.turn.name))
             elif isinstance(event, ev.Drew):
                 if not event.loose:
-                    self.window_deadline_us = None
+                    self.window.shut()
                 self.lights.show(Pattern(Show.TURN, event.seat.name))
                 if self.state.live_left() <= 1:
                     self.lights.show(Pattern(Show.LAST_TILE, event.seat.name))
@@ -365,7 +351,7 @@ class Table(LiveTable):
                 self.lights.show(Pattern(Show.WALL_BREAK, event.wall_of.name, event.stack))
                 self.lights.show(Pattern(Show.DEAD_WALL, event.wall_of.name, event.stack))
             elif isinstance(event, ev.HandEnded):
-                self.window_deadline_us = None
+                self.window.shut()
                 winner = None if event.winner is None else event.winner.name
                 self.lights.show(Pattern(Show.HAND_OVER, winner))
 
@@ -500,26 +486,12 @@ class Table(LiveTable):
         return view
 
     def showing_hands(self) -> dict[str, int]:
-        """The seats that may be laying their hands out now, each with how many tiles its
-        hand holds: one that called Mah-jongg on the discard (alone) or was awarded it, its
-        tiles and the discard; the turn's seat once it has drawn (a concealed kong lies face
-        down, a discard goes to the middle: what else it lays on its rack strip, beyond a
-        flower or a kong's fourth, is its hand); after a Mah-jongg, the others not yet shown
-        (Law 82). Read by the camera's thread: a stale answer costs one frame's context."""
-        state = self.state
-        if state is None:
+        """The seats that may be laying their hands out now, with how many tiles each hand
+        holds (:func:`controller.mirror.showing_hands`). Read by the camera's thread: a stale
+        answer costs one frame's context."""
+        if self.state is None:
             return {}
-        held = {seat.name: state.seats[seat].n for seat in state.players}
-        if state.phase == "ended":
-            return {s: held[s] for s in self.awaiting if s not in self.losers_shown}
-        if state.phase == "award" and state.award is not None and state.award[1] == "mahjong":
-            return {state.award[0].name: held[state.award[0].name] + 1}
-        if state.phase in ("claims", "rob"):
-            callers = {c.seat.name for c in state.claims if c.kind == "mahjong"}
-            return {s: held[s] + 1 for s in callers} if len(callers) == 1 else {}
-        if state.phase == "play" and state.drew:
-            return {state.turn.name: held[state.turn.name]}
-        return {}
+        return showing_hands(self.state, [s for s in self.awaiting if s not in self.losers_shown])
 
     def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """A draw or a laid set shows the table has moved on: claims made before it are
@@ -534,7 +506,7 @@ class Table(LiveTable):
         state = self.state
         if state is None:
             return []
-        deadline = self._window_over(now_us)
+        deadline = self.window.over(now_us)
         if deadline is None:
             return []
         # With claims made, the pause ends the window. Without, it ends it only where the
@@ -570,17 +542,13 @@ class Table(LiveTable):
 
     VERBS = ("claim", "confirm", "correct", "dismiss", "observe", "roll", "status")
 
-    def _table_command(
-        self, verb: str, body: dict[str, Any], now_us: int
-    ) -> dict[str, Any] | None:
-        if verb == "roll":
-            seat = body.get("seat", "E")
-            if seat not in ("E", "S", "W", "N"):
-                raise CommandError("seat", f"{seat!r} is not one of E S W N")
-            return self._outcome(self.throw_dice(seat, now_us))
-        if verb == "correct" and "at" in body:
-            return self._amend(body, now_us)
-        return None
+    def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
+        match command:
+            case Roll(seat=seat):
+                return self._outcome(self.throw_dice(seat, now_us))
+            case Amend() as amend:
+                return self._amend(amend, now_us)
+        return super()._table_command(command, now_us)
 
     def _held(self, pid: int) -> Observation | None:
         return Observation.from_json(self.pending[pid], "held")
@@ -592,16 +560,13 @@ class Table(LiveTable):
             "referee", obs.winning,
         )
 
-    def _amend(self, body: Mapping[str, Any], now_us: int) -> dict[str, Any]:
-        """``{"at": n, "command": {...} | null, "reason": "..."}``: the engine's Correct."""
-        if not isinstance(body.get("reason"), str) or not body["reason"].strip():
-            raise CommandError("reason", "a correction names its reason")
-        raw = body.get("command")
+    def _amend(self, amend: Amend, now_us: int) -> dict[str, Any]:
+        """``{"at": n, "command": {...} | null, "reason": "..."}``: the engine's Correct of
+        event ``at`` of this hand's record."""
+        raw = amend.command
         command = None if raw is None else cm.command_from_json(raw, "command")
-        at = body["at"]
-        if not isinstance(at, int):
-            raise CommandError("at", "the index of the event in this hand's record")
-        records = self._apply(cm.Correct(at=at, command=command, reason=body["reason"]), now_us)
+        correct = cm.Correct(at=amend.at, command=command, reason=amend.reason)
+        records = self._apply(correct, now_us)
         return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
 
 

@@ -1,8 +1,8 @@
 """Seats, named by their seat wind. East is always the dealer (contracts.md).
 
 Turn order runs East, South, West, North (Code 1924, Law 1: South sits on East's right, and
-play passes to the right, Law 26). ``next_seat`` is the player on the right, ``left_of`` the
-one on the left, whose discards alone may be chowed (Law 34).
+play passes to the right, Law 26): the seat after ``s`` is ``SEATS[(s + 1) % 4]``.
+``SEAT_NAMES`` is the same order as the tokens other parts (config, MQTT payloads) use.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class Seat(IntEnum):
 
 
 SEATS: tuple[Seat, ...] = (Seat.E, Seat.S, Seat.W, Seat.N)
+SEAT_NAMES: tuple[str, ...] = tuple(s.name for s in SEATS)
 _BY_TOKEN = {s.name: s for s in SEATS}
 
 
@@ -40,18 +41,3 @@ def parse_seat(token: object, where: str = "seat") -> Seat:
         if seat is not None:
             return seat
     raise MalformedInput(where, f"a seat is one of E S W N, not {token!r}")
-
-
-def next_seat(seat: int) -> Seat:
-    """The player on the right, next in the order of play."""
-    return SEATS[(seat + 1) % 4]
-
-
-def left_of(seat: int) -> Seat:
-    """The player on the left: the only one whose discard may be chowed (Code 1924, Law 34)."""
-    return SEATS[(seat - 1) % 4]
-
-
-def turns_after(discarder: int, seat: int) -> int:
-    """How far ``seat`` sits after ``discarder`` in the order of play (1 = next)."""
-    return (seat - discarder) % 4

@@ -67,5 +67,11 @@ def load_card(path: str | os.PathLike[str], use_cache: bool = True) -> CompiledC
 
 
 def default_card() -> CompiledCard:
-    """The card named by ``MJTABLE_AMERICAN_CARD``, else the sample card."""
-    return load_card(os.environ.get("MJTABLE_AMERICAN_CARD") or SAMPLE_CARD)
+    """The card bundled with the table."""
+    return load_card(SAMPLE_CARD)
+
+
+def card_at(path: str) -> CompiledCard:
+    """The card a table's ``table.card`` (or a command's ``--card``) names: a card file's
+    path, or empty for the bundled card."""
+    return load_card(path or SAMPLE_CARD)

@@ -31,6 +31,15 @@ def run(args: argparse.Namespace) -> int:
         first = exc.problems[0]
         more = f" (and {len(exc.problems) - 1} more, listed on stderr)" if exc.problems[1:] else ""
         raise CommandInputError(first.message + more, first.where) from None
+    if cfg.table.card:
+        from config.cards import card_at
+        from engine.american.compiled import CardError
+
+        try:
+            card_at(cfg.table.card)
+        except (CardError, OSError) as exc:
+            raise CommandInputError(f"the American card does not load: {exc}",
+                                    f"{args.file}: table.card") from None
     emit_json(
         {
             "ok": True,

@@ -18,15 +18,19 @@ HELP = "bots play whole hands under the full engine"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ruleset", default="code1924/mixed",
-                        help="code1924/mixed (default), code1924/one-double, "
-                             "code1924/cleared, pungchow, pungchow/limit, classical, "
-                             "american (american/3, american/2 for smaller tables)")
+    from engine.rulesets import names
+
+    parser.add_argument("--ruleset", default="code1924/mixed", metavar="R",
+                        help=f"one of {', '.join(names())} (default code1924/mixed); a "
+                             "scoring preset plays as its family")
     parser.add_argument("--hands", type=int, default=1, help="how many hands (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="the RNG seed (default 0)")
-    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4),
-                        help="4 (default); 2 or 3 for the 1924 Two- and Three-Hand Games "
-                             "(code1924/*, classical)")
+    parser.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
+                        help="the ruleset's table (default 4); 2 or 3 for the 1924 Two- and "
+                             "Three-Hand Games (code1924/*, classical), american/2 and "
+                             "american/3 for the American game")
+    parser.add_argument("--card", metavar="FILE", default="",
+                        help="the American card (default: the card bundled with the table)")
     parser.add_argument("--names", metavar="A,B,C,D",
                         help="the players' names in the first hand's seat order (E, S, W, N; "
                         "as many as --players): the summary counts each one's wins")
@@ -48,23 +52,30 @@ def _names(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine import rulesets
+
+    try:
+        asked = rulesets.entry(args.ruleset)
+    except ValueError as exc:
+        raise CommandInputError(str(exc), "--ruleset") from None
+    if args.card and asked.family != "american":
+        raise CommandInputError(f"{asked.name} is not played from a card", "--card")
+    try:
+        played = rulesets.for_players(asked.name, args.players or asked.players[-1])
+    except ValueError as exc:
+        raise CommandInputError(str(exc), "--players") from None
+    args.players = args.players or played.players[-1]
+    args.ruleset, args.preset = played.plays, asked.name if asked.preset else None
     names = _names(args)
-    if args.ruleset.strip().lower().split("/")[0] == "american":
-        return _play_american(args)  # its own engine: docs/rules-american.md
+    if played.family == "american":
+        return _play_american(args)  # the card's game: docs/rules-american.md
     from engine.record import event_line, final_line
     from engine.rounds import next_hand, start
     from engine.rules import get_ruleset
     from engine.simclock import SimClock
     from engine.simulate import default_bots, play_hand
 
-    try:
-        ruleset = get_ruleset(args.ruleset)
-    except ValueError as exc:
-        raise CommandInputError(str(exc), "--ruleset") from None
-    if args.players not in ruleset.player_counts:
-        raise CommandInputError(f"{ruleset.name} is played by "
-                                f"{' or '.join(map(str, ruleset.player_counts))} players",
-                                "--players")
+    ruleset = get_ruleset(args.ruleset)
     _check_hands(args.hands)
     log = _open_log(args.log)
     started = time.perf_counter()
@@ -115,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
         "events": events,
         "violations": violations,
         "seconds": round(time.perf_counter() - started, 3),
-        "ruleset": ruleset.name,
+        "ruleset": args.preset or ruleset.name,
+        **({"plays": ruleset.name} if args.preset else {}),
         "players": args.players,
         "seed": args.seed,
         "names": names,
@@ -129,17 +141,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _play_american(args: argparse.Namespace) -> int:
     """`--ruleset american` (`american/3`, `american/2`): bots play the American game on the
-    card named by MJTABLE_AMERICAN_CARD, else the sample card."""
-    from config.cards import default_card
+    card `--card` names, else the bundled card."""
+    from config.cards import card_at
     from engine.american.compiled import CardError
     from engine.american.family import play
 
     _check_hands(args.hands)
     try:
-        card = default_card()
+        card = card_at(args.card)
     except (CardError, OSError) as exc:
-        raise CommandInputError(f"the American card does not load: {exc}",
-                                "MJTABLE_AMERICAN_CARD") from None
+        raise CommandInputError(f"the American card does not load: {exc}", "--card") from None
     log = _open_log(args.log)
 
     def write(line: str) -> None:

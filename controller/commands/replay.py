@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("log", metavar="EVENTS.jsonl|STORE",
                         help="a log written by `mjtable play --log` ('-' for stdin), or a "
                         "table's store")
+    parser.add_argument("--card", metavar="FILE", default="",
+                        help="the American card the log was played on (default: the bundled "
+                             "card)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandInputError("the log is not UTF-8 text", args.log) from None
     first = next((line for line in lines if line.strip()), "")
     if '"type":"american/' in first.replace(" ", ""):
-        return _replay_american(lines)  # the American family's log: docs/rules-american.md
+        # The American family's log: docs/rules-american.md
+        return _replay_american(lines, args.card)
     try:
         hands = parse_log(lines)
     except MalformedInput as exc:
@@ -108,13 +112,18 @@ def _is_store(path: str) -> bool:
         return False  # the log's own reading says what is wrong
 
 
-def _replay_american(lines: list[str]) -> int:
-    from config.cards import default_card
+def _replay_american(lines: list[str], card_path: str) -> int:
+    from config.cards import card_at
+    from engine.american.compiled import CardError
     from engine.american.family import replay
     from engine.errors import MalformedInput
 
     try:
-        report = replay(lines, default_card())
+        card = card_at(card_path)
+    except (CardError, OSError) as exc:
+        raise CommandInputError(f"the American card does not load: {exc}", "--card") from None
+    try:
+        report = replay(lines, card)
     except MalformedInput as exc:
         raise CommandInputError(exc.message, exc.where) from None
     emit_json(report)

@@ -57,18 +57,15 @@ def _rebuilt_view(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The public view of one hand rebuilt from its records, by the engine that wrote them."""
     first = next(r for r in records if r["type"] == "HandStarted")
     if "public" in first:  # the American engine's records (controller/american_table.py)
-        from controller.american_table import AMENDED, _decode, load_card
+        from config.cards import default_card
+        from controller.american_table import rebuild_hand
         from engine.american.family import options_for
-        from engine.american.game import apply, new_hand, public_view
+        from engine.american.game import public_view
 
-        card = load_card()
-        state, _ = new_hand(card, options_for("american", card), "mirror")
-        replaced = {int(r["at"]): r.get("replacement") for r in records if r["type"] == AMENDED}
-        for r in records:
-            raw = replaced.get(r["seq"], r.get("command"))
-            if raw is not None and r.get("command") is not None:
-                apply(state, _decode(raw, f"seq {r['seq']}: command"))
-        return public_view(state)
+        card = default_card()
+        store: Any = _Records(records)  # it reads only events_of_hand
+        return public_view(rebuild_hand(store, records[0]["hand"], card,
+                                        options_for("american", card)))
     from controller.table import TABLE_EVENTS
     from engine import events as ev
     from engine.game import public_view as classical_view
@@ -77,6 +74,16 @@ def _rebuilt_view(records: list[dict[str, Any]]) -> dict[str, Any]:
     events = [ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
               for r in records if r["type"] not in TABLE_EVENTS]
     return classical_view(rebuild(events))
+
+
+class _Records:
+    """One hand's records, read as the store gives them (``rebuild_hand`` reads a store)."""
+
+    def __init__(self, records: list[dict[str, Any]]) -> None:
+        self.records = records
+
+    def events_of_hand(self, hand: int) -> list[dict[str, Any]]:
+        return [r for r in self.records if r["hand"] == hand]
 
 
 def _retained(path: str) -> dict[str, Any]:

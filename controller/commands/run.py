@@ -60,20 +60,17 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         first = exc.problems[0]
         raise CommandInputError(first.message, first.where) from None
-    from engine.american.family import is_american
-
-    if is_american(cfg.table.ruleset):
-        # The American table adjudicates against a card: one that does not load stops here.
-        from config.cards import default_card
+    if cfg.table.card:
+        # The American table adjudicates against its card: one that does not load stops here.
+        from config.cards import card_at
         from engine.american.compiled import CardError
 
         try:
-            default_card()
+            card_at(cfg.table.card)
         except (CardError, OSError) as exc:
-            raise CommandInputError(
-                f"the American card does not load: {exc}", "MJTABLE_AMERICAN_CARD"
-            ) from None
-    from controller.scoresheet import contract_scorer
+            raise CommandInputError(f"the American card does not load: {exc}",
+                                    f"{args.config}: table.card") from None
+    from controller.scoresheet import engine_scorer
     from controller.service import Service, ServiceOptions, ServiceStartError, broker_of
     from controller.store import StoreError
 
@@ -99,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 board_url=board or None,
                 broker=broker,
                 client_id=cfg.table.id,
-                scorer=contract_scorer,
+                scorer=engine_scorer,
                 status_file=status_path(store),
             ),
         )

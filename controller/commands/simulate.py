@@ -11,9 +11,11 @@ HELP = "a whole simulated table: board, camera, engine, MQTT, store"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ruleset", default="code1924/mixed",
-                        help="code1924/mixed (default), code1924/one-double, code1924/cleared, "
-                        "pungchow, pungchow/limit, classical, american")
+    from engine.rulesets import names
+
+    parser.add_argument("--ruleset", default="code1924/mixed", metavar="R",
+                        help=f"one of {', '.join(names())} (default code1924/mixed); a "
+                             "scoring preset plays as its family and scores with the preset")
     parser.add_argument("--hands", type=int, default=4, help="hands to play (default 4)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the players and the wall")
     parser.add_argument("--headless", action="store_true",
@@ -66,10 +68,13 @@ def _names(text: str | None) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from config.schema import _TABLE_ID, RULESETS
+    from config.schema import _TABLE_ID
+    from engine.rulesets import entry
 
-    if args.ruleset not in RULESETS:
-        raise CommandInputError(f"unknown ruleset; known: {', '.join(RULESETS)}", "--ruleset")
+    try:
+        args.ruleset = entry(args.ruleset).name
+    except ValueError as exc:
+        raise CommandInputError(str(exc), "--ruleset") from None
     if args.hands < 1:
         raise CommandInputError("at least one hand", "--hands")
     if not _TABLE_ID.match(args.table):

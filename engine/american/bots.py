@@ -211,6 +211,31 @@ class Send(Protocol):
     def __call__(self, command: Command, trial: bool = False) -> bool: ...
 
 
+def _calls_on_discard(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
+                      stats: PlayStats, clock: SimClock | None) -> None:
+    """The others call the live discard (each at its reaction time), then the window closes."""
+    live = state.live
+    assert live is not None
+    opened = live.opened_us
+    calls = []
+    for k in range(1, 4):
+        seat = SEATS[(live.seat + k) % 4]
+        if seat not in state.racks or state.rack(seat).out:
+            continue
+        call = bots[seat].call(state, seat)
+        if call is not None:
+            if clock is not None and opened is not None:
+                call = replace(call, time_us=clock.react(opened))
+            calls.append(call)
+    for call in sorted(calls, key=lambda c: c.time_us or 0):
+        if send(call):
+            stats.calls += 1
+    closing = None
+    if clock is not None and opened is not None:
+        closing = clock.close_after(opened, max([opened] + [c.time_us or 0 for c in calls]))
+    send(cm.CloseWindow(time_us=closing))
+
+
 def advance(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
             stats: PlayStats, clock: SimClock | None = None) -> None:
     """One step of bot play: whatever the hand is waiting for (a Charleston pass, a vote, a
@@ -247,26 +272,7 @@ def advance(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
                 send(bots[seat].courtesy_pass(state, seat, n))
                 stats.courtesy_passes += 1
     elif state.step == "window":
-        live = state.live
-        assert live is not None
-        opened = live.opened_us
-        calls = []
-        for k in range(1, 4):
-            seat = SEATS[(live.seat + k) % 4]
-            if seat not in state.racks or state.rack(seat).out:
-                continue
-            call = bots[seat].call(state, seat)
-            if call is not None:
-                if clock is not None and opened is not None:
-                    call = replace(call, time_us=clock.react(opened))
-                calls.append(call)
-        for call in sorted(calls, key=lambda c: c.time_us or 0):
-            if send(call):
-                stats.calls += 1
-        closing = None
-        if clock is not None and opened is not None:
-            closing = clock.close_after(opened, max([opened] + [c.time_us or 0 for c in calls]))
-        send(cm.CloseWindow(time_us=closing))
+        _calls_on_discard(state, bots, send, stats, clock)
     elif state.step == "awarded":
         assert state.awarded is not None and state.called_tile is not None
         seat, kind = state.awarded

@@ -14,7 +14,6 @@ from engine.american import commands as cm
 from engine.american.commands import AmericanEvent
 from engine.american.match import HandError, closest, exposures_fit, make_hand, unwinnable
 from engine.american.payments import (
-    Payment,
     Settlement,
     false_mahjong_cascade,
     settle_challenge,
@@ -27,6 +26,7 @@ from engine.american.state import (
     refuse,
 )
 from engine.errors import MalformedInput
+from engine.payment import Payment
 from engine.seats import Seat
 
 

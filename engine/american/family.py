@@ -13,12 +13,9 @@ from typing import Any
 
 from engine.american.compiled import CompiledCard
 from engine.american.game import AmericanOptions
+from engine.rulesets import AMERICAN
 
-NAMES = ("american", "american/3", "american/2")
-
-
-def is_american(ruleset: str) -> bool:
-    return ruleset.strip().lower().split("/")[0] == "american"
+NAMES = tuple(AMERICAN)
 
 
 def options_for(ruleset: str, card: CompiledCard | None = None) -> AmericanOptions:

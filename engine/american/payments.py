@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from engine.payment import Payment, net_by_seat
 from engine.seats import Seat
 
 WinBy = Literal["discard", "wall", "finesse", "heavenly", "earthly"]
@@ -67,18 +68,6 @@ def known_options() -> set[str]:
 
 
 @dataclass(frozen=True)
-class Payment:
-    payer: Seat
-    payee: Seat
-    amount: int
-    why: str
-
-    def as_json(self) -> dict[str, object]:
-        return {"from": self.payer.name, "to": self.payee.name, "amount": self.amount,
-                "why": self.why}
-
-
-@dataclass(frozen=True)
 class Win:
     """A verified Mah Jongg: the line's printed value and how the winning tile came."""
 
@@ -95,14 +84,10 @@ class Settlement:
     payments: list[Payment] = field(default_factory=list)
 
     def net(self, seats: Iterable[Seat]) -> dict[str, int]:
-        totals = {s.name: 0 for s in seats}
-        for p in self.payments:
-            totals[p.payer.name] -= p.amount
-            totals[p.payee.name] += p.amount
-        return totals
+        return net_by_seat(self.payments, seats)
 
     def as_json(self, seats: Iterable[Seat]) -> dict[str, object]:
-        return {"payments": [p.as_json() for p in self.payments], "net": self.net(seats)}
+        return {"payments": [p.to_json() for p in self.payments], "net": self.net(seats)}
 
 
 def hand_value(win: Win, options: PaymentOptions = PaymentOptions()) -> tuple[int, str]:

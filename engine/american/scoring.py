@@ -197,7 +197,7 @@ def _settle(card: CompiledCard, hand: Hand, winner: Seat, by: str, discarder: Se
     return {
         "hands": {winner.name: _hand_json(line, chosen.jokerless, jokerless, value, by,
                                           arrangement)},
-        "payments": [p.as_json() for p in settlement.payments],
+        "payments": [p.to_json() for p in settlement.payments],
         "net": Settlement(settlement.payments).net(players),
         "mahjong": {"valid": True, "line": line.id, **({"misnamed": misnamed} if misnamed else {}),
                     **({"also": [i for i in ids if i != line.id]} if len(ids) > 1 else {})},

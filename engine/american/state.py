@@ -26,7 +26,16 @@ SECOND_CHARLESTON = ("left", "across", "right")  # CH-4
 
 
 def refuse(rule: str, message: str) -> RuleViolation:
-    return RuleViolation(f"American {rule}", message)
+    """A refusal citing the League's rule ``rule``; its stable ``code`` is the rule's id
+    (``c_9`` for C-9, ``dh_2_h`` for DH-2 (h)), as each classical refusal's is its ruleset's
+    citation key.
+
+    >>> e = refuse("C-9", "calls are pending")
+    >>> e.rule, e.code, str(e)
+    ('American C-9', 'c_9', 'American C-9: calls are pending')
+    """
+    code = "_".join("".join(c if c.isalnum() else " " for c in rule.lower()).split())
+    return RuleViolation(f"American {rule}", message, code=code)
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,11 @@ from typing import Any
 
 from engine.errors import MalformedInput
 from engine.hands import SPECIAL_SHAPES, waits
+from engine.payment import Payment
 from engine.scoring.features import GREEN, composition_features
 from engine.scoring.model import FinishedHand, SeatHand, Win, parse_finished_hand
 from engine.scoring.score import HandScore, score_seat
-from engine.scoring.settle import Payment, false_mahjong, net_of, pay_winner, settle_losers
+from engine.scoring.settle import false_mahjong, net_of, pay_winner, settle_losers
 from engine.seats import SEATS, Seat
 from engine.tiles import DRAGONS, WINDS, Tile, is_honour, is_terminal
 

@@ -14,29 +14,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from engine.payment import Payment, net_by_seat
 from engine.scoring.tables import Ruleset
 from engine.seats import SEATS, Seat
 
 EAST = Seat.E
-
-
-@dataclass(frozen=True)
-class Payment:
-    payer: Seat
-    payee: Seat
-    amount: int
-    why: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "from": self.payer.name,
-            "to": self.payee.name,
-            "amount": self.amount,
-            "why": self.why,
-        }
 
 
 def _east_factor(a: Seat, b: Seat, opts: Mapping[str, Any]) -> int:
@@ -139,8 +123,4 @@ def false_mahjong(offender: Seat, ruleset: Ruleset, opts: Mapping[str, Any]) -> 
 
 
 def net_of(payments: Sequence[Payment]) -> dict[str, int]:
-    net = {s.name: 0 for s in SEATS}
-    for p in payments:
-        net[p.payer.name] -= p.amount
-        net[p.payee.name] += p.amount
-    return net
+    return net_by_seat(payments, SEATS)

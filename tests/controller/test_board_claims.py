@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from config.load import parse_config
+from controller.inbox import ObserveIn
 from controller.inputs import Observation, ObservationKind
 from controller.lights import Show
 from controller.service import Service, ServiceOptions
@@ -41,7 +42,7 @@ def test_two_seats_within_a_millisecond_on_the_board(tmp_path: Path) -> None:
                 Observation(ObservationKind.DEAL, None),
                 Observation(ObservationKind.DISCARD, "E", ("5C",)),
             ):
-                assert (await service.submit("observe", step)).accepted
+                assert (await service.submit(ObserveIn(step))).accepted
             board.press(seat=3, button=PUNG)  # North first ...
             board.press(seat=2, button=PUNG)  # ... West a few microseconds later
             await until(

@@ -22,6 +22,7 @@ from typing import Any
 
 from config.load import parse_config
 from config.schema import TableConfig
+from controller.inbox import CommandIn, ObserveIn
 from controller.inputs import Observation, ObservationKind
 from controller.service import Service, ServiceOptions
 from controller.store import EventStore
@@ -107,7 +108,7 @@ def test_a_press_received_but_not_stored_at_a_crash_is_applied_once_after_restar
             first = Running(cfg, board)
             service = await first.start()
             for step in OPENING:
-                assert (await service.submit("observe", step)).accepted
+                assert (await service.submit(ObserveIn(step))).accepted
             received: list[object] = []
             # The press is taken off the link and is being applied ... (nothing stored yet)
             service._board_input = lambda kind, payload: received.append(payload)  # type: ignore[method-assign]
@@ -145,7 +146,7 @@ def test_a_press_stored_but_not_acknowledged_is_skipped_when_the_board_resends_i
             first = Running(cfg, board)
             service = await first.start()
             for step in OPENING:
-                assert (await service.submit("observe", step)).accepted
+                assert (await service.submit(ObserveIn(step))).accepted
             # The process dies after the store's commit, before its acknowledgement is sent.
             service.board.confirm = lambda key: None
             board.press(seat=NORTH, button=PUNG)
@@ -194,11 +195,11 @@ def test_after_a_board_restart_the_leds_show_the_same_state(tmp_path: Path) -> N
             run = Running(cfg, board)
             service = await run.start()
             # The LED dice: East's throw, then the selected seat's (Laws 15-16).
-            assert (await service.submit("command", ("roll", b'{"seat": "E"}')))["ok"]
+            assert (await service.submit(CommandIn("roll", b'{"seat": "E"}')))["ok"]
             thrower = service.table.next_thrower().encode()
-            assert (await service.submit("command", ("roll", b'{"seat": "%s"}' % thrower)))["ok"]
+            assert (await service.submit(CommandIn("roll", b'{"seat": "%s"}' % thrower)))["ok"]
             for step in OPENING[2:]:
-                assert (await service.submit("observe", step)).accepted
+                assert (await service.submit(ObserveIn(step))).accepted
             board.press(seat=NORTH, button=PUNG)  # heard: North's seat blinks amber
             await until(lambda: bool(events_of(service, "ClaimMade")), what="the claim")
             await lights_settled(service)
@@ -239,7 +240,7 @@ def test_the_wall_break_position_lights_after_the_dice(tmp_path: Path) -> None:
             service = await run.start()
             assert board.animation(5) is None
             for step in OPENING[:2]:
-                assert (await service.submit("observe", step)).accepted
+                assert (await service.submit(ObserveIn(step))).accepted
             broken = events_of(service, "WallBroken")[0]
             await lights_settled(service)
             await run.finish()

@@ -147,11 +147,65 @@ def test_config_check_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_run_refuses_an_american_table_whose_card_does_not_load(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _write(tmp_path, '[table]\nid = "t"\nruleset = "american"\n[mqtt]\nenabled = false\n')
-    assert load_config(path).table.ruleset == "american"  # a valid file, served live ...
-    monkeypatch.setenv("MJTABLE_AMERICAN_CARD", str(tmp_path / "no-such-card.yaml"))
+    card = tmp_path / "no-such-card.card"
+    path = _write(tmp_path, f'[table]\nid = "t"\nruleset = "american"\ncard = "{card}"\n'
+                  '[mqtt]\nenabled = false\n')
+    assert load_config(path).table.card == str(card)  # a valid file, served live ...
     assert cli.main(["run", "--config", str(path)]) == 2  # ... but not without its card
     out = json.loads(capsys.readouterr().out)
-    assert out["where"] == "MJTABLE_AMERICAN_CARD" and "does not load" in out["error"]
+    assert out["where"] == f"{path}: table.card" and "does not load" in out["error"]
+    assert cli.main(["config", "check", str(path)]) == 2  # and the check says so first
+    out = json.loads(capsys.readouterr().out)
+    assert out["where"] == f"{path}: table.card" and "does not load" in out["error"]
+
+
+def test_every_ruleset_and_preset_of_the_registry_is_a_table_ruleset(tmp_path: Path) -> None:
+    from engine.rulesets import names
+
+    for name in names():
+        cfg = load_config(_write(tmp_path, f'[table]\nid = "t"\nruleset = "{name}"\n'))
+        assert cfg.table.ruleset == name
+    dmjl = load_config(_write(tmp_path, '[table]\nid = "t"\nruleset = "classical/dmjl"\n'))
+    assert (dmjl.table.plays, dmjl.table.scores) == ("classical", "classical/dmjl")
+
+
+@pytest.mark.parametrize(
+    ("table", "where", "message"),
+    [
+        ('ruleset = "bridge"', "table.ruleset", "unknown ruleset 'bridge' (known: code1924/mixed"),
+        ('ruleset = "pungchow"\nscoring = "classical/dmjl"', "table",
+         "scoring: classical/dmjl does not score pungchow's hands; one of pungchow"),
+        ('ruleset = "pungchow"\ncard = "my.card"', "table",
+         "card: pungchow is not played from a card (only american)"),
+        ('ruleset = "code1924/mixed"\noptions = { limit = "lots" }', "table",
+         "options.limit: expected a whole number >= 0"),
+        ('ruleset = "pungchow"\noptions = { seven_twins_qualifies = true }', "table",
+         "options.seven_twins_qualifies: unknown option for pungchow; known: "),
+        ('ruleset = "american"\noptions = { limit = 500 }', "table",
+         "options.limit: american takes no table options"),
+    ],
+    ids=["unknown", "preset-of-another", "card-not-american", "bad-value", "unknown-option",
+         "american-options"],
+)
+def test_config_check_refuses_what_the_ruleset_does_not_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str, where: str, message: str
+) -> None:
+    path = _write(tmp_path, f'[table]\nid = "t"\n{table}\n')
+    assert cli.main(["config", "check", str(path)]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["where"] == f"{path}: {where}"
+    assert out["error"].startswith(message), out["error"]
+
+
+def test_a_scoring_preset_plays_as_its_family_and_scores_with_the_preset(
+    tmp_path: Path,
+) -> None:
+    from controller.service import settings_of
+
+    cfg = load_config(_write(tmp_path, '[table]\nid = "t"\nruleset = "classical/bmja"\n'))
+    settings = settings_of(cfg)
+    assert (settings.ruleset, settings.scoring) == ("classical", "classical/bmja")
+    plain = settings_of(load_config(_write(tmp_path, '[table]\nid = "t"\nruleset = "classical"\n')))
+    assert (plain.ruleset, plain.scoring) == ("classical", "")

@@ -20,6 +20,7 @@ import pytest
 
 from config.load import parse_config
 from controller import cli
+from controller.inbox import ObserveIn
 from controller.inputs import Observation, ObservationKind
 from controller.service import Service, ServiceOptions
 
@@ -128,13 +129,13 @@ def test_gpio_buttons_claim_through_the_service(tmp_path: Path) -> None:
             Observation(ObservationKind.DEAL, None),
             Observation(ObservationKind.DISCARD, "E", ("5C",)),
         ):
-            assert (await service.submit("observe", step)).accepted
+            assert (await service.submit(ObserveIn(step))).accepted
         # W's pung button. On a Pi gpiozero calls back on its own thread; the mock calls back
         # on the caller's, so press from another thread to take the same path.
         await asyncio.to_thread(factory.pin(13).drive_low)
         await until(
             lambda: (
-                service.table.window_deadline_us is None
+                service.table.window.deadline_us is None
                 and any(e["type"] == "ClaimsClosed" for e in service.store.events())
             ),
             what="the adjudication",

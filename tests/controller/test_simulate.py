@@ -171,3 +171,11 @@ def test_a_hand_seen_through_the_rendered_camera(tmp_path: Path) -> None:
     reach = camera["hand_over_the_table"]
     assert reach["discards"] >= 10
     assert reach["seen_with_the_hand_there"] >= 0.75 * reach["discards"]
+
+
+def test_a_scoring_preset_plays_as_its_family_and_the_table_scores_with_it() -> None:
+    summary = simulate(SimulationSettings(ruleset="classical/dmjl", hands=1, seed=4,
+                                          headless=True))
+    assert summary["violations"] == 0, summary["problems"]
+    assert summary["ruleset"] == "classical/dmjl" and summary["wins"] == 1
+    assert sum(summary["totals"].values()) == 0 and any(summary["totals"].values())

@@ -14,8 +14,10 @@ import pytest
 from config.cards import default_card
 from controller.american_table import AmericanTable
 from controller.broker import LocalMosquitto
+from controller.inbox import ObserveIn
 from controller.inputs import Observation, ObservationKind, Press
-from controller.simulation import SimulationSettings, describe_american, simulate
+from controller.live_view import describe
+from controller.simulation import SimulationSettings, simulate
 from controller.store import EventStore
 from controller.table import TableSettings
 from controller.world import Claims
@@ -49,7 +51,7 @@ def test_american_hands_arrive_once_in_order_concealed_tiles_never_published(
     logged = list(EventStore(store).events(0))
     assert any(r.get("private") for r in logged)  # ... though the log keeps them
     # The live view tells the hand from the public part alone.
-    told = [describe_american({k: v for k, v in r.items() if k != "private"}) for r in logged]
+    told = [describe({k: v for k, v in r.items() if k != "private"}) for r in logged]
     assert any("MAH JONGG" in line for line in told)
     assert any("exchanges" in line and "for a Joker" in line for line in told)
     # A call's board time reaches the club's subscriber (press to MQTT, the benchmark).
@@ -121,8 +123,8 @@ def test_a_restart_with_calls_pending_comes_back_and_adjudicates(tmp_path: Path)
     before = table.public_state()
     again = _table(tmp_path)
     assert again.public_state() == before and again.seq == table.seq
-    assert again.window_deadline_us == 0
-    closed = again.tick(again.latency_us)  # the first tick, on a clock long past 0
+    assert again.window.deadline_us == 0
+    closed = again.tick(again.window.latency_us)  # the first tick, on a clock long past 0
     assert closed[0]["public"]["winner"] == "N"
     assert closed[0]["public"]["rule"] == "American C-9: Mah Jongg beats an exposure"
 
@@ -224,7 +226,7 @@ def test_run_serves_an_american_table_a_gpio_button_calls(tmp_path: Path) -> Non
         steps += [Observation(ObservationKind.COURTESY_OFFER, s, count=0) for s in "ESWN"]
         steps += [Observation(ObservationKind.DISCARD, "E", ("5C",))]
         for step in steps:
-            out = await service.submit("observe", step)
+            out = await service.submit(ObserveIn(step))
             assert out.accepted, (step, out.error)
         await asyncio.to_thread(factory.pin(13).drive_low)  # W's call button
         await until(

@@ -141,9 +141,24 @@ def test_referee_corrects_a_misread_tile(tmp_path: Path) -> None:
         ("confirm", b'{"pending": 99}', "pending", "no held observation 99"),
         ("correct", b'{"at": 2, "command": null}', "reason", "names its reason"),
         ("observe", b'{"kind": "sneeze"}', "payload", "is not one of"),
-        ("claim", b'{"seat": "Q", "kind": "pung"}', "payload", "not one of E S W N"),
+        ("claim", b'{"seat": "Q", "kind": "pung"}', "seat", "not one of E S W N"),
         ("roll", b'{"seat": 7}', "seat", "is not one of"),
         ("confirm", b"\xff\xfe", "payload", "not JSON"),
+        # A boolean is not a number: JSON true must not settle held observation 1.
+        ("confirm", b'{"pending": true}', "pending", "expected a whole number, not true"),
+        ("correct", b'{"at": false, "reason": "x"}', "at", "expected a whole number, not false"),
+        ("dismiss", b'{"pending": 1e3}', "pending", "expected a whole number, not 1000.0"),
+        ("confirm", b'{"pending": ' + b"9" * 400 + b"}", "pending",
+         "expected a whole number from 0 to 9007199254740992, not 999"),
+        ("correct", b'{"at": -1, "reason": "x"}', "at", "from 0 to"),
+        ("confirm", b'{"pending": ' + b"9" * 5_000 + b"}", "payload", "not readable"),
+        ("correct", b'{"at": 1, "reason": "x", "command": [1]}', "command",
+         "an engine command as a JSON object, or null"),
+        ("claim", b'{"seat": "E", "kind": 5}', "kind", "expected a string, not 5"),
+        ("claim", b'{"seat": "E", "kind": "sneeze"}', "kind", "'sneeze' is not one of chow"),
+        ("roll", b'{"seat": ["E"]}', "seat", '["E"] is not one of E S W N'),
+        ("observe", b"[" * 100_000 + b"]" * 100_000, "payload", "nested too deeply"),
+        ("confirm", b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, "payload", "nested too deeply"),
     ],
 )
 def test_malformed_commands_get_an_error_result_never_a_crash(
@@ -493,7 +508,7 @@ def test_a_press_made_after_the_pause_finds_the_window_closed(tmp_path: Path) ->
     now = _to_first_discard(table)
     late = table.press(Press("S", "pung", now + PAUSE_US + 1_000), now + PAUSE_US + 2_000)
     assert not late.accepted
-    assert table.window_deadline_us is None
+    assert table.window.deadline_us is None
     assert not [e for e in table.store.events() if e["type"] == "ClaimMade"]
     assert table.lights.last(Show.CLAIM_REFUSED).pattern.seat == "S"  # type: ignore[union-attr]
 
@@ -507,7 +522,7 @@ def test_a_press_the_board_kept_over_a_restart_joins_the_window_open_at_the_cras
     table = _table(tmp_path, "classical")
     now = _to_first_discard(table)
     again = _table(tmp_path, "classical")
-    assert again.window_deadline_us == 0
+    assert again.window.deadline_us == 0
     later = now + 10_000_000  # the Pi's clock after the restart
     assert again.press(Press("S", "pung", later - 1_000), later).accepted
     again.tick(later + 1)

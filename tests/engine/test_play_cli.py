@@ -115,6 +115,49 @@ def test_play_refuses_an_unknown_ruleset(capsys: pytest.CaptureFixture[str]) -> 
     assert "unknown ruleset 'riichi'" in str(out["error"])
 
 
+@pytest.mark.parametrize("preset", ["classical/dmjl", "classical/bmja"])
+def test_play_takes_a_scoring_preset_and_plays_it_as_its_family(
+    preset: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, summary = run(["play", "--ruleset", preset, "--hands", "2", "--seed", "3"], capsys)
+    assert code == 0 and summary["violations"] == 0
+    assert (summary["ruleset"], summary["plays"]) == (preset, "classical")
+    _, family = run(["play", "--ruleset", "classical", "--hands", "2", "--seed", "3"], capsys)
+    assert summary["events"] == family["events"]  # the same hands: the preset only scores
+
+
+def test_play_american_at_three_plays_the_three_handed_game(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, summary = run(["play", "--ruleset", "american", "--players", "3", "--hands", "1"],
+                        capsys)
+    assert code == 0 and summary["ruleset"] == "american/3"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "message"),
+    [
+        ("american/3", "4", "american/3 is played by 3 players, not 4"),
+        ("pungchow", "3", "pungchow is played by 4 players, not 3"),
+    ],
+)
+def test_play_refuses_a_table_size_the_ruleset_has_no_laws_for(
+    ruleset: str, players: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = run(["play", "--ruleset", ruleset, "--players", players], capsys)
+    assert (code, out) == (2, {"error": message, "where": "--players"})
+
+
+def test_the_help_lists_every_ruleset_of_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.rulesets import names
+
+    for command in ("play", "simulate"):
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        shown = " ".join(capsys.readouterr().out.split())
+        assert all(name in shown for name in names()), command
+
+
 def test_replay_of_a_missing_file_is_an_input_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(["replay", "/nonexistent/events.jsonl"], capsys)
     assert code == 2 and out["where"] == "/nonexistent/events.jsonl"

@@ -1,0 +1,124 @@
+"""Every ruleset the table knows, in one registry: the names the config, the command line's help
+and choices, the table and the scorer all take.
+
+A name is a rule family's ruleset the engine plays (``code1924/mixed``, ``american/3``), or a
+scoring preset of one (``classical/dmjl``), which plays as its family and scores with the
+preset. The rules themselves stay data where they live (``engine.rules`` for play,
+``engine.scoring.tables`` for scoring, the card for the American game); this module only says
+which names exist and what each one plays, scores and takes as options.
+
+>>> entry("classical/dmjl").plays, entry("classical/dmjl").scores
+('classical', 'classical/dmjl')
+>>> entry("american/3").players
+(3,)
+>>> names()[-4:]
+('classical/bmja', 'american', 'american/3', 'american/2')
+>>> entry("bridge")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: unknown ruleset 'bridge' (known: code1924/mixed, ..., american/2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.errors import MalformedInput
+
+# The American game's tables by size: "Two and three players" play without a Charleston.
+AMERICAN: Mapping[str, int] = {"american": 4, "american/3": 3, "american/2": 2}
+# The scorer's presets, each with the ruleset it plays as. Named here rather than read from
+# engine.scoring.tables so that taking a name (the config, a command's --help) does not load
+# the scorer; tests/engine/test_rulesets.py holds the two to each other.
+PRESETS: Mapping[str, str] = {"classical/dmjl": "classical", "classical/bmja": "classical"}
+
+
+@dataclass(frozen=True)
+class RulesetEntry:
+    """One name of the registry. ``plays``: the ruleset the engine plays the hand under;
+    ``scores``: the ruleset the scorer settles it with ("" where the family settles its own
+    hands, as the American game does by its card); ``players``: the table sizes it has laws
+    for; ``tiles``: the set it is played with (136, 144, or the American 152)."""
+
+    name: str
+    family: str
+    plays: str
+    scores: str
+    players: tuple[int, ...]
+    tiles: int
+
+    @property
+    def preset(self) -> bool:
+        """A scoring preset: played as its family, scored with its own tables."""
+        return self.plays != self.name
+
+
+@cache
+def _entries() -> dict[str, RulesetEntry]:
+    from engine.rules import RULESETS as PLAYED
+
+    out: dict[str, RulesetEntry] = {}
+    for name, rules in PLAYED.items():
+        family = name.split("/")[0]
+        sizes = tuple(rules.player_counts)
+        out[name] = RulesetEntry(name, family, name, name, sizes, rules.tiles)
+        for preset in (p for p, plays in PRESETS.items() if plays == name):
+            out[preset] = RulesetEntry(preset, family, name, preset, sizes, rules.tiles)
+    for name, players in AMERICAN.items():
+        # 152: the eight Jokers beside the eight Flowers (American, "The 152 tiles").
+        out[name] = RulesetEntry(name, "american", name, "", (players,), 152)
+    return out
+
+
+def names() -> tuple[str, ...]:
+    """Every ruleset and preset, in the order the docs list them."""
+    return tuple(_entries())
+
+
+def entry(name: str) -> RulesetEntry:
+    """The registry's entry for ``name`` (any case, outer spaces ignored); ``ValueError``
+    naming the known ones otherwise."""
+    found = _entries().get(name.strip().lower()) if isinstance(name, str) else None
+    if found is None:
+        raise ValueError(f"unknown ruleset {name!r} (known: {', '.join(names())})")
+    return found
+
+
+def is_american(name: str) -> bool:
+    """Whether ``name`` is played by the American family (its card, its own settlement)."""
+    return entry(name).family == "american"
+
+
+def for_players(name: str, players: int) -> RulesetEntry:
+    """The entry that plays ``name`` at a table of ``players``: the American game has one name
+    per table size (``american/3``); other families play every size they have laws for under
+    one name. ``ValueError`` says which sizes the ruleset is played by."""
+    found = entry(name)
+    if players in found.players:
+        return found
+    if found.name == "american":
+        sized = next((n for n, p in AMERICAN.items() if p == players), None)
+        if sized is not None:
+            return entry(sized)
+    sizes = " or ".join(map(str, found.players))
+    raise ValueError(f"{found.name} is played by {sizes} players, not {players}")
+
+
+def validate_options(name: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The table options for ``name`` with every default filled in; ``MalformedInput`` naming
+    ``options.<key>`` for an option the ruleset does not document or a value it refuses.
+    Options go to the scorer, which documents each (``docs/score.md``); the American game takes
+    its choices from the card's ``option`` lines instead, so it takes none here."""
+    found = entry(name)
+    if not found.scores:
+        for key in raw:
+            raise MalformedInput(f"options.{key}", f"{found.name} takes no table options: "
+                                 "its choices are the card's `option` lines (docs/cards.md)")
+        return {}
+    from engine.scoring.options import validate_options as scoring_options
+    from engine.scoring.tables import RULESETS as SCORED
+
+    return scoring_options(SCORED[found.scores], raw)
