@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.games import export_games
+from controller.inbox import CommandIn
 from controller.mqtt import Topics
 from controller.web.auth import Sessions, read_password_file
 from controller.web.feed import Feed
 from controller.web.server import FaceServer, WebSettings
 
+if TYPE_CHECKING:
+    from controller.service import Service
 
-async def open_face(service: Any, stack: contextlib.AsyncExitStack,
+
+async def open_face(service: Service, stack: contextlib.AsyncExitStack,
                     host: str | None = None, port: int | None = None) -> FaceServer:
     """Start the page server on the service's loop; it stops with the ``stack``."""
     cfg = service.cfg
@@ -32,7 +36,8 @@ async def open_face(service: Any, stack: contextlib.AsyncExitStack,
     sessions = Sessions(hashed, web_cfg.session_minutes)
 
     async def submit(verb: str, payload: bytes) -> dict[str, Any]:
-        result: dict[str, Any] = await service.submit("command", (verb, payload))
+        # the very path a cmd/<verb> from MQTT takes: the service's inbox, then the table
+        result: dict[str, Any] = await service.submit(CommandIn(verb, payload))
         return result
 
     def export() -> list[dict[str, Any]]:
