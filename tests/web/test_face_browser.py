@@ -72,9 +72,8 @@ def test_a_simulated_game_watched_to_its_end(simulation: Simulation, browser: An
              and browser.find_elements(By.CSS_SELECTOR, ".discards .tile.live"),
              what="the countdown and the live discard")
     shot(browser, "table-desktop.png")
-    ruling = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".ruling.decision .rule"),
-                      what="an adjudication")
-    assert "Code 1924, Law" in ruling[0].text
+    rules = wait_for(lambda: texts(browser, ".ruling.decision .rule"), what="an adjudication")
+    assert all(rule.startswith("Code 1924, Law") for rule in rules), rules
     browser.get(simulation.url + "score")
     wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, ".hand-row")) >= 3, 180,
              "three hands on the scoreboard")
@@ -85,8 +84,8 @@ def test_a_simulated_game_watched_to_its_end(simulation: Simulation, browser: An
         assert int(total.get_attribute("data-total")) == game["totals"][name]
     assert game["totals"] == scores["totals"]
     browser.find_element(By.CSS_SELECTOR, ".hand-row").click()  # a hand opens its scoresheet
-    sheet = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "tr.sheet"), what="sheet")
-    assert "Law" in sheet[0].text
+    sheet = wait_for(lambda: texts(browser, "tr.sheet"), what="the hand's scoresheet")
+    assert "Law" in sheet[0]
     shot(browser, "scoreboard-desktop.png")
     assert console_errors(browser) == []
     # the export of the store agrees with the page
