@@ -44,7 +44,8 @@ def mirror_commands(state: object) -> list[cm.Command]:
         if isinstance(command, cm.Draw):
             command = cm.Draw(seat=command.seat)
         elif isinstance(command, cm.Claim):
-            command = cm.Claim(seat=command.seat, kind=command.kind, time_us=1)
+            command = cm.Claim(seat=command.seat, kind=command.kind, time_us=1,
+                               into_sequence=command.into_sequence)  # "Chow" (Harr F 4)
         elif isinstance(command, cm.WashTiles):
             washed = next(e for e in standing if isinstance(e, ev.TilesWashed))
             command = cm.WashTiles(seat=command.seat, concealed=washed.concealed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,6 +85,11 @@ def load_config(path: str | Path) -> TableConfig:
     except tomllib.TOMLDecodeError as exc:
         # tomllib's message already ends with "(at line L, column C)".
         raise ConfigError([ConfigProblem(name, "", f"not valid TOML: {exc}")]) from None
+    except ValueError:  # an integer of more than 4,300 digits, which Python will not read
+        line = _long_number_line(raw.decode("utf-8"))
+        raise ConfigError(
+            [ConfigProblem(f"{name}:{line}", "", "a number longer than 4,300 digits")]
+        ) from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         line = _deep_line(raw.decode("utf-8"))
         raise ConfigError(
@@ -104,6 +110,13 @@ def _deep_line(text: str) -> int:
             depth += (char in "[{") - (char in "]}")
             if depth > MAX_NESTING:
                 return number
+    return 1
+
+
+def _long_number_line(text: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if re.search(r"\d{4301}", line.replace("_", "")):
+            return number
     return 1
 
 

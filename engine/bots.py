@@ -16,7 +16,6 @@ import random
 from collections.abc import Sequence
 
 from engine import commands as cm
-from engine.claims import may_chow
 from engine.game import can_win
 from engine.rules import Ruleset
 from engine.seats import Seat
@@ -108,7 +107,9 @@ class SeatView:
     def may_chow(self, discarder: Seat) -> bool:
         """Is this seat the one that may chow ``discarder``'s discard (Law 34)?"""
         s = self._state
-        return may_chow(s, self.seat, discarder)
+        # engine.claims.may_chow, inlined: the bots ask it on every discard.
+        return s.next_of[discarder] == self.seat and (len(s.players) > 2
+                                                      or s.ruleset.two_hand_chow)
 
     def can_win(self, tile: Tile | None = None) -> bool:
         """Would this seat go out validly now (own hand, or with ``tile``)?"""

@@ -42,10 +42,9 @@ def check_tile(tile: Any, where: str) -> Tile:
 
 def check_time(time_us: Any, where: str = "time_us") -> int | None:
     """A board time in microseconds (or ``None``: the table gave none)."""
-    if time_us is not None and (isinstance(time_us, bool) or not isinstance(time_us, int)
-                                or time_us < 0):
-        raise MalformedInput(where, f"a board time in microseconds, not {time_us!r}")
-    return time_us
+    if time_us is None or (type(time_us) is int and time_us >= 0):  # not a bool either
+        return time_us
+    raise MalformedInput(where, f"a board time in microseconds, not {time_us!r}")
 
 
 def seat_turn(state: HandState, seat: Seat, key: str, doing: str) -> None:
@@ -77,7 +76,7 @@ def drawn_game(state: HandState, why: str) -> ev.HandEnded:
     """The drawn hand (Law 88; Classical washout). East keeps his seat, except where seats
     rotate every hand (Classical) or the Two-Hand Game changes them "after each game,
     regardless of which player wins"."""
-    stays = state.ruleset.rotation != "every_hand" and len(state.players) > 2
+    stays = state.ruleset.east_may_stay(len(state.players))
     return ev.HandEnded(result="drawn", winner=None, rule=state.ruleset.rule("drawn_game"),
                         east_stays=stays, reason=why)
 

@@ -82,14 +82,14 @@ def decide_mahjong(state: HandState, c: cm.DeclareMahjong) -> list[ev.Event]:
         problem = outranked_as_a_chow(state, seat, shown, win_tile)
     if problem is not None:
         false_rule, reason = problem
-        stays = rules.rotation != "every_hand" and seat != Seat.E and len(state.players) > 2
+        stays = rules.east_may_stay(len(state.players)) and seat != Seat.E
         return [
             ev.FalseMahjong(seat=seat, concealed=tuple(shown), reason=reason, rule=false_rule,
                             tile=win_tile),
             ev.HandEnded(result="false_mahjong", winner=None, rule=rules.rule("false_mahjong"),
                          east_stays=stays),
         ]
-    stays = rules.rotation != "every_hand" and seat == Seat.E and len(state.players) > 2
+    stays = rules.east_may_stay(len(state.players)) and seat == Seat.E
     return [
         ev.MahjongDeclared(seat=seat, concealed=tuple(shown), win_tile=win_tile, by=by,
                            discarder=discarder, context=tuple(context)),

@@ -54,12 +54,23 @@ class Ruleset:
     # that completes the hand above a pung for a set. The 1924 Law 50 and Classical (b) rank
     # every Mah-jongg first.
     sequence_mahjong_is_chow: bool = False
+    # Harr's Two and Three-Handed Games: the empty sides are dummy walls; the dice count all
+    # four sides and "East Wind acts for the dummy, throwing the dice for it". The 1924
+    # Three-Hand Game counts "the actual players".
+    dummy_walls: bool = False
+    # 1924 Two-Hand Game: "alternately East and West ... regardless of which player wins".
+    two_hand_east_alternates: bool = True
     priority: tuple[tuple[ClaimKind, ...], ...] = (("mahjong",), ("pung", "kong"), ("chow",))
     cite: Mapping[str, str] = field(default_factory=dict)
 
     def rule(self, key: str) -> str:
         """The citation for ``key`` (e.g. ``"chow_left"`` -> ``"Code 1924, Law 34"``)."""
         return self.cite.get(key) or f"{self.book}"
+
+    def east_may_stay(self, players: int) -> bool:
+        """Can East keep his seat at a table of ``players`` (Law 94; Harr A)?"""
+        return self.rotation != "every_hand" and not (players == 2
+                                                      and self.two_hand_east_alternates)
 
     def rank(self, kind: str) -> int:
         """Claim priority rank: 0 is highest."""
@@ -189,6 +200,8 @@ _PUNGCHOW = dict(
     count="Mah-Jongg or Mah-Diao",
     table_time="F, rule 6",
     washing="Part II, washing the tiles",
+    two_hand="Two and Three-Handed Games",
+    three_hand="Two and Three-Handed Games",
 )
 
 
@@ -214,6 +227,11 @@ def _pungchow(name: str, limit: bool) -> Ruleset:
         rotation="east_keeps_on_win_or_draw",  # A
         washing=limit,
         sequence_mahjong_is_chow=True,  # F rule 4; docs/rules.md "Pung-Chow: precedence"
+        # "Three or even two may play ... in exactly the same way that it is played by four"
+        player_counts=(2, 3, 4),
+        two_hand_chow=True,
+        dummy_walls=True,
+        two_hand_east_alternates=False,
         cite=_cites("Pung-Chow", **_PUNGCHOW),
     )
 

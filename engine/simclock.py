@@ -15,6 +15,8 @@ THINK_US = (400_000, 3_000_000)  # a player's turn: drawing, thinking, discardin
 REACTION_US = (250_000, 1_500_000)  # from a discard to a call button, within the pause
 CALL_PAUSE_US = 2_000_000  # the courtesy pause for calls after a discard
 CLOSE_LATENCY_US = 20_000  # presses in flight after the pause, then the window closes
+_THINK_LO, _THINK_SPAN = THINK_US[0], THINK_US[1] - THINK_US[0]
+_REACTION_LO, _REACTION_SPAN = REACTION_US[0], REACTION_US[1] - REACTION_US[0]
 
 
 class SimClock:
@@ -26,14 +28,16 @@ class SimClock:
         self._rng = rng
         self.now_us = now_us
 
+    # ``random()`` rather than ``randint``: a bot hand asks this a hundred times.
+
     def think(self) -> int:
         """A seat's turn passes: advance and return the new time."""
-        self.now_us += self._rng.randint(*THINK_US)
+        self.now_us += _THINK_LO + int(self._rng.random() * _THINK_SPAN)
         return self.now_us
 
     def react(self, since_us: int) -> int:
         """A press some reaction time after ``since_us``: move there and return it."""
-        self.now_us = since_us + self._rng.randint(*REACTION_US)
+        self.now_us = since_us + _REACTION_LO + int(self._rng.random() * _REACTION_SPAN)
         return self.now_us
 
     def close_after(self, opened_us: int, last_press_us: int) -> int:

@@ -25,7 +25,7 @@ from engine.rules import Ruleset
 from engine.seats import SEATS, Seat
 from engine.simclock import SimClock
 from engine.state import HandState
-from engine.wall import breaker, throw_dice
+from engine.wall import second_thrower, throw_dice
 
 MAX_STEPS = 2000  # a hand has at most a few hundred commands; more means a loop
 
@@ -80,7 +80,8 @@ def play_hand(
     try:
         first = throw_dice(rng)
         do(cm.Throw(seat=Seat.E, dice=first))
-        do(cm.Throw(seat=breaker(sum(first), state.players), dice=throw_dice(rng)))
+        do(cm.Throw(seat=second_thrower(sum(first), state.players, ruleset.dummy_walls),
+                    dice=throw_dice(rng)))
         do(cm.Deal())
         # Law 22: beginning with East, each grounds flowers and replaces them.
         for seat in state.players:
@@ -125,7 +126,7 @@ def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
         if phase == "claims" and state.ruleset.claims_after_next_draw and state.claimable:
             skip = nxt = state.turn
             if clock is not None and opened is not None:
-                clock.react(opened)
+                clock.react(opened)  # the next player's press, or his draw
             command = bots[nxt].act(views[nxt])
             if isinstance(command, cm.Claim):
                 presses.append(command)
@@ -135,14 +136,15 @@ def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
                     return
                 since = None if clock is None else clock.now_us
         presses += _ask_others(state, bots, views, skip, since, clock)
-        presses.sort(key=lambda c: c.time_us or 0)
+        if len(presses) > 1:
+            presses.sort(key=_press_time)
         for press in presses:
             do(press)
         if phase == "rob" or state.phase == "claims":  # calls made, or no draw can follow
             closing = None
             if clock is not None and opened is not None:
-                last = max([opened] + [p.time_us or 0 for p in presses])
-                closing = clock.close_after(opened, last)
+                last = presses[-1].time_us if presses else None  # in time order
+                closing = clock.close_after(opened, last or opened)
             do(cm.CloseClaims(time_us=closing))
         return
     if phase == "award":
@@ -159,6 +161,10 @@ def bot_step(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
     do(command)
 
 
+def _press_time(claim: cm.Claim) -> int:
+    return claim.time_us or 0
+
+
 def _ask_others(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView],
                 skip: Seat | None, since: int | None, clock: SimClock | None) -> list[cm.Claim]:
     """The calls of every seat after the discarder (or the kong's owner), each pressed some
@@ -169,10 +175,11 @@ def _ask_others(state: HandState, bots: Sequence[Bot], views: Sequence[SeatView]
     for seat in state.others_in_turn(owner):
         if seat == skip:
             continue
-        if clock is not None and since is not None:
-            clock.react(since)
         command = bots[seat].act(views[seat])
         if isinstance(command, cm.Claim):
+            if clock is not None and since is not None:  # timed only if it is a press
+                command = cm.Claim(seat=seat, kind=command.kind, time_us=clock.react(since),
+                                   tiles=command.tiles, into_sequence=command.into_sequence)
             presses.append(command)
     return presses
 

@@ -20,10 +20,10 @@ from engine.checks import (
     seat_turn,
 )
 from engine.errors import MalformedInput
-from engine.seats import Seat
+from engine.seats import SEATS, Seat
 from engine.state import HandState
 from engine.tiles import NUM_KINDS, ORPHANS, Tile, copies_in_set, is_bonus, tile_name
-from engine.wall import break_point, breaker, deal_sizes
+from engine.wall import break_point, breaker, deal_sizes, second_thrower
 
 
 def decide_throw(state: HandState, c: cm.Throw) -> list[ev.Event]:
@@ -33,18 +33,21 @@ def decide_throw(state: HandState, c: cm.Throw) -> list[ev.Event]:
     if len(dice) != 2 or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
         raise MalformedInput("dice", f"two dice of 1 to 6, not {list(dice)}")
     total = dice[0] + dice[1]
+    dummies = state.ruleset.dummy_walls
+    counted = SEATS if dummies else state.players  # Harr: the dummy walls count too
     if not state.throws:
         if c.seat != Seat.E:
             raise refuse(state, "break_first", f"East throws first, not {c.seat}")
-        selected = breaker(total, state.players)
+        selected = breaker(total, counted)
         return [ev.DiceThrown(seat=c.seat, dice=tuple(dice), selects=int(selected))]
     _first_seat, first_total = state.throws[0]
-    who = breaker(first_total, state.players)
+    who = second_thrower(first_total, state.players, dummies)
     if c.seat != who:
-        raise refuse(state, "break_second",
-                  f"East threw {first_total}, which selects {who} to throw next, not {c.seat}")
-    wall_of, stack = break_point(first_total, total, state.ruleset.stacks_per_wall,
-                                 state.players)
+        selected = breaker(first_total, counted)
+        for_dummy = "" if selected == who else f" (for the dummy {selected})"
+        raise refuse(state, "break_second", f"East threw {first_total}, which selects {who} "
+                     f"to throw next{for_dummy}, not {c.seat}")
+    wall_of, stack = break_point(first_total, total, state.ruleset.stacks_per_wall, counted)
     return [
         ev.DiceThrown(seat=c.seat, dice=tuple(dice), selects=stack),
         ev.WallBroken(wall_of=wall_of, stack=stack, total=first_total + total),

@@ -9,7 +9,7 @@ from engine import events as ev
 from engine.seats import SEATS, Seat
 from engine.state import HandState, Meld
 from engine.tiles import tile_name
-from engine.wall import breaker
+from engine.wall import second_thrower
 
 
 def _meld_json(m: Meld) -> dict[str, Any]:
@@ -75,7 +75,8 @@ def expected(state: HandState) -> dict[str, Any] | None:
     if phase == "break":
         if not state.throws:
             return {"do": "throw", "seat": "E"}
-        return {"do": "throw", "seat": breaker(state.throws[0][1], state.players).name}
+        return {"do": "throw", "seat": second_thrower(state.throws[0][1], state.players,
+                                                      state.ruleset.dummy_walls).name}
     if phase == "deal":
         return {"do": "deal", "seat": None}
     if phase in ("claims", "rob"):

@@ -44,6 +44,17 @@ def breaker(first_total: int, players: Sequence[Seat] = SEATS) -> Seat:
     return players[(first_total - 1) % len(players)]
 
 
+def second_thrower(first_total: int, players: Sequence[Seat] = SEATS,
+                   dummy_walls: bool = False) -> Seat:
+    """Who throws second (Law 16). With ``dummy_walls`` (Harr's Two and Three-Handed Games)
+    East's throw counts all four sides, and "East Wind acts for the dummy, throwing the dice
+    for it"; otherwise it counts the players (the 1924 Three-Hand Game)."""
+    if not dummy_walls:
+        return breaker(first_total, players)
+    seat = breaker(first_total, SEATS)
+    return seat if seat in players else Seat.E
+
+
 def break_point(
     first_total: int, second_total: int, stacks: int, players: Sequence[Seat] = SEATS
 ) -> tuple[Seat, int]:

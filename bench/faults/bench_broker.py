@@ -53,11 +53,13 @@ def run(mode: str, replace: str | None, messages: int) -> dict[str, object]:
         broker.start()
         club = Probe("127.0.0.1", broker.tls_port, "club", "viewer", broker.password("viewer"),
                      broker.ca, persistent=True)
-        assert club.connect() == "Success"
+        reason = club.connect(timeout=30)
+        assert reason == "Success", reason
         club.subscribe("mahjong/v1/t1/events")
         club.close()
         table = Probe("127.0.0.1", broker.plain_port, "table", "t1", broker.password("t1"))
-        assert table.connect() == "Success"
+        reason = table.connect(timeout=30)
+        assert reason == "Success", reason
         rates = []
         for first in range(1, messages + 1, BLOCK):
             began = time.perf_counter()
@@ -70,7 +72,8 @@ def run(mode: str, replace: str | None, messages: int) -> dict[str, object]:
         broker.start()
         club = Probe("127.0.0.1", broker.tls_port, "club", "viewer", broker.password("viewer"),
                      broker.ca, persistent=True)
-        assert club.connect() == "Success"
+        reason = club.connect(timeout=30)
+        assert reason == "Success", reason
         club.wait_for(lambda: len(club.messages) >= messages, timeout=30)
         kept = len(club.messages)
         club.close()

@@ -3,7 +3,7 @@ surfaces.py), counting what passed, what was refused with an answer, and what wa
 answered as the contract says (a crash). Every crash is kept in tests/faults/corpus/.
 
 Run: `.venv/bin/python bench/faults/fuzz.py [--cases 10000] [--seed 1] [SURFACE...]`.
-Writes bench/faults/results-fuzz.json.
+Writes (adds to) bench/faults/results-fuzz.json.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -38,7 +39,7 @@ def run_surface(name: str, cases: int, seed: int) -> dict[str, object]:
                 outcomes[surface.check(case, Path(folder))] += 1
             except Finding as finding:
                 outcomes["crash"] += 1
-                key = str(finding)[:120]
+                key = re.sub(r"\d+", "N", str(finding))[:120]  # one case a kind of fault
                 if key not in kinds:
                     kinds[key] = str(keep_in_corpus(name, case).relative_to(ROOT))
             slowest = max(slowest, time.perf_counter() - began)
@@ -56,13 +57,14 @@ def main() -> None:
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)  # the board's refusals would fill the terminal
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="mjtable-fuzz-cache-")
-    results = []
+    out = Path(args.out)
+    # Surfaces run in separate invocations add to one file (a surface run again replaces).
+    kept = json.loads(out.read_text())["results"] if out.exists() else []
     for name in args.surfaces:
         result = run_surface(name, args.cases, args.seed)
-        results.append(result)
+        kept = [r for r in kept if r["surface"] != name] + [result]
+        out.write_text(json.dumps({"seed": args.seed, "results": kept}, indent=1) + "\n")
         print(json.dumps(result), flush=True)
-    Path(args.out).write_text(json.dumps({"seed": args.seed, "results": results}, indent=1)
-                              + "\n")
 
 
 if __name__ == "__main__":

@@ -27,8 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the RNG seed (default 0)")
     parser.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
                         help="the ruleset's table (default 4); 2 or 3 for the 1924 Two- and "
-                             "Three-Hand Games (code1924/*, classical), american/2 and "
-                             "american/3 for the American game")
+                             "Three-Hand Games (code1924/*, classical), Harr's Two and "
+                             "Three-Handed Games (pungchow/*), american/2 and american/3 "
+                             "for the American game")
     parser.add_argument("--card", metavar="FILE", default="",
                         help="the American card (default: the card bundled with the table)")
     parser.add_argument("--names", metavar="A,B,C,D",

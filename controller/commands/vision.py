@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -64,11 +65,42 @@ def _enroll(args: argparse.Namespace) -> int:
     if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
         raise CommandInputError("threshold must be between 0 and 1", "--threshold")
     try:
-        summary = enrol_folder(args.samples, args.out, args.threshold)
+        summary: dict[str, object] = dict(enrol_folder(args.samples, args.out, args.threshold))
     except EnrolError as exc:
         raise CommandInputError(exc.message, exc.where) from None
+    warnings = _enrolment_warnings(args.samples)
+    if warnings:
+        summary["warnings"] = warnings
+        for warning in warnings:
+            sys.stderr.write(f"mjtable: warning: {warning}\n")
     emit_json(summary)
     return 0
+
+
+# Fewer photos of a kind than this leave its prototypes to one tile's look (docs/vision.md,
+# "Enrolment"); a set has at least the 34 kinds that make sets.
+FEW_PHOTOS = 3
+FEWEST_KINDS = 34
+
+
+def _enrolment_warnings(samples: Path) -> list[str]:
+    """What an enrolment that worked still lacks: kinds with few photos, too few kinds."""
+    from vision.capture import IMAGE_SUFFIXES
+    from vision.enrol import label_of_folder
+
+    photos: dict[str, int] = {}
+    for folder in sorted(p for p in samples.iterdir() if p.is_dir() and p.name[0] != "."):
+        label = label_of_folder(folder.name)
+        photos[label] = sum(1 for f in folder.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+    warnings = []
+    few = [label for label, count in photos.items() if count < FEW_PHOTOS]
+    if few:
+        warnings.append(f"fewer than {FEW_PHOTOS} photos of {' '.join(few)}: each is known by "
+                        "that one tile's look")
+    if len(photos) < FEWEST_KINDS:
+        warnings.append(f"{len(photos)} kinds enrolled, a set has at least {FEWEST_KINDS}: "
+                        "`mjtable doctor --check enrolled` lists the missing ones")
+    return warnings
 
 
 def _classify(args: argparse.Namespace) -> int:

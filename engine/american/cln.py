@@ -129,11 +129,12 @@ class Card:
         return min((line.points for line in self.lines), default=0)
 
 
-_HEADER = re.compile(r'card\s+"([^"]*)"\s+(\d{4})(?:\s+v(\d+))?\s*$')
-_OPTION = re.compile(r"option\s+([a-z_][a-z0-9_]*)\s+(on|off|\d+)\s*$")
+# Numbers are bounded in digits: Python refuses to read an int of more than 4,300.
+_HEADER = re.compile(r'card\s+"([^"]*)"\s+(\d{4})(?:\s+v(\d{1,9}))?\s*$')
+_OPTION = re.compile(r"option\s+([a-z_][a-z0-9_]*)\s+(on|off|\d{1,9})\s*$")
 _SECTION = re.compile(r'section\s+([A-Z][A-Z0-9]*)\s+"([^"]*)"\s*$')
 _LINE_ID = re.compile(r"[A-Z][A-Z0-9]*-\d+$")
-_POINTS = re.compile(r"\d+$")
+_POINTS = re.compile(r"\d{1,9}$")
 
 
 class _LineParser:

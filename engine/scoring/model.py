@@ -252,11 +252,11 @@ def parse_finished_hand(doc: object) -> FinishedHand:
 def _win(obj: object, winner: Seat) -> Win:
     w = _obj(obj, "win")
     by = w.get("by")
-    if by not in WIN_BY:
+    if not isinstance(by, str) or by not in WIN_BY:
         raise MalformedInput("win.by", f"unknown {by!r}; one of {', '.join(WIN_BY)}")
     context = _list(w.get("context", []) or [], "win.context")
     for i, c in enumerate(context):
-        if c not in CONTEXTS:
+        if not isinstance(c, str) or c not in CONTEXTS:
             raise MalformedInput(f"win.context[{i}]", f"unknown context {c!r}")
     ctx = frozenset(context)
     raw_tile = w.get("tile")

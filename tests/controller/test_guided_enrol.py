@@ -100,3 +100,27 @@ def test_bad_input_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[st
                         str(tmp_path / "tiles"), *argv)
     assert code == 2 and out["where"] == where
     assert not (tmp_path / "tiles").exists()
+
+
+def test_at_the_table_it_says_the_rows_and_takes_a_photo_at_each_enter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    shots = tmp_path / "camera"
+    shots.mkdir()
+    _shots(shots, 3)  # the camera: a folder of photos read in turn (camera.source file:DIR)
+    config = tmp_path / "table.toml"
+    config.write_text(_table(tmp_path).read_text().replace(
+        'source = "none"', f'source = "file:{shots}"'))
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n\n"))
+    code = cli.main(["enroll", "--config", str(config), "--out", str(tmp_path / "tiles")])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["kinds"] == 34
+    assert "row 1: 1B 2B 3B 4B 5B 6B 7B 8B 9B" in captured.err
+    assert "row 4: EW SW WW NW RD GD WD" in captured.err
+    assert "shot 3 of 3" in captured.err and "shot 4" not in captured.err
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))  # the person walked away
+    code, out = _enroll(capsys, "--config", str(config), "--out", str(tmp_path / "other"))
+    assert code == 2 and out["where"] == "stdin" and "before the last shot" in str(out["error"])

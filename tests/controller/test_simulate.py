@@ -57,7 +57,10 @@ def test_simulated_hands_arrive_once_in_order_and_retained_state_is_the_log(
     # The retained state is what a replay of the log gives.
     replayed = Table(TableSettings("sim", ruleset), EventStore(store), scorer=None)
     late = recorder_factory(broker.host, broker.port, "mahjong/v1/sim/+", "late")
-    assert late.wait_for(lambda: len(late.json_on("/state")) and len(late.json_on("/scores")))
+    # Retained topics come in any order: wait for the three read below.
+    assert late.wait_for(
+        lambda: all(late.json_on(topic) for topic in ("/state", "/scores", "/status"))
+    )
     assert late.json_on("/state")[-1] == json.loads(json.dumps(replayed.public_state()))
     assert late.json_on("/scores")[-1] == json.loads(json.dumps(replayed.scores()))
     assert late.json_on("/status")[-1] == {"state": "offline"}  # it said goodbye

@@ -134,11 +134,20 @@ def test_play_american_at_three_plays_the_three_handed_game(
     assert code == 0 and summary["ruleset"] == "american/3"
 
 
+def test_play_pung_chow_at_three_plays_harrs_three_handed_game(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Harr, Two and Three-Handed Games: "Three or even two may play Pung Chow".
+    code, summary = run(["play", "--ruleset", "pungchow", "--players", "3", "--hands", "2"],
+                        capsys)
+    assert code == 0 and summary["players"] == 3 and summary["violations"] == 0
+
+
 @pytest.mark.parametrize(
     ("ruleset", "players", "message"),
     [
         ("american/3", "4", "american/3 is played by 3 players, not 4"),
-        ("pungchow", "3", "pungchow is played by 4 players, not 3"),
+        ("american/2", "4", "american/2 is played by 2 players, not 4"),
     ],
 )
 def test_play_refuses_a_table_size_the_ruleset_has_no_laws_for(

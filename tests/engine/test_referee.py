@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,7 @@ from engine.american.game import adjudicate as american_adjudicate
 from engine.errors import RuleViolation
 from engine.game import apply, commands_of, new_hand
 from engine.rules import RULESETS, Ruleset, get_ruleset
-from engine.seats import Seat
+from engine.seats import SEATS, Seat
 from engine.simulate import default_bots, play_hand
 from engine.state import HandState
 from engine.tiles import tile_set
@@ -204,7 +205,10 @@ def deal_window(rules: Ruleset, players: int, rng: random.Random) -> tuple[HandS
     rng.shuffle(rest)
     order += rest
     first, second = FIRST_THROW[players], (rng.randint(1, 6), rng.randint(1, 6))
-    wall_of, stack = break_point(sum(first), sum(second), rules.stacks_per_wall, tuple(seated))
+    # The 1924 small tables count the players; Harr's count the dummy walls too (East
+    # throws for a dummy), so East's throw here selects East, or a dummy, at every table.
+    counted = tuple(SEATS) if rules.dummy_walls else tuple(seated)
+    wall_of, stack = break_point(sum(first), sum(second), rules.stacks_per_wall, counted)
     built = [0] * len(order)
     for i, p in enumerate(draw_order(list(range(len(order))), wall_of, stack,
                                      rules.stacks_per_wall)):
@@ -309,9 +313,18 @@ def test_every_window_of_bot_hands_is_decided_as_the_laws_say(table: tuple[str, 
         apply(again, command)
         if isinstance(command, cm.Discard) and again.phase == "claims":
             trial = again.copy()
+            # No call on one's own discard (Law 26's order of play; Classical; Harr F).
+            with pytest.raises(RuleViolation):
+                apply(trial, cm.Claim(seat=command.seat, kind="pung"))
             heard = make_calls(trial, _extra_calls(trial, trials))
             if heard:
-                close_and_compare(trial, heard)
+                closed = close_and_compare(trial, heard)
+                assert closed.winner is not None
+                # Nor after the window closed: the tile is awarded (Laws 50-52, 64).
+                late = next((s for s in trial.players if s not in (closed.winner, command.seat)),
+                            closed.winner)  # at two, the winner calls again
+                with pytest.raises(RuleViolation):
+                    apply(trial, cm.Claim(seat=late, kind="mahjong"))
     assert again.phase == "ended"
 
 

@@ -1,5 +1,5 @@
 """The 1924 Two- and Three-Hand Games (Code of Laws, "Laws for more or less than four
-players"), also played under Classical rules."""
+players"), also played under Classical rules, and Harr's Two and Three-Handed Games."""
 
 from __future__ import annotations
 
@@ -66,7 +66,8 @@ def test_three_hand_game_has_no_west_player_and_the_empty_wind_moves() -> None:
 
 
 @pytest.mark.parametrize(("ruleset", "players"),
-                         [("code1924/mixed", 2), ("code1924/cleared", 3), ("classical", 3)])
+                         [("code1924/mixed", 2), ("code1924/cleared", 3), ("classical", 3),
+                          ("pungchow", 3), ("pungchow/limit", 2)])
 def test_small_tables_play_whole_hands_cleanly(ruleset: str, players: int) -> None:
     rules = get_ruleset(ruleset)
     m = start(rules, players)
@@ -78,6 +79,34 @@ def test_small_tables_play_whole_hands_cleanly(ruleset: str, players: int) -> No
         m = next_hand(rules, m, bool(out.state.east_stays))
 
 
-def test_pung_chow_has_no_laws_for_small_tables() -> None:
-    with pytest.raises(MalformedInput, match="pungchow is played by 4 players"):
-        new_hand("pungchow", "mirror", players=3)
+def test_harr_small_tables_east_throws_for_the_dummy_wall() -> None:
+    # Harr, Two and Three-Handed Games: "East Wind acts for the dummy, throwing the dice for
+    # it whenever indicated": East's 7 counts round all four sides to the empty West wall.
+    state, _ = new_hand("pungchow", "mirror", players=3)
+    _, events = apply(state, Throw(seat=E, dice=(3, 4)))
+    assert events[0].selects == W  # type: ignore[attr-defined]
+    with pytest.raises(RuleViolation, match="selects E to throw next \\(for the dummy W\\)"):
+        apply(state, Throw(seat=N, dice=(1, 1)))
+    _, events = apply(state, Throw(seat=E, dice=(1, 1)))
+    assert events[-1].wall_of == W  # type: ignore[attr-defined]
+    # The 1924 Three-Hand Game counts "the actual players": the same 7 selects East.
+    state, _ = new_hand("code1924/mixed", "mirror", players=3)
+    _, events = apply(state, Throw(seat=E, dice=(3, 4)))
+    assert events[0].selects == E  # type: ignore[attr-defined]
+
+
+def test_harr_two_handed_game_chows_and_east_keeps_his_seat_on_a_win() -> None:
+    # "in exactly the same way that it is played by four": the other player may chow (E),
+    # and East stays East on his own win (A), unlike the 1924 Two-Hand Game's alternation.
+    state, _ = new_hand("pungchow", "mirror", players=2)
+    apply(state, Throw(seat=E, dice=(2, 3)))
+    apply(state, Throw(seat=E, dice=(1, 1)))
+    apply(state, Deal())
+    apply(state, Discard(seat=E, tile=parse_tile("3C")))
+    apply(state, Claim(seat=W, kind="chow"))
+    rules = get_ruleset("pungchow")
+    assert rules.east_may_stay(2) and not get_ruleset("code1924/mixed").east_may_stay(2)
+    rng = random.Random(1)
+    bots = default_bots(rng)
+    ends = [play_hand(rules, rng, bots, players=2, hand=h).state for h in range(6)]
+    assert all(s.east_stays == (s.winner == E) for s in ends if s.result == "mahjong")

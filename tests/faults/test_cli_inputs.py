@@ -132,3 +132,36 @@ def test_config_check_without_mqtt_needs_no_password_file(
     path = _config(tmp_path, '[mqtt]\nenabled = false\npassword_file = "/nonexistent/p"\n')
     code, out = _run(["config", "check", path], capsys)
     assert code == 0 and out[0]["ok"] is True
+
+
+def test_config_check_refuses_a_5000_digit_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _config(tmp_path, "[board]\nbaudrate = " + "1" * 5000 + "\n")
+    code, out = _run(["config", "check", path], capsys)
+    assert code == 2
+    assert out == [{"error": "a number longer than 4,300 digits", "where": f"{path}:4"}]
+
+
+def test_card_lint_refuses_a_5000_digit_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    card = _file(tmp_path, 'card "x" 2026 v1\nA-1 X ' + "4" * 5000 + " : 1111a 2222a 3333a 44a\n",
+                 "x.card")
+    code, out = _run(["card", "lint", card], capsys)
+    assert code == 2 and out[0]["where"] == f"{card}:2:7"
+    assert "P6" in str(out[0]["error"])
+
+
+@pytest.mark.parametrize(("win", "where"), [
+    ({"tile": "8B", "by": "wall", "from": None, "context": [["1D"]]}, "win.context[0]"),
+    ({"tile": "8B", "by": ["wall"], "from": None, "context": []}, "win.by"),
+])
+def test_score_names_a_win_field_that_is_not_a_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], win: dict[str, object], where: str
+) -> None:
+    doc = json.loads(HAND) | {"winner": "E", "win": win, "hands": {"E": {
+        "melds": [], "concealed": ["1B"] * 3 + ["2B"] * 3 + ["3B"] * 3 + ["4B"] * 3 + ["8B"] * 2,
+        "flowers": []}}}
+    code, out = _run(["score", _file(tmp_path, json.dumps(doc))], capsys)
+    assert code == 2 and out[0]["where"] == where
