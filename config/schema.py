@@ -42,6 +42,8 @@ class TableSection(_Section):
     scoring: str = ""
     # House rules: checked here against the options the ruleset documents (docs/score.md).
     options: dict[str, HouseValue] = Field(default_factory=dict)
+    # How many hands make a game where the book defines none (American; docs/face.md).
+    hands_per_game: int | None = Field(default=None, ge=1, le=400)
     # The American card: a card file's path; empty for the card bundled with the table.
     card: str = ""
 
@@ -267,6 +269,28 @@ def _broker_accepts(topic: str) -> str:
     return topic
 
 
+class WebSection(_Section):
+    """The table's page (docs/face.md): the table view, the scoreboard, the referee's console."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=0, lt=65536)
+    # The referee's password, hashed (`mjtable web passwd FILE`); empty: no console.
+    password_file: str = ""
+    # TLS with the table's local CA (deploy/): both or neither.
+    certificate: str = ""
+    key: str = ""
+    # A read-only code viewers must give, if set.
+    viewer_code: str = ""
+    session_minutes: int = Field(default=240, ge=1, le=24 * 60)
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> WebSection:
+        if bool(self.certificate) != bool(self.key):
+            raise ValueError("web.certificate and web.key go together")
+        return self
+
+
 class StoreSection(_Section):
     path: str = "/var/lib/mahjong-table/table.sqlite3"
     snapshot_every: int = Field(default=50, gt=0)
@@ -282,6 +306,7 @@ class TableConfig(_Section):
     camera: CameraSection = CameraSection()
     mqtt: MqttSection = MqttSection()
     store: StoreSection = StoreSection()
+    web: WebSection = WebSection()
 
     @model_validator(mode="after")
     def _some_input(self) -> TableConfig:

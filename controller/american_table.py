@@ -202,6 +202,7 @@ class AmericanTable(LiveTable):
             "rule": result.get("rule"), "players": dict(self.players), "net": net,
             "net_by_player": {self.players[s]: v for s, v in net.items() if s in self.players},
             "payments": result.get("payments", []),
+            "score": result,  # the whole scoresheet (controller/games.py)
         }
         return self._record([], table_events=[entry]) + self._new_hand()
 

@@ -29,6 +29,7 @@ from typing import NoReturn
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("play", "bots play whole hands under the full engine"),
     "replay": ("replay", "rebuild a hand from its event log and check it"),
+    "export": ("export", "the games a table kept, with every hand's scoresheet (JSON or CSV)"),
     "score": ("score", "score and settle one finished hand (JSON in, JSON out)"),
     "card": ("card", "American cards: `card check` a hand, `card lint` a card file"),
     "emulate": ("emulate", "run the emulated table microcontroller on a pty"),
@@ -37,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("status", "the status of a running table service"),
     "config": ("config", "`config check FILE`: validate a table's configuration"),
     "calibrate": ("calibrate", "camera calibration from the corner markers"),
+    "web": ("web", "`web passwd FILE`: the referee's password for the table's page"),
     "vision": ("vision", "`vision enroll|classify|scan`: tile recognition"),
     "enroll": ("enroll", "enrol the table's own tiles at the table, guided, with a check"),
     "doctor": ("doctor", "check the table's camera, markers, board, LEDs, broker, store, tiles"),

@@ -17,12 +17,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.call_window import CallWindow
+from controller.games import (
+    FOLDED,
+    GAME_EVENTS,
+    GAME_STARTED,
+    GameBook,
+    GameCommandError,
+    seated,
+    table_defaults,
+)
 from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
 from controller.referee import (
     Claim,
     CommandError,
+    Game,
     Observe,
     RefereeCommand,
     Settle,
@@ -59,6 +69,7 @@ class TableSettings:
     topic_prefix: str = "mahjong/v1"
     publish: bool = True  # False: no broker configured, so nothing goes to the outbox
     scoring: str = ""  # the ruleset name `mjtable score` gets (a preset), if not the ruleset
+    hands_per_game: int | None = None  # where the book defines no game (American)
     card: str = ""  # the American card's path; empty: the bundled card
 
 
@@ -208,7 +219,10 @@ class LiveTable(ABC):
         self.seq = 0
         self.hand_no = 0
         self.state = None
-        self.players = {s.name: self.settings.players.get(s.name) or s.name for s in SEATS}
+        self.players = table_defaults(self.settings.players)  # names, never seat letters
+        # The games of the whole log (a snapshot does not hold them; controller/games.py)
+        self.games = GameBook(self.settings.ruleset, self.settings.hands_per_game).load(
+            self.store.events_of_types(FOLDED))
         self.prevailing: str | None = self.FIRST_PREVAILING
         self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
         self.sheet: list[dict[str, Any]] = []
@@ -216,7 +230,14 @@ class LiveTable(ABC):
         self.next_pending = 1
 
     def _fold_table(self, kind: str, record: Mapping[str, Any]) -> None:
-        if kind == "HandStarted":
+        self.games.fold(record)  # controller/games.py: the games of the log
+        if kind == SCORED and self.games.current is not None:
+            # The game knows how far the Round of the Winds has gone (Laws 95-96); a hand
+            # alone does not (engine.events.HandEnded).
+            self.prevailing = self.games.next_prevailing(self.FIRST_PREVAILING)
+        if kind == GAME_STARTED:
+            self.players = seated(list(record["players"]))
+        elif kind == "HandStarted":
             self.hand_no = int(record["hand"])
         elif kind == HELD:
             self.pending[int(record["id"])] = dict(record["observation"])
@@ -243,7 +264,7 @@ class LiveTable(ABC):
         ``scores`` when a hand starts or is scored) and a ``snapshot``, in one transaction,
         keyed by the board event being applied; then wake the publisher."""
         retained = {self.topics.state: dumps(self.public_state()).encode()}
-        if any(r["type"] in (SCORED, "HandStarted") for r in records):
+        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS) for r in records):
             retained[self.topics.scores] = dumps(self.scores()).encode()
         if not self.settings.publish:
             messages, retained = [], {}
@@ -279,7 +300,7 @@ class LiveTable(ABC):
 
     def scores(self) -> dict[str, Any]:
         return {"seq": self.seq, "table": self.settings.table_id, "players": self.players,
-                "totals": self.totals, "hands": self.sheet}
+                "totals": self.totals, "hands": self.sheet, "game": self.games.view()}
 
     def status(self) -> dict[str, Any]:
         state = self.state
@@ -382,17 +403,34 @@ class LiveTable(ABC):
         return result
 
     def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        match parse_command(verb, payload, self.VERBS):
+        match parse_command(verb, payload, (*self.VERBS, "game")):
             case Status():
                 return {"ok": True, **self.status()}
             case Observe(observation=obs):
                 return self._outcome(self.observe(obs, now_us, ask=False))
             case Claim(seat=seat, kind=kind):  # a call entered by the referee
                 return self._outcome(self.press(Press(seat, kind, now_us, "referee"), now_us))
+            case Game(body=body):  # games started, players seated, ended (docs/mqtt.md)
+                return self._game(body)
             case Settle() as settle:
                 return self._settle(settle, now_us)
             case command:
                 return self._table_command(command, now_us)
+
+    def _game(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            event = self.games.command(body, len(self.players), self.hand_moved())
+        except GameCommandError as exc:
+            raise CommandError(exc.where, str(exc)) from None
+        self._record_table([event])
+        return {"ok": True, "seq": self.seq, "game": event["game"], "events": [event["type"]]}
+
+    def hand_moved(self) -> bool:
+        """Whether the hand in play has moves beyond its deal (then it belongs to the game
+        going on, and players are seated between hands)."""
+        return bool(self.hand_no and any(
+            r["type"] not in ("HandStarted", "DiceThrown", "WallBroken", "Dealt", HELD, SETTLED)
+            for r in self.store.events_of_hand(self.hand_no)))
 
     def _settle(self, settle: Settle, now_us: int) -> dict[str, Any]:
         """``cmd/confirm``, ``cmd/correct`` or ``cmd/dismiss`` of a held observation."""

@@ -31,7 +31,10 @@ def _window(r: Mapping[str, Any]) -> str:
 
 def _scored(r: Mapping[str, Any]) -> str:
     net = r.get("net_by_player") or {}
-    return f"score: {', '.join(f'{k} {v:+d}' for k, v in net.items()) or r.get('error', '')}"
+    scores = ", ".join(f"{k} {v:+d}" for k, v in net.items()) or r.get("error", "")
+    winner = r.get("winner")  # the seat; the player who held it, by name
+    won = f"{(r.get('players') or {}).get(winner, winner)} ({winner}) won; " if winner else ""
+    return f"score: {won}{scores}"
 
 
 def _ended(r: Mapping[str, Any]) -> str:

@@ -87,7 +87,15 @@ class Challenge:
     target: str
 
 
-RefereeCommand = Status | Observe | Claim | Settle | Amend | Roll | Challenge
+@dataclass(frozen=True)
+class Game:
+    """``cmd/game``: a game started, its players seated, or ended; the table's game book
+    checks the body (controller/games.py), as it knows the games going on."""
+
+    body: Mapping[str, Any]
+
+
+RefereeCommand = Status | Observe | Claim | Settle | Amend | Roll | Challenge | Game
 
 
 def parse_command(verb: str, payload: bytes, verbs: tuple[str, ...]) -> RefereeCommand:
@@ -109,6 +117,8 @@ def parse_command(verb: str, payload: bytes, verbs: tuple[str, ...]) -> RefereeC
             return Roll(_seat(body, "seat", default="E"))
         case "challenge":
             return Challenge(_seat(body, "seat"), _seat(body, "target"))
+        case "game":
+            return Game(body)
         case "correct" if "at" in body:
             reason = body.get("reason")
             if not isinstance(reason, str) or not reason.strip():

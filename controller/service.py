@@ -95,8 +95,9 @@ def settings_of(cfg: TableConfig) -> TableSettings:
         snapshot_every=cfg.store.snapshot_every,
         players={seat: section.player for seat, section in cfg.seats.items() if section.player},
         topic_prefix=cfg.mqtt.topic_prefix,
-        publish=cfg.mqtt.enabled,
+        publish=cfg.mqtt.enabled or cfg.web.enabled,  # the page is fed what MQTT would be
         scoring=cfg.table.scores if cfg.table.scores != cfg.table.plays else "",
+        hands_per_game=cfg.table.hands_per_game,
     )
 
 
@@ -140,6 +141,7 @@ class Service:
         self._tasks: asyncio.TaskGroup | None = None
         self._running: set[asyncio.Task[None]] = set()
         self._pump: Callable[[], Coroutine[Any, Any, None]] | None = None
+        self.face: Any = None  # the page server, once open
         self.presses_handled = 0
         self.board_duplicates = 0  # board events resent after a restart, already applied
         self.press_to_led_ms: deque[float] = deque(maxlen=10_000)
@@ -289,6 +291,10 @@ class Service:
             if self.cfg.camera.source != "none":
                 self._open_camera(stack)
             self.table.start()
+            if self.cfg.web.enabled:  # the table's page (controller/web, docs/face.md)
+                from controller.web.hosting import open_face
+
+                self.face = await open_face(self, stack)
             await self._serve(stop, on_ready, on_tick)
 
     async def _serve(
@@ -430,6 +436,9 @@ class Service:
             }
         if self.camera is not None:
             out["camera"] = self.camera.status()
+        if self.face is not None:
+            out["web"] = {"url": self.face.url, "pages": len(self.face.feed.pages),
+                          "dropped": self.face.feed.dropped}
         out["failed_tasks"] = list(self.failed_tasks)
         if self.board is not None:
             link = self.board.status()

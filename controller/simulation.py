@@ -73,6 +73,10 @@ class SimulationSettings:
     scorer: Scorer | None = engine_scorer
     doubt: float = 0.0  # share of observations the simulated camera is unsure of
     camera: bool = False  # render the table and see it through vision's pipeline
+    names: tuple[str, ...] = ()  # the players in the first hand's seat order E, S, W, N
+    web: tuple[str, int] | None = None  # serve the table's page here (port 0: a free one)
+    game: bool = False  # play until the game ends (its book's rule), not ``hands`` hands
+    linger_s: float = 0.0  # keep serving the page this long after the last hand
 
 
 @dataclass
@@ -138,6 +142,11 @@ def _config(settings: SimulationSettings, store: str, board: str, broker: tuple[
     data["adjudication"]["courtesy_pause_ms"] = pause_ms
     data["board"]["serial"] = board
     data["store"]["path"] = store
+    if settings.names:
+        data["seats"] = {seat: {"player": name} for seat, name in zip("ESWN", settings.names,
+                                                                      strict=False)}
+    if settings.web is not None:
+        data["web"] = {"enabled": True, "host": settings.web[0], "port": settings.web[1]}
     if broker is None:
         data["mqtt"] = {"enabled": False}
     else:
@@ -287,8 +296,11 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
 
             camera = RenderedCamera(service, settings.seed)
             await camera.start()
+        if service.face is not None:
+            out.write(json.dumps({"web": service.face.url}) + "\n")
+            out.flush()
         table = _Table(service, board, cfg, camera, family, progress)
-        for _ in range(settings.hands):
+        for _ in _hands(settings, service):
             if not await _play_hand(table, rng, doubt, settings.doubt, step_s, pause_ms,
                                     problems):
                 break
@@ -301,6 +313,8 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
 
             summary["camera"] = camera_summary(camera)
         summary["latency_ms"] = _latencies(service, watcher)
+        if service.face is not None and settings.linger_s:
+            await asyncio.sleep(settings.linger_s)  # the page shows the end a while longer
         return summary
     finally:
         if camera is not None:
@@ -319,6 +333,19 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
             await embedded.stop()
         if settings.store is None:
             tmp.cleanup()
+
+
+def _hands(settings: SimulationSettings, service: Service) -> Iterator[int]:
+    """``hands`` hands, or with ``game`` every hand until the game's final settlement."""
+    n = 0
+    while True:
+        n += 1
+        if not settings.game and n > settings.hands:
+            return
+        game = service.table.games.current
+        if settings.game and game is not None and game.sheet.over:
+            return
+        yield n
 
 
 def _service(cfg: TableConfig, settings: SimulationSettings, store: str, board: str,

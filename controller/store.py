@@ -16,12 +16,15 @@ not acknowledged, and whatever is at or before that key was already applied and 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("mjtable.store")
 
 SCHEMA_VERSION = 1
 
@@ -36,6 +39,7 @@ CREATE TABLE IF NOT EXISTS events (
     body TEXT NOT NULL             -- the whole event as JSON, concealed tiles included
 );
 CREATE INDEX IF NOT EXISTS events_by_hand ON events(hand, seq);
+CREATE INDEX IF NOT EXISTS events_by_type ON events(type, seq);
 CREATE TABLE IF NOT EXISTS snapshots (
     seq INTEGER PRIMARY KEY,       -- the last event folded into this state
     state TEXT NOT NULL
@@ -80,14 +84,22 @@ def dumps(obj: object) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
 
+# Told of every message and retained topic once its transaction committed (the table's page,
+# controller/web): exactly what MQTT will publish, nothing more.
+Listener = Callable[[Sequence[tuple[str, bytes, int | None]], Mapping[str, bytes]], None]
+
+
 class EventStore:
     """Thread-safe: the service appends from its loop, the MQTT thread acknowledges."""
+
+    listeners: list[Listener]
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.listeners = []
         try:
             self._db = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=10.0
@@ -171,6 +183,11 @@ class EventStore:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+        for listener in self.listeners:
+            try:
+                listener(messages, retained or {})
+            except Exception:  # a listener's fault never undoes what was stored
+                log.exception("a store listener failed")
 
     def _put_board_key(self, key: tuple[int, int]) -> None:
         self._db.execute(
@@ -207,6 +224,15 @@ class EventStore:
         for (body,) in rows:
             yield json.loads(body)
 
+    def events_of_types(self, types: Sequence[str]) -> list[dict[str, Any]]:
+        """Every event of these types, in order (the games are folded from a few of them)."""
+        marks = ", ".join("?" for _ in types)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT body FROM events WHERE type IN ({marks}) ORDER BY seq", tuple(types)
+            ).fetchall()
+        return [json.loads(body) for (body,) in rows]
+
     def events_of_hand(self, hand: int) -> list[dict[str, Any]]:
         """Every event of one hand, in order (recovery rebuilds the hand in play from these)."""
         with self._lock:
@@ -240,6 +266,13 @@ class EventStore:
         """The broker acknowledged it: it leaves the outbox for good."""
         with self._lock:
             self._db.execute("DELETE FROM outbox WHERE id = ?", (message_id,))
+
+    def forget_outbox(self) -> None:
+        """A table without a broker (its page alone is fed the topics): nothing waits to be
+        published."""
+        with self._lock:
+            self._db.execute("DELETE FROM outbox")
+            self._db.execute("UPDATE retained SET sent_version = version")
 
     def retained_pending(self) -> list[RetainedMessage]:
         with self._lock:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from controller.games import GAME_EVENTS
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.live_table import (
@@ -57,7 +58,7 @@ from engine.wall import breaker
 # scores the hand; the next hand's first input scores it with what was shown.
 AWAITED = "LosersAwaited"
 LOSER_SHOWN = "LoserHandShown"
-TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN})
+TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN, *GAME_EVENTS})
 ENVELOPE = ("seq", "hand", "ts")
 # What the camera reports by the faces of its tiles: without any, it saw the tiles land but
 # could not read them (vision/observe.py), and the table asks for them.
@@ -374,6 +375,7 @@ class Table(LiveTable):
                 entry["net"] = net
                 entry["net_by_player"] = {entry["players"][s]: v for s, v in net.items()}
                 entry["payments"] = result.get("payments", [])
+            entry["score"] = result  # the whole scoresheet (controller/games.py)
         records = self._record([], [entry])
         return records + self._new_hand()
 

@@ -32,9 +32,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "for the American game")
     parser.add_argument("--card", metavar="FILE", default="",
                         help="the American card (default: the card bundled with the table)")
+    parser.add_argument("--names", metavar="A,B,C,D",
+                        help="the players' names in the first hand's seat order (E, S, W, N; "
+                        "as many as --players): the summary counts each one's wins")
     parser.add_argument("--log", metavar="FILE", help="write every event as JSON Lines")
     parser.add_argument("--no-checks", action="store_true",
                         help="skip the replay and mirror cross-checks (invariants still run)")
+
+
+def _names(args: argparse.Namespace) -> list[str]:
+    from controller.games import GameCommandError, check_players
+    from engine.scoring.sheet import default_players
+
+    if args.names is None:
+        return default_players(args.players)
+    try:
+        return check_players(args.names.split(","), args.players)
+    except GameCommandError as exc:
+        raise CommandInputError(str(exc), f"--names ({exc.where})") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandInputError(str(exc), "--players") from None
     args.players = args.players or played.players[-1]
     args.ruleset, args.preset = played.plays, asked.name if asked.preset else None
+    names = _names(args)
     if played.family == "american":
         return _play_american(args)  # the card's game: docs/rules-american.md
     from engine.record import event_line, final_line
@@ -68,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     bots = default_bots(rng)
     clock = SimClock(random.Random(f"{args.seed}:clock"))  # board times; not the game's RNG
     match = start(ruleset, args.players)
+    wins_by = {name: 0 for name in names}
     wins = draws = false_calls = washed = events = violations = seq = 0
     problems: list[dict[str, object]] = []
     try:
@@ -84,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
                 if len(problems) < 10:
                     problems.append({"hand": hand, "violations": found[:3]})
             wins += state.result == "mahjong"
+            if state.result == "mahjong" and state.winner is not None:
+                # players keep their chairs; the winds move round them (Law 95)
+                chair = (int(state.winner) + match.east_player) % 4
+                wins_by[names[match.chairs.index(chair)]] += 1
             draws += state.result == "drawn"
             false_calls += state.result == "false_mahjong"
             washed += state.result == "washed"
@@ -110,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         **({"plays": ruleset.name} if args.preset else {}),
         "players": args.players,
         "seed": args.seed,
+        "names": names,
+        "wins_by_player": wins_by,
     }
     if problems:
         summary["problems"] = problems
@@ -137,6 +160,7 @@ def _play_american(args: argparse.Namespace) -> int:
 
     try:
         summary = play(args.ruleset, args.hands, args.seed, card, write=write)
+        summary["names"] = _names(args)
     except ValueError as exc:
         raise CommandInputError(str(exc), "--ruleset") from None
     finally:

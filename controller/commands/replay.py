@@ -17,8 +17,9 @@ HELP = "rebuild a hand from its event log and check it"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("log", metavar="EVENTS.jsonl", help="a log written by `mjtable play --log`"
-                        " ('-' for stdin)")
+    parser.add_argument("log", metavar="EVENTS.jsonl|STORE",
+                        help="a log written by `mjtable play --log` ('-' for stdin), or a "
+                        "table's store")
     parser.add_argument("--card", metavar="FILE", default="",
                         help="the American card the log was played on (default: the bundled "
                              "card)")
@@ -32,6 +33,12 @@ def run(args: argparse.Namespace) -> int:
     from engine.record import digest, parse_log
 
     started = time.perf_counter()
+    if args.log != "-" and _is_store(args.log):
+        from controller.commands.replay_store import replay_store
+
+        report = replay_store(args.log)
+        emit_json(report)
+        return 0 if not report["mismatches"] else 1
     try:
         if args.log == "-":
             lines = sys.stdin.read().splitlines()
@@ -93,6 +100,16 @@ def run(args: argparse.Namespace) -> int:
         "seconds": round(time.perf_counter() - started, 3),
     })
     return 0 if not mismatches else 1
+
+
+def _is_store(path: str) -> bool:
+    from controller.commands.export import SQLITE_MAGIC
+
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False  # the log's own reading says what is wrong
 
 
 def _replay_american(lines: list[str], card_path: str) -> int:

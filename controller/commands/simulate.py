@@ -29,17 +29,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="courtesy pause of the call window (default 60 headless, 400 live)")
     parser.add_argument("--camera", action="store_true",
                         help="render the table and see it through vision's pipeline (slow)")
+    parser.add_argument("--names", metavar="A,B,C,D",
+                        help="the players' names in the first hand's seat order E, S, W, N")
+    parser.add_argument("--web", metavar="HOST:PORT",
+                        help="serve the table's page here (live: 127.0.0.1 and a free port)")
+    parser.add_argument("--pace", type=float, default=None, metavar="SECONDS",
+                        help="between table actions (default 0 headless, 0.03 live, 0.6 live "
+                        "with the page)")
+    parser.add_argument("--game", action="store_true",
+                        help="play a whole game (the Round of the Winds, or the configured "
+                        "hands) instead of --hands")
+    parser.add_argument("--linger", type=float, default=0.0, metavar="SECONDS",
+                        help="keep serving the page this long after the last hand")
     parser.add_argument("--doubt", type=float, default=0.0,
                         help="share of observations the camera is unsure of (referee confirms)")
 
 
-def _broker(text: str | None) -> tuple[str, int] | None:
+def _broker(text: str | None, where: str = "--mqtt",
+            allow_zero: bool = False) -> tuple[str, int] | None:
     if text is None:
         return None
     host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise CommandInputError(f"expected HOST:PORT, not {text!r}", "--mqtt")
+    low = 0 if allow_zero else 1
+    if not host or not port.isdigit() or not low <= int(port) < 65536:
+        raise CommandInputError(f"expected HOST:PORT, not {text!r}", where)
     return host, int(port)
+
+
+def _names(text: str | None) -> tuple[str, ...]:
+    if text is None:
+        return ()
+    from controller.games import GameCommandError, check_players
+
+    try:
+        return tuple(check_players(text.split(","), 4))
+    except GameCommandError as exc:
+        raise CommandInputError(str(exc), f"--names ({exc.where})") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,6 +83,17 @@ def run(args: argparse.Namespace) -> int:
         raise CommandInputError("a share between 0 and 1", "--doubt")
     if args.pause_ms is not None and not 0 <= args.pause_ms <= 30_000:
         raise CommandInputError("0 to 30000 ms", "--pause-ms")
+    names = _names(args.names)
+    web = _broker(args.web, "--web", allow_zero=True) if args.web else None
+    if web is None and not args.headless:
+        web = ("127.0.0.1", 0)
+    if args.pace is not None and not 0 <= args.pace <= 30:
+        raise CommandInputError("0 to 30 seconds", "--pace")
+    pace = args.pace
+    if not 0 <= args.linger <= 3600:
+        raise CommandInputError("0 to 3600 seconds", "--linger")
+    if pace is None and web is not None and not args.headless:
+        pace = 0.6  # a pace a person watching the page can follow
     from controller.simulation import SimulationSettings, simulate
 
     settings = SimulationSettings(
@@ -71,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
         pause_ms=args.pause_ms,
         doubt=args.doubt,
         camera=args.camera,
+        names=names,
+        web=web,
+        game=args.game,
+        step_s=pace,
+        linger_s=args.linger,
     )
     summary = simulate(settings, sys.stdout)
     if args.headless:

@@ -68,7 +68,9 @@ def test_american_hands_arrive_once_in_order_concealed_tiles_never_published(
     assert late.json_on("/scores")[-1] == json.loads(json.dumps(replayed.scores()))
     assert sum(replayed.totals.values()) == 0  # the League's payments balance
     # After a won hand and a wall game alike, East passes to the right (seed 002): twice.
-    assert replayed.players == {"E": "W", "S": "N", "W": "E", "N": "S"}
+    # players are people, never seat letters: two hands passed East twice
+    assert replayed.players == {"E": "Player 3", "S": "Player 4", "W": "Player 1",
+                                "N": "Player 2"}
 
 
 def _table(tmp_path: Path) -> AmericanTable:
@@ -108,7 +110,8 @@ def test_a_pass_counted_short_throws_the_hand_in(tmp_path: Path) -> None:
     table.observe(Observation(ObservationKind.PASS, "E", count=2), 0)
     assert table.sheet[-1]["result"] == "redeal" and table.sheet[-1]["rule"] == "American CH-7"
     assert table.hand_no == 2
-    assert table.players == {"E": "E", "S": "S", "W": "W", "N": "N"}  # dealt again, same East
+    assert table.players == {"E": "Player 1", "S": "Player 2", "W": "Player 3",
+                             "N": "Player 4"}  # dealt again, same East
 
 
 def test_a_restart_with_calls_pending_comes_back_and_adjudicates(tmp_path: Path) -> None:

@@ -81,7 +81,7 @@ def test_csv_export() -> None:
 
 
 def test_bad_sheet_input() -> None:
-    with pytest.raises(MalformedInput, match="four different players"):
+    with pytest.raises(MalformedInput, match="4 different players"):
         Scoresheet("classical", ["A", "A", "B", "C"])
     with pytest.raises(MalformedInput, match="net"):
         Scoresheet("classical", PLAYERS).record({"mahjong": {"valid": True}})

@@ -1,0 +1,207 @@
+"""The table's page server (aiohttp), run on the service's own loop beside it.
+
+- ``/`` the table view, ``/score`` the scoreboard, ``/console`` the referee's console: one
+  page (``static/index.html``) whose script shows the view its path names;
+- ``/feed``: server-sent events, first a snapshot, then every public message as it happens
+  (:mod:`controller.web.feed`);
+- ``/api/login``, ``/api/logout``; ``/api/cmd/<verb>``: a signed-in referee's command, handed
+  to the table through the very path ``cmd/<verb>`` on MQTT takes (one path, one validation);
+- ``/export.json``, ``/export.csv``: the games, as `mjtable export` prints them.
+
+Every asset is served from ``static/``: the table has no internet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import ssl
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from controller.web.auth import Sessions
+from controller.web.feed import Feed
+
+log = logging.getLogger("mjtable.web")
+STATIC = Path(__file__).parent / "static"
+COOKIE = "mjtable_referee"
+VIEWER_COOKIE = "mjtable_viewer"
+HEARTBEAT_S = 15.0
+VIEWS = ("/", "/score", "/console")
+
+Submit = Callable[[str, bytes], Awaitable[dict[str, Any]]]
+Export = Callable[[], list[dict[str, Any]]]
+
+
+@dataclass
+class WebSettings:
+    host: str = "127.0.0.1"
+    port: int = 0
+    certificate: str = ""
+    key: str = ""
+    viewer_code: str = ""
+
+
+class FaceServer:
+    def __init__(self, feed: Feed, submit: Submit, export: Export, sessions: Sessions,
+                 settings: WebSettings) -> None:
+        self.feed = feed
+        self.submit = submit
+        self.export = export
+        self.sessions = sessions
+        self.settings = settings
+        self.runner: web.AppRunner | None = None
+        self.url = ""
+
+    def app(self) -> web.Application:
+        app = web.Application(middlewares=[self._viewer_code])
+        for path in VIEWS:
+            app.router.add_get(path, self._index)
+        app.router.add_get("/feed", self._feed)
+        app.router.add_get("/api/snapshot", self._snapshot)
+        app.router.add_post("/api/login", self._login)
+        app.router.add_post("/api/logout", self._logout)
+        app.router.add_get("/api/session", self._session)
+        app.router.add_post("/api/cmd/{verb}", self._command)
+        app.router.add_get("/export.json", self._export_json)
+        app.router.add_get("/export.csv", self._export_csv)
+        app.router.add_static("/static/", STATIC, append_version=False)
+        return app
+
+    async def start(self) -> str:
+        self.runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        await self.runner.setup()
+        context = None
+        if self.settings.certificate:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(self.settings.certificate, self.settings.key)
+        site = web.TCPSite(self.runner, self.settings.host, self.settings.port,
+                           ssl_context=context)
+        await site.start()
+        addresses = self.runner.addresses  # the bound (host, port), a free port resolved
+        port = int(addresses[0][1]) if addresses else self.settings.port
+        scheme = "https" if context else "http"
+        self.url = f"{scheme}://{self.settings.host}:{port}/"
+        return self.url
+
+    async def stop(self) -> None:
+        for page in list(self.feed.pages):
+            self.feed.drop(page)
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    # -- viewers -------------------------------------------------------------------------------
+
+    @web.middleware
+    async def _viewer_code(self, request: web.Request,
+                           handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                           ) -> web.StreamResponse:
+        code = self.settings.viewer_code
+        if not code or request.path.startswith("/static/") or request.path == "/api/login":
+            return await handler(request)
+        given = request.query.get("code") or request.cookies.get(VIEWER_COOKIE)
+        if given != code:
+            return web.Response(status=401, text="this table's page asks for its viewer code: "
+                                "add ?code=... to the address")
+        response = await handler(request)
+        if request.query.get("code") and not response.prepared:
+            response.set_cookie(VIEWER_COOKIE, code, httponly=True, samesite="Strict")
+        return response
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html",
+                                headers={"Cache-Control": "no-cache"})
+
+    async def _snapshot(self, request: web.Request) -> web.Response:
+        return web.json_response(self.feed.snapshot())
+
+    async def _feed(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        page = self.feed.open()
+        try:
+            snapshot = json.dumps(self.feed.snapshot(), separators=(",", ":"))
+            await response.write(f"event: snapshot\ndata: {snapshot}\n\n".encode())
+            while True:
+                try:
+                    data = await asyncio.wait_for(page.queue.get(), HEARTBEAT_S)
+                except TimeoutError:
+                    await response.write(b": alive\n\n")
+                    continue
+                if data is None:  # dropped: the page reconnects from a snapshot
+                    await response.write(b"event: reload\ndata: {}\n\n")
+                    break
+                await response.write(f"data: {data}\n\n".encode())
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.feed.close(page)
+        return response
+
+    # -- the referee ---------------------------------------------------------------------------
+
+    async def _login(self, request: web.Request) -> web.Response:
+        body = await _json_body(request)
+        password = body.get("password") if isinstance(body, dict) else None
+        if not isinstance(password, str):
+            return _refuse(400, "password", "send {\"password\": \"...\"}")
+        token = await asyncio.to_thread(self.sessions.sign_in, password)
+        if token is None:
+            why = self.sessions.why_not(None) if self.sessions.hashed is None \
+                else "wrong password"
+            return _refuse(401, "password", why or "wrong password")
+        response = web.json_response({"ok": True})
+        secure = bool(self.settings.certificate)
+        response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=secure)
+        return response
+
+    async def _logout(self, request: web.Request) -> web.Response:
+        self.sessions.sign_out(request.cookies.get(COOKIE))
+        response = web.json_response({"ok": True})
+        response.del_cookie(COOKIE)
+        return response
+
+    async def _session(self, request: web.Request) -> web.Response:
+        why = self.sessions.why_not(request.cookies.get(COOKIE))
+        return web.json_response({"referee": why is None, "why": why})
+
+    async def _command(self, request: web.Request) -> web.Response:
+        why = self.sessions.why_not(request.cookies.get(COOKIE))
+        if why is not None:
+            return _refuse(401, "session", why)
+        verb = request.match_info["verb"]
+        payload = await request.read()
+        result = await self.submit(verb, payload)
+        return web.json_response(result)
+
+    # -- export ----------------------------------------------------------------------------------
+
+    async def _export_json(self, request: web.Request) -> web.Response:
+        games = await asyncio.to_thread(self.export)
+        return web.json_response({"games": games}, headers={
+            "Content-Disposition": "attachment; filename=games.json"})
+
+    async def _export_csv(self, request: web.Request) -> web.Response:
+        from controller.commands.export import to_csv
+
+        games = await asyncio.to_thread(self.export)
+        return web.Response(text=to_csv(games), content_type="text/csv", headers={
+            "Content-Disposition": "attachment; filename=games.csv"})
+
+
+async def _json_body(request: web.Request) -> Any:
+    try:
+        return await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def _refuse(status: int, where: str, error: str) -> web.Response:
+    return web.json_response({"ok": False, "error": error, "where": where}, status=status)

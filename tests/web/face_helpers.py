@@ -1,0 +1,66 @@
+"""What the page tests share: the browser's paths, waiting, screenshots, running parts."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.service import Service
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+PASSWORD = "table-referee-1"
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "") -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = predicate()
+        except StaleElementReferenceException:  # the page re-drew it meanwhile
+            value = None
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what or predicate}"
+        time.sleep(0.05)
+
+
+def console_errors(driver: Any) -> list[dict[str, Any]]:
+    """The browser console's errors and warnings (not Chromium's own advice)."""
+    return [e for e in driver.get_log("browser")
+            if e["level"] in ("SEVERE", "WARNING") and e.get("source") != "recommendation"]
+
+
+def shot(driver: Any, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / name
+    driver.save_screenshot(str(path))
+    return path
+
+
+@dataclass
+class Running:
+    service: Service
+    url: str
+    loop: asyncio.AbstractEventLoop
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` on the service's loop and wait for it (the table is single-threaded)."""
+        async def run() -> Any:
+            return fn()
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+
+@dataclass
+class Simulation:
+    process: subprocess.Popen[str]
+    url: str
+    store: Path
