@@ -337,7 +337,8 @@ def gen_model_meta(rng: random.Random) -> bytes:
     """meta.json of a model folder; its first byte says whether the folder's other files are
     the bundled ones (``{``) or damaged copies (a space before the document)."""
     doc = json.loads((_MODEL / "default" / "meta.json").read_text())
-    doc["embedder"] = rng.choice(["tile_embed.onnx", "damaged.onnx", "../x", "", 7])
+    # the bundled network half the time, so the cases reach a folder that loads as often as not
+    doc["embedder"] = rng.choice(["tile_embed.onnx"] * 4 + ["damaged.onnx", "../x", "", 7])
     data = _json_case(rng, doc)
     return data if rng.random() < 0.6 else b" " + data
 
