@@ -11,26 +11,11 @@ from typing import Any
 import pytest
 
 from controller.scoresheet import engine_scorer
+from tests.scoring.test_score_cli import GOOD
 
 MAIN = "import sys; from controller.cli import main; sys.exit(main())"
 
-WON = {
-    "ruleset": "code1924/mixed",
-    "options": {"limit": 500},
-    "prevailing_wind": "E",
-    "hands": {
-        "S": {
-            "melds": [
-                {"tiles": ["5B", "5B", "5B"], "exposed": True},
-                {"tiles": ["2C", "3C", "4C"], "exposed": True},
-            ],
-            "concealed": ["SW", "SW", "SW", "6D", "7D", "8D", "9C", "9C"],
-            "flowers": [],
-        }
-    },
-    "winner": "S",
-    "win": {"tile": "9C", "by": "wall", "from": None, "context": []},
-}
+WON = GOOD  # the contract's example hand (docs/score.md)
 
 
 def _command(doc: dict[str, Any]) -> dict[str, Any]:
