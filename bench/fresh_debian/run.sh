@@ -83,6 +83,9 @@ base_packages=$(chroot "$ROOTFS" dpkg-query -W -f='.\n' | wc -l)
 printf '#!/bin/sh\nexit 101\n' >"$ROOTFS/usr/sbin/policy-rc.d"
 chmod +x "$ROOTFS/usr/sbin/policy-rc.d"
 cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+# A Debian install writes /etc/hosts; debootstrap does not, and without it `localhost` does not
+# resolve (the page tests' chromedriver is reached at localhost).
+printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$ROOTFS/etc/hosts"
 pip_cert=()
 if [ -n "$CA_BUNDLE" ]; then
     cp "$CA_BUNDLE" "$ROOTFS/etc/bench-ca-bundle.pem"
