@@ -23,6 +23,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.broker import BrokerUnavailable, LocalMosquitto
+from tests.waiting import wait_until
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
@@ -78,12 +79,7 @@ class Recorder:
             return [json.loads(p) for t, p, _ in self.messages if t.endswith(suffix)]
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return True
-            time.sleep(0.02)
-        return predicate()
+        return wait_until(predicate, timeout)
 
     def close(self) -> None:
         self.client.disconnect()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import random
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from engine.game import public_view
 from engine.rules import get_ruleset
 from engine.seats import Seat
 from firmware_bridge.emulator import EmulatedBoard
+from tests.waiting import wait_until
 
 TABLE = "crash"
 
@@ -200,12 +200,7 @@ def _events(store: Path) -> list[dict[str, Any]]:
 
 
 def _wait(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
+    return wait_until(predicate, timeout, interval=0.05)
 
 
 def test_kill_9_at_random_points_comes_back_to_the_same_state(

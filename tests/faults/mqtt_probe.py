@@ -15,6 +15,8 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from tests.waiting import wait_until
+
 
 class Probe:
     """``Probe(host, port, user=..., password=..., ca=...)``; ``connect()`` returns the CONNACK
@@ -94,12 +96,7 @@ class Probe:
             return [json.loads(p) for t, p in self.messages if t.endswith(suffix)]
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return True
-            time.sleep(0.02)
-        return predicate()
+        return wait_until(predicate, timeout)
 
     def close(self) -> None:
         self.client.disconnect()

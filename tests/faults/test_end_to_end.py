@@ -23,17 +23,13 @@ from engine.seats import Seat
 from firmware_bridge.emulator import EmulatedBoard
 from tests.faults.mqtt_probe import Probe
 from tests.faults.shipped_broker import ShippedBroker
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _wait(predicate: Callable[[], bool], timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
+    return wait_until(predicate, timeout, interval=0.05)
 
 
 class Service:

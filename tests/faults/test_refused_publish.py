@@ -17,6 +17,7 @@ from controller.broker import LocalMosquitto
 from controller.mqtt import BrokerSettings, MqttLink, Topics
 from controller.store import EventStore
 from tests.faults.mqtt_probe import Probe
+from tests.waiting import wait_until
 
 ACL = """user table-t
 topic write mahjong/v1/t/#
@@ -79,10 +80,7 @@ def test_a_refused_publish_stays_in_the_outbox_until_the_broker_takes_it(
 
 
 def _wait(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not predicate():
-        time.sleep(0.02)
-    return predicate()
+    return wait_until(predicate, timeout)
 
 
 def test_a_message_over_the_brokers_limit_is_never_sent(tmp_path: Path) -> None:
