@@ -204,7 +204,7 @@ class AmericanTable(LiveTable):
             "payments": result.get("payments", []),
             "score": result,  # the whole scoresheet (controller/games.py)
         }
-        return self._record([], table_events=[entry]) + self._new_hand()
+        return self._book_scored(entry) + self._new_hand()
 
     # -- inputs ----------------------------------------------------------------------------
 

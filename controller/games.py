@@ -10,6 +10,13 @@ same log and goes on with the same game.
 
 Every hand keeps the scorer's whole result, its seats named by player (:func:`name_seats`):
 the arrangement, each item with its rule, the payments, why a hand was void.
+
+A false Mah-jongg found by scoring is booked only once the referee confirms it
+(controller/penalties.py): until then its hand stands in the game with nothing paid and its
+``penalty`` pending; a ``PenaltySettled`` books it (confirmed) or leaves it unpaid
+(dismissed), and the game is folded again from its hands. East's passing after a false call
+follows the book whatever the answer (Code 1924, Law 94), so an answer changes money, never
+who sits where.
 """
 
 from __future__ import annotations
@@ -19,14 +26,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.penalties import PENALTY_SETTLED, false_call
 from engine.errors import MalformedInput
 from engine.scoring.sheet import Scoresheet, default_players, outcome_of
+from engine.seats import parse_seat
 
 GAME_STARTED = "GameStarted"
 GAME_ENDED = "GameEnded"
 SCORED = "HandScored"
 GAME_EVENTS = frozenset({GAME_STARTED, GAME_ENDED})
-FOLDED = ("HandStarted", GAME_STARTED, GAME_ENDED, SCORED)  # the events a game is made of
+# the events a game is made of
+FOLDED = ("HandStarted", GAME_STARTED, GAME_ENDED, SCORED, PENALTY_SETTLED)
 SEAT_ORDER = ("E", "S", "W", "N")
 NAME_MAX = 40
 
@@ -48,10 +58,21 @@ class Game:
     sheet: Scoresheet
     started_seq: int
     hands: list[dict[str, Any]] = field(default_factory=list)
+    hands_per_game: int | None = None
+    # What the game is folded from again when a penalty is answered: each HandScored with
+    # the prevailing wind it was played in, the answers so far, and an early end's reason.
+    scored: list[tuple[Mapping[str, Any], str | None]] = field(default_factory=list)
+    answers: dict[int, str] = field(default_factory=dict)
+    ended: str | None = None
 
     @property
     def players(self) -> list[str]:
         return list(self.sheet.players)
+
+    def questions(self) -> list[int]:
+        """The penalties of this game still awaiting the referee."""
+        return [h["penalty"]["id"] for h in self.hands
+                if h.get("penalty") and h["penalty"]["status"] == "pending"]
 
     def export(self) -> dict[str, Any]:
         """The game as `mjtable export` prints it (docs/mqtt.md, Games)."""
@@ -69,6 +90,7 @@ class Game:
         out = self.export()
         out["next"] = self.sheet.to_json()["next"]
         out["rules"] = self.sheet.to_json()["rules"]
+        out["questions"] = self.questions()
         return out
 
 
@@ -134,10 +156,11 @@ class GameBook:
     def _open(self, ruleset: str, players: list[str], seq: int,
               hands: int | None = None) -> Game:
         self.count += 1
-        sheet = Scoresheet(ruleset, players, hands_per_game=hands or self.hands_per_game)
-        game = Game(self.count, ruleset, sheet, seq)
-        if not self.keep_all:
-            self.games.clear()
+        per_game = hands or self.hands_per_game
+        sheet = Scoresheet(ruleset, players, hands_per_game=per_game)
+        game = Game(self.count, ruleset, sheet, seq, hands_per_game=per_game)
+        if not self.keep_all:  # the one in play, and any still awaiting a referee's answer
+            self.games = [g for g in self.games if g.questions()]
         self.games.append(game)
         return game
 
@@ -163,9 +186,12 @@ class GameBook:
         elif kind == GAME_ENDED:
             game = self.current
             if game is not None and game.id == record.get("game"):
-                game.sheet.end(str(record.get("reason") or "ended at the table"))
+                game.ended = str(record.get("reason") or "ended at the table")
+                game.sheet.end(game.ended)
         elif kind == SCORED:
             self._book(record)
+        elif kind == PENALTY_SETTLED:
+            self._answer(int(record["id"]), str(record.get("how")))
 
     def _book(self, record: Mapping[str, Any]) -> None:
         seats = {str(k): legacy_name(str(v)) for k, v in (record.get("players") or {}).items()}
@@ -177,15 +203,39 @@ class GameBook:
             except MalformedInput as exc:  # an old log seated players by seat letter
                 log.warning("hand %s: no game opened: %s", record.get("hand"), exc)
                 return
+        game.scored.append((record, self.prevailing))
+        self._book_into(game, record, seats, self.prevailing)
+
+    def _book_into(self, game: Game, record: Mapping[str, Any], seats: Mapping[str, str],
+                   prevailing: str | None) -> None:
         score = record.get("score") if isinstance(record.get("score"), dict) else None
-        net = record.get("net") if isinstance(record.get("net"), dict) else {}
-        result = {"net": net, "winner": record.get("winner"), "result": record.get("result")}
+        raw_net = record.get("net")
+        net: dict[str, Any] = raw_net if isinstance(raw_net, dict) else {}
+        result: dict[str, Any] = {"net": net, "winner": record.get("winner"),
+                                  "result": record.get("result")}
         if score is not None and "mahjong" in score:
             result["mahjong"] = score["mahjong"]
         outcome = outcome_of(result)
-        # the table's record is its word: a false Mah-jongg it booked was confirmed there
-        row = game.sheet.record(result, outcome=outcome, seats=seats,
-                                prevailing=self.prevailing, confirmed=True)
+        held = record.get("held")
+        penalty: dict[str, Any] | None = None
+        east_stays = None
+        if isinstance(held, int) and false_call(score) is not None:
+            status = game.answers.get(held, "pending")
+            winner = record.get("winner")
+            # the book's word on East after a false call, whatever the referee answers
+            east_stays = game.sheet.east_stays(
+                outcome, parse_seat(winner, "winner") if winner else None, net)
+            penalty = {"id": held, "status": status,
+                       "seat": seats.get(str(winner), winner),
+                       "net": {seats.get(k, k): v for k, v in net.items()}}
+            if status != "confirmed":  # nothing paid until the referee confirms it
+                result["net"] = {k: 0 for k in net}
+                result["mahjong"] = {k: v for k, v in result["mahjong"].items()
+                                     if k != "confirm"}
+        # a penalty held is booked once confirmed; one from a log written before the
+        # table asked (no ``held``) was booked by the table as its word
+        row = game.sheet.record(result, east_stays=east_stays, outcome=outcome, seats=seats,
+                                prevailing=prevailing, confirmed=True)
         hand: dict[str, Any] = {
             "hand": row.hand,
             "table_hand": record.get("hand"),
@@ -200,7 +250,24 @@ class GameBook:
         }
         if "error" in record:
             hand["error"] = record["error"]
+        if penalty is not None:
+            hand["penalty"] = penalty
         game.hands.append(hand)
+
+    def _answer(self, pid: int, how: str) -> None:
+        """The referee's answer to a held penalty: its game folded again from its hands."""
+        game = next((g for g in self.games if pid in g.questions()), None)
+        if game is None:
+            return
+        game.answers[pid] = how
+        game.sheet = Scoresheet(game.ruleset, game.players, hands_per_game=game.hands_per_game)
+        game.hands = []
+        for record, prevailing in game.scored:
+            seats = {str(k): legacy_name(str(v))
+                     for k, v in (record.get("players") or {}).items()}
+            self._book_into(game, record, seats, prevailing)
+        if game.ended is not None:
+            game.sheet.end(game.ended)
 
     # -- cmd/game ----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from controller import penalties
 from controller.call_window import CallWindow
 from controller.games import (
     FOLDED,
@@ -48,6 +49,8 @@ from engine.seats import SEATS
 HELD = "ObservationHeld"  # an observation the table is asked about
 SETTLED = "ObservationSettled"  # ... and how it was settled (confirmed, corrected, dismissed)
 SCORED = "HandScored"  # the scoresheet entry of a finished hand
+# A false Mah-jongg's penalty asked of the referee, and the answer (controller/penalties.py)
+PENALTY_EVENTS = frozenset({penalties.PENALTY_HELD, penalties.PENALTY_SETTLED})
 
 
 def rotate(players: dict[str, str]) -> dict[str, str]:
@@ -244,10 +247,20 @@ class LiveTable(ABC):
             self.next_pending = max(self.next_pending, int(record["id"]) + 1)
         elif kind == SETTLED:
             self.pending.pop(int(record["id"]), None)
+        elif kind == penalties.PENALTY_HELD:
+            self.pending[int(record["id"])] = penalties.question_fields(record)
+            self.next_pending = max(self.next_pending, int(record["id"]) + 1)
+        elif kind == penalties.PENALTY_SETTLED:
+            self.pending.pop(int(record["id"]), None)
+            self._add_to_totals(record)
         elif kind == SCORED:
-            for name, amount in (record.get("net_by_player") or {}).items():
-                self.totals[name] = self.totals.get(name, 0) + int(amount)
+            if record.get("held") is None:  # a held penalty is booked once confirmed
+                self._add_to_totals(record)
             self.sheet.append({k: v for k, v in record.items() if k not in ("seq", "ts")})
+
+    def _add_to_totals(self, record: Mapping[str, Any]) -> None:
+        for name, amount in (record.get("net_by_player") or {}).items():
+            self.totals[name] = self.totals.get(name, 0) + int(amount)
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -286,6 +299,17 @@ class LiveTable(ABC):
                           board_key=self.source_key)
         self.source_key_stored = self.source_key is not None
         self.on_append()
+
+    def _book_scored(self, entry: dict[str, Any]) -> list[dict[str, Any]]:
+        """Record a finished hand's ``HandScored``; a false Mah-jongg found by scoring is
+        asked of the referee before its penalty is booked (controller/penalties.py)."""
+        bodies = penalties.hold(entry, self.next_pending)
+        records = self._record_table(bodies)
+        for record in records:
+            if record["type"] == penalties.PENALTY_HELD:
+                self.lights.show(Pattern(Show.ASK, record["seat"] or None))
+                self._message(self.topics.prompts, record)
+        return records
 
     # -- views -------------------------------------------------------------------------------
 
@@ -429,7 +453,8 @@ class LiveTable(ABC):
         """Whether the hand in play has moves beyond its deal (then it belongs to the game
         going on, and players are seated between hands)."""
         return bool(self.hand_no and any(
-            r["type"] not in ("HandStarted", "DiceThrown", "WallBroken", "Dealt", HELD, SETTLED)
+            r["type"] not in ("HandStarted", "DiceThrown", "WallBroken", "Dealt", HELD, SETTLED,
+                              *PENALTY_EVENTS)
             for r in self.store.events_of_hand(self.hand_no)))
 
     def _settle(self, settle: Settle, now_us: int) -> dict[str, Any]:
@@ -438,6 +463,8 @@ class LiveTable(ABC):
         if pid not in self.pending:
             known = sorted(self.pending) or "none"
             raise CommandError("pending", f"no held observation {pid!r} (held: {known})")
+        if penalties.is_question(self.pending[pid]):
+            return self._settle_penalty(settle)
         held = self._held(pid)
         if settle.how == "dismiss":
             self._record_table([{"type": SETTLED, "id": pid, "how": "dismissed"}])
@@ -451,6 +478,17 @@ class LiveTable(ABC):
             self._record_table([{"type": SETTLED, "id": pid, "how": how,
                                  "observation": sure.to_json()}])
         return {**self._outcome(outcome), "pending": pid}
+
+    def _settle_penalty(self, settle: Settle) -> dict[str, Any]:
+        """The referee's answer to a false Mah-jongg: its penalty booked, or dropped."""
+        if settle.how == "correct":
+            raise CommandError("pending", f"question {settle.pending} is a false Mah-jongg's "
+                               "penalty: confirm or dismiss it (a move is corrected with "
+                               "`at`)")
+        body = penalties.answer(settle.pending, self.pending[settle.pending], settle.how)
+        self._record_table([body])
+        return {"ok": True, "seq": self.seq, "pending": settle.pending, "how": body["how"],
+                "events": [body["type"]]}
 
     def _outcome(self, outcome: Outcome) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": outcome.accepted, "seq": self.seq}

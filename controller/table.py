@@ -33,6 +33,7 @@ from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.live_table import (
     HELD,
+    PENALTY_EVENTS,
     SCORED,
     SETTLED,
     LiveTable,
@@ -58,7 +59,8 @@ from engine.wall import breaker
 # scores the hand; the next hand's first input scores it with what was shown.
 AWAITED = "LosersAwaited"
 LOSER_SHOWN = "LoserHandShown"
-TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN, *GAME_EVENTS})
+TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN, *GAME_EVENTS,
+                          *PENALTY_EVENTS})
 ENVELOPE = ("seq", "hand", "ts")
 # What the camera reports by the faces of its tiles: without any, it saw the tiles land but
 # could not read them (vision/observe.py), and the table asks for them.
@@ -376,8 +378,7 @@ class Table(LiveTable):
                 entry["net_by_player"] = {entry["players"][s]: v for s, v in net.items()}
                 entry["payments"] = result.get("payments", [])
             entry["score"] = result  # the whole scoresheet (controller/games.py)
-        records = self._record([], [entry])
-        return records + self._new_hand()
+        return self._book_scored(entry) + self._new_hand()
 
     def score(
         self, state: HandState, shown: Mapping[str, list[str]]
