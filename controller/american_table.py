@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from controller.amendments import american_moves
 from controller.american_mirror import claim_for, command_for
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
@@ -339,6 +340,9 @@ class AmericanTable(LiveTable):
         records = self._record_table([{"type": AMENDED, "at": at, "replacement": raw,
                                        "reason": amend.reason}])
         return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
+
+    def moves(self) -> list[dict[str, Any]]:
+        return american_moves(self.store.events_of_hand(self.hand_no)) if self.hand_no else []
 
     def _certain(self, obs: Observation) -> Observation:
         return replace(obs, confidence=1.0, source="referee")  # the referee's word is certain

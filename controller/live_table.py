@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller import penalties
+from controller.amendments import check_fresh
 from controller.call_window import CallWindow
 from controller.games import (
     FOLDED,
@@ -31,9 +32,11 @@ from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog, Pattern, Show
 from controller.mqtt import Topics
 from controller.referee import (
+    Amend,
     Claim,
     CommandError,
     Game,
+    Moves,
     Observe,
     RefereeCommand,
     Settle,
@@ -196,6 +199,10 @@ class LiveTable(ABC):
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
         """Roll the LED dice for ``seat`` and apply the throw."""
 
+    def moves(self) -> list[dict[str, Any]]:
+        """The hand's moves as ``cmd/moves`` lists them (controller/amendments.py)."""
+        return []
+
     def _held(self, pid: int) -> Observation | None:
         """The held observation, read before it is settled (None: read only when applied)."""
         return None
@@ -277,7 +284,8 @@ class LiveTable(ABC):
         ``scores`` when a hand starts or is scored) and a ``snapshot``, in one transaction,
         keyed by the board event being applied; then wake the publisher."""
         retained = {self.topics.state: dumps(self.public_state()).encode()}
-        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS) for r in records):
+        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS, *PENALTY_EVENTS)
+               for r in records):
             retained[self.topics.scores] = dumps(self.scores()).encode()
         if not self.settings.publish:
             messages, retained = [], {}
@@ -427,9 +435,15 @@ class LiveTable(ABC):
         return result
 
     def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
-        match parse_command(verb, payload, (*self.VERBS, "game")):
+        match parse_command(verb, payload, (*self.VERBS, "game", "moves")):
             case Status():
                 return {"ok": True, **self.status()}
+            case Moves():  # the move list a correction picks from (controller/amendments.py)
+                return {"ok": True, "seq": self.seq, "hand": self.hand_no,
+                        "moves": self.moves()}
+            case Amend(at=at, was=was) as amend if was is not None:
+                check_fresh(self.moves(), at, was)
+                return self._table_command(amend, now_us)
             case Observe(observation=obs):
                 return self._outcome(self.observe(obs, now_us, ask=False))
             case Claim(seat=seat, kind=kind):  # a call entered by the referee

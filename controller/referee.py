@@ -70,6 +70,12 @@ class Amend:
     at: int
     command: Mapping[str, Any] | None
     reason: str
+    was: Mapping[str, Any] | None = None  # the move as the referee picked it (stale if not)
+
+
+@dataclass(frozen=True)
+class Moves:
+    """``cmd/moves``: the hand's moves, each with the ``at`` a correction of it takes."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,7 @@ class Game:
     body: Mapping[str, Any]
 
 
-RefereeCommand = Status | Observe | Claim | Settle | Amend | Roll | Challenge | Game
+RefereeCommand = Status | Observe | Claim | Settle | Amend | Moves | Roll | Challenge | Game
 
 
 def parse_command(verb: str, payload: bytes, verbs: tuple[str, ...]) -> RefereeCommand:
@@ -106,6 +112,8 @@ def parse_command(verb: str, payload: bytes, verbs: tuple[str, ...]) -> RefereeC
     match verb:
         case "status":
             return Status()
+        case "moves":
+            return Moves()
         case "observe":
             return Observe(_observation(body))
         case "claim":
@@ -126,7 +134,10 @@ def parse_command(verb: str, payload: bytes, verbs: tuple[str, ...]) -> RefereeC
             command = body.get("command")
             if command is not None and not isinstance(command, dict):
                 raise CommandError("command", "an engine command as a JSON object, or null")
-            return Amend(_whole(body, "at"), command, reason)
+            was = body.get("was")
+            if was is not None and not isinstance(was, dict):
+                raise CommandError("was", "the move as picked, a JSON object (cmd/moves)")
+            return Amend(_whole(body, "at"), command, reason, was)
         case "confirm" | "correct" | "dismiss":
             fields = {k: v for k, v in body.items() if k != "pending"}
             return Settle(verb, _whole(body, "pending"), fields if verb == "correct" else {})

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from controller.amendments import classical_moves
 from controller.games import GAME_EVENTS
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog, Pattern, Show
@@ -550,6 +551,9 @@ class Table(LiveTable):
             case Amend() as amend:
                 return self._amend(amend, now_us)
         return super()._table_command(command, now_us)
+
+    def moves(self) -> list[dict[str, Any]]:
+        return classical_moves(self.state)
 
     def _held(self, pid: int) -> Observation | None:
         return Observation.from_json(self.pending[pid], "held")

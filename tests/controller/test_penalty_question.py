@@ -120,3 +120,13 @@ def test_dismissed_nothing_is_booked_and_the_record_says_so(tmp_path: Path) -> N
     (exported,) = export_games(table.store.events(0), "classical")
     assert exported["hands"][0]["penalty"]["status"] == "dismissed"
     assert set(exported["totals"].values()) == {0}
+
+
+def test_the_answer_reaches_the_retained_scores(tmp_path: Path) -> None:
+    table = _bmja_table(tmp_path)
+    now = _two_chows_by_south(table)
+    table.command("confirm", b'{"pending": 1}', now + 1)
+    (scores,) = [json.loads(r.payload) for r in table.store.retained_all()
+                 if r.topic.endswith("/scores")]
+    assert scores["totals"] == table.totals and set(scores["totals"].values()) != {0}
+    assert scores["game"]["hands"][0]["penalty"]["status"] == "confirmed"

@@ -527,3 +527,23 @@ def test_a_press_the_board_kept_over_a_restart_joins_the_window_open_at_the_cras
     assert again.press(Press("S", "pung", later - 1_000), later).accepted
     again.tick(later + 1)
     assert (_decision(again)["winner"], _decision(again)["kind"]) == ("S", "pung")
+
+
+def test_the_move_list_names_each_move_as_a_correction_takes_it(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    now = _to_first_discard(table)  # E discarded 5C ... but it was 6C
+    listed = table.command("moves", b"{}", now + 1)
+    assert listed["ok"] and listed["hand"] == 1
+    (discard,) = [m for m in listed["moves"] if m["type"] == "Discard"]
+    assert discard["command"] == {"type": "Discard", "seat": "E", "tile": "5C"}
+    body = {"at": discard["at"], "command": {**discard["command"], "tile": "6C"},
+            "reason": "misread", "was": discard["command"]}
+    assert table.command("correct", json.dumps(body).encode(), now + 2)["ok"]
+    assert public_view(table.state)["seats"]["E"]["discards"] == ["6C"]  # type: ignore[arg-type]
+    # the same pick sent again (a second referee, a stale list): refused, nothing changed
+    before = table.store.last_seq()
+    stale = table.command("correct", json.dumps({**body, "command": {
+        **discard["command"], "tile": "7C"}}).encode(), now + 3)
+    assert stale["ok"] is False and stale["where"] == "was" and "6C" in stale["error"]
+    assert table.store.last_seq() == before
+    assert public_view(table.state)["seats"]["E"]["discards"] == ["6C"]  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ from face_helpers import (
 )
 
 from config.load import parse_config
+from controller.scoresheet import engine_scorer
 from controller.service import Service, ServiceOptions
 from controller.web.auth import hash_password
 
@@ -75,18 +76,29 @@ def _driver(options: Any) -> Iterator[Any]:
 
 
 @pytest.fixture
-def table_service(tmp_path: Path) -> Iterator[Running]:
-    """A table service with its page, no board or broker: inputs are handed to it directly."""
+def table_service(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Running]:
+    """A table service with its page, no board or broker: inputs are handed to it directly.
+    Parametrized (indirect) with ``{"table": {...}, "web": {...}}``: config sections merged
+    over the defaults; the service then scores with the engine's scorer, as `mjtable run`."""
+    yield from run_service(tmp_path, getattr(request, "param", None))
+
+
+def run_service(tmp_path: Path, extra: dict[str, Any] | None = None) -> Iterator[Running]:
     pw = tmp_path / "referee.pw"
     pw.write_text(hash_password(PASSWORD) + "\n")
-    cfg = parse_config({
+    sections: dict[str, Any] = {
         "table": {"id": "face", "ruleset": "code1924/mixed"},
         "board": {"serial": "emulated"},
         "mqtt": {"enabled": False},
         "store": {"path": str(tmp_path / "table.sqlite3")},
         "web": {"enabled": True, "host": "127.0.0.1", "port": 0, "password_file": str(pw)},
-    })
-    service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "table.sqlite3")))
+    }
+    for name, section in (extra or {}).items():
+        sections[name] = {**sections.get(name, {}), **section}
+    cfg = parse_config(sections)
+    scorer = engine_scorer if extra is not None else None
+    service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "table.sqlite3"),
+                                          scorer=scorer))
     ready = threading.Event()
     stop: list[asyncio.Event] = []
     loops: list[asyncio.AbstractEventLoop] = []

@@ -163,6 +163,8 @@ function rulingText(item) {
     return ["asked", `the table asks #${b.id}: ${b.reason}`, b.rule || ""];
   if (item.topic === "events" && b.type === "ObservationSettled")
     return ["settled", `question #${b.id} ${b.how} by the referee`, ""];
+  if (item.topic === "events" && b.type === "PenaltySettled")
+    return ["settled", `false Mah-jongg #${b.id}: penalty ${b.how} by the referee`, b.rule];
   return null;
 }
 function renderTable() {
@@ -234,7 +236,9 @@ function renderScores() {
   for (const h of game.hands) {
     const row = el("tr", "hand-row");
     row.dataset.hand = h.hand;
-    const won = h.winner || (h.error ? `not scored: ${h.error}` : h.outcome.replace("_", " "));
+    const won = h.penalty ? `${h.penalty.seat}: false Mah-jongg, penalty ${h.penalty.status}`
+      : h.winner || (h.error ? `not scored: ${h.error}` : h.outcome.replace("_", " "));
+    if (h.penalty) row.classList.add(h.penalty.status);
     [h.hand, h.prevailing || "-", h.seats.E, won].forEach(v => row.appendChild(el("td", "", v)));
     game.players.forEach(p => row.appendChild(el("td", "num", (h.net[p] > 0 ? "+" : "") + h.net[p])));
     row.addEventListener("click", () => toggleSheet(row, h, game.players.length + 4));
@@ -291,12 +295,13 @@ function renderConsole() {
   const pending = (face.state || {}).pending || [];
   const key = JSON.stringify(pending);
   if (key !== face.questionsKey) { face.questionsKey = key; renderQuestions(pending); }
-  renderMoves();
+  renderMoveList();  // console.js
 }
 function renderQuestions(pending) {
   const qs = $("questions");
   qs.replaceChildren();
   for (const p of pending) {
+    if (p.kind === "false_mahjong") { qs.appendChild(penaltyQuestion(p)); continue; }  // console.js
     const o = p.observation || p;
     const li = el("li", "question");
     li.dataset.pending = p.id;
@@ -313,13 +318,6 @@ function renderQuestions(pending) {
   }
   if (!qs.children.length) qs.appendChild(el("li", "none", "no question"));
 }
-function renderMoves() {
-  const moves = $("moves");
-  moves.replaceChildren();
-  face.log.filter(i => i.topic === "events" && i.body.seat).slice(-30).forEach(i => {
-    moves.appendChild(el("li", "", `${i.body.seq}: ${i.body.seat} ${i.body.type} ${i.body.tile || (i.body.tiles || []).join(" ")}`));
-  });
-}
 function openPicker(what, send) {
   face.picked = []; face.pickSend = send;
   $("picker").hidden = false; $("picker-for").textContent = what;
@@ -329,6 +327,7 @@ function openPicker(what, send) {
 }
 function showPicked() { $("picked").replaceChildren(...face.picked.map(t => tileEl(t))); }
 function wireConsole() {
+  wireMoves();  // console.js
   $("signin").onsubmit = async (e) => {
     e.preventDefault();
     const r = await fetch("/api/login", {method: "POST", headers: {"Content-Type": "application/json"},
