@@ -33,6 +33,7 @@ from controller.live_table import (
     TableSettings,
     rotate,
 )
+from controller.published import american_messages
 from controller.referee import Amend, Challenge, CommandError, RefereeCommand
 from controller.store import EventStore, dumps
 from engine.american import commands as am
@@ -340,6 +341,9 @@ class AmericanTable(LiveTable):
         records = self._record_table([{"type": AMENDED, "at": at, "replacement": raw,
                                        "reason": amend.reason}])
         return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
+
+    def published(self, record: Mapping[str, Any]) -> list[tuple[str, bytes]]:
+        return american_messages(record, self.topics)
 
     def moves(self) -> list[dict[str, Any]]:
         return american_moves(self.store.events_of_hand(self.hand_no)) if self.hand_no else []

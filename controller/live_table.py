@@ -199,6 +199,10 @@ class LiveTable(ABC):
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
         """Roll the LED dice for ``seat`` and apply the throw."""
 
+    def published(self, record: Mapping[str, Any]) -> list[tuple[str, bytes]]:
+        """The messages a logged record published (controller/published.py)."""
+        return []
+
     def moves(self) -> list[dict[str, Any]]:
         """The hand's moves as ``cmd/moves`` lists them (controller/amendments.py)."""
         return []

@@ -43,6 +43,7 @@ from controller.live_table import (
     rotate,
 )
 from controller.mirror import claim_for, command_for, observed_tiles, showing_hands
+from controller.published import classical_messages
 from controller.referee import Amend, CommandError, RefereeCommand, Roll
 from controller.scoresheet import Scorer, hand_document, mahjong_declared, net_of
 from controller.store import EventStore, dumps
@@ -554,6 +555,9 @@ class Table(LiveTable):
 
     def moves(self) -> list[dict[str, Any]]:
         return classical_moves(self.state)
+
+    def published(self, record: Mapping[str, Any]) -> list[tuple[str, bytes]]:
+        return classical_messages(record, self.topics, TABLE_EVENTS)
 
     def _held(self, pid: int) -> Observation | None:
         return Observation.from_json(self.pending[pid], "held")

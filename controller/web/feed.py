@@ -16,7 +16,7 @@ import asyncio
 import json
 import logging
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 log = logging.getLogger("mjtable.web")
@@ -55,20 +55,21 @@ class Feed:
             if name in RETAINED:
                 self.retained[name] = json.loads(payload)
 
+    def replay(self, messages: Iterable[tuple[str, bytes]]) -> None:
+        """The hand in play's messages, derived again from the log (a service starting:
+        controller/published.py), so a page opened after a restart draws what a page that
+        never left draws."""
+        for topic, payload in messages:
+            self._take(topic, payload)
+
     def on_store(self, messages: Sequence[tuple[str, bytes, int | None]],
                  retained: Mapping[str, bytes]) -> None:
         """Called on the service's loop right after each store transaction."""
         out: list[dict[str, Any]] = []
         for topic, payload, _ in messages:
-            name = self._name(topic)
-            if name not in PUBLIC:
-                continue
-            body = json.loads(payload)
-            if name == "events" and body.get("type") == "HandStarted":
-                self.log.clear()  # the page's log is the hand in play
-            item = {"topic": name, "body": body}
-            self.log.append(item)
-            out.append(item)
+            item = self._take(topic, payload)
+            if item is not None:
+                out.append(item)
         for topic, payload in retained.items():
             name = self._name(topic)
             if name in RETAINED:
@@ -77,6 +78,18 @@ class Feed:
                 out.append({"topic": name, "body": body})
         if out:
             self._fan_out(json.dumps(out, separators=(",", ":")))
+
+    def _take(self, topic: str, payload: bytes) -> dict[str, Any] | None:
+        """A public message into the hand's log (None: not for pages)."""
+        name = self._name(topic)
+        if name not in PUBLIC:
+            return None
+        body = json.loads(payload)
+        if name == "events" and body.get("type") == "HandStarted":
+            self.log.clear()  # the page's log is the hand in play
+        item = {"topic": name, "body": body}
+        self.log.append(item)
+        return item
 
     def _name(self, topic: str) -> str:
         return topic[len(self.root):] if topic.startswith(self.root) else ""

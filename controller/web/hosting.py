@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from controller.games import export_games
 from controller.inbox import CommandIn
 from controller.mqtt import Topics
+from controller.published import hand_in_play
 from controller.web.auth import Sessions, read_password_file
 from controller.web.feed import Feed
 from controller.web.server import FaceServer, WebSettings
@@ -29,6 +30,8 @@ async def open_face(service: Service, stack: contextlib.AsyncExitStack,
     })
     store = service.store
     feed.seed({m.topic: m.payload for m in store.retained_all()})
+    # the hand in play's messages from the log: a page opened after a restart draws the same
+    feed.replay(m for r in hand_in_play(store) for m in service.table.published(r))
     store.listeners.append(feed.on_store)
     if service.mqtt is None:  # no broker: the page alone takes the topics
         store.listeners.append(lambda messages, retained: store.forget_outbox())

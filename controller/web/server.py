@@ -14,6 +14,7 @@ Every asset is served from ``static/``: the table has no internet.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import ssl
@@ -104,13 +105,14 @@ class FaceServer:
         code = self.settings.viewer_code
         if not code or request.path.startswith("/static/") or request.path == "/api/login":
             return await handler(request)
-        given = request.query.get("code") or request.cookies.get(VIEWER_COOKIE)
-        if given != code:
+        given = request.query.get("code") or request.cookies.get(VIEWER_COOKIE) or ""
+        if not hmac.compare_digest(given.encode(), code.encode()):
             return web.Response(status=401, text="this table's page asks for its viewer code: "
                                 "add ?code=... to the address")
         response = await handler(request)
         if request.query.get("code") and not response.prepared:
-            response.set_cookie(VIEWER_COOKIE, code, httponly=True, samesite="Strict")
+            response.set_cookie(VIEWER_COOKIE, code, httponly=True, samesite="Strict",
+                                secure=bool(self.settings.certificate))
         return response
 
     async def _index(self, request: web.Request) -> web.StreamResponse:

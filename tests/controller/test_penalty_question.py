@@ -6,12 +6,8 @@ restart."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_table import PAUSE_US, WINDOW_US, WINNING_14, _to_first_discard, obs
 
 from controller.games import export_games
 from controller.inputs import Press
@@ -19,6 +15,8 @@ from controller.lights import LightLog
 from controller.scoresheet import engine_scorer
 from controller.store import EventStore
 from controller.table import Table, TableSettings
+
+from .test_table import PAUSE_US, WINDOW_US, WINNING_14, _to_first_discard, obs
 
 NAMES = {"E": "Ann", "S": "Bob", "W": "Cy", "N": "Dee"}
 

@@ -3,12 +3,10 @@ its page server on a thread of its own, and `mjtable simulate --web` in a proces
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,15 +17,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from face_helpers import (
     CHROMEDRIVER,
     CHROMIUM,
-    PASSWORD,
     Running,
     Simulation,
+    run_service,
 )
-
-from config.load import parse_config
-from controller.scoresheet import engine_scorer
-from controller.service import Service, ServiceOptions
-from controller.web.auth import hash_password
 
 
 @pytest.fixture(scope="session")
@@ -81,41 +74,6 @@ def table_service(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Ru
     Parametrized (indirect) with ``{"table": {...}, "web": {...}}``: config sections merged
     over the defaults; the service then scores with the engine's scorer, as `mjtable run`."""
     yield from run_service(tmp_path, getattr(request, "param", None))
-
-
-def run_service(tmp_path: Path, extra: dict[str, Any] | None = None) -> Iterator[Running]:
-    pw = tmp_path / "referee.pw"
-    pw.write_text(hash_password(PASSWORD) + "\n")
-    sections: dict[str, Any] = {
-        "table": {"id": "face", "ruleset": "code1924/mixed"},
-        "board": {"serial": "emulated"},
-        "mqtt": {"enabled": False},
-        "store": {"path": str(tmp_path / "table.sqlite3")},
-        "web": {"enabled": True, "host": "127.0.0.1", "port": 0, "password_file": str(pw)},
-    }
-    for name, section in (extra or {}).items():
-        sections[name] = {**sections.get(name, {}), **section}
-    cfg = parse_config(sections)
-    scorer = engine_scorer if extra is not None else None
-    service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "table.sqlite3"),
-                                          scorer=scorer))
-    ready = threading.Event()
-    stop: list[asyncio.Event] = []
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def main() -> None:
-        stop.append(asyncio.Event())
-        loops.append(asyncio.get_running_loop())
-        await service.run(stop[0], on_ready=ready.set)
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    thread.start()
-    assert ready.wait(15), "the service did not start"
-    try:
-        yield Running(service, service.face.url, loops[0])
-    finally:
-        loops[0].call_soon_threadsafe(stop[0].set)
-        thread.join(15)
 
 
 @pytest.fixture

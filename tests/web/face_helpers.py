@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.service import Service
+from config.load import parse_config
+from controller.scoresheet import engine_scorer
+from controller.service import Service, ServiceOptions
+from controller.web.auth import hash_password
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -68,3 +72,41 @@ class Simulation:
     process: subprocess.Popen[str]
     url: str
     store: Path
+
+
+def run_service(tmp_path: Path, extra: dict[str, Any] | None = None) -> Iterator[Running]:
+    """The table service on a thread of its own, its page on a free port, its store in
+    ``tmp_path`` (run again on the same path: the service restarted). ``extra``: config
+    sections merged over these; given, the service scores with the engine's scorer."""
+    pw = tmp_path / "referee.pw"
+    pw.write_text(hash_password(PASSWORD) + "\n")
+    sections: dict[str, Any] = {
+        "table": {"id": "face", "ruleset": "code1924/mixed"},
+        "board": {"serial": "emulated"},
+        "mqtt": {"enabled": False},
+        "store": {"path": str(tmp_path / "table.sqlite3")},
+        "web": {"enabled": True, "host": "127.0.0.1", "port": 0, "password_file": str(pw)},
+    }
+    for name, section in (extra or {}).items():
+        sections[name] = {**sections.get(name, {}), **section}
+    cfg = parse_config(sections)
+    scorer = engine_scorer if extra is not None else None
+    service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "table.sqlite3"),
+                                          scorer=scorer))
+    ready = threading.Event()
+    stop: list[asyncio.Event] = []
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def main() -> None:
+        stop.append(asyncio.Event())
+        loops.append(asyncio.get_running_loop())
+        await service.run(stop[0], on_ready=ready.set)
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    assert ready.wait(15), "the service did not start"
+    try:
+        yield Running(service, service.face.url, loops[0])
+    finally:
+        loops[0].call_soon_threadsafe(stop[0].set)
+        thread.join(15)
