@@ -125,9 +125,10 @@ def test_a_past_move_is_amended_by_picking_it_in_the_move_list(
                     what="the discard in the move list")[0]
     assert "E Discard 5C" in move.text
     at = int(move.get_attribute("data-at"))
+    browser.execute_script("document.getElementById('moves').parentElement.scrollIntoView()")
+    shot(browser, "console-move-list.png")
     move.find_element(By.CSS_SELECTOR, "button.amend").click()
     browser.find_element(By.CSS_SELECTOR, '#picker-tiles .tile[data-tile="6C"]').click()
-    shot(browser, "console-move-list.png")
     browser.find_element(By.ID, "picker-send").click()
     wait_for(lambda: "correct: done" in browser.find_element(By.ID, "answer").text,
              what="the amendment taken")

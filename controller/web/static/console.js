@@ -71,8 +71,11 @@ function drawMoves() {
     const c = m.command || {};
     if (c.tile !== undefined || c.tiles !== undefined) {
       const fix = el("button", "amend", "Amend…"); fix.type = "button";
-      fix.onclick = () => openPicker(`move ${moveLabel(m)}`, tiles => amendMove(m,
-        c.tile !== undefined ? {...c, tile: tiles[0]} : {...c, tiles}));
+      fix.onclick = () => {
+        openPicker(`move ${moveLabel(m)}`, tiles => amendMove(m,
+          c.tile !== undefined ? {...c, tile: tiles[0]} : {...c, tiles}));
+        $("picker").scrollIntoView({block: "start"});  // the list is far below the picker
+      };
       li.appendChild(fix);
     }
     const strike = el("button", "strike", "Strike out"); strike.type = "button";

@@ -272,6 +272,8 @@ function toggleSheet(row, hand, span) {
   const pays = el("ul", "payments");
   (score.payments || []).forEach(p => pays.appendChild(el("li", "", `${p.from} pays ${p.to} ${p.amount} (${p.why})`)));
   td.appendChild(pays);
+  if (hand.penalty) td.appendChild(el("p", "void", `The false Mah-jongg's penalty is ${hand.penalty.status}` +
+    (hand.penalty.status === "pending" ? ": booked only once the referee confirms it." : " by the referee.")));
   if (hand.error) td.appendChild(el("p", "void", `Not scored: ${hand.error}`));
   if (!td.children.length) td.appendChild(el("p", "", hand.rule || hand.outcome));
   tr.appendChild(td);
