@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 from controller.games import export_games
@@ -15,6 +16,8 @@ from controller.web.server import FaceServer, WebSettings
 
 if TYPE_CHECKING:
     from controller.service import Service
+
+log = logging.getLogger("mjtable.web")
 
 
 async def open_face(service: Service, stack: contextlib.AsyncExitStack,
@@ -31,7 +34,12 @@ async def open_face(service: Service, stack: contextlib.AsyncExitStack,
     store = service.store
     feed.seed({m.topic: m.payload for m in store.retained_all()})
     # the hand in play's messages from the log: a page opened after a restart draws the same
-    feed.replay(m for r in hand_in_play(store) for m in service.table.published(r))
+    try:
+        feed.replay(m for r in hand_in_play(store) for m in service.table.published(r))
+    except Exception:  # a record this version cannot read: the page, never the table, goes short
+        log.exception("the hand's messages could not be rebuilt from the log: pages opened "
+                      "now get the retained state and scores only")
+        feed.log.clear()
     store.listeners.append(feed.on_store)
     if service.mqtt is None:  # no broker: the page alone takes the topics
         store.listeners.append(lambda messages, retained: store.forget_outbox())
