@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from face_helpers import CHROMEDRIVER, Running, console_errors, run_service, shot, wait_for
+from face_helpers import CHROMEDRIVER, Running, console_errors, run_service, wait_for
 from selenium.webdriver.common.by import By
 from test_console_browser import first_discard, sign_in
 
@@ -91,7 +91,6 @@ def test_the_page_is_served_over_https_with_the_tables_certificate(
             session = next(c for c in chrome.get_cookies() if c["name"] == "mjtable_referee")
             assert session["secure"] and session["httpOnly"]  # never sent in clear
             assert chrome.execute_script("return location.protocol") == "https:"
-            shot(chrome, "console-https.png")
             assert console_errors(chrome) == []
 
 
