@@ -264,6 +264,9 @@ class LiveTable(ABC):
         elif kind == penalties.PENALTY_SETTLED:
             self.pending.pop(int(record["id"]), None)
             self._add_to_totals(record)
+            for entry in self.sheet:  # the hand's line says how its question was answered
+                if entry.get("held") == record["id"]:
+                    entry["penalty"] = record["how"]
         elif kind == SCORED:
             if record.get("held") is None:  # a held penalty is booked once confirmed
                 self._add_to_totals(record)

@@ -128,3 +128,6 @@ def test_the_answer_reaches_the_retained_scores(tmp_path: Path) -> None:
                  if r.topic.endswith("/scores")]
     assert scores["totals"] == table.totals and set(scores["totals"].values()) != {0}
     assert scores["game"]["hands"][0]["penalty"]["status"] == "confirmed"
+    assert scores["hands"][0]["held"] == 1 and scores["hands"][0]["penalty"] == "confirmed"
+    # the snapshot a restart starts from says the same
+    assert _bmja_table(tmp_path).scores()["hands"][0]["penalty"] == "confirmed"
