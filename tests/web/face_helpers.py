@@ -14,7 +14,7 @@ from typing import Any
 
 from config.load import parse_config
 from controller.scoresheet import engine_scorer
-from controller.service import Service, ServiceOptions
+from controller.service import Service, ServiceOptions, broker_of
 from controller.web.auth import hash_password
 
 CHROMIUM = "/usr/bin/chromium"
@@ -92,7 +92,7 @@ def run_service(tmp_path: Path, extra: dict[str, Any] | None = None) -> Iterator
     cfg = parse_config(sections)
     scorer = engine_scorer if extra is not None else None
     service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "table.sqlite3"),
-                                          scorer=scorer))
+                                          scorer=scorer, broker=broker_of(cfg)))
     ready = threading.Event()
     stop: list[asyncio.Event] = []
     loops: list[asyncio.AbstractEventLoop] = []
