@@ -77,6 +77,8 @@ def test_the_referee_answers_a_false_mahjong_before_its_penalty_is_booked(
     assert "S (Bob) declared Mah-jongg" in text and "2 chows" in text and "BMJA" in text
     assert "Penalty if confirmed: " in text and "Bob -" in text
     assert question.find_elements(By.CSS_SELECTOR, '.meld [data-tile="1C"]')  # the closest
+    doubt = browser.find_element(By.CSS_SELECTOR, "#doubts .doubt").text  # the table view
+    assert "Bob (S in hand 1): a false Mah-jongg, its penalty awaiting the referee" in doubt
     if answer == "confirm":
         browser.execute_script("document.getElementById('questions').parentElement"
                                ".scrollIntoView()")

@@ -190,7 +190,9 @@ function renderTable() {
   doubts.replaceChildren();
   for (const p of (s.pending || [])) {
     const o = p.observation || p;
-    const li = el("li", "doubt", `#${p.id}: ${o.kind || ""} ${o.seat || ""} ${(o.tiles || []).join(" ")}`);
+    const li = el("li", "doubt", p.kind === "false_mahjong"
+      ? `#${p.id}: ${p.player} (${p.seat} in hand ${p.hand}): a false Mah-jongg, its penalty awaiting the referee`
+      : `#${p.id}: ${o.kind || ""} ${o.seat || ""} ${(o.tiles || []).join(" ")}`);
     doubts.appendChild(li);
   }
   if (!doubts.children.length) doubts.appendChild(el("li", "none", "none"));
