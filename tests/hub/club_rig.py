@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MJTABLE = str(Path(sys.executable).with_name("mjtable"))
 BRIDGE = ROOT / "deploy" / "mosquitto" / "club-bridge.conf"
 # What the table's deployed broker adds to the bridge (deploy/mosquitto/mahjong-table.conf).
-TABLE_BROKER = "autosave_on_changes true\nmax_queued_messages 50000\n"
+TABLE_BROKER = "autosave_on_changes true\nmax_queued_messages 10000\n"
 
 
 def bridge_config(table: str, club_port: int) -> str:
