@@ -130,6 +130,7 @@ class Hub:
         self.client.disconnect()
         self.client.loop_stop()
         self.db.close()
+        log.info("stopped; the session stays on the broker")
 
     def run_until_signalled(self) -> None:
         """Run until SIGTERM or SIGINT, then stop cleanly."""
