@@ -60,6 +60,14 @@ def test_the_install_scripts_parse(script: str) -> None:
     assert subprocess.run(["bash", "-n", str(DEPLOY / script)], timeout=10).returncode == 0
 
 
+def test_no_secret_is_an_argument_or_shown() -> None:
+    # a secret on a command line is visible to every user in `ps`
+    for script in ("club/install.sh", "club/club-accounts.sh", "install.sh"):
+        text = (DEPLOY / script).read_text()
+        assert "mosquitto_passwd -b" not in text and "password $" not in text, script
+        assert "PASSWORD=$" not in text, script
+
+
 def test_club_accounts_refuse_a_table_named_like_a_role(tmp_path: Path) -> None:
     for bad in ("hub", "club", "bad/id"):
         done = subprocess.run([str(DEPLOY / "club" / "club-accounts.sh"), str(tmp_path / "s"),
