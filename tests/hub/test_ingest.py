@@ -162,3 +162,18 @@ def test_raw_standings_sum_the_finished_games(club_db: ClubDB,
         name: sum(h["winner"] == name for h in game["hands"]) for name in game["players"]}
     assert all(r["games"] == 1 and set(r) == {"name", "points", "games", "hands_won"}
                for r in rows)
+
+
+def test_a_long_read_never_holds_up_the_hub_on_sqlite(
+        tmp_path: Any, code_hands: list[dict[str, Any]]) -> None:
+    # The club page reads while the hub writes: on SQLite (WAL) a read transaction does not
+    # take the write lock, so an event is stored while a read is still open.
+    page, hub = open_db(str(tmp_path / "club.db")), open_db(str(tmp_path / "club.db"))
+    folder = Folder(hub)
+    folder.ingest("t1", code_hands[0])
+    with page.reader.begin() as conn:
+        assert conn.exec_driver_sql("SELECT COUNT(*) FROM club_events").scalar() == 1
+        done = folder.ingest("t1", code_hands[1])
+        assert done.new and hub.tables()[0].events == 2
+    page.close()
+    hub.close()
