@@ -239,6 +239,7 @@ class GameBook:
         hand: dict[str, Any] = {
             "hand": row.hand,
             "table_hand": record.get("hand"),
+            "seq": record.get("seq"),  # its HandScored, kept when an answer folds the game again
             "winner": row.winner,
             "outcome": row.outcome,
             "prevailing": row.prevailing,

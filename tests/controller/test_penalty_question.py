@@ -94,6 +94,8 @@ def test_confirmed_the_penalty_is_booked_everywhere(tmp_path: Path) -> None:
     assert game["totals"] == penalty and game["questions"] == []
     assert game["hands"][0]["penalty"]["status"] == "confirmed"
     assert game["hands"][0]["net"] == penalty
+    scored_seq = next(r["seq"] for r in table.store.events() if r["type"] == "HandScored")
+    assert game["hands"][0]["seq"] == scored_seq  # kept when the answer folds the game again
     # the record says so, the export agrees, a restart agrees, a second answer is refused
     (settled,) = [r for r in table.store.events() if r["type"] == "PenaltySettled"]
     assert settled["how"] == "confirmed" and settled["net_by_player"] == penalty
