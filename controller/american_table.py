@@ -92,8 +92,8 @@ class AmericanTable(LiveTable):
         if not self.hand_no:
             return
         self.state = state = rebuild_hand(self.store, self.hand_no, self.card, self.options)
-        if state.result is None and state.step == "window" and state.calls:
-            self.window.open_at_restart()
+        if state.result is None and state.step == "window":
+            self.window.open_at_restart(state.live.opened_us if state.live else None)
 
     # -- recording ---------------------------------------------------------------------------
 

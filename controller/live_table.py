@@ -272,8 +272,10 @@ class LiveTable(ABC):
             self.store.append(records, messages, retained, snapshot, self.source_key)
             self.source_key_stored = self.source_key is not None
         except BaseException:
-            # The store refused (disk full?): the log is the truth, so fall back to it.
+            # The store refused (disk full?): the log is the truth, so fall back to it. No
+            # press waits on the board here: the window closes on time.
             self.recover()
+            self.window.release()
             raise
         self.on_append()
         return records

@@ -167,7 +167,7 @@ class Table(LiveTable):
             if hand_events:
                 self.state = rebuild(hand_events)
         if self.state is not None and self.state.phase in ("claims", "rob"):
-            self.window.open_at_restart()
+            self.window.open_at_restart(self.state.window_opened_us)
 
     # -- recording ---------------------------------------------------------------------------
 

@@ -134,9 +134,9 @@ def play_with_kills(folder: Path, seed: int, kills: int,
         rng = random.Random(seed)
         steps = list(SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), Seat.E,
                                    1).steps())
-        # Not between a discard and the calls made on it: a window open at a restart is closed
-        # at once today, so the calls would be refused (presses lost across a crash, which
-        # the table service's redesign fixes).
+        # Not between a discard and the calls made on it: here the referee enters the calls
+        # (cmd/claim, timed when they arrive), and a restart outlasts the courtesy pause.
+        # Board presses in flight at a kill: tests/faults/test_kill_mid_window.py.
         allowed = [i for i in range(5, len(steps) - 1) if not isinstance(steps[i + 1], Claims)]
         if faults is None:  # else: the steps after which to kill, as a failed run had them
             points = rng.sample(allowed, 2 * kills)
