@@ -191,6 +191,13 @@ class AmericanTable(LiveTable):
                 self.window.shut()
                 self.lights.show(Pattern(Show.HAND_OVER, None))
 
+    def _resume_end(self) -> list[dict[str, Any]]:
+        """At a restart: a hand settled but not on the scoresheet is booked now; one booked
+        gets its next hand."""
+        if self.state is None or self.state.result is None:
+            return []
+        return self._new_hand() if self._scored_already() else self._finish_hand()
+
     def _finish_hand(self) -> list[dict[str, Any]]:
         """The scoresheet entry (the League's payments, settled by the engine), then the next
         hand."""

@@ -316,9 +316,22 @@ class LiveTable(ABC):
     # -- the game ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Begin the first hand if the log has none."""
+        """Begin the first hand if the log has none; finish at once a hand whose end a crash
+        cut (its score, or the next hand, not yet logged), not at the next input."""
         if self.state is None:
             self._new_hand()
+        else:
+            self._resume_end()
+
+    def _resume_end(self) -> list[dict[str, Any]]:
+        """Finish the hand in play if it ended and a crash cut what follows its end; the
+        records (none if the hand goes on)."""
+        return []
+
+    def _scored_already(self) -> bool:
+        """Whether the hand in play is on the scoresheet (a crash came between its score and
+        the next hand: it must not be scored twice)."""
+        return bool(self.hand_no and self.sheet and self.sheet[-1].get("hand") == self.hand_no)
 
     def _close_for_late_press(self, press: Press, now_us: int) -> list[dict[str, Any]]:
         """A press made after the courtesy pause, arriving before the tick closed the window:

@@ -283,10 +283,23 @@ class Table(LiveTable):
 
     def _moved_on(self) -> list[dict[str, Any]]:
         """An input that is not a hand awaited: a hand still ended (its others' hands
-        awaited, or a restart between its end and its score) is scored first."""
+        awaited) is scored first."""
         if self.state is not None and self.state.phase == "ended":
-            return self._finish_hand()
+            return self._new_hand() if self._scored_already() else self._finish_hand()
         return []
+
+    def _resume_end(self) -> list[dict[str, Any]]:
+        """At a restart: a hand ended but not scored is scored now (or, after a Mah-jongg,
+        the others' hands are awaited first, Law 82); one scored gets its next hand."""
+        if self.state is None or self.state.phase != "ended":
+            return []
+        if self._scored_already():
+            return self._new_hand()
+        if not self.awaiting:
+            return self._end_of_hand()
+        if all(seat in self.losers_shown for seat in self.awaiting):
+            return self._finish_hand()
+        return []  # the others' hands are still awaited (Law 82)
 
     def _loser_shown(
         self, obs: Observation, now_us: int, refuse: Callable[..., Outcome]

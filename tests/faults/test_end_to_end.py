@@ -33,17 +33,20 @@ def _wait(predicate: Callable[[], bool], timeout: float = 15.0) -> bool:
 
 
 class Service:
-    """`mjtable run` in a process of its own, as systemd runs it."""
+    """`mjtable run` in a process of its own, as systemd runs it. ``start(prelude)`` runs
+    Python code in the process first (a fault test's kill at a chosen point)."""
 
     def __init__(self, config: Path, store: Path) -> None:
         self.config, self.status = config, Path(f"{store}.status.json")
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", "--config", str(self.config),
-             "--log-level", "WARNING"], cwd=REPO,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def start(self, prelude: str = "") -> None:
+        run = ["run", "--config", str(self.config), "--log-level", "WARNING"]
+        main = "import sys\nfrom controller.cli import main\nsys.exit(main())\n"
+        command = ([sys.executable, "-c", prelude + "\n" + main, *run] if prelude
+                   else [sys.executable, "-m", "controller.cli", *run])
+        self.proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
         pid = self.proc.pid
 
         def up() -> bool:

@@ -16,7 +16,6 @@ the same presses, at the same table times, fed to a table in this process that n
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from controller.live_table import TableSettings
 from controller.store import EventStore
 from engine import rulesets
 from firmware_bridge.emulator import EmulatedBoard
-from tests.faults.mqtt_probe import Probe
+from tests.faults.local_referee import LocalReferee
 from tests.faults.test_end_to_end import Service
 from tests.waiting import wait_until
 
@@ -121,21 +120,13 @@ class Window:
             f'[board]\nserial = "{board.path}"\n[camera]\nsource = "none"\n'
             f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\n'
             f'[store]\npath = "{self.store}"\n')
-        self.referee = Probe(broker.host, broker.port, "referee")
-        assert self.referee.connect() == "Success"
-        self.referee.subscribe(f"mahjong/v1/{TABLE}/cmd/+/result")
-        self.referee.subscribe(f"mahjong/v1/{TABLE}/adjudications")
+        self.referee = LocalReferee(broker, TABLE)
         self.service = Service(config, self.store)
         self.service.start()
 
     def observe(self, step: Observation) -> None:
-        results = lambda: self.referee.json_on("/cmd/observe/result")  # noqa: E731
-        mark = len(results())
-        topic = f"mahjong/v1/{TABLE}/cmd/observe"
-        assert wait_until(lambda: self.referee.publish(
-            topic, json.dumps(step.to_json()).encode()) == "Success", 20)
-        assert wait_until(lambda: len(results()) > mark, 20), f"no answer to {step}"
-        assert results()[mark]["ok"], results()[mark]
+        answer = self.referee.command("observe", step.to_json())
+        assert answer["ok"], answer
 
     def events(self) -> list[dict[str, Any]]:
         db = EventStore(self.store)
@@ -157,7 +148,7 @@ class Window:
         assert wait_until(lambda: any(e["type"] == "ClaimsClosed" for e in self.events())
                           and self.board.protocol.ring_used() == 0, 30), "no adjudication"
         time.sleep(0.3)  # room for a wrong late refusal to be published
-        refused = [(m["seat"], m["kind"]) for m in self.referee.json_on("/adjudications")
+        refused = [(m["seat"], m["kind"]) for m in self.referee.on("/adjudications")
                    if m.get("type") == "refused"]
         return ruling(self.events(), refused)
 
