@@ -129,6 +129,8 @@ class LiveTable(ABC):
         # same transaction, so a restart knows it was applied (controller/store.py).
         self.source_key: tuple[int, int] | None = None
         self.source_key_stored = False
+        # The parts around the table (the board) for ``cmd/status``: the service sets it.
+        self.parts_status: Callable[[], dict[str, Any]] = dict
 
     @contextlib.contextmanager
     def caused_by(self, key: tuple[int, int]) -> Iterator[BoardEventMark]:
@@ -420,7 +422,7 @@ class LiveTable(ABC):
     def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
         match parse_command(verb, payload, (*self.VERBS, "game")):
             case Status():
-                return {"ok": True, **self.status()}
+                return {"ok": True, **self.status(), **self.parts_status()}
             case Observe(observation=obs):
                 return self._outcome(self.observe(obs, now_us, ask=False))
             case Claim(seat=seat, kind=kind):  # a call entered by the referee

@@ -136,6 +136,12 @@ class MqttLink:
         self._max_packet = 0
         self._oversized: set[tuple[str, int]] = set()  # retained versions not sent for size
         self._pump: threading.Thread | None = None
+        # What the retained status says beside "online" (the board's state): sent on every
+        # connect, and again whenever it changes.
+        self._status_fields: dict[str, object] = {}
+        self._status_due = False
+        self._status_lock = threading.Lock()  # "offline" at a stop is the last status sent
+        self._stopping = False
         v5 = settings.protocol == "5"
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -168,6 +174,8 @@ class MqttLink:
     def stop(self, flush_timeout: float = 2.0) -> None:
         """Say ``offline`` (retained), wait a little for the outbox to drain, disconnect."""
         self.wait_idle(flush_timeout)
+        with self._status_lock:
+            self._stopping = True
         if self.connected:
             info = self.client.publish(self.topics.status, OFFLINE, qos=1, retain=True)
             deadline = time.monotonic() + 1.0
@@ -179,6 +187,16 @@ class MqttLink:
             self._pump.join(timeout=2.0)
         self.client.disconnect()
         self.client.loop_stop()
+
+    def set_status(self, **fields: object) -> None:
+        """Fields of the retained ``status`` beside ``"state": "online"`` (thread-safe); sent
+        now if connected, else on the next connect."""
+        self._status_fields = {**self._status_fields, **fields}
+        self._status_due = True
+        self._wake.set()
+
+    def status_payload(self) -> bytes:
+        return json.dumps({"state": "online", **self._status_fields}).encode()
 
     def kick(self) -> None:
         """New rows are in the outbox: send them now."""
@@ -275,7 +293,7 @@ class MqttLink:
         self.last_error = ""
         self._max_packet = post.max_packet
         self._oversized.clear()  # another broker, or the same with another limit
-        self.client.publish(self.topics.status, ONLINE, qos=1, retain=True)
+        self._publish_status()
         # A restarted broker may have forgotten retained topics: send them all again.
         for message in self.store.retained_all():
             if self._fits(message.topic, message.payload, message.version):
@@ -334,7 +352,16 @@ class MqttLink:
         self._handed_upto = 0
         return False
 
+    def _publish_status(self) -> None:
+        self._status_due = False
+        with self._status_lock:
+            if not self._stopping:
+                self.client.publish(self.topics.status, self.status_payload(), qos=1,
+                                    retain=True)
+
     def _send(self) -> None:
+        if self._status_due and self.connected:
+            self._publish_status()
         if self._paused():
             return
         room = self.WINDOW - len(self._inflight)

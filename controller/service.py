@@ -22,6 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -154,6 +155,8 @@ class Service:
         self._held_through: tuple[int, int] | None = None
         self._handshake_seen = False
         self._hold_until: float | None = None
+        # The board's link state and since when (UTC), for status and the MQTT status topic.
+        self.board_state: dict[str, str] | None = None
         self.board_lights: BoardLights | None = None
         self.camera: Camera | None = None
         self.failed_tasks: deque[dict[str, str]] = deque(maxlen=20)
@@ -388,6 +391,8 @@ class Service:
             on_state_change=self._board_state_changed,
         )
         self._board_link = link
+        self._note_board_state("connecting", f"opening {self.options.board_url}", self.started)
+        self.table.parts_status = lambda: {"board": self.board_state}
         self.board_lights = BoardLights(
             link, [s.name for s in self.cfg.leds.segments], self.cfg.leds.brightness
         )
@@ -403,9 +408,17 @@ class Service:
             self._board_event_taken,
         )
 
+    def _note_board_state(self, state: str, detail: str, since: float) -> None:
+        """The board's state as watchers see it: ``status``, ``cmd/status`` and the retained
+        MQTT ``status`` (docs/mqtt.md)."""
+        self.board_state = {"state": state, "since": _iso(since), "detail": detail}
+        if self.mqtt is not None:
+            self.mqtt.set_status(board=self.board_state)
+
     def _board_state_changed(self, state: LinkState, detail: str) -> None:
         from firmware_bridge.events import LinkState
 
+        self._note_board_state(state.value, detail, time.time())
         if state is LinkState.UP:
             self._first_handshake()
         if self.board_lights is not None:
@@ -520,6 +533,7 @@ class Service:
             link = self.board.status()
             out["board"] = {
                 "state": link.state.value,
+                "since": (self.board_state or {}).get("since"),
                 "detail": link.detail,
                 "resent_skipped": self.board_duplicates,
                 "leds_replayed": self.board_lights.replays if self.board_lights else 0,
@@ -537,6 +551,10 @@ class Service:
             os.replace(tmp, path)
         except OSError as exc:
             log.warning("status file %s: %s", path, exc)
+
+
+def _iso(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).isoformat(timespec="milliseconds")
 
 
 def _topics(cfg: TableConfig) -> Any:
