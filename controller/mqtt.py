@@ -52,6 +52,7 @@ class BrokerSettings:
     tls: bool = False
     keepalive: int = 15
     protocol: Literal["5", "3.1.1"] = "5"
+    ca_file: str = ""  # the CA to trust for TLS (PEM); empty: the system's store
 
 
 class Topics:
@@ -152,11 +153,13 @@ class MqttLink:
         if settings.username:
             self.client.username_pw_set(settings.username, settings.password or None)
         if settings.tls:
-            self.client.tls_set(cert_reqs=ssl.CERT_REQUIRED)
+            # The broker's certificate is checked against the CA and names the host dialled.
+            self.client.tls_set(ca_certs=settings.ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
         self.client.will_set(topics.status, OFFLINE, qos=1, retain=True)
         self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.on_publish = self._on_publish
         self.client.on_message = self._on_message
 
@@ -232,6 +235,11 @@ class MqttLink:
         max_packet = int(getattr(properties, "MaximumPacketSize", 0) or 0)
         self._posts.put(_Connected(ok, str(reason), max_packet))
         self._wake.set()
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: object) -> None:
+        s = self.settings
+        how = "" if not s.tls else f" over TLS (trusting {s.ca_file or 'the system CA store'})"
+        self.last_error = f"cannot connect to {s.host}:{s.port}{how}; trying again"
 
     def _on_disconnect(
         self,

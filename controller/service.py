@@ -122,7 +122,8 @@ def broker_of(cfg: TableConfig) -> BrokerSettings | None:
     password = ""
     if m.password_file:
         password = Path(m.password_file).read_text().strip()
-    return BrokerSettings(m.host, m.port, m.username, password, m.tls, m.keepalive)
+    return BrokerSettings(m.host, m.port, m.username, password, m.tls, m.keepalive,
+                          ca_file=m.ca_file)
 
 
 class Service:
