@@ -302,6 +302,12 @@ class MqttLink:
         self._max_packet = post.max_packet
         self._oversized.clear()  # another broker, or the same with another limit
         self._publish_status()
+        # A restarted broker may have lost the last events it acknowledged (it saves after
+        # it acknowledges): they go again, in their places; subscribers dedupe by seq.
+        again = self.store.resend_recent()
+        if again:
+            log.info("sending the last %d acknowledged events again", again)
+            self._handed_upto = 0
         # A restarted broker may have forgotten retained topics: send them all again.
         for message in self.store.retained_all():
             if self._fits(message.topic, message.payload, message.version):
@@ -374,7 +380,11 @@ class MqttLink:
             return
         room = self.WINDOW - len(self._inflight)
         if room > 0:
+            handed = {e[0] for e in self._inflight.values() if isinstance(e[0], int)}
             for message in self.store.pending(after_id=self._handed_upto, limit=room):
+                if message.id in handed:  # paho sends it again itself
+                    self._handed_upto = message.id
+                    continue
                 if not self._fits(message.topic, message.payload):
                     break  # stays in the outbox, and the stream behind it waits
                 props = None

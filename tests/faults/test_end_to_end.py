@@ -181,7 +181,9 @@ def play_with_kills(folder: Path, seed: int, kills: int,
     assert order == list(range(1, last + 1)), "a gap or a reordering"
     logged = {e["seq"]: e for e in _events(store)}
     assert all(seen[s]["type"] == logged[s]["type"] for s in order)
-    return {"events": last, "broker_kills": kills, "service_kills": kills,
+    done = [what for at, what in faults.items() if at < len(steps)]
+    return {"events": last, "broker_kills": done.count("broker"),
+            "service_kills": done.count("service"),
             "redelivered": len(received) - len(order), "lost": 0}
 
 
