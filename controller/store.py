@@ -29,9 +29,11 @@ log = logging.getLogger("mjtable.store")
 
 SCHEMA_VERSION = 1
 # How long an event the broker acknowledged is kept, to be sent again after a (re)connect.
-# Mosquitto saves after its acknowledgement: a save of its whole database takes tens of ms
-# with thousands of messages queued (bench/faults/bench_broker.py); 5 s holds it many times.
-SENT_KEPT_S = 5.0
+# Mosquitto saves after its acknowledgement (tens of ms with thousands of messages queued:
+# bench/faults/bench_kill_at_ack.py), and the rename that replaces its saved file reaches
+# the disk with the file system's next journal commit (ext4: every 5 s), which a power cut
+# may not see: 10 s covers both.
+SENT_KEPT_S = 10.0
 
 BOARD_KEY = "board_key"  # meta: "<boot_id>:<seq>" of the last board event applied
 
