@@ -143,14 +143,16 @@ class Window:
         self.board.click(seat=SEATS.index(seat), button=BUTTONS.index(kind))
         return made
 
-    def decided(self) -> dict[str, Any]:
-        """The ruling once the window is closed and the board holds nothing more."""
-        assert wait_until(lambda: any(e["type"] == "ClaimsClosed" for e in self.events())
-                          and self.board.protocol.ring_used() == 0, 30), "no adjudication"
-        time.sleep(0.3)  # room for a wrong late refusal to be published
+    def ruling(self) -> dict[str, Any]:
+        """The ruling so far: what is logged, and the refusals published."""
         refused = [(m["seat"], m["kind"]) for m in self.referee.on("/adjudications")
                    if m.get("type") == "refused"]
         return ruling(self.events(), refused)
+
+    def decided(self) -> bool:
+        """The window is closed and the board holds nothing more."""
+        return (any(e["type"] == "ClaimsClosed" for e in self.events())
+                and self.board.protocol.ring_used() == 0)
 
     def close(self) -> None:
         self.service.stop()
@@ -198,12 +200,13 @@ def test_presses_in_flight_at_a_kill_get_the_ruling_without_the_crash(
             in_time = [m.at_us < deadline for m in made]
             late_case = "after-pause" in CASES[case]
             assert in_time == [True, not late_case], "the test was too slow for its window"
+            expected = no_crash_ruling(tmp_path, ruleset, opened, made)
             window.service.start()
-            crashed = window.decided()
+            assert wait_until(window.decided, 30), "no adjudication"
+            wait_until(lambda: window.ruling() == expected, 5)  # refusals are published
+            assert window.ruling() == expected
         finally:
             window.close()
-    expected = no_crash_ruling(tmp_path, ruleset, opened, made)
-    assert crashed == expected
     # Each claim was judged by when it was made on the board, not when it arrived.
     logged = {(e["seat"], e["kind"]): e["time_us"] for e in window.events()
               if e["type"] == "ClaimMade"}
