@@ -149,3 +149,47 @@ def test_a_hand_a_kill_cut_is_scored_at_once_and_once_on_restart(
     assert len(scored) == 1, "scored twice"
     assert (scored[0]["net"], scored[0]["winner"]) == (expected["net"], expected["winner"])
     assert [e["hand"] for e in of(store, "HandStarted")] == [1, 2]
+
+
+class Killed(BaseException):
+    """The process dying at this point (nothing after it runs, nothing is rolled back that
+    was committed)."""
+
+
+def test_an_american_hand_settled_but_not_booked_is_booked_at_the_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """American CH-7: a pass counted short throws the hand in; the process dies before the
+    scoresheet entry. The restarted table books it at once (it refused every input
+    before: the hand is settled), and a second restart books nothing twice."""
+    from config.cards import default_card
+    from controller.american_table import AmericanTable
+    from controller.inputs import Observation, ObservationKind
+
+    def table() -> AmericanTable:
+        settings = TableSettings("t", "american", courtesy_pause_ms=100, publish=False)
+        return AmericanTable(settings, EventStore(str(tmp_path / "t.sqlite3")),
+                             card=default_card())
+
+    first = table()
+    first.start()
+
+    def dies(self: AmericanTable) -> list[dict[str, Any]]:
+        raise Killed
+
+    monkeypatch.setattr(AmericanTable, "_finish_hand", dies)
+    with pytest.raises(Killed):
+        first.observe(Observation(ObservationKind.PASS, "E", count=2), 0)
+    monkeypatch.undo()
+    first.store.close()
+    assert not of(tmp_path / "t.sqlite3", "HandScored")
+
+    again = table()
+    again.start()
+    assert [e["result"] for e in of(tmp_path / "t.sqlite3", "HandScored")] == ["redeal"]
+    assert again.hand_no == 2 and again.sheet[-1]["rule"] == "American CH-7"
+    again.store.close()
+    third = table()
+    third.start()
+    assert len(of(tmp_path / "t.sqlite3", "HandScored")) == 1 and third.hand_no == 2
+    third.store.close()
