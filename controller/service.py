@@ -227,9 +227,10 @@ class Service:
                 return self._board_input(event, key)
             case PressIn(press=press):
                 self.presses_handled += 1
+                held = self.table.window.held  # kept by the board over a restart: not timed
                 outcome = self.table.press(press, now)
                 shown = self.lights.last()
-                if shown is not None and shown.pattern.seat == press.seat:
+                if shown is not None and shown.pattern.seat == press.seat and not held:
                     # Button edge (board clock, mapped to ours) to the LED answer handed out.
                     self.press_to_led_ms.append((shown.at_ns // 1000 - press.time_us) / 1000)
                 return outcome
