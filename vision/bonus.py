@@ -81,6 +81,18 @@ class BonusReader:
         return readings
 
 
+_DEFAULT: list[BonusReader | None] = []
+
+
+def default_bonus_reader() -> BonusReader | None:
+    """The package's reader, loaded once; None where it is not installed (a model without
+    it names bonus tiles by the embedding alone)."""
+    if not _DEFAULT:
+        path = MODELS_DIR / BONUS_FILE
+        _DEFAULT.append(BonusReader(path) if path.exists() else None)
+    return _DEFAULT[0]
+
+
 def _input_crop(crop: Image) -> Image:
     if crop.shape == (CROP_H, CROP_W, 3) and crop.dtype == np.uint8:
         return crop

@@ -6,7 +6,9 @@ Arabic or Chinese, often small in a corner and often coloured, and its name, one
 beside a picture of the plant or the season. This module draws those parts at random: the
 name in one of the Chinese fonts the set-up installs (traditional or simplified), the number
 in any corner or beside the name, a picture made of strokes and petals or none, in random
-inks on a random body. ``fonts`` chooses the fonts, so that a measure can hold some out.
+inks on a random body; on a fifth of them the name is in English instead (PLUM, ORC, SPRING),
+as sets made for Western players print it, and some have a frame printed around. ``fonts``
+chooses the fonts, so that a measure can hold some out.
 Faces are ``FACE_W x FACE_H``, as the packaged sets' (vision/synth/artwork.py).
 """
 
@@ -35,6 +37,18 @@ NAMES = {
     "S4": "冬",
 }
 SIMPLIFIED = {"F2": "兰"}
+# Sets made for Western players print the name in English, whole or cut short.
+ENGLISH = {
+    "F1": ("PLUM", "Plum"),
+    "F2": ("ORCHID", "ORC", "Orchid"),
+    "F3": ("MUM", "CHRYS", "Chrysanthemum", "Mum"),
+    "F4": ("BAMBOO", "BAM", "Bamboo"),
+    "S1": ("SPRING", "SPR", "Spring"),
+    "S2": ("SUMMER", "SUM", "Summer"),
+    "S3": ("AUTUMN", "AUT", "FALL", "Autumn"),
+    "S4": ("WINTER", "WIN", "Winter"),
+}
+_ENGLISH_SHARE = 0.2
 CHINESE_NUMBERS = "一二三四"
 
 # The reader trains on these; the others (a rounded, two Ming and a Mincho design) are kept
@@ -149,7 +163,21 @@ def _face_svg(rng: np.random.Generator, kind: str, fonts: tuple[str, ...]) -> st
         px = 72 - nx if layout == 2 else 36 + rng.uniform(-6, 6)
         py = 30 if layout == 1 else 48 if layout == 2 else rng.choice([22.0, 74.0])
         body += _picture(rng, px, py, rng.uniform(9, 16))
-    body += _text(nx, ny, size, name, font, ink, weight)
+    if rng.random() < _ENGLISH_SHARE:  # the English name along the bottom or the top
+        word = str(rng.choice(ENGLISH[kind]))
+        wy = float(rng.choice([84.0, 12.0]))
+        wsize = min(16.0, 110.0 / len(word)) * float(rng.uniform(0.8, 1.1))
+        wfont = str(rng.choice(_LATIN_FONTS))
+        body += _text(36, wy, wsize, word, wfont, str(rng.choice(_INKS)), "bold")
+    else:
+        body += _text(nx, ny, size, name, font, ink, weight)
+    if rng.random() < 0.15:  # a frame printed around the face
+        inset = float(rng.uniform(3, 9))
+        body += (
+            f'<rect x="{inset:.1f}" y="{inset:.1f}" width="{FACE_W - 2 * inset:.1f}" '
+            f'height="{FACE_H - 2 * inset:.1f}" fill="none" stroke="{rng.choice(_INKS)}" '
+            f'stroke-width="{rng.uniform(1, 3):.1f}"/>'
+        )
     if rng.random() < 0.9:  # a few sets print no number
         chinese = rng.random() < 0.4
         numeral = CHINESE_NUMBERS[number - 1] if chinese else str(number)
