@@ -108,9 +108,7 @@ def _ends_and_starts(
 
 
 @lru_cache(maxsize=16)
-def _piece_sizes(
-    lengths: tuple[float, ...], tol: float, shallow: float, gap: float
-) -> PieceSizes:
+def _piece_sizes(lengths: tuple[float, ...], tol: float, shallow: float, gap: float) -> PieceSizes:
     """Every (length, piece size) pair :func:`partition` may cut: the sizes, what a piece of
     each costs for being off its length, the index of its length, and the share of the row's
     depth it should cover. Within a length, sizes descend so that starts ascend and ties go
