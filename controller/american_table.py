@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -36,6 +36,7 @@ from controller.referee import Amend, Challenge, CommandError, RefereeCommand
 from controller.store import EventStore, dumps
 from engine.american import commands as am
 from engine.american.compiled import CompiledCard
+from engine.american.events import AmericanEvent
 from engine.american.family import options_for
 from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand, public_view
 from engine.commands import Command
@@ -103,7 +104,7 @@ class AmericanTable(LiveTable):
 
     def _record(
         self,
-        events: list[am.AmericanEvent],
+        events: Sequence[AmericanEvent],
         command: Command | None = None,
         table_events: list[dict[str, Any]] | None = None,
     ) -> list[dict[str, Any]]:
@@ -159,14 +160,14 @@ class AmericanTable(LiveTable):
         assert self.state is not None
         if isinstance(command, am.Discard | am.CloseWindow) and command.time_us is None:
             command = replace(command, time_us=now_us)  # the window's opening and closing
-        events = apply(self.state, command)
+        self.state, events = apply(self.state, command)
         records = self._record(events, command)
         self._after(events, now_us)
         if self.state.result is not None:
             records += self._finish_hand()
         return records
 
-    def _after(self, events: list[am.AmericanEvent], now_us: int) -> None:
+    def _after(self, events: Sequence[AmericanEvent], now_us: int) -> None:
         for event in events:
             seat = None if event.seat is None else event.seat.name
             if event.kind == "Discarded":
@@ -359,7 +360,7 @@ def rebuild_hand(store: EventStore, hand: int, card: CompiledCard,
     for record in records:
         raw = replaced.get(record["seq"], record.get("command"))
         if raw is not None and record.get("command") is not None:
-            apply(state, _decode(raw, f"seq {record['seq']}: command"))
+            state, _ = apply(state, _decode(raw, f"seq {record['seq']}: command"))
     return state
 
 

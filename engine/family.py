@@ -96,7 +96,7 @@ class American:
               command: Command) -> tuple[AmericanHand, Sequence[Event]]:
         from engine.american.game import apply
 
-        return state, apply(state, command)
+        return apply(state, command)
 
     def public_view(self, state: AmericanHand) -> dict[str, Any]:
         from engine.american.game import public_view

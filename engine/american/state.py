@@ -6,13 +6,14 @@ See :mod:`engine.american.game` for how a hand is played. The state is mutable f
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from engine.american import commands as cm
-from engine.american.commands import AmericanEvent
 from engine.american.compiled import CompiledCard
+from engine.american.events import AmericanEvent
 from engine.american.match import Exposure
 from engine.american.payments import PaymentOptions
 from engine.errors import RuleViolation
@@ -77,6 +78,9 @@ class ExposedSet:
     wrong_exchange: bool = False  # J-8: a wrong tile placed by an exchange, not yet corrected
     wrong_tile: Tile | None = None
 
+    def copy(self) -> ExposedSet:
+        return replace(self, tiles=self.tiles[:])
+
     @property
     def natural(self) -> Tile | None:
         kinds = {t for t in self.tiles if t != JOKER}
@@ -109,6 +113,11 @@ class Rack:
     @property
     def out(self) -> bool:
         return self.declared_dead is not None or self.thrown_in
+
+    def copy(self) -> Rack:
+        return Rack(self.concealed[:], self.count, [e.copy() for e in self.exposures],
+                    self.discards[:], self.evidence[:], self.declared_dead, self.thrown_in,
+                    self.exchanged_jokers)
 
     def exposed_count(self) -> int:
         return sum(len(e.tiles) for e in self.exposures)
@@ -160,7 +169,24 @@ class AmericanHand:
     bet: str | None = None  # private until the hand ends (B-1)
     short_left: Seat | None = None  # CH-7: East's left may draw the tile it is short
     result: dict[str, Any] | None = None
-    log: list[AmericanEvent] = field(default_factory=list)
+    log: tuple[AmericanEvent, ...] = ()  # every event of the hand so far
+
+    def copy(self) -> AmericanHand:
+        """An independent hand, for ``apply`` to change and return: what a command may change
+        is copied; the card, the options, the wall (a draw replaces it, never changes it),
+        the log, the result and the commands and events (immutable) are shared."""
+        new = copy.copy(self)
+        new.racks = {s: r.copy() for s, r in self.racks.items()}
+        new.stages = self.stages[:]
+        new.pending = dict(self.pending)
+        new.votes = dict(self.votes)
+        new.offers = dict(self.offers)
+        new.courtesy = dict(self.courtesy)
+        new.live = None if self.live is None else replace(self.live)
+        new.calls = self.calls[:]
+        new.other_mahjong_calls = self.other_mahjong_calls[:]
+        new.challenges = self.challenges[:]
+        return new
 
     def rack(self, seat: Seat) -> Rack:
         return self.racks[seat]
@@ -186,11 +212,6 @@ class AmericanHand:
                     if t != JOKER:
                         seen[t] = seen.get(t, 0) + 1
         return seen
-
-
-def make_event(kind: str, seat: Seat | None = None, public: Any = None,
-               private: Any = None) -> AmericanEvent:
-    return AmericanEvent(kind, seat, public, private)
 
 
 def names(tiles: Sequence[Tile]) -> list[str]:

@@ -15,13 +15,13 @@ from engine.american.game import (
     AmericanOptions,
     Evidence,
     ExposedSet,
-    apply,
     new_hand,
     public_view,
 )
 from engine.errors import RuleViolation
 from engine.seats import SEATS
 from engine.tiles import JOKER, parse_tile, parse_tiles
+from tests.american.conftest import apply_in_place as apply
 
 E, S, W, N = SEATS
 T = parse_tile

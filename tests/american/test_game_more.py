@@ -10,10 +10,11 @@ import pytest
 
 from engine.american import commands as cm
 from engine.american.card import compile_card
-from engine.american.game import AmericanHand, AmericanOptions, ExposedSet, apply, new_hand
+from engine.american.game import AmericanHand, AmericanOptions, ExposedSet, new_hand
 from engine.errors import RuleViolation
 from engine.seats import SEATS
 from engine.tiles import JOKER, parse_tile, parse_tiles
+from tests.american.conftest import apply_in_place as apply
 
 E, S, W, N = SEATS
 T = parse_tile

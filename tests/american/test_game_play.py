@@ -7,10 +7,12 @@ from collections.abc import Callable
 import pytest
 
 from engine.american import commands as cm
-from engine.american.game import AmericanHand, apply, public_view
+from engine.american.events import AmericanEvent
+from engine.american.game import AmericanHand, public_view
 from engine.errors import RuleViolation
 from engine.seats import SEATS
 from engine.tiles import JOKER, parse_tile, parse_tiles
+from tests.american.conftest import apply_in_place as apply
 
 E, S, W, N = SEATS
 T = parse_tile
@@ -22,7 +24,7 @@ WEST = "6B 3C 3C 3C 7C 7C 9D 9D 9D 5D 5D 1D 2B"
 NORTH_MJ = "8B 8B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD"  # EV-1 complete with a 6B
 
 
-def kinds(events: list[cm.AmericanEvent]) -> list[str]:
+def kinds(events: list[AmericanEvent]) -> list[str]:
     return [e.kind for e in events]
 
 

@@ -11,7 +11,6 @@ from engine.american.card import CompiledCard
 from engine.american.game import (
     AmericanHand,
     AmericanOptions,
-    apply,
     check_invariants,
     deal_from,
     new_hand,
@@ -20,6 +19,7 @@ from engine.american.payments import tournament_points
 from engine.errors import RuleViolation
 from engine.seats import SEATS, Seat
 from engine.tiles import FLOWER, JOKER, parse_tiles
+from tests.american.conftest import apply_in_place as apply
 
 E, S, W, N = SEATS
 
