@@ -9,10 +9,7 @@ import pytest
 
 from config.cards import SAMPLE_CARD, load_card
 from engine.american.card import CompiledCard
-from engine.american.events import AmericanEvent
 from engine.american.game import AmericanHand, AmericanOptions, new_hand
-from engine.american.game import apply as pure_apply
-from engine.commands import Command
 from engine.seats import Seat, parse_seat
 from engine.tiles import parse_tiles
 
@@ -53,10 +50,3 @@ def table(card: CompiledCard) -> Table:
 def seat(name: str) -> Seat:
     return parse_seat(name)
 
-
-def apply_in_place(state: AmericanHand, command: Command) -> list[AmericanEvent]:
-    """The engine's pure ``apply`` for tests still written against a hand changed in place:
-    the hand after ``command`` is copied back into ``state``."""
-    after, events = pure_apply(state, command)
-    vars(state).update(vars(after))
-    return list(events)
