@@ -261,8 +261,9 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
     rack.discards.append(tile)
     for e in rack.exposures:
         e.this_turn = False  # the discard locks the exposure (C-8)
-    for seat, other in state.racks.items():
-        for e in other.exposures:
+    for seat in [s for s, other in state.racks.items()
+                 if any(e.wrong_exchange for e in other.exposures)]:
+        for e in state.rack(seat).exposures:
             if e.wrong_exchange:
                 e.wrong_exchange = False
                 e.erroneous = "DH-2 (m)"  # no longer like tiles: never redeemable (J-13)

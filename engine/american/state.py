@@ -6,9 +6,8 @@ See :mod:`engine.american.game` for how a hand is played. The state is mutable f
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.american import commands as cm
@@ -79,7 +78,8 @@ class ExposedSet:
     wrong_tile: Tile | None = None
 
     def copy(self) -> ExposedSet:
-        return replace(self, tiles=self.tiles[:])
+        return ExposedSet(self.tiles[:], self.called, self.this_turn, self.erroneous,
+                          self.wrong_exchange, self.wrong_tile)
 
     @property
     def natural(self) -> Tile | None:
@@ -170,25 +170,38 @@ class AmericanHand:
     short_left: Seat | None = None  # CH-7: East's left may draw the tile it is short
     result: dict[str, Any] | None = None
     log: tuple[AmericanEvent, ...] = ()  # every event of the hand so far
+    # The seats whose Rack is this hand's own; the others are shared with the hand it was
+    # copied from, until rack() copies them (copy-on-write: a command changes one or two).
+    owned: set[Seat] = field(default_factory=set, repr=False, compare=False)
 
     def copy(self) -> AmericanHand:
         """An independent hand, for ``apply`` to change and return: what a command may change
-        is copied; the card, the options, the wall (a draw replaces it, never changes it),
-        the log, the result and the commands and events (immutable) are shared."""
-        new = copy.copy(self)
-        new.racks = {s: r.copy() for s, r in self.racks.items()}
+        is copied, each rack when :meth:`rack` first hands it out; the card, the options, the
+        wall (a draw replaces it, never changes it), the log, the result and the commands and
+        events (immutable) are shared."""
+        new = AmericanHand.__new__(AmericanHand)
+        new.__dict__.update(self.__dict__)
+        new.racks = dict(self.racks)
+        new.owned = set()
         new.stages = self.stages[:]
         new.pending = dict(self.pending)
         new.votes = dict(self.votes)
         new.offers = dict(self.offers)
         new.courtesy = dict(self.courtesy)
-        new.live = None if self.live is None else replace(self.live)
+        live = self.live
+        new.live = None if live is None else Live(live.tile, live.seat, live.named,
+                                                    live.looked_ahead, live.opened_us)
         new.calls = self.calls[:]
         new.other_mahjong_calls = self.other_mahjong_calls[:]
         new.challenges = self.challenges[:]
         return new
 
     def rack(self, seat: Seat) -> Rack:
+        """The seat's rack, this hand's own to change (``racks`` is for reading: a rack there
+        may be shared with the hand this one was copied from)."""
+        if seat not in self.owned:
+            self.racks[seat] = self.racks[seat].copy()
+            self.owned.add(seat)
         return self.racks[seat]
 
     def next_player(self, seat: Seat) -> Seat:
