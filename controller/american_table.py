@@ -24,7 +24,7 @@ from typing import Any
 
 from controller.american_mirror import claim_for, command_for
 from controller.inputs import InputError, Observation, ObservationKind, Press
-from controller.lights import LightLog, Pattern, Show
+from controller.lights import LightLog
 from controller.live_table import (
     SCORED,
     LiveTable,
@@ -35,6 +35,7 @@ from controller.live_table import (
 from controller.referee import Amend, Challenge, CommandError, RefereeCommand
 from controller.store import EventStore, dumps
 from engine.american import commands as am
+from engine.american import events as ev
 from engine.american.compiled import CompiledCard
 from engine.american.events import AmericanEvent
 from engine.american.family import options_for
@@ -168,29 +169,23 @@ class AmericanTable(LiveTable):
         return records
 
     def _after(self, events: Sequence[AmericanEvent], now_us: int) -> None:
+        """The call window and the LEDs follow what just happened."""
         for event in events:
-            seat = None if event.seat is None else event.seat.name
-            if event.kind == "Discarded":
+            if isinstance(event, ev.Discarded):
                 self.window.open(now_us)
-                self.lights.show(Pattern(Show.CALL_WINDOW, None, 0,
-                                         self.settings.courtesy_pause_ms))
-            elif event.kind == "CallMade":
-                self.lights.show(Pattern(Show.CLAIM_HEARD, seat))
-            elif event.kind == "WindowClosed":
+                self.cues.window_opened()
+            elif isinstance(event, ev.CallMade):
+                self.cues.call_heard(event.seat.name)
+            elif isinstance(event, ev.WindowClosed):
                 self.window.shut()
-                public = event.public if isinstance(event.public, dict) else {}
-                winner = public.get("winner")
-                if winner:
-                    self.lights.show(Pattern(Show.CLAIM_WON, str(winner)))
-                for claim in public.get("claims") or []:
-                    if str(claim).split(":")[0] != winner:
-                        self.lights.show(Pattern(Show.CLAIM_REFUSED, str(claim).split(":")[0]))
-            elif event.kind == "Drew":
+                winner = None if event.winner is None else event.winner.name
+                self.cues.window_decided(winner, (c.split(":")[0] for c in event.claims))
+            elif isinstance(event, ev.Drew):
                 self.window.shut()
-                self.lights.show(Pattern(Show.TURN, seat))
-            elif event.kind == "HandEnded":
+                self.cues.turn(event.seat.name)
+            elif isinstance(event, ev.HandEnded):
                 self.window.shut()
-                self.lights.show(Pattern(Show.HAND_OVER, None))
+                self.cues.hand_over(None)
 
     def _finish_hand(self) -> list[dict[str, Any]]:
         """The scoresheet entry (the League's payments, settled by the engine), then the next

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.call_window import CallWindow
+from controller.cues import Cues
 from controller.games import (
     FOLDED,
     GAME_EVENTS,
@@ -27,7 +28,7 @@ from controller.games import (
     table_defaults,
 )
 from controller.inputs import InputError, Observation, Press
-from controller.lights import LightLog, Pattern, Show
+from controller.lights import LightLog
 from controller.mqtt import Topics
 from controller.referee import (
     Claim,
@@ -118,6 +119,7 @@ class LiveTable(ABC):
         self.store = store
         self.topics = Topics(settings.table_id, settings.topic_prefix)
         self.lights = lights or LightLog()
+        self.cues = Cues(self.lights, settings.courtesy_pause_ms)  # what the LEDs show
         self.on_append = on_append or (lambda: None)
         self.wallclock = wallclock
         # Not in the log: the call window's clock and counters.
@@ -332,9 +334,9 @@ class LiveTable(ABC):
             records = close()
         except EngineError as exc:  # the engine's view wins; show it, lose nothing
             self.log.warning("closing the call window: %s", exc)
-            self.lights.show(Pattern(Show.ERROR, None))
+            self.cues.error()
             return []
-        won = self.lights.last(Show.CLAIM_WON)
+        won = self.cues.last_won()
         self.window.decided(deadline, None if won is None else won.at_ns // 1000)
         return records
 
@@ -365,7 +367,7 @@ class LiveTable(ABC):
     def _refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
         self.refused += 1
         self.presses_refused += 1
-        self.lights.show(Pattern(Show.CLAIM_REFUSED, press.seat))
+        self.cues.refused(press.seat)
         self._message(self.topics.adjudications, {
             "seq": self.seq, "hand": self.hand_no, "type": "refused", "seat": press.seat,
             "kind": press.button, "time_us": press.time_us, "rule": rule, "reason": message})
@@ -383,7 +385,7 @@ class LiveTable(ABC):
         if rule:
             body["rule"] = rule
         records = self._record_table([body])
-        self.lights.show(Pattern(Show.ASK, obs.seat))
+        self.cues.ask(obs.seat)
         self._message(self.topics.prompts, {"seat": obs.seat, **body})
         return Outcome(False, records, error=reason, rule=rule, asked=pid)
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from controller.games import GAME_EVENTS
 from controller.inputs import InputError, Observation, ObservationKind, Press
-from controller.lights import LightLog, Pattern, Show
+from controller.lights import LightLog
 from controller.live_table import (
     HELD,
     SCORED,
@@ -326,34 +326,27 @@ class Table(LiveTable):
         for event in events:
             if isinstance(event, ev.Discarded | ev.KongAdded):
                 self.window.open(now_us)
-                pause = self.settings.courtesy_pause_ms
-                self.lights.show(Pattern(Show.CALL_WINDOW, None, 0, pause))
+                self.cues.window_opened()
             elif isinstance(event, ev.ClaimMade):
                 self.window.reopen(now_us)  # a late claim (Law 53) reopens it
-                self.lights.show(Pattern(Show.CLAIM_HEARD, event.seat.name))
+                self.cues.call_heard(event.seat.name)
             elif isinstance(event, ev.ClaimsClosed):
                 self.window.shut()
-                if event.winner is not None:
-                    self.lights.show(Pattern(Show.CLAIM_WON, event.winner.name))
-                for claim in event.claims:
-                    seat = claim.split(":")[0]
-                    if event.winner is None or seat != event.winner.name:
-                        self.lights.show(Pattern(Show.CLAIM_REFUSED, seat))
-                if event.winner is None:
-                    self.lights.show(Pattern(Show.TURN, self.state.turn.name))
+                winner = None if event.winner is None else event.winner.name
+                self.cues.window_decided(winner, (c.split(":")[0] for c in event.claims))
+                if winner is None:
+                    self.cues.turn(self.state.turn.name)
             elif isinstance(event, ev.Drew):
                 if not event.loose:
                     self.window.shut()
-                self.lights.show(Pattern(Show.TURN, event.seat.name))
+                self.cues.turn(event.seat.name)
                 if self.state.live_left() <= 1:
-                    self.lights.show(Pattern(Show.LAST_TILE, event.seat.name))
+                    self.cues.last_tile(event.seat.name)
             elif isinstance(event, ev.WallBroken):
-                self.lights.show(Pattern(Show.WALL_BREAK, event.wall_of.name, event.stack))
-                self.lights.show(Pattern(Show.DEAD_WALL, event.wall_of.name, event.stack))
+                self.cues.wall_broken(event.wall_of.name, event.stack)
             elif isinstance(event, ev.HandEnded):
                 self.window.shut()
-                winner = None if event.winner is None else event.winner.name
-                self.lights.show(Pattern(Show.HAND_OVER, winner))
+                self.cues.hand_over(None if event.winner is None else event.winner.name)
 
     def _finish_hand(self) -> list[dict[str, Any]]:
         """Score the finished hand onto the sheet, then open the next hand."""
@@ -522,7 +515,7 @@ class Table(LiveTable):
         )
         if closes:
             return self._close_window(lambda: self._apply(cm.CloseClaims(), now_us), deadline)
-        self.lights.show(Pattern(Show.TURN, state.turn.name))
+        self.cues.turn(state.turn.name)
         return []
 
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
