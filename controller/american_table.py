@@ -30,7 +30,6 @@ from controller.live_table import (
     LiveTable,
     Outcome,
     TableSettings,
-    rotate,
 )
 from controller.referee import Amend, Challenge, CommandError, RefereeCommand
 from controller.store import EventStore, dumps
@@ -82,7 +81,7 @@ class AmericanTable(LiveTable):
         if kind == SCORED and record.get("result") in ("mahjong", "wall"):
             # "After each hand, whether won or a wall game, the East seat and the dice pass
             # to the right" (seed 002, Choosing East); a hand thrown in is dealt again.
-            self.players = rotate(self.players)
+            self.scorekeeper.east_passes()
 
     def recover(self) -> None:
         """Back to exactly the state the log describes: the hand's accepted commands, applied
@@ -193,13 +192,9 @@ class AmericanTable(LiveTable):
         assert self.state is not None and self.state.result is not None
         result = self.state.result
         net = {str(k): int(v) for k, v in (result.get("net") or {}).items()}
-        entry: dict[str, Any] = {
-            "type": SCORED, "result": result["result"], "winner": result.get("winner"),
-            "rule": result.get("rule"), "players": dict(self.players), "net": net,
-            "net_by_player": {self.players[s]: v for s, v in net.items() if s in self.players},
-            "payments": result.get("payments", []),
-            "score": result,  # the whole scoresheet (controller/games.py)
-        }
+        entry = self.scorekeeper.entry(result["result"], result.get("winner"),
+                                       result.get("rule"), self.players, net,
+                                       result.get("payments", []), result)
         return self._record([], table_events=[entry]) + self._new_hand()
 
     # -- inputs ----------------------------------------------------------------------------

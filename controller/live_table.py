@@ -18,15 +18,7 @@ from typing import Any
 
 from controller.call_window import CallWindow
 from controller.cues import Cues
-from controller.games import (
-    FOLDED,
-    GAME_EVENTS,
-    GAME_STARTED,
-    GameBook,
-    GameCommandError,
-    seated,
-    table_defaults,
-)
+from controller.games import FOLDED, GAME_EVENTS, GameBook, GameCommandError
 from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog
 from controller.mqtt import Topics
@@ -40,21 +32,15 @@ from controller.referee import (
     Status,
     parse_command,
 )
+from controller.scorekeeper import Scorekeeper
 from controller.store import EventStore, dumps
 from engine.commands import Command
 from engine.errors import EngineError, MalformedInput, RuleViolation
-from engine.seats import SEATS
 
 # Events of the table itself, beside the engine's.
 HELD = "ObservationHeld"  # an observation the table is asked about
 SETTLED = "ObservationSettled"  # ... and how it was settled (confirmed, corrected, dismissed)
 SCORED = "HandScored"  # the scoresheet entry of a finished hand
-
-
-def rotate(players: dict[str, str]) -> dict[str, str]:
-    # East passes to the player on East's right: the South player becomes East (Law 94).
-    names = [players[s.name] for s in SEATS]
-    return {s.name: names[(i + 1) % 4] for i, s in enumerate(SEATS)}
 
 
 @dataclass(frozen=True)
@@ -221,35 +207,42 @@ class LiveTable(ABC):
         self.seq = 0
         self.hand_no = 0
         self.state = None
-        self.players = table_defaults(self.settings.players)  # names, never seat letters
-        # The games of the whole log (a snapshot does not hold them; controller/games.py)
-        self.games = GameBook(self.settings.ruleset, self.settings.hands_per_game).load(
-            self.store.events_of_types(FOLDED))
-        self.prevailing: str | None = self.FIRST_PREVAILING
-        self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
-        self.sheet: list[dict[str, Any]] = []
+        self.scorekeeper = Scorekeeper(self.settings.players, self.settings.ruleset,
+                                       self.settings.hands_per_game, self.FIRST_PREVAILING,
+                                       self.store.events_of_types(FOLDED))
         self.pending: dict[int, dict[str, Any]] = {}
         self.next_pending = 1
 
+    # The scoresheet's, read by the service, the simulation and the console.
+    @property
+    def players(self) -> dict[str, str]:
+        return self.scorekeeper.players
+
+    @property
+    def prevailing(self) -> str | None:
+        return self.scorekeeper.prevailing
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return self.scorekeeper.totals
+
+    @property
+    def sheet(self) -> list[dict[str, Any]]:
+        return self.scorekeeper.sheet
+
+    @property
+    def games(self) -> GameBook:
+        return self.scorekeeper.games
+
     def _fold_table(self, kind: str, record: Mapping[str, Any]) -> None:
-        self.games.fold(record)  # controller/games.py: the games of the log
-        if kind == SCORED and self.games.current is not None:
-            # The game knows how far the Round of the Winds has gone (Laws 95-96); a hand
-            # alone does not (engine.events.HandEnded).
-            self.prevailing = self.games.next_prevailing(self.FIRST_PREVAILING)
-        if kind == GAME_STARTED:
-            self.players = seated(list(record["players"]))
-        elif kind == "HandStarted":
+        self.scorekeeper.fold(kind, record)
+        if kind == "HandStarted":
             self.hand_no = int(record["hand"])
         elif kind == HELD:
             self.pending[int(record["id"])] = dict(record["observation"])
             self.next_pending = max(self.next_pending, int(record["id"]) + 1)
         elif kind == SETTLED:
             self.pending.pop(int(record["id"]), None)
-        elif kind == SCORED:
-            for name, amount in (record.get("net_by_player") or {}).items():
-                self.totals[name] = self.totals.get(name, 0) + int(amount)
-            self.sheet.append({k: v for k, v in record.items() if k not in ("seq", "ts")})
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -301,8 +294,7 @@ class LiveTable(ABC):
         return view
 
     def scores(self) -> dict[str, Any]:
-        return {"seq": self.seq, "table": self.settings.table_id, "players": self.players,
-                "totals": self.totals, "hands": self.sheet, "game": self.games.view()}
+        return {"seq": self.seq, "table": self.settings.table_id, **self.scorekeeper.scores()}
 
     def status(self) -> dict[str, Any]:
         state = self.state

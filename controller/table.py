@@ -38,7 +38,6 @@ from controller.live_table import (
     LiveTable,
     Outcome,
     TableSettings,
-    rotate,
 )
 from controller.mirror import claim_for, command_for, observed_tiles, showing_hands
 from controller.referee import Amend, CommandError, RefereeCommand, Roll
@@ -49,7 +48,7 @@ from engine import events as ev
 from engine.errors import MalformedInput, RuleViolation
 from engine.game import HandState, apply, new_hand, public_view, rebuild
 from engine.rules import get_ruleset
-from engine.seats import SEATS, Seat
+from engine.seats import Seat
 from engine.tiles import copies_in_set, parse_tile, tile_name
 from engine.wall import breaker
 
@@ -103,10 +102,7 @@ class Table(LiveTable):
     def _service_state(self) -> dict[str, Any]:
         return {
             "hand": self.hand_no,
-            "players": self.players,
-            "prevailing": self.prevailing,
-            "totals": self.totals,
-            "sheet": self.sheet,
+            **self.scorekeeper.snapshot(),
             "pending": {str(k): v for k, v in self.pending.items()},
             "next_pending": self.next_pending,
             "awaiting": self.awaiting,
@@ -115,10 +111,7 @@ class Table(LiveTable):
 
     def _load_service(self, svc: Mapping[str, Any]) -> None:
         self.hand_no = int(svc["hand"])
-        self.players = dict(svc["players"])
-        self.prevailing = svc["prevailing"]
-        self.totals = dict(svc["totals"])
-        self.sheet = list(svc["sheet"])
+        self.scorekeeper.load(svc)
         self.pending = {int(k): v for k, v in svc["pending"].items()}
         self.next_pending = int(svc["next_pending"])
         self.awaiting = list(svc.get("awaiting", []))
@@ -134,8 +127,9 @@ class Table(LiveTable):
         kind = record["type"]
         if kind == "HandEnded":
             if not record["east_stays"]:
-                self.players = rotate(self.players)
-            self.prevailing = record.get("next_prevailing") or self.prevailing
+                self.scorekeeper.east_passes()
+            if record.get("next_prevailing"):
+                self.scorekeeper.prevailing = record["next_prevailing"]
         elif kind == AWAITED:
             self.awaiting = list(record["seats"])
             self.losers_shown = {}
@@ -352,23 +346,16 @@ class Table(LiveTable):
         """Score the finished hand onto the sheet, then open the next hand."""
         assert self.state is not None
         state = self.state
-        entry: dict[str, Any] = {
-            "type": SCORED,
-            "result": state.result,
-            "winner": None if state.winner is None else state.winner.name,
-            "rule": state.end_rule,
-            "players": dict(self.players_before_rotation(state)),
-        }
+        winner = None if state.winner is None else state.winner.name
+        players = self.players_before_rotation(state)
         result = self.score(state, self.losers_shown)
-        if result is not None:
+        if result is None:
+            entry = self.scorekeeper.entry(state.result, winner, state.end_rule, players)
+        else:
             net = net_of(result)
-            if net is None:
-                entry["error"] = str(result.get("error", "not scored"))
-            else:
-                entry["net"] = net
-                entry["net_by_player"] = {entry["players"][s]: v for s, v in net.items()}
-                entry["payments"] = result.get("payments", [])
-            entry["score"] = result  # the whole scoresheet (controller/games.py)
+            error = str(result.get("error", "not scored")) if net is None else None
+            entry = self.scorekeeper.entry(state.result, winner, state.end_rule, players, net,
+                                           result.get("payments", []), result, error)
         records = self._record([], [entry])
         return records + self._new_hand()
 
@@ -387,8 +374,7 @@ class Table(LiveTable):
     def players_before_rotation(self, state: HandState) -> dict[str, str]:
         # _fold has already rotated the seats if East passed: undo that for this hand's names.
         if state.east_stays is False:
-            names = [self.players[s.name] for s in SEATS]
-            return {s.name: names[(i - 1) % 4] for i, s in enumerate(SEATS)}
+            return self.scorekeeper.players_before_east_passed()
         return dict(self.players)
 
     # -- inputs ----------------------------------------------------------------------------
