@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
+from controller.american_table import AmericanTable, rebuild_hand
 from controller.inputs import Observation, ObservationKind
-from controller.world import Claims, Step
+from controller.live_table import LiveTable
+from controller.world import Claims, Step, World
 from engine.american import commands as am
 from engine.american.bots import GreedyBot, PlayStats, advance, shown_at_mahjong
 from engine.american.compiled import CompiledCard
-from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand
+from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand, public_view
 from engine.commands import Command
 from engine.errors import RuleViolation
 from engine.seats import SEATS, Seat
@@ -111,3 +114,35 @@ class AmericanHandWorld:
 
     def result(self) -> AmericanHand:
         return self.state
+
+
+class AmericanSimulation:
+    """The American game's world (:class:`AmericanHandWorld`, on the table's card) and its
+    checks."""
+
+    def __init__(self, table: LiveTable) -> None:
+        assert isinstance(table, AmericanTable)
+        self.table = table
+
+    def world(self, table: LiveTable, rng: random.Random) -> World:
+        return AmericanHandWorld(self.table.card, self.table.options, rng)
+
+    def views(self, table: LiveTable, world: Any,
+              hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        mirror = rebuild_hand(table.store, hand, self.table.card, self.table.options)
+        a, b = public_view(world.result()), public_view(mirror)
+        a.pop("mode")
+        b.pop("mode")
+        return a, b
+
+    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
+        """The scoresheet's entry for the hand settles as the game did (the League's
+        payments, SC-1..SC-12)."""
+        result = world.result().result or {}
+        truth = {str(k): int(v) for k, v in (result.get("net") or {}).items()}
+        entry: dict[str, Any] = next(
+            (e for e in reversed(table.sheet) if e.get("hand") == hand), {})
+        if entry.get("net") != truth:
+            return [f"hand {hand}: the table settled {entry.get('net')}, the game "
+                    f"settles {truth}"]
+        return []

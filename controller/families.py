@@ -14,6 +14,7 @@ from controller.lights import LightLog
 from controller.live_table import LiveTable, TableSettings
 from controller.scoresheet import Scorer
 from controller.store import EventStore
+from controller.world import SimulatedFamily
 from engine.rulesets import entry
 
 
@@ -33,3 +34,16 @@ def table_for(
     from controller.table import Table
 
     return Table(settings, store, lights, on_append, scorer=scorer)
+
+
+def simulation_for(table: LiveTable) -> SimulatedFamily:
+    """How ``mjtable simulate`` plays ``table``'s family: the bots' world and the checks of the
+    table's mirror against it."""
+    found = entry(table.settings.ruleset)
+    if found.family == "american":
+        from controller.american_world import AmericanSimulation
+
+        return AmericanSimulation(table)
+    from controller.world import ClassicalSimulation
+
+    return ClassicalSimulation(found.plays)
