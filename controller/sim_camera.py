@@ -153,7 +153,7 @@ class RenderedCamera:
             # The tile drawn last is laid apart (Law 80); a claimed one is known to the table.
             winning = hand.winning if drawn and hand.winning in hand.tiles else ""
             self.hands.append((hand, winning))
-        layout = table_layout(_view(world), dice, self.geometry)
+        layout = table_layout(_view(world), dice, self.geometry, _set_size(self.service))
         for shown, winning in self.hands:
             assert shown.seat is not None
             lay_hand_shown(layout, shown.seat, shown.tiles, winning, self.geometry)
