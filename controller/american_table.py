@@ -38,9 +38,11 @@ from engine.american import events as ev
 from engine.american.compiled import CompiledCard
 from engine.american.events import AmericanEvent
 from engine.american.family import options_for
-from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand, public_view
+from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand
 from engine.commands import Command
 from engine.errors import MalformedInput, RuleViolation
+from engine.events import Event
+from engine.family import family_for
 from engine.messages import COMMANDS
 from engine.seats import Seat
 
@@ -69,6 +71,7 @@ class AmericanTable(LiveTable):
             card = card_at(settings.card)
         self.card = card
         self.options = options_for(settings.ruleset, self.card)  # unknown name: ValueError
+        self.family = family_for(settings.ruleset, self.card)
         self._setup(settings, store, lights, on_append, wallclock)
         self.state: AmericanHand | None = None
         self.recover()
@@ -144,23 +147,17 @@ class AmericanTable(LiveTable):
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._record([], table_events=bodies)
 
-    def _view(self) -> dict[str, Any]:
-        assert self.state is not None
-        return public_view(self.state)
-
     # -- the game --------------------------------------------------------------------------
 
-    def _new_hand(self) -> list[dict[str, Any]]:
-        state, events = new_hand(self.card, self.options, "mirror")
-        self.state = state
-        self.window.shut()
-        return self._record(events)
+    def _record_events(self, events: Sequence[Event]) -> list[dict[str, Any]]:
+        return self._record(_american(events))
 
     def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
         assert self.state is not None
         if isinstance(command, am.Discard | am.CloseWindow) and command.time_us is None:
             command = replace(command, time_us=now_us)  # the window's opening and closing
-        self.state, events = apply(self.state, command)
+        self.state, caused = self.family.apply(self.state, command)
+        events = _american(caused)
         records = self._record(events, command)
         self._after(events, now_us)
         if self.state.result is not None:
@@ -287,6 +284,37 @@ class AmericanTable(LiveTable):
     def next_thrower(self) -> str:
         return "E"  # East throws to break the wall ("Breaking the wall")
 
+    # -- what the simulated camera asks of the mirror ----------------------------------------
+
+    def next_in_turn(self, state: AmericanHand, seat: Seat) -> Seat:
+        return state.next_player(seat)
+
+    def passes_taken(self) -> int:
+        state = self.state
+        if state is None:
+            return 0
+        return state.passes_made * len(state.players) + len(state.pending)
+
+    def passes_waiting(self) -> int:
+        return 0 if self.state is None else len(self.state.pending)
+
+    def hand_shown_taken(self, seat: str) -> bool:
+        """The Mah Jongg shown ends the hand (M-1)."""
+        result = None if self.state is None else self.state.result
+        return result is not None and result.get("winner") == seat
+
+    def won_on_draw_now(self) -> bool:
+        return self.state is not None and self.state.step == "discard"
+
+    def amendment(self, seat: str, tile: str) -> dict[str, Any] | None:
+        """The amendment of the seat's last discard: ``at`` its event's seq."""
+        discards = [r for r in self.store.events_of_hand(self.hand_no)
+                    if r["type"] == "Discarded" and r["seat"] == seat and r.get("command")]
+        if not discards:
+            return None
+        return {"at": discards[-1]["seq"], "command": {**discards[-1]["command"], "tile": tile},
+                "reason": "referee: the camera misread it"}
+
     # -- referee commands --------------------------------------------------------------------
 
     def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
@@ -352,6 +380,12 @@ def rebuild_hand(store: EventStore, hand: int, card: CompiledCard,
         if raw is not None and record.get("command") is not None:
             state, _ = apply(state, _decode(raw, f"seq {record['seq']}: command"))
     return state
+
+
+def _american(events: Sequence[Event]) -> list[AmericanEvent]:
+    out = [e for e in events if isinstance(e, AmericanEvent)]
+    assert len(out) == len(events), "the American family's events are American"
+    return out
 
 
 def _decode(raw: Any, where: str) -> Command:

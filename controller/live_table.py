@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +36,9 @@ from controller.scorekeeper import Scorekeeper
 from controller.store import EventStore, dumps
 from engine.commands import Command
 from engine.errors import EngineError, MalformedInput, RuleViolation
+from engine.events import Event
+from engine.family import RuleFamily
+from engine.seats import Seat
 
 # Events of the table itself, beside the engine's.
 HELD = "ObservationHeld"  # an observation the table is asked about
@@ -92,6 +95,7 @@ class LiveTable(ABC):
     state: Any
     seq: int
     hand_no: int
+    family: RuleFamily[Any]  # the engine's one interface to the rules played (engine/family.py)
 
     def _setup(
         self,
@@ -142,12 +146,21 @@ class LiveTable(ABC):
         """Record the table's own events (held, settled, scored ...)."""
 
     @abstractmethod
+    def _record_events(self, events: Sequence[Event]) -> list[dict[str, Any]]:
+        """Record the engine's events (a new hand's)."""
+
     def _view(self) -> dict[str, Any]:
         """The public view of the hand in play."""
+        return self.family.public_view(self.state)
 
-    @abstractmethod
     def _new_hand(self) -> list[dict[str, Any]]:
         """Begin the next hand; its records."""
+        prevailing = Seat[self.prevailing] if self.prevailing else None
+        state, events = self.family.new_hand("mirror", hand=self.hand_no + 1,
+                                             prevailing=prevailing)
+        self.state = state
+        self.window.shut()
+        return self._record_events(events)
 
     @abstractmethod
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
@@ -195,6 +208,44 @@ class LiveTable(ABC):
         holds, for the camera's watcher (vision/observe.py); empty: none, or the family does
         not say."""
         return {}
+
+    # -- what the simulated camera asks of the mirror (controller/sim_camera.py) ---------
+
+    def view_of(self, state: Any) -> dict[str, Any]:
+        """The public view of a hand of this table's family: its mirror's, or a simulated
+        world's."""
+        return self.family.public_view(state)
+
+    @abstractmethod
+    def next_in_turn(self, state: Any, seat: Seat) -> Seat:
+        """The seat that plays after ``seat`` in a hand of this table's family."""
+
+    def throws_seen(self, state: Any) -> int | None:
+        """The dice throws a hand of this family has followed (None: the family counts the
+        deal and does not follow the throws)."""
+        return None
+
+    def passes_taken(self) -> int:
+        """Charleston passes the mirror has taken this hand, seat by seat (0: none, or the
+        family has no Charleston)."""
+        return 0
+
+    def passes_waiting(self) -> int:
+        """Of those, the ones waiting for the rest of their pass to be laid."""
+        return 0
+
+    @abstractmethod
+    def hand_shown_taken(self, seat: str) -> bool:
+        """Whether the mirror has taken the hand ``seat`` showed as the hand ended."""
+
+    @abstractmethod
+    def won_on_draw_now(self) -> bool:
+        """Whether a hand shown now is won on a draw: the table is in its turn's play."""
+
+    @abstractmethod
+    def amendment(self, seat: str, tile: str) -> dict[str, Any] | None:
+        """The referee's ``cmd/correct`` body putting ``tile`` for ``seat``'s last discard
+        of the hand in play (None: it has none)."""
 
     def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
         """A command only this table knows (its VERBS admit it)."""

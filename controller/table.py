@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -46,7 +46,8 @@ from controller.store import EventStore, dumps
 from engine import commands as cm
 from engine import events as ev
 from engine.errors import MalformedInput, RuleViolation
-from engine.game import HandState, apply, new_hand, public_view, rebuild
+from engine.family import family_for
+from engine.game import HandState, rebuild
 from engine.rules import get_ruleset
 from engine.seats import Seat
 from engine.tiles import copies_in_set, parse_tile, tile_name
@@ -89,6 +90,7 @@ class Table(LiveTable):
         roll: Callable[[], int] = lambda: secrets.randbelow(6) + 1,
     ) -> None:
         get_ruleset(settings.ruleset)  # an unknown family fails here, not mid-game
+        self.family = family_for(settings.ruleset)
         self._setup(settings, store, lights, on_append, wallclock)
         self.scorer = scorer
         self.roll = roll
@@ -219,20 +221,10 @@ class Table(LiveTable):
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._record([], bodies)
 
-    def _view(self) -> dict[str, Any]:
-        assert self.state is not None
-        return public_view(self.state)
-
     # -- the game --------------------------------------------------------------------------
 
-    def _new_hand(self) -> list[dict[str, Any]]:
-        prevailing = Seat[self.prevailing] if self.prevailing else None
-        state, events = new_hand(
-            self.settings.ruleset, "mirror", prevailing=prevailing, hand=self.hand_no + 1
-        )
-        self.state = state
-        self.window.shut()
-        return self._record(events)
+    def _record_events(self, events: Sequence[ev.Event]) -> list[dict[str, Any]]:
+        return self._record(list(events))
 
     def _apply(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """Apply one command to the mirror; raises RuleViolation/MalformedInput untouched."""
@@ -241,7 +233,7 @@ class Table(LiveTable):
             # The table's time on every command of play: the log then shows when each call
             # window opened and closed, beside each press's own time (docs/engine-api.md).
             command = replace(command, time_us=now_us)  # type: ignore[type-var]
-        _, events = apply(self.state, command)
+        self.state, events = self.family.apply(self.state, command)
         records = self._record(list(events))
         self._after(events, now_us)
         if self.state.phase == "ended":
@@ -314,7 +306,7 @@ class Table(LiveTable):
             records += self._finish_hand()
         return Outcome(True, records)
 
-    def _after(self, events: list[ev.Event], now_us: int) -> None:
+    def _after(self, events: Sequence[ev.Event], now_us: int) -> None:
         """The call window and the LEDs follow what just happened."""
         assert self.state is not None
         for event in events:
@@ -450,8 +442,8 @@ class Table(LiveTable):
         try:
             command = command_for(obs)
             if _closes_window_first(trial, command):
-                apply(trial, cm.CloseClaims())
-            _, events = apply(trial, command)
+                trial, _ = self.family.apply(trial, cm.CloseClaims())
+            _, events = self.family.apply(trial, command)
         except (InputError, RuleViolation, MalformedInput):
             return None  # refused either way: the ordinary path says why
         false = next((e for e in events if isinstance(e, ev.FalseMahjong)), None)
@@ -516,6 +508,36 @@ class Table(LiveTable):
         if self.state is None or not self.state.throws:
             return "E"
         return breaker(self.state.throws[0][1]).name
+
+    # -- what the simulated camera asks of the mirror ----------------------------------------
+
+    def next_in_turn(self, state: HandState, seat: Seat) -> Seat:
+        return state.others_in_turn(seat)[0]
+
+    def throws_seen(self, state: HandState) -> int | None:
+        return len(state.throws)
+
+    def hand_shown_taken(self, seat: str) -> bool:
+        """The winner's ends the hand, the others' (Law 82) are recorded."""
+        state = self.state
+        if state is None or state.phase != "ended":
+            return False
+        return seat in self.losers_shown or (
+            state.winner is not None and state.winner.name == seat)
+
+    def won_on_draw_now(self) -> bool:
+        return self.state is not None and self.state.phase == "play"
+
+    def amendment(self, seat: str, tile: str) -> dict[str, Any] | None:
+        """The engine's Correct of the seat's last discard: ``at`` its standing index."""
+        standing = [] if self.state is None else self.state.standing
+        last = next((i for i in range(len(standing) - 1, -1, -1)
+                     if isinstance(standing[i], ev.Discarded)
+                     and standing[i].seat.name == seat), None)  # type: ignore[attr-defined]
+        if last is None:
+            return None
+        return {"at": last, "command": {"type": "Discard", "seat": seat, "tile": tile},
+                "reason": "referee: the camera misread it"}
 
     # -- referee commands --------------------------------------------------------------------
 
