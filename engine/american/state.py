@@ -1,7 +1,8 @@
 """The state of an American hand, its options, and the small helpers every rule module uses.
 
-See :mod:`engine.american.game` for how a hand is played. The state is mutable for speed
-(like python-chess's board): ``apply`` checks a command completely, then changes the state.
+See :mod:`engine.american.game` for how a hand is played. ``apply`` never changes the hand it
+is given: it changes a copy (:meth:`AmericanHand.copy`, whose racks are copied only when a
+command changes them) and returns it.
 """
 
 from __future__ import annotations
