@@ -114,7 +114,7 @@ class AmericanTable(LiveTable):
         records: list[dict[str, Any]] = []
         messages: list[tuple[str, bytes, int | None]] = []
         for i, event in enumerate(events):
-            if event.kind == "HandStarted":
+            if isinstance(event, ev.HandStarted):
                 self.hand_no += 1
             env = self._envelope()
             record: dict[str, Any] = {
@@ -129,7 +129,7 @@ class AmericanTable(LiveTable):
             records.append(record)
             public = {k: record[k] for k in PUBLIC_KEYS if k in record}
             messages.append((self.topics.events, dumps(public).encode(), env["seq"]))
-            if event.kind == "WindowClosed":  # the C-9 decision, with its rule
+            if isinstance(event, ev.WindowClosed):  # the C-9 decision, with its rule
                 decision = {"seq": env["seq"], "hand": self.hand_no, "type": "decision",
                             **(event.public or {})}
                 messages.append((self.topics.adjudications, dumps(decision).encode(), None))
