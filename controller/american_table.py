@@ -254,28 +254,25 @@ class AmericanTable(LiveTable):
             return {state.turn.name: count[state.turn.name]}
         return {}
 
-    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+    def _closing(self) -> Command:
+        return am.CloseWindow()
+
+    def _closes_before(self, command: Command) -> bool:
         """An exposure, a Mah Jongg shown or a discard shows the table moved on: the calls made
         are adjudicated first (C-5, C-9)."""
         state = self.state
-        assert state is not None
         moving_on = isinstance(command, am.Expose | am.DeclareMahJongg | am.Discard | am.Draw)
-        if moving_on and state.step == "window" and state.calls:
-            return self._apply(am.CloseWindow(), now_us)
-        return []
+        return moving_on and state is not None and state.step == "window" and bool(state.calls)
 
-    def tick(self, now_us: int) -> list[dict[str, Any]]:
+    def _closes_at_pause(self) -> bool:
         """The courtesy pause is over: with calls made, the window closes and C-9 decides; the
         last discard of the wall closes it too (W-1). Otherwise the next player's draw does."""
         state = self.state
-        if state is None:
-            return []
-        deadline = self.window.over(now_us)
-        if deadline is None:
-            return []
-        if state.step != "window" or not (state.calls or state.wall_left <= 0):
-            return []
-        return self._close_window(lambda: self._apply(am.CloseWindow(), now_us), deadline)
+        assert state is not None
+        return state.step == "window" and bool(state.calls or state.wall_left <= 0)
+
+    def _stays_open(self) -> None:
+        """Until the next player's draw closes it (C-5): the players see nothing new."""
 
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
         self.last_dice = (secrets.randbelow(6) + 1, secrets.randbelow(6) + 1)

@@ -175,12 +175,40 @@ class LiveTable(ABC):
         """One command to the mirror; raises the engine's refusal untouched."""
 
     @abstractmethod
-    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
-        """Adjudicate the calls made before ``command`` shows the table moved on."""
+    def _closing(self) -> Command:
+        """The engine's command that closes the call window, its calls adjudicated."""
 
     @abstractmethod
+    def _closes_before(self, command: Command) -> bool:
+        """Whether ``command`` shows the table moved on past the calls made on the discard
+        (they are adjudicated first)."""
+
+    @abstractmethod
+    def _closes_at_pause(self) -> bool:
+        """Whether the call window closes now that its courtesy pause is over."""
+
+    @abstractmethod
+    def _stays_open(self) -> None:
+        """The pause is over and the window stays open (the discard is still claimable)."""
+
+    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        """Adjudicate the calls made before ``command`` shows the table moved on."""
+        if self.state is not None and self._closes_before(command):
+            return self._apply(self._closing(), now_us)
+        return []
+
     def tick(self, now_us: int) -> list[dict[str, Any]]:
-        """Close a call window that is over (:class:`~controller.call_window.CallWindow`)."""
+        """Close a call window that is over (:class:`~controller.call_window.CallWindow`): its
+        courtesy pause, and the press latency after it."""
+        if self.state is None:
+            return []
+        deadline = self.window.over(now_us)
+        if deadline is None:
+            return []
+        if not self._closes_at_pause():
+            self._stays_open()
+            return []
+        return self._close_window(lambda: self._apply(self._closing(), now_us), deadline)
 
     @abstractmethod
     def _certain(self, obs: Observation) -> Observation:

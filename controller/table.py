@@ -464,26 +464,21 @@ class Table(LiveTable):
             return {}
         return showing_hands(self.state, [s for s in self.awaiting if s not in self.losers_shown])
 
-    def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
+    def _closing(self) -> cm.Command:
+        return cm.CloseClaims()
+
+    def _closes_before(self, command: cm.Command) -> bool:
         """A draw or a laid set shows the table has moved on: claims made before it are
         adjudicated first (the window closes on the next player's action)."""
-        assert self.state is not None
-        if _closes_window_first(self.state, command):
-            return self._apply(cm.CloseClaims(), now_us)
-        return []
+        return self.state is not None and _closes_window_first(self.state, command)
 
-    def tick(self, now_us: int) -> list[dict[str, Any]]:
-        """Close a call window that is over: its courtesy pause, and the press latency after it."""
+    def _closes_at_pause(self) -> bool:
+        """With claims made, the pause ends the window. Without, it ends it only where the
+        family does not keep the discard claimable after the next draw (Law 53), or when no
+        draw can follow (the last discard of a drawn hand)."""
         state = self.state
-        if state is None:
-            return []
-        deadline = self.window.over(now_us)
-        if deadline is None:
-            return []
-        # With claims made, the pause ends the window. Without, it ends it only where the
-        # family does not keep the discard claimable after the next draw (Law 53), or when
-        # no draw can follow (the last discard of a drawn hand).
-        closes = state.phase == "rob" or (
+        assert state is not None
+        return state.phase == "rob" or (
             state.phase == "claims"
             and (
                 bool(state.claims)
@@ -491,10 +486,10 @@ class Table(LiveTable):
                 or (state.need_draw and state.live_left() <= 0)
             )
         )
-        if closes:
-            return self._close_window(lambda: self._apply(cm.CloseClaims(), now_us), deadline)
-        self.cues.turn(state.turn.name)
-        return []
+
+    def _stays_open(self) -> None:
+        assert self.state is not None
+        self.cues.turn(self.state.turn.name)
 
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
         """Roll the LED dice (``secrets``) for ``seat`` and apply the throw."""
