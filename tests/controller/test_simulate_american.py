@@ -394,11 +394,10 @@ def test_a_correction_the_rules_refuse_changes_nothing(tmp_path: Path) -> None:
 def test_the_simulated_referee_amends_an_american_misread_through_the_table(
     tmp_path: Path,
 ) -> None:
-    """What `simulate --camera`'s referee sends for a discard the camera misread."""
-    from controller.sim_camera import _american_fix
-
+    """What `simulate --camera`'s referee sends for a discard the camera misread: the
+    table's amendment of the seat's last discard."""
     table = _east_discarded(tmp_path, "RD")
-    body = _american_fix(table, Observation(ObservationKind.DISCARD, "E", ("7C",)))
+    body = table.amendment("E", "7C")
     assert body is not None and body["at"] == _discarded(table)[-1]["seq"]
     assert table.command("correct", json.dumps(body).encode(), 2_000)["ok"]
     assert table.public_state()["seats"]["E"]["discards"] == ["7C"]
