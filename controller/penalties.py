@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from controller.referee import CommandError
+
 PENALTY_HELD = "PenaltyHeld"
 PENALTY_SETTLED = "PenaltySettled"
 KIND = "false_mahjong"  # the question's kind beside the observations' kinds
@@ -58,7 +60,11 @@ def question_fields(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def answer(pid: int, question: Mapping[str, Any], how: str) -> dict[str, Any]:
-    """The ``PenaltySettled`` event of ``cmd/confirm`` or ``cmd/dismiss``."""
+    """The ``PenaltySettled`` event of ``cmd/confirm`` or ``cmd/dismiss``; a ``cmd/correct``
+    is no answer to it."""
+    if how == "correct":
+        raise CommandError("pending", f"question {pid} is a false Mah-jongg's penalty: confirm "
+                           "or dismiss it (a move is corrected with `at`)")
     confirmed = how == "confirm"
     return {
         "type": PENALTY_SETTLED, "id": pid, "how": "confirmed" if confirmed else "dismissed",
