@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from controller.game_extras import extend_games, stakes_of, table_limit
 from controller.games import export_games
 from controller.inbox import CommandIn
 from controller.mqtt import Topics
@@ -40,8 +41,11 @@ async def open_face(service: Service, stack: contextlib.AsyncExitStack,
         result: dict[str, Any] = await service.submit(CommandIn(verb, payload))
         return result
 
+    stakes, limit = stakes_of(cfg.stakes), table_limit(cfg.table.options)
+
     def export() -> list[dict[str, Any]]:
-        return export_games(store.events(0), cfg.table.ruleset, cfg.table.hands_per_game)
+        games = export_games(store.events(0), cfg.table.ruleset, cfg.table.hands_per_game)
+        return extend_games(games, stakes, limit)  # money and tournament points beside
 
     server = FaceServer(feed, submit, export, sessions, WebSettings(
         host=host or web_cfg.host, port=web_cfg.port if port is None else port,
