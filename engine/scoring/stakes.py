@@ -117,7 +117,7 @@ class MoneyRules:
 
 
 OUR_CHIPS = ("our choice: the book names no chips; a chip is worth 1 / per_point points, "
-             "amounts rounded half up to a whole chip")
+             "each payment rounded half up to the unit's step (a whole chip, a cent)")
 
 
 def money_rules(ruleset: str, limit: int | None = None) -> MoneyRules:

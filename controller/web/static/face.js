@@ -371,6 +371,7 @@ function render() {
     renderScores();
   }
   if (!$("console-view").hidden) renderConsole();
+  (window.faceParts || []).forEach(part => part(v));  // the page's own modules (charleston.js ...)
 }
 async function start() {
   wireConsole();

@@ -1,0 +1,185 @@
+"""In a real browser: the American Charleston drawn on the table view as it happens, and the
+scoreboard's money at the table's stakes and American tournament points (American SC-9)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from face_helpers import Running, Simulation, console_errors, shot, wait_for
+from selenium.webdriver.common.by import By
+
+from config.load import parse_config
+from controller.service import Service, ServiceOptions
+
+NAMES = ["Ann", "Bob", "Cy", "Dee"]
+CHARLESTON = ["--ruleset", "american", "--hands", "1", "--seed", "2", "--names", ",".join(NAMES),
+              "--pace", "0.25", "--pause-ms", "200", "--linger", "60"]
+
+
+def mjtable(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
+         *args], capture_output=True, text=True, timeout=300)
+
+
+def events_of(store: Path, kind: str) -> list[dict[str, Any]]:
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT body FROM events WHERE type = ? ORDER BY seq", (kind,))
+        return [json.loads(body) for (body,) in rows.fetchall()]
+    finally:
+        db.close()
+
+
+def steps(browser: Any) -> dict[str, str]:
+    """The Charleston's steps as the page shows them: step -> done, now, due or skipped."""
+    pairs = browser.execute_script(  # in the page's order (a returned object's keys are not)
+        "return [...document.querySelectorAll('#charleston .ch-step')]"
+        ".map(e => [e.dataset.step, e.dataset.state])") or []
+    return {step: state for step, state in pairs}
+
+
+@pytest.mark.parametrize("simulation", [CHARLESTON], indirect=True)
+def test_the_charleston_is_drawn_as_it_happens(simulation: Simulation, browser: Any) -> None:
+    browser.get(simulation.url)
+    # a pass under way: its arrows drawn, solid for the seats that have passed, dashed for
+    # those that owe it
+    wait_for(lambda: "now" in steps(browser).values(), 60, "a Charleston pass under way")
+    arrows = browser.find_elements(By.CSS_SELECTOR, "#charleston .ch-arrow")
+    assert len(arrows) == 4
+    direction = browser.find_element(By.ID, "charleston").get_attribute("data-direction")
+    offset = {"right": 1, "across": 2, "left": 3}[direction]
+    for arrow in arrows:  # each seat passes to the seat the direction names (CH-2, CH-4)
+        start, end = arrow.get_attribute("data-from"), arrow.get_attribute("data-to")
+        assert "ESWN"[("ESWN".index(start) + offset) % 4] == end
+    shot(browser, "table-charleston.png")
+    # the first Charleston in order, right, across, left (CH-2), then the second or its stop
+    wait_for(lambda: steps(browser).get("first-left") == "done", 60, "the first Charleston")
+    wait_for(lambda: steps(browser).get("courtesy") == "done", 60, "the courtesy pass")
+    shown = steps(browser)
+    passed = events_of(simulation.store, "CharlestonPassed")
+    done = [s for s, state in shown.items() if state == "done" and s != "courtesy"]
+    assert len(done) == len(passed)
+    assert [s.split("-")[1] for s in done] == [e["public"]["direction"] for e in passed]
+    stopped = events_of(simulation.store, "SecondCharlestonStopped")
+    if stopped:  # CH-4: any one player stops it; the page names who
+        assert shown["second-left"] == "skipped"
+        name = simulation_player(simulation, stopped[0]["seat"])
+        assert name in browser.find_element(By.ID, "charleston").text
+    # the courtesy pass: the numbers agreed across, as the table agreed them (CH-5)
+    agreed = events_of(simulation.store, "CourtesyAgreed")[0]["public"]
+    courtesy = browser.find_element(By.CSS_SELECTOR, '[data-step="courtesy"]').text
+    assert f": {agreed['E']}" in courtesy
+    # what the page was given holds no tile of any pass
+    with urllib.request.urlopen(simulation.url + "api/snapshot", timeout=10) as r:
+        snapshot = json.loads(r.read())
+    for item in snapshot["log"]:
+        if item["topic"] == "events" and "Pass" in item["body"]["type"]:
+            assert "tiles" not in json.dumps(item["body"]), item["body"]
+    assert console_errors(browser) == []
+
+
+def simulation_player(simulation: Simulation, seat: str) -> str:
+    started = events_of(simulation.store, "HandStarted")[-1]
+    return str((started.get("players") or dict(zip("ESWN", NAMES, strict=True)))[seat])
+
+
+@pytest.fixture(scope="module")
+def american_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A whole American game (the configured four hands), played headless into a store."""
+    store = tmp_path_factory.mktemp("american-game") / "table.sqlite3"
+    done = mjtable("simulate", "--headless", "--ruleset", "american", "--game", "--seed", "2",
+                   "--names", ",".join(NAMES), "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    return store
+
+
+@pytest.fixture
+def staked_table(american_game: Path, tmp_path: Path) -> Iterator[Running]:
+    """The table of that game started again over a copy of its store, playing for a cent a
+    point ("Values and units"), its page served."""
+    store = tmp_path / "table.sqlite3"
+    store.write_bytes(american_game.read_bytes())
+    cfg = parse_config({
+        "table": {"id": "sim", "ruleset": "american"},
+        "board": {"serial": "emulated"},
+        "mqtt": {"enabled": False},
+        "store": {"path": str(store)},
+        "web": {"enabled": True, "host": "127.0.0.1", "port": 0},
+        "stakes": {"unit": "USD", "per_point": 0.01},
+    })
+    service = Service(cfg, ServiceOptions(store_path=str(store)))
+    ready = threading.Event()
+    stop: list[asyncio.Event] = []
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def main() -> None:
+        stop.append(asyncio.Event())
+        loops.append(asyncio.get_running_loop())
+        await service.run(stop[0], on_ready=ready.set)
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    assert ready.wait(15), "the service did not start"
+    try:
+        yield Running(service, service.face.url, loops[0])
+    finally:
+        loops[0].call_soon_threadsafe(stop[0].set)
+        thread.join(15)
+
+
+def test_the_scoreboard_shows_money_and_tournament_points(
+    staked_table: Running, american_game: Path, browser: Any
+) -> None:
+    done = mjtable("export", "--store", str(american_game), "--unit", "USD", "--per-point",
+                   "0.01")
+    game = json.loads(done.stdout)["games"][0]
+    assert game["final"] is not None  # four hands make the game (table.hands_per_game)
+    browser.get(staked_table.url + "score")
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "[data-money-settle]"), 30,
+             "the final settlement in money")
+    for name in NAMES:
+        # the running total in dollars: the points at a cent a point, as the export says
+        total = browser.find_element(By.CSS_SELECTOR, f'[data-money-player="{name}"]')
+        assert Decimal(total.get_attribute("data-money")) == Decimal(game["totals"][name]) / 100
+        assert total.get_attribute("data-money") == game["stakes"]["totals"][name]
+        settle = browser.find_element(By.CSS_SELECTOR, f'[data-money-settle="{name}"]')
+        assert settle.get_attribute("data-amount") == game["stakes"]["final"]["settlement"][name]
+        # tournament points: the table's, hand by hand, added up (SC-9)
+        points = browser.find_element(By.CSS_SELECTOR, f'[data-tournament-player="{name}"]')
+        assert int(points.get_attribute("data-tournament")) == sum(
+            h["score"]["tournament"][name] for h in game["hands"] if h["score"])
+    # each hand's money under its points
+    money = browser.find_elements(By.CSS_SELECTOR, ".hand-row .money")
+    assert len(money) == len(NAMES) * len(game["hands"])
+    text = browser.find_element(By.ID, "stakes").text
+    assert "0.01 USD a point" in text and "Values and units" in text and "SC-2" in text
+    tp = browser.find_element(By.ID, "tournament").text
+    assert "SC-9" in tp and "card line" in tp
+    browser.execute_script("document.getElementById('stakes').scrollIntoView()")
+    shot(browser, "scoreboard-stakes.png")
+    assert console_errors(browser) == []
+
+
+def test_the_money_and_points_fit_a_phone(staked_table: Running, phone: Any) -> None:
+    phone.get(staked_table.url + "score")
+    wait_for(lambda: phone.find_elements(By.CSS_SELECTOR, "[data-tournament-player]"), 30,
+             "tournament points")
+    width = phone.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390, f"the scoreboard is {width} px wide on a 390 px phone"
+    phone.execute_script("document.getElementById('stakes').scrollIntoView()")
+    shot(phone, "scoreboard-stakes-phone.png")
+    assert console_errors(phone) == []
