@@ -47,9 +47,14 @@ async def open_face(service: Service, stack: contextlib.AsyncExitStack,
         games = export_games(store.events(0), cfg.table.ruleset, cfg.table.hands_per_game)
         return extend_games(games, stakes, limit)  # money and tournament points beside
 
+    def crop(pending: int) -> bytes | None:  # on the service's loop, as the table is
+        held = service.table.pending.get(pending)
+        return None if held is None else service.crops.get(held)
+
     server = FaceServer(feed, submit, export, sessions, WebSettings(
         host=host or web_cfg.host, port=web_cfg.port if port is None else port,
-        certificate=web_cfg.certificate, key=web_cfg.key, viewer_code=web_cfg.viewer_code))
+        certificate=web_cfg.certificate, key=web_cfg.key, viewer_code=web_cfg.viewer_code),
+        crop=crop)
     await server.start()
     stack.push_async_callback(server.stop)
     stack.callback(lambda: store.listeners.remove(feed.on_store))
