@@ -44,6 +44,12 @@ def events_of(store: Path, kind: str) -> list[dict[str, Any]]:
         db.close()
 
 
+def text_of(browser: Any, selector: str) -> str:
+    """An element's text, read in one go (the page redraws as messages arrive)."""
+    return str(browser.execute_script(
+        "return document.querySelector(arguments[0]).textContent", selector))
+
+
 def steps(browser: Any) -> dict[str, str]:
     """The Charleston's steps as the page shows them: step -> done, now, due or skipped."""
     pairs = browser.execute_script(  # in the page's order (a returned object's keys are not)
@@ -58,12 +64,14 @@ def test_the_charleston_is_drawn_as_it_happens(simulation: Simulation, browser: 
     # a pass under way: its arrows drawn, solid for the seats that have passed, dashed for
     # those that owe it
     wait_for(lambda: "now" in steps(browser).values(), 60, "a Charleston pass under way")
-    arrows = browser.find_elements(By.CSS_SELECTOR, "#charleston .ch-arrow")
+    # read at one moment: the page redraws the Charleston with every message
+    direction, arrows = browser.execute_script(
+        "const box = document.getElementById('charleston');"
+        "return [box.dataset.direction, [...box.querySelectorAll('.ch-arrow')]"
+        ".map(a => [a.dataset.from, a.dataset.to])]")
     assert len(arrows) == 4
-    direction = browser.find_element(By.ID, "charleston").get_attribute("data-direction")
     offset = {"right": 1, "across": 2, "left": 3}[direction]
-    for arrow in arrows:  # each seat passes to the seat the direction names (CH-2, CH-4)
-        start, end = arrow.get_attribute("data-from"), arrow.get_attribute("data-to")
+    for start, end in arrows:  # each seat passes to the seat the direction names (CH-2, CH-4)
         assert "ESWN"[("ESWN".index(start) + offset) % 4] == end
     shot(browser, "table-charleston.png")
     # the first Charleston in order, right, across, left (CH-2), then the second or its stop
@@ -78,10 +86,10 @@ def test_the_charleston_is_drawn_as_it_happens(simulation: Simulation, browser: 
     if stopped:  # CH-4: any one player stops it; the page names who
         assert shown["second-left"] == "skipped"
         name = simulation_player(simulation, stopped[0]["seat"])
-        assert name in browser.find_element(By.ID, "charleston").text
+        assert name in text_of(browser, "#charleston")
     # the courtesy pass: the numbers agreed across, as the table agreed them (CH-5)
     agreed = events_of(simulation.store, "CourtesyAgreed")[0]["public"]
-    courtesy = browser.find_element(By.CSS_SELECTOR, '[data-step="courtesy"]').text
+    courtesy = text_of(browser, '[data-step="courtesy"]')
     assert f": {agreed['E']}" in courtesy
     # what the page was given holds no tile of any pass
     with urllib.request.urlopen(simulation.url + "api/snapshot", timeout=10) as r:
