@@ -168,3 +168,23 @@ def test_each_book_has_its_rules() -> None:
     assert money_rules("classical/bmja").limit == 1000
     with pytest.raises(MalformedInput):
         money_rules("chess")
+
+
+@settings(max_examples=200, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(list(PLAYERS.values())),
+                          st.sampled_from(list(PLAYERS.values())),
+                          st.integers(1, 5000)), max_size=8),
+       st.sampled_from(["0.01", "0.001", "0.1", "0.003"]),
+       st.sampled_from(["USD", "chips"]))
+def test_each_hand_in_money_sums_to_zero_and_follows_its_points(
+        paid: list[tuple[str, str, int]], rate: str, unit: str) -> None:
+    payments = [{"from": a, "to": b, "amount": n} for a, b, n in paid if a != b]
+    stakes = Stakes(unit, Decimal(rate))
+    money = convert_game(one_hand_game("code1924/mixed", payments), stakes)
+    net = {p: Decimal(v) for p, v in money["hands"][0]["net"].items()}
+    assert sum(net.values()) == 0
+    for p in net:  # each payment within half a step of exact: the hand within that many
+        points = sum(x["amount"] for x in payments if x["to"] == p) - sum(
+            x["amount"] for x in payments if x["from"] == p)
+        touching = sum(1 for x in payments if p in (x["from"], x["to"]))
+        assert abs(net[p] - points * Decimal(rate)) <= touching * stakes.step / 2

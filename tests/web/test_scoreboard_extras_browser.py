@@ -4,6 +4,7 @@ scoreboard's money at the table's stakes and American tournament points (America
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import subprocess
@@ -48,6 +49,12 @@ def text_of(browser: Any, selector: str) -> str:
     """An element's text, read in one go (the page redraws as messages arrive)."""
     return str(browser.execute_script(
         "return document.querySelector(arguments[0]).textContent", selector))
+
+
+def texts(browser: Any, selector: str) -> list[str]:
+    return list(browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)",
+        selector))
 
 
 def steps(browser: Any) -> dict[str, str]:
@@ -115,19 +122,20 @@ def american_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return store
 
 
-@pytest.fixture
-def staked_table(american_game: Path, tmp_path: Path) -> Iterator[Running]:
-    """The table of that game started again over a copy of its store, playing for a cent a
-    point ("Values and units"), its page served."""
+@contextlib.contextmanager
+def table_over(played: Path, tmp_path: Path, ruleset: str,
+               stakes: dict[str, Any]) -> Iterator[Running]:
+    """The table of a game played before, started again over a copy of its store with these
+    stakes, its page served."""
     store = tmp_path / "table.sqlite3"
-    store.write_bytes(american_game.read_bytes())
+    store.write_bytes(played.read_bytes())
     cfg = parse_config({
-        "table": {"id": "sim", "ruleset": "american"},
+        "table": {"id": "sim", "ruleset": ruleset},
         "board": {"serial": "emulated"},
         "mqtt": {"enabled": False},
         "store": {"path": str(store)},
         "web": {"enabled": True, "host": "127.0.0.1", "port": 0},
-        "stakes": {"unit": "USD", "per_point": 0.01},
+        "stakes": stakes,
     })
     service = Service(cfg, ServiceOptions(store_path=str(store)))
     ready = threading.Event()
@@ -147,6 +155,14 @@ def staked_table(american_game: Path, tmp_path: Path) -> Iterator[Running]:
     finally:
         loops[0].call_soon_threadsafe(stop[0].set)
         thread.join(15)
+
+
+@pytest.fixture
+def staked_table(american_game: Path, tmp_path: Path) -> Iterator[Running]:
+    """The American game's table playing for a cent a point ("Values and units")."""
+    with table_over(american_game, tmp_path, "american",
+                    {"unit": "USD", "per_point": 0.01}) as running:
+        yield running
 
 
 def test_the_scoreboard_shows_money_and_tournament_points(
@@ -191,3 +207,34 @@ def test_the_money_and_points_fit_a_phone(staked_table: Running, phone: Any) -> 
     phone.execute_script("document.getElementById('stakes').scrollIntoView()")
     shot(phone, "scoreboard-stakes-phone.png")
     assert console_errors(phone) == []
+
+
+def test_pung_chow_pays_in_harrs_counters_and_warns_without_a_limit(
+    tmp_path: Path, browser: Any
+) -> None:
+    played = tmp_path / "played.sqlite3"
+    done = mjtable("simulate", "--headless", "--ruleset", "pungchow", "--hands", "2",
+                   "--seed", "5", "--names", ",".join(NAMES), "--store", str(played))
+    assert done.returncode == 0, done.stderr
+    done = mjtable("export", "--store", str(played), "--unit", "chips", "--per-point", "0.1")
+    game = json.loads(done.stdout)["games"][0]
+    last = game["stakes"]["hands"][-1]
+    assert last["payments"]  # seed 5: the second hand is won and paid
+    with table_over(played, tmp_path, "pungchow", {"unit": "chips", "per_point": 0.1}) as t:
+        browser.get(t.url + "score")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#stakes"), 30, "the stakes")
+        text = text_of(browser, "#stakes")
+        # Harr: unlimited hands are impractical with a stake (Playing with a Limit)
+        assert "impractical" in text and "Harr" in text
+        assert "Harr, Settling the Scores" in text
+        for name in NAMES:  # a chip for every 10 points, whole chips
+            total = browser.find_element(By.CSS_SELECTOR, f'[data-money-player="{name}"]')
+            assert total.get_attribute("data-money") == game["stakes"]["totals"][name]
+        # the last hand paid in the set's counters (1,000, 500, 100, 10, 2)
+        shown = texts(browser, ".counters li")
+        assert len(shown) == len(last["payments"])
+        first = last["payments"][0]
+        made = ", ".join(f"{n} × {v}" for v, n in sorted(
+            first["counters"].items(), key=lambda c: -int(c[0])))
+        assert shown[0] == f"{first['from']} pays {first['to']} {first['points']}: {made}"
+        assert console_errors(browser) == []

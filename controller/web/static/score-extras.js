@@ -63,6 +63,17 @@ function drawStakes(game) {
     .forEach(([k, rule]) => { const li = el("li", "", k); li.appendChild(el("span", "rule", rule)); rules.appendChild(li); });
   parts.push(rules);
   if (s.warning) parts.push(el("p", "warning", s.warning));
+  const last = s.hands[s.hands.length - 1];
+  if (last && last.payments.some(p => p.counters)) {
+    // the book's own counters (Harr, Settling the Scores): how the last hand was paid
+    parts.push(el("h3", "", `Hand ${last.hand} in counters`));
+    const ul = el("ul", "counters");
+    for (const p of last.payments) {
+      const made = Object.entries(p.counters).sort((a, b) => b[0] - a[0]).map(([v, n]) => `${n} × ${v}`);
+      ul.appendChild(el("li", "", `${p.from} pays ${p.to} ${p.points}: ${made.join(", ")}`));
+    }
+    parts.push(ul);
+  }
   box.replaceChildren(...parts);
 }
 function drawHandMoney(game) {
