@@ -7,7 +7,8 @@
 - ``/api/login``, ``/api/logout``; ``/api/cmd/<verb>``: a signed-in referee's command, handed
   to the table through the very path ``cmd/<verb>`` on MQTT takes (one path, one validation);
 - ``/export.json``, ``/export.csv``: the games, as `mjtable export` prints them;
-- ``/api/crop/<id>``: the camera's crop of a held observation's tile, for a signed-in referee.
+- ``/api/crop/<id>``: the camera's crop of a held observation's tile, for a signed-in referee;
+- ``/api/game``: the game in play as the export gives it, with its money and tournament points.
 
 Every asset is served from ``static/``: the table has no internet.
 """
@@ -38,6 +39,7 @@ VIEWS = ("/", "/score", "/console")
 Submit = Callable[[str, bytes], Awaitable[dict[str, Any]]]
 Export = Callable[[], list[dict[str, Any]]]
 Crop = Callable[[int], bytes | None]  # a held observation's crop (controller/crops.py)
+Extras = Callable[[], dict[str, Any] | None]  # the game in play with its money and points
 
 
 @dataclass
@@ -51,9 +53,11 @@ class WebSettings:
 
 class FaceServer:
     def __init__(self, feed: Feed, submit: Submit, export: Export, sessions: Sessions,
-                 settings: WebSettings, crop: Crop | None = None) -> None:
+                 settings: WebSettings, crop: Crop | None = None,
+                 extras: Extras | None = None) -> None:
         self.feed = feed
         self.crop = crop
+        self.extras = extras
         self.submit = submit
         self.export = export
         self.sessions = sessions
@@ -72,6 +76,7 @@ class FaceServer:
         app.router.add_get("/api/session", self._session)
         app.router.add_post("/api/cmd/{verb}", self._command)
         app.router.add_get("/api/crop/{pending}", self._crop)
+        app.router.add_get("/api/game", self._game)
         app.router.add_get("/export.json", self._export_json)
         app.router.add_get("/export.csv", self._export_csv)
         app.router.add_static("/static/", STATIC, append_version=False)
@@ -196,6 +201,11 @@ class FaceServer:
             return web.Response(status=204, headers={"Cache-Control": "no-store"})
         return web.Response(body=png, content_type="image/png",
                             headers={"Cache-Control": "private, no-store"})
+
+    async def _game(self, request: web.Request) -> web.Response:
+        """The game in play as the export gives it, money and tournament points beside."""
+        game = self.extras() if self.extras is not None else None
+        return web.json_response({"game": game}, headers={"Cache-Control": "no-store"})
 
     # -- export ----------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Beside the scoreboard's points: the money at the table's stakes, with the book's limit and
 // how it settles, and an American game's tournament points (American SC-9). Both are the
-// server's (engine/scoring/stakes.py and tournament.py, by way of /export.json, the same
-// games `mjtable export` prints): the page draws them, it never reckons them.
+// server's (engine/scoring/stakes.py and tournament.py, by way of /api/game, the game in play
+// as `mjtable export` prints it): the page draws them, it never reckons them.
 "use strict";
 const extras = {seq: null, game: null, asked: 0};
 
@@ -9,11 +9,11 @@ function signed(v) { return (String(v).startsWith("-") || Number(v) === 0) ? Str
 
 async function fetchGame(seq) {
   const asked = ++extras.asked;
-  const r = await fetch("/export.json", {cache: "no-store"});
+  const r = await fetch("/api/game", {cache: "no-store"});
   if (!r.ok || asked !== extras.asked) return;  // a newer hand asked meanwhile
-  const games = (await r.json()).games || [];
+  const game = (await r.json()).game;
   const id = ((face.scores || {}).game || {}).id;
-  extras.game = games.find(g => g.id === id) || null;
+  extras.game = game && game.id === id ? game : null;
   extras.seq = seq;
   drawExtras();
 }
@@ -132,7 +132,8 @@ function renderScoreExtras(v) {
   if (v !== "/score") return;
   const sc = face.scores || {};
   if (!sc.game) return;
-  const seq = `${sc.game.id}:${sc.seq}`;
+  // asked again only when the game has a new hand or ends, not with each hand's start
+  const seq = `${sc.game.id}:${sc.game.hands.length}:${!!sc.game.final}`;
   if (seq !== extras.seq) { extras.seq = seq; fetchGame(seq); return; }
   const game = extras.game;  // the scoreboard may have redrawn its rows
   if (game && game.stakes && !game.stakes.error) drawHandMoney(game);
