@@ -6,6 +6,7 @@ changing one that was there."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import MalformedInput
@@ -20,21 +21,35 @@ def stakes_of(section: Any) -> Stakes | None:
     return Stakes(section.unit, section.per_point, section.settle, section.decimals)
 
 
-def table_limit(options: Mapping[str, Any]) -> int | None:
-    """The limit the table's house rules set (``table.options.limit``), if any."""
-    limit = options.get("limit")
-    return int(limit) if isinstance(limit, int | float) and not isinstance(limit, bool) else None
+@dataclass(frozen=True)
+class HouseLimit:
+    """The table's house rule on the limit (``table.options.limit``): a number, ``null`` for
+    none (``unlimited``), or absent (the book's)."""
+
+    limit: int | None = None
+    unlimited: bool = False
+
+
+def table_limit(options: Mapping[str, Any]) -> HouseLimit:
+    if "limit" not in options:
+        return HouseLimit()
+    limit = options["limit"]
+    if limit is None:
+        return HouseLimit(unlimited=True)
+    if isinstance(limit, int | float) and not isinstance(limit, bool):
+        return HouseLimit(int(limit))
+    return HouseLimit()
 
 
 def with_stakes(games: list[dict[str, Any]], stakes: Stakes | None,
-                limit: int | None = None) -> list[dict[str, Any]]:
+                house: HouseLimit = HouseLimit()) -> list[dict[str, Any]]:
     """Each game with its ``stakes`` block, and each hand with its ``money`` by player."""
     if stakes is None:
         return games
     out = []
     for game in games:
         try:
-            money = convert_game(game, stakes, limit)
+            money = convert_game(game, stakes, house.limit, house.unlimited)
         except MalformedInput as exc:  # a game of a ruleset with no stakes rules: said so
             out.append({**game, "stakes": {"error": str(exc)}})
             continue
@@ -54,6 +69,6 @@ def with_tournament(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def extend_games(games: list[dict[str, Any]], stakes: Stakes | None,
-                 limit: int | None = None) -> list[dict[str, Any]]:
+                 house: HouseLimit = HouseLimit()) -> list[dict[str, Any]]:
     """The export's games with all that this module adds."""
-    return with_tournament(with_stakes(games, stakes, limit))
+    return with_tournament(with_stakes(games, stakes, house))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli import CommandInputError, emit_json
+from controller.game_extras import HouseLimit
 from engine.errors import MalformedInput
 from engine.scoring.stakes import Stakes
 
@@ -94,11 +95,11 @@ def to_csv(games: list[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
-def stakes_of_args(args: argparse.Namespace) -> tuple[Stakes | None, int | None]:
+def stakes_of_args(args: argparse.Namespace) -> tuple[Stakes | None, HouseLimit]:
     """The stakes asked for: ``--unit``/``--per-point``/``--settle`` over the config's."""
     from controller.game_extras import stakes_of, table_limit
 
-    stakes, limit = None, None
+    stakes, limit = None, HouseLimit()
     if args.config is not None:
         from config.load import ConfigError, load_config
 

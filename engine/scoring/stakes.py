@@ -33,7 +33,7 @@ zero, the odd steps going to the largest remainders).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
@@ -120,9 +120,24 @@ OUR_CHIPS = ("our choice: the book names no chips; a chip is worth 1 / per_point
              "each payment rounded half up to the unit's step (a whole chip, a cent)")
 
 
-def money_rules(ruleset: str, limit: int | None = None) -> MoneyRules:
+def money_rules(ruleset: str, limit: int | None = None, unlimited: bool = False
+                ) -> MoneyRules:
     """The book's rules for playing ``ruleset`` for chips or money. ``limit``: the table's
-    limit where its options set one (else the book's)."""
+    limit where its options set one (else the book's); ``unlimited``: its options play
+    without one."""
+    rules = _book_money_rules(ruleset, limit)
+    if not unlimited:
+        return rules
+    return replace(rules, limit=None, limit_rule=f"none: the table's house rule plays without "
+                   f"a limit (the book: {rules.limit_rule})",
+                   warning=_HARR_WARNING if rules.family == "pungchow" else "")
+
+
+_HARR_WARNING = ("Harr, Playing with a Limit: unlimited hands are impractical when a stake is "
+                 "set; play pungchow/limit, or set a limit")
+
+
+def _book_money_rules(ruleset: str, limit: int | None) -> MoneyRules:
     family, _, preset = ruleset.partition("/")
     if family == "code1924":
         return MoneyRules(
@@ -133,9 +148,7 @@ def money_rules(ruleset: str, limit: int | None = None) -> MoneyRules:
     if family == "pungchow":
         book_limit = 300 if preset == "limit" else None
         chosen = book_limit if limit is None else limit
-        warning = "" if chosen is not None else (
-            "Harr, Playing with a Limit: unlimited hands are impractical when a stake is set; "
-            "play pungchow/limit, or set a limit")
+        warning = "" if chosen is not None else _HARR_WARNING
         return MoneyRules(
             family, chosen,
             "Harr, Part II, The Limit Hand (set before play, usually 300 or 400; East liable "
@@ -241,11 +254,12 @@ def convert_hand(hand: Mapping[str, Any], players: Sequence[str], stakes: Stakes
             "payments": converted}
 
 
-def convert_game(game: Mapping[str, Any], stakes: Stakes,
-                 limit: int | None = None) -> dict[str, Any]:
+def convert_game(game: Mapping[str, Any], stakes: Stakes, limit: int | None = None,
+                 unlimited: bool = False) -> dict[str, Any]:
     """A game as `mjtable export` gives it (players, hands with their scoring result, totals,
-    final) in the table's unit: the ``stakes`` block the export adds beside the points."""
-    rules = money_rules(str(game["ruleset"]), limit)
+    final) in the table's unit: the ``stakes`` block the export adds beside the points.
+    ``limit``/``unlimited``: the table's house rule on the limit, if it has one."""
+    rules = money_rules(str(game["ruleset"]), limit, unlimited)
     players = list(game["players"])
     hands = [convert_hand(h, players, stakes, rules) for h in game["hands"]]
     if stakes.settle == "hand":

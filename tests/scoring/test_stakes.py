@@ -188,3 +188,20 @@ def test_each_hand_in_money_sums_to_zero_and_follows_its_points(
             x["amount"] for x in payments if x["from"] == p)
         touching = sum(1 for x in payments if p in (x["from"], x["to"]))
         assert abs(net[p] - points * Decimal(rate)) <= touching * stakes.step / 2
+
+
+def test_a_house_limit_over_the_books() -> None:
+    # a table may override the documented default (Law 93's 500) through its options
+    assert money_rules("code1924/mixed", limit=1000).limit == 1000
+    unlimited = money_rules("code1924/mixed", unlimited=True)
+    assert unlimited.limit is None and "house rule" in unlimited.limit_rule
+    assert "Law 93" in unlimited.limit_rule  # the book's word stays cited beside it
+    assert "impractical" in money_rules("pungchow/limit", unlimited=True).warning
+
+
+def test_the_tables_options_name_its_limit() -> None:
+    from controller.game_extras import HouseLimit, table_limit
+
+    assert table_limit({}) == HouseLimit()
+    assert table_limit({"limit": None}) == HouseLimit(unlimited=True)
+    assert table_limit({"limit": 600}) == HouseLimit(600)
