@@ -78,18 +78,18 @@ def cut_around(frame: Any, calibration: Any, x: float, y: float) -> bytes:
 
 class TileCrops:
     """The latest crops, by the observation they show; written from the camera's thread,
-    read from the page server's, so behind a lock. ``below``: only observations less sure
-    than this are kept (the ones the table may ask about)."""
+    read from the page server's, so behind a lock. Every tile observation's crop is kept, not
+    only the unsure ones': the table also asks about a tile read surely that does not fit the
+    game (a misread), and that is when the referee most wants to see it."""
 
-    def __init__(self, below: float = 1.0, keep: int = KEEP) -> None:
-        self.below = below
+    def __init__(self, keep: int = KEEP) -> None:
         self.keep_at_most = keep
         self._crops: OrderedDict[CropKey, bytes] = OrderedDict()
         self._lock = threading.Lock()
 
     def keep(self, observation: Any, tiles: list[Any], frame: Any, calibration: Any) -> bool:
         """Cut and keep the crop of ``observation`` from ``frame``; whether one was kept."""
-        if observation.confidence >= self.below or not observation.zone:
+        if not observation.zone:
             return False
         if not observation.tiles and str(observation.kind) != "discard":
             return False  # dice, passes counted face down, votes: no tile to show

@@ -139,7 +139,7 @@ class Service:
         self.board_lights: BoardLights | None = None
         self.camera: Camera | None = None
         # The camera's crops of doubtful tiles, for the referee's console (controller/crops.py)
-        self.crops = TileCrops(below=cfg.adjudication.min_confidence)
+        self.crops = TileCrops()
         self.failed_tasks: deque[dict[str, str]] = deque(maxlen=20)
         self._tasks: asyncio.TaskGroup | None = None
         self._running: set[asyncio.Task[None]] = set()
