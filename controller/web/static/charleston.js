@@ -35,6 +35,8 @@ function charlestonOf(log) {
     else if (b.type === "CourtesyPassOffered") ch.courtesy[b.seat] = pub.count;
     else if (b.type === "CourtesyPassed") ch.courtesyDone = true;
   }
+  // the courtesy pass begun with no vote: this table plays no second Charleston
+  if (ch.second === null && (Object.keys(ch.offers).length || ch.agreed)) ch.second = false;
   const plan = [...FIRST.map(d => ["first", d]), ...SECOND.map(d => ["second", d])];
   plan.forEach(([round, direction], i) => {
     const done = passed[i];
@@ -114,7 +116,8 @@ function courtesyItem(ch) {
 }
 function secondHeading(ch) {
   if (ch.second === true) return "Second Charleston (all agreed, CH-4)";
-  if (ch.second === false) return `Second Charleston stopped by ${who(ch.stoppedBy)} (CH-4)`;
+  if (ch.second === false && ch.stoppedBy) return `Second Charleston stopped by ${who(ch.stoppedBy)} (CH-4)`;
+  if (ch.second === false) return "Second Charleston not played (CH-4: optional)";
   const voted = Object.keys(ch.votes);
   return "Second Charleston: optional, any player may stop it (CH-4)" +
     (voted.length ? ` · answered: ${voted.map(who).join(", ")}` : "");
