@@ -238,3 +238,17 @@ def test_pung_chow_pays_in_harrs_counters_and_warns_without_a_limit(
             first["counters"].items(), key=lambda c: -int(c[0])))
         assert shown[0] == f"{first['from']} pays {first['to']} {first['points']}: {made}"
         assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize("simulation", [CHARLESTON], indirect=True)
+def test_the_charleston_fits_a_phone(simulation: Simulation, phone: Any) -> None:
+    phone.get(simulation.url)
+    wait_for(lambda: "now" in steps(phone).values(), 60, "a Charleston pass under way")
+    width = phone.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390, f"the table view is {width} px wide on a 390 px phone"
+    drawn = phone.execute_script(
+        "return document.querySelector('#charleston .ch-arrows').getBoundingClientRect().width")
+    assert drawn >= 150  # the passes readable on a phone
+    phone.execute_script("document.getElementById('charleston').scrollIntoView()")
+    shot(phone, "table-charleston-phone.png")
+    assert console_errors(phone) == []
