@@ -3,12 +3,10 @@ its page server on a thread of its own, and `mjtable simulate --web` in a proces
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,10 +20,10 @@ from face_helpers import (
     PASSWORD,
     Running,
     Simulation,
+    serving,
 )
 
 from config.load import parse_config
-from controller.service import Service, ServiceOptions
 from controller.web.auth import hash_password
 
 
@@ -86,24 +84,8 @@ def table_service(tmp_path: Path) -> Iterator[Running]:
         "store": {"path": str(tmp_path / "table.sqlite3")},
         "web": {"enabled": True, "host": "127.0.0.1", "port": 0, "password_file": str(pw)},
     })
-    service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "table.sqlite3")))
-    ready = threading.Event()
-    stop: list[asyncio.Event] = []
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def main() -> None:
-        stop.append(asyncio.Event())
-        loops.append(asyncio.get_running_loop())
-        await service.run(stop[0], on_ready=ready.set)
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    thread.start()
-    assert ready.wait(15), "the service did not start"
-    try:
-        yield Running(service, service.face.url, loops[0])
-    finally:
-        loops[0].call_soon_threadsafe(stop[0].set)
-        thread.join(15)
+    with serving(cfg) as running:
+        yield running
 
 
 @pytest.fixture

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.service import Service
+from config.schema import TableConfig
+from controller.service import Service, ServiceOptions
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -68,3 +71,27 @@ class Simulation:
     process: subprocess.Popen[str]
     url: str
     store: Path
+
+
+@contextlib.contextmanager
+def serving(cfg: TableConfig) -> Iterator[Running]:
+    """A table service with its page, on a thread of its own, for as long as the block runs
+    (no board or broker unless the config names them: inputs are handed to it directly)."""
+    service = Service(cfg, ServiceOptions(store_path=cfg.store.path))
+    ready = threading.Event()
+    stop: list[asyncio.Event] = []
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def main() -> None:
+        stop.append(asyncio.Event())
+        loops.append(asyncio.get_running_loop())
+        await service.run(stop[0], on_ready=ready.set)
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    assert ready.wait(15), "the service did not start"
+    try:
+        yield Running(service, service.face.url, loops[0])
+    finally:
+        loops[0].call_soon_threadsafe(stop[0].set)
+        thread.join(15)

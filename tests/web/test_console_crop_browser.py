@@ -4,9 +4,7 @@ beside the question; a viewer is never served it."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -17,13 +15,12 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from face_helpers import PASSWORD, Running, console_errors, shot, wait_for
+from face_helpers import PASSWORD, Running, console_errors, serving, shot, wait_for
 from selenium.webdriver.common.by import By
 
 from config.load import parse_config
 from controller.camera import CameraLoop
 from controller.inputs import Observation, ObservationKind
-from controller.service import Service, ServiceOptions
 from controller.web.auth import hash_password
 from tests.waiting import wait_until
 
@@ -47,32 +44,17 @@ def watched_table(tmp_path: Path) -> Iterator[tuple[Running, Any]]:
         "store": {"path": str(tmp_path / "table.sqlite3")},
         "web": {"enabled": True, "host": "127.0.0.1", "port": 0, "password_file": str(pw)},
     })
-    service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "table.sqlite3")))
-    ready = threading.Event()
-    stop: list[asyncio.Event] = []
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def main() -> None:
-        stop.append(asyncio.Event())
-        loops.append(asyncio.get_running_loop())
-        await service.run(stop[0], on_ready=ready.set)
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    thread.start()
-    assert ready.wait(15), "the service did not start"
-    geometry = TableGeometry()
-    style = Style.random(np.random.default_rng(3), "kde-traditional")
-    layout = Layout(tiles=[], dice=[])
-    camera = CameraLoop("render:3", service, fps=10, crops=service.crops,
-                        open_source=lambda spec: RenderedSource(3, lambda: (layout, style,
-                                                                            geometry)))
-    running = Running(service, service.face.url, loops[0])
-    try:
-        yield running, (camera, layout)
-    finally:
-        camera.stop()
-        loops[0].call_soon_threadsafe(stop[0].set)
-        thread.join(15)
+    with serving(cfg) as running:
+        geometry = TableGeometry()
+        style = Style.random(np.random.default_rng(3), "kde-traditional")
+        layout = Layout(tiles=[], dice=[])
+        camera = CameraLoop("render:3", running.service, fps=10, crops=running.service.crops,
+                            open_source=lambda spec: RenderedSource(
+                                3, lambda: (layout, style, geometry)))
+        try:
+            yield running, (camera, layout)
+        finally:
+            camera.stop()
 
 
 def test_the_console_shows_the_cameras_crop_beside_its_question(

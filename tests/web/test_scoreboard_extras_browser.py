@@ -3,13 +3,11 @@ scoreboard's money at the table's stakes and American tournament points (America
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import sqlite3
 import subprocess
 import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from decimal import Decimal
@@ -19,11 +17,10 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from face_helpers import Running, Simulation, console_errors, shot, wait_for
+from face_helpers import Running, Simulation, console_errors, serving, shot, wait_for
 from selenium.webdriver.common.by import By
 
 from config.load import parse_config
-from controller.service import Service, ServiceOptions
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
 CHARLESTON = ["--ruleset", "american", "--hands", "1", "--seed", "2", "--names", ",".join(NAMES),
@@ -137,24 +134,8 @@ def table_over(played: Path, tmp_path: Path, ruleset: str,
         "web": {"enabled": True, "host": "127.0.0.1", "port": 0},
         "stakes": stakes,
     })
-    service = Service(cfg, ServiceOptions(store_path=str(store)))
-    ready = threading.Event()
-    stop: list[asyncio.Event] = []
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def main() -> None:
-        stop.append(asyncio.Event())
-        loops.append(asyncio.get_running_loop())
-        await service.run(stop[0], on_ready=ready.set)
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    thread.start()
-    assert ready.wait(15), "the service did not start"
-    try:
-        yield Running(service, service.face.url, loops[0])
-    finally:
-        loops[0].call_soon_threadsafe(stop[0].set)
-        thread.join(15)
+    with serving(cfg) as running:
+        yield running
 
 
 @pytest.fixture
