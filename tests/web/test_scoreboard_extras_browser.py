@@ -233,3 +233,36 @@ def test_the_charleston_fits_a_phone(simulation: Simulation, phone: Any) -> None
     phone.execute_script("document.getElementById('charleston').scrollIntoView()")
     shot(phone, "table-charleston-phone.png")
     assert console_errors(phone) == []
+
+
+LIVE = ["--ruleset", "american", "--hands", "2", "--seed", "2", "--names", ",".join(NAMES),
+        "--pace", "0.02", "--pause-ms", "150", "--linger", "60"]
+
+
+@pytest.mark.parametrize("simulation", [LIVE], indirect=True)
+def test_tournament_points_follow_a_game_as_it_is_played(simulation: Simulation,
+                                                         browser: Any) -> None:
+    browser.get(simulation.url + "score")
+
+    def shown() -> dict[str, int]:
+        pairs = browser.execute_script(
+            "return [...document.querySelectorAll('[data-tournament-player]')]"
+            ".map(e => [e.dataset.tournamentPlayer, +e.dataset.tournament])") or []
+        return {p: int(v) for p, v in pairs}
+
+    def scored() -> dict[str, int]:
+        sums = dict.fromkeys(NAMES, 0)
+        for event in events_of(simulation.store, "HandScored"):
+            for seat, points in event["score"]["tournament"].items():
+                sums[event["players"][seat]] += points
+        return sums
+
+    # hand by hand, the page's totals catch up with what the table has scored (SC-9)
+    wait_for(lambda: events_of(simulation.store, "HandScored"), 180, "the first hand scored")
+    wait_for(lambda: shown() and shown() == scored(), 20, "the first hand's points")
+    wait_for(lambda: len(events_of(simulation.store, "HandScored")) == 2, 180, "two hands")
+    wait_for(lambda: shown() == scored(), 20, "the tournament points of both hands")
+    hands = browser.execute_script(
+        "return document.querySelectorAll('#tournament .tp-hand').length")
+    assert hands == 2
+    assert console_errors(browser) == []
