@@ -236,11 +236,11 @@ def test_the_charleston_fits_a_phone(simulation: Simulation, phone: Any) -> None
 
 
 LIVE = ["--ruleset", "american", "--hands", "2", "--seed", "2", "--names", ",".join(NAMES),
-        "--pace", "0.02", "--pause-ms", "150", "--linger", "60"]
+        "--pace", "0.02", "--pause-ms", "150", "--linger", "60", "--stakes", "USD:0.05"]
 
 
 @pytest.mark.parametrize("simulation", [LIVE], indirect=True)
-def test_tournament_points_follow_a_game_as_it_is_played(simulation: Simulation,
+def test_points_and_money_follow_a_game_as_it_is_played(simulation: Simulation,
                                                          browser: Any) -> None:
     browser.get(simulation.url + "score")
 
@@ -265,4 +265,13 @@ def test_tournament_points_follow_a_game_as_it_is_played(simulation: Simulation,
     hands = browser.execute_script(
         "return document.querySelectorAll('#tournament .tp-hand').length")
     assert hands == 2
+    # `simulate --stakes USD:0.05`: the money beside the points, a nickel a point
+    totals = {name: 0 for name in NAMES}
+    for event in events_of(simulation.store, "HandScored"):
+        for name, net in event["net_by_player"].items():
+            totals[name] += net
+    money = wait_for(lambda: browser.execute_script(
+        "return [...document.querySelectorAll('[data-money-player]')]"
+        ".map(e => [e.dataset.moneyPlayer, e.dataset.money])"), 20, "the money")
+    assert {p: Decimal(v) for p, v in money} == {p: Decimal(t) / 20 for p, t in totals.items()}
     assert console_errors(browser) == []
