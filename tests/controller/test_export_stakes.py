@@ -109,3 +109,17 @@ def test_bad_stakes_are_refused_by_name(american_store: Path, args: list[str],
     answer = json.loads(done.stdout)
     assert answer["where"] == where and answer["error"]
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("stakes", "error"), [
+    ("USD:x", "not a number"),
+    (":0.1", "name the unit"),
+    ("USD:-2", "greater than 0"),
+    ("USD:5000", "less than or equal to 1000"),
+])
+def test_simulate_refuses_bad_stakes_by_name(stakes: str, error: str) -> None:
+    done = mjtable("simulate", "--headless", "--hands", "1", "--stakes", stakes)
+    assert done.returncode == 2
+    answer = json.loads(done.stdout)
+    assert answer["where"] == "--stakes" and error in answer["error"]
+    assert "Traceback" not in done.stderr
