@@ -95,6 +95,10 @@ def test_the_charleston_is_drawn_as_it_happens(simulation: Simulation, browser: 
     agreed = events_of(simulation.store, "CourtesyAgreed")[0]["public"]
     courtesy = text_of(browser, '[data-step="courtesy"]')
     assert f": {agreed['E']}" in courtesy
+    # the windows after the Charleston read as the table ruled them: a window without calls
+    # names no discarder in the American decision, and the page must not invent one
+    wait_for(lambda: any("→" in t for t in texts(browser, "#rulings li")), 60, "a window's ruling")
+    assert not [t for t in texts(browser, "#rulings li") if "undefined" in t]
     # what the page was given holds no tile of any pass
     with urllib.request.urlopen(simulation.url + "api/snapshot", timeout=10) as r:
         snapshot = json.loads(r.read())
