@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -301,6 +302,19 @@ class WebSection(_Section):
         return self
 
 
+class StakesSection(_Section):
+    """Points to chips or money on the scoreboard and in the export (docs/face.md, Stakes)."""
+
+    # "" plays for points only; "chips", or a currency code such as "USD" or "EUR".
+    unit: str = Field(default="", max_length=12)
+    # The unit's amount for one point, e.g. 0.01: a cent a point (American "Values and units").
+    per_point: Decimal = Field(default=Decimal("0.01"), gt=0, le=1000)
+    # "hand": each hand settled as it ends, as every book does; "game": once at the game's end.
+    settle: Literal["hand", "game"] = "hand"
+    # Places after the point; empty: 0 for chips, 2 for money.
+    decimals: int | None = Field(default=None, ge=0, le=6)
+
+
 class StoreSection(_Section):
     path: str = "/var/lib/mahjong-table/table.sqlite3"
     snapshot_every: int = Field(default=50, gt=0)
@@ -317,6 +331,7 @@ class TableConfig(_Section):
     mqtt: MqttSection = MqttSection()
     store: StoreSection = StoreSection()
     web: WebSection = WebSection()
+    stakes: StakesSection = StakesSection()
 
     @model_validator(mode="after")
     def _some_input(self) -> TableConfig:

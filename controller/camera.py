@@ -24,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from controller.crops import TileCrops
 from controller.inputs import InputSink
 
 log = logging.getLogger("mjtable.camera")
@@ -50,6 +51,7 @@ class CameraLoop:
         open_source: Callable[[str], Any] | None = None,
         showing: Callable[[], Mapping[str, int]] | None = None,
         passing: Callable[[], Collection[str]] | None = None,
+        crops: TileCrops | None = None,
     ) -> None:
         self.source = source
         self.sink = sink
@@ -70,6 +72,9 @@ class CameraLoop:
         # Which seats owe a Charleston pass (the American table's say), counted from the
         # backs each lays before it.
         self._passing = passing
+        # The crop of each doubtful tile, from the frame it was seen in, for the referee's
+        # console (controller/crops.py).
+        self.crops = crops
         self.state = "starting"
         self.detail = ""
         self.frames = 0
@@ -116,6 +121,16 @@ class CameraLoop:
         except Exception:  # read across threads mid-change: the next frame asks again
             log.debug("camera %s: no word on passes this frame", self.source, exc_info=True)
             return ()
+
+    def _keep_crop(self, observation: Any, tiles: list[Any], frame: Any,
+                   calibration: Any) -> None:
+        """Keep the observed tile's crop before the table hears of it (and may ask)."""
+        if self.crops is None:
+            return
+        try:
+            self.crops.keep(observation, tiles, frame, calibration)
+        except Exception:  # a crop is a help to the referee: never worth the camera
+            log.warning("camera %s: no crop of %s", self.source, observation.kind, exc_info=True)
 
     def _scanner(self, first_frame: Any) -> Any:
         """A scanner for the camera just opened: calibrated from its file, or else anew from
@@ -194,12 +209,14 @@ class CameraLoop:
             while not self._stop.is_set():
                 started = time.monotonic()
                 self.frames += 1
+                scan = scanner.scan(frame)
                 seen = watcher.update(
-                    scanner.scan(frame), time_us=_now_us(), showing=self._showing_now(),
+                    scan, time_us=_now_us(), showing=self._showing_now(),
                     passing=self._passing_now(),
                 )
                 for observation in seen:
                     self.observations += 1
+                    self._keep_crop(observation, scan.tiles, frame, scanner.calibration)
                     self.sink.observe(observation)
                 self._stop.wait(max(0.0, self.period - (time.monotonic() - started)))
                 if self._stop.is_set():

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from config.schema import TableConfig
+from controller.crops import TileCrops
 from controller.families import table_for
 from controller.inbox import (
     BoardCaughtUp,
@@ -160,6 +161,8 @@ class Service:
         self.board_state: dict[str, str] | None = None
         self.board_lights: BoardLights | None = None
         self.camera: Camera | None = None
+        # The camera's crops of doubtful tiles, for the referee's console (controller/crops.py)
+        self.crops = TileCrops()
         self.failed_tasks: deque[dict[str, str]] = deque(maxlen=20)
         self._tasks: asyncio.TaskGroup | None = None
         self._running: set[asyncio.Task[None]] = set()
@@ -506,6 +509,7 @@ class Service:
             set_size=entry(self.cfg.table.ruleset).tiles,
             showing=lambda: self.table.showing_hands(),
             passing=lambda: self.table.passing(),
+            crops=self.crops,
         )
         self.camera.start()
         stack.callback(self.camera.stop)

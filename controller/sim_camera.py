@@ -87,6 +87,8 @@ class RenderedCamera:
             open_source=lambda spec: RenderedSource(seed, self._scene, size),
             showing=lambda: service.table.showing_hands(),
             passing=lambda: service.table.passing(),
+            # the referee's console shows the doubtful tiles (a stand-in service keeps none)
+            crops=getattr(service, "crops", None),
         )
         self.fixes = Interventions()
         # Hands shown that the camera read (none entered or corrected by the referee): the

@@ -72,6 +72,7 @@ class SimulationSettings:
     web: tuple[str, int] | None = None  # serve the table's page here (port 0: a free one)
     game: bool = False  # play until the game ends (its book's rule), not ``hands`` hands
     linger_s: float = 0.0  # keep serving the page this long after the last hand
+    stakes: dict[str, Any] | None = None  # the table's [stakes]: money beside the points
 
 
 @dataclass
@@ -142,6 +143,8 @@ def _config(settings: SimulationSettings, store: str, board: str, broker: tuple[
                                                                       strict=False)}
     if settings.web is not None:
         data["web"] = {"enabled": True, "host": settings.web[0], "port": settings.web[1]}
+    if settings.stakes:
+        data["stakes"] = dict(settings.stakes)
     if broker is None:
         data["mqtt"] = {"enabled": False}
     else:

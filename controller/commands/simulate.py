@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "hands) instead of --hands")
     parser.add_argument("--linger", type=float, default=0.0, metavar="SECONDS",
                         help="keep serving the page this long after the last hand")
+    parser.add_argument("--stakes", metavar="UNIT:PER_POINT",
+                        help="play for chips or money: USD:0.01 is a cent a point (the "
+                        "scoreboard and the page's export show it beside the points)")
     parser.add_argument("--doubt", type=float, default=0.0,
                         help="share of observations the camera is unsure of (referee confirms)")
 
@@ -54,6 +57,32 @@ def _broker(text: str | None, where: str = "--mqtt",
     if not host or not port.isdigit() or not low <= int(port) < 65536:
         raise CommandInputError(f"expected HOST:PORT, not {text!r}", where)
     return host, int(port)
+
+
+def _stakes(text: str | None) -> dict[str, object] | None:
+    """``--stakes UNIT:PER_POINT`` as the config's ``[stakes]``, checked as a table's are."""
+    if text is None:
+        return None
+    from decimal import Decimal, InvalidOperation
+
+    from pydantic import ValidationError
+
+    from config.schema import StakesSection
+    from engine.errors import MalformedInput
+    from engine.scoring.stakes import Stakes
+
+    unit, _, rate = text.partition(":")
+    try:
+        section = StakesSection(unit=unit, per_point=Decimal(rate or "0.01"))
+        Stakes(section.unit, section.per_point)
+    except InvalidOperation:
+        raise CommandInputError(f"not a number: {rate!r} (UNIT:PER_POINT)", "--stakes") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise CommandInputError(f"{first['loc'][0]}: {first['msg']}", "--stakes") from None
+    except MalformedInput as exc:
+        raise CommandInputError(exc.message, "--stakes") from None
+    return {"unit": section.unit, "per_point": section.per_point}
 
 
 def _names(text: str | None) -> tuple[str, ...]:
@@ -112,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         game=args.game,
         step_s=pace,
         linger_s=args.linger,
+        stakes=_stakes(args.stakes),
     )
     summary = simulate(settings, sys.stdout)
     if args.headless:

@@ -6,6 +6,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+from controller.game_extras import extend_games, stakes_of, table_limit
 from controller.games import export_games
 from controller.inbox import CommandIn
 from controller.mqtt import Topics
@@ -51,12 +52,24 @@ async def open_face(service: Service, stack: contextlib.AsyncExitStack,
         result: dict[str, Any] = await service.submit(CommandIn(verb, payload))
         return result
 
+    stakes, limit = stakes_of(cfg.stakes), table_limit(cfg.table.options)
+
     def export() -> list[dict[str, Any]]:
-        return export_games(store.events(0), cfg.table.ruleset, cfg.table.hands_per_game)
+        games = export_games(store.events(0), cfg.table.ruleset, cfg.table.hands_per_game)
+        return extend_games(games, stakes, limit)  # money and tournament points beside
+
+    def game_in_play() -> dict[str, Any] | None:  # the table's own fold: no store read
+        game = service.table.games.current
+        return None if game is None else extend_games([game.export()], stakes, limit)[0]
+
+    def crop(pending: int) -> bytes | None:  # on the service's loop, as the table is
+        held = service.table.pending.get(pending)
+        return None if held is None else service.crops.get(held)
 
     server = FaceServer(feed, submit, export, sessions, WebSettings(
         host=host or web_cfg.host, port=web_cfg.port if port is None else port,
-        certificate=web_cfg.certificate, key=web_cfg.key, viewer_code=web_cfg.viewer_code))
+        certificate=web_cfg.certificate, key=web_cfg.key, viewer_code=web_cfg.viewer_code),
+        crop=crop, extras=game_in_play)
     await server.start()
     stack.push_async_callback(server.stop)
     stack.callback(lambda: store.listeners.remove(feed.on_store))

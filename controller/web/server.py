@@ -6,7 +6,9 @@
   (:mod:`controller.web.feed`);
 - ``/api/login``, ``/api/logout``; ``/api/cmd/<verb>``: a signed-in referee's command, handed
   to the table through the very path ``cmd/<verb>`` on MQTT takes (one path, one validation);
-- ``/export.json``, ``/export.csv``: the games, as `mjtable export` prints them.
+- ``/export.json``, ``/export.csv``: the games, as `mjtable export` prints them;
+- ``/api/crop/<id>``: the camera's crop of a held observation's tile, for a signed-in referee;
+- ``/api/game``: the game in play as the export gives it, with its money and tournament points.
 
 Every asset is served from ``static/``: the table has no internet.
 """
@@ -37,6 +39,8 @@ VIEWS = ("/", "/score", "/console")
 
 Submit = Callable[[str, bytes], Awaitable[dict[str, Any]]]
 Export = Callable[[], list[dict[str, Any]]]
+Crop = Callable[[int], bytes | None]  # a held observation's crop (controller/crops.py)
+Extras = Callable[[], dict[str, Any] | None]  # the game in play with its money and points
 
 
 @dataclass
@@ -50,8 +54,11 @@ class WebSettings:
 
 class FaceServer:
     def __init__(self, feed: Feed, submit: Submit, export: Export, sessions: Sessions,
-                 settings: WebSettings) -> None:
+                 settings: WebSettings, crop: Crop | None = None,
+                 extras: Extras | None = None) -> None:
         self.feed = feed
+        self.crop = crop
+        self.extras = extras
         self.submit = submit
         self.export = export
         self.sessions = sessions
@@ -69,6 +76,8 @@ class FaceServer:
         app.router.add_post("/api/logout", self._logout)
         app.router.add_get("/api/session", self._session)
         app.router.add_post("/api/cmd/{verb}", self._command)
+        app.router.add_get("/api/crop/{pending}", self._crop)
+        app.router.add_get("/api/game", self._game)
         app.router.add_get("/export.json", self._export_json)
         app.router.add_get("/export.csv", self._export_csv)
         app.router.add_static("/static/", STATIC, append_version=False)
@@ -182,6 +191,23 @@ class FaceServer:
         payload = await request.read()
         result = await self.submit(verb, payload)
         return web.json_response(result)
+
+    async def _crop(self, request: web.Request) -> web.Response:
+        """The camera's crop of a held observation's tile: the referee's alone."""
+        why = self.sessions.why_not(request.cookies.get(COOKIE))
+        if why is not None:
+            return _refuse(401, "session", why)
+        pending = request.match_info["pending"]
+        png = self.crop(int(pending)) if pending.isdigit() and self.crop else None
+        if png is None:  # no crop (entered by hand, or long gone): nothing to show
+            return web.Response(status=204, headers={"Cache-Control": "no-store"})
+        return web.Response(body=png, content_type="image/png",
+                            headers={"Cache-Control": "private, no-store"})
+
+    async def _game(self, request: web.Request) -> web.Response:
+        """The game in play as the export gives it, money and tournament points beside."""
+        game = self.extras() if self.extras is not None else None
+        return web.json_response({"game": game}, headers={"Cache-Control": "no-store"})
 
     # -- export ----------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import threading
@@ -13,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from config.load import parse_config
-from controller.scoresheet import engine_scorer
+from config.schema import TableConfig
+from controller.mqtt import BrokerSettings
+from controller.scoresheet import Scorer, engine_scorer
 from controller.service import Service, ServiceOptions, broker_of
 from controller.web.auth import hash_password
 
@@ -91,8 +94,17 @@ def run_service(tmp_path: Path, extra: dict[str, Any] | None = None) -> Iterator
         sections[name] = {**sections.get(name, {}), **section}
     cfg = parse_config(sections)
     scorer = engine_scorer if extra is not None else None
-    service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "table.sqlite3"),
-                                          scorer=scorer, broker=broker_of(cfg)))
+    with serving(cfg, scorer, broker_of(cfg)) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def serving(cfg: TableConfig, scorer: Scorer | None = None,
+            broker: BrokerSettings | None = None) -> Iterator[Running]:
+    """A table service with its page, on a thread of its own, for as long as the block runs
+    (no board or broker unless the config names them: inputs are handed to it directly)."""
+    service = Service(cfg, ServiceOptions(store_path=cfg.store.path, scorer=scorer,
+                                          broker=broker))
     ready = threading.Event()
     stop: list[asyncio.Event] = []
     loops: list[asyncio.AbstractEventLoop] = []

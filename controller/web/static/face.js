@@ -142,7 +142,8 @@ function rulingText(item) {
     return ["refused", `${who(b.seat)}: call of ${b.kind} refused: ${b.reason}`, b.rule];
   if (item.topic === "adjudications") {
     const taker = b.winner ? `${who(b.winner)} takes ${b.discard} (${b.kind})` : "nobody takes it";
-    return ["decision", `${who(b.discarder)}'s ${b.discard}: [${(b.claims || []).join(", ") || "no calls"}] → ${taker}`, b.rule];
+    const whose = b.discarder ? `${who(b.discarder)}'s ` : "";  // an American window without calls names no discarder
+    return ["decision", `${whose}${b.discard}: [${(b.claims || []).join(", ") || "no calls"}] → ${taker}`, b.rule];
   }
   if (item.topic === "events" && b.type === "HandScored") {
     const net = Object.entries(b.net_by_player || {}).map(([p, v]) => `${p} ${v > 0 ? "+" : ""}${v}`);
@@ -374,6 +375,7 @@ function render() {
     renderScores();
   }
   if (!$("console-view").hidden) renderConsole();
+  (window.faceParts || []).forEach(part => part(v));  // the page's own modules (charleston.js ...)
 }
 async function start() {
   wireConsole();
