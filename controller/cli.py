@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "vision": ("vision", "`vision enroll|classify|scan`: tile recognition"),
     "enroll": ("enroll", "enrol the table's own tiles at the table, guided, with a check"),
     "doctor": ("doctor", "check the table's camera, markers, board, LEDs, broker, store, tiles"),
+    "hub": ("hub", "the club hub: tables from the club broker into the club database"),
 }
 
 

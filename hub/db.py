@@ -158,6 +158,12 @@ class ClubDB:
                                                         s.gaps.c.first)).all()
         return [(r.table_id, r.first, r.last) for r in rows]
 
+    def set_table_status(self, table: str, state: str) -> None:
+        """A table's own retained status (online/offline), for the club page."""
+        with self.engine.begin() as conn:
+            conn.execute(update(s.tables).where(s.tables.c.table_id == table)
+                         .values(status=state))
+
     # -- players ---------------------------------------------------------------------------
 
     def register_player(self, club_id: str, name: str) -> Player:

@@ -21,7 +21,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import Connection, Table, delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from controller.games import FOLDED, GameBook
 from hub import schema as s
@@ -30,6 +33,7 @@ from hub.db import ClubDB, name_key
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 RESERVED = frozenset({"club"})  # mahjong/v1/club/... is the hub's own tree
 DEFAULT_RULESET = "code1924/mixed"
+RETRIES = 3
 
 
 class EventError(ValueError):
@@ -86,24 +90,31 @@ class Folder:
 
     def ingest(self, table: str, payload: Any) -> Ingested:
         seq, body = check_event(table, payload)
-        try:
-            with self.db.transaction() as conn:
-                return self._ingest(conn, table, seq, body)
-        except Exception:
-            self._books.pop(table, None)  # rolled back: the cache may be ahead of the db
-            raise
+        for attempt in range(RETRIES):
+            try:
+                with self.db.transaction() as conn:
+                    return self._ingest(conn, table, seq, body)
+            except (IntegrityError, OperationalError):
+                # another hub's transaction won a race (a lock, a key): the next try sees it
+                self._books.pop(table, None)
+                if attempt == RETRIES - 1:
+                    raise
+            except Exception:
+                self._books.pop(table, None)  # rolled back: the cache may be ahead of the db
+                raise
+        raise AssertionError("unreachable")
 
     def _ingest(self, conn: Connection, table: str, seq: int,
                 body: Mapping[str, Any]) -> Ingested:
         stamp = now()
+        # Two hubs may see a new table at once: the row is made once, then locked, so the
+        # rest of this transaction runs for one hub at a time per table.
+        conn.execute(_insert_ignore(conn, s.tables).values(
+            table_id=table, first_seq=seq, last_seq=0, events=0, folded_seq=0,
+            status="unknown", registered_at=stamp, seen_at=stamp))
         row = conn.execute(select(s.tables).where(s.tables.c.table_id == table)
                            .with_for_update()).first()
-        new_table = row is None
-        if new_table:
-            conn.execute(s.tables.insert().values(
-                table_id=table, first_seq=seq, last_seq=0, events=0, folded_seq=0,
-                status="unknown", registered_at=stamp, seen_at=stamp))
-            row = conn.execute(select(s.tables).where(s.tables.c.table_id == table)).one()
+        new_table = row is not None and row.events == 0
         assert row is not None
         if conn.execute(select(s.events.c.seq).where(
                 s.events.c.table_id == table, s.events.c.seq == seq)).first() is not None:
@@ -192,6 +203,13 @@ class Folder:
             _seat(conn, table, game.id, list(game.players))
         else:
             conn.execute(update(s.games).where(key).values(**values))
+
+
+def _insert_ignore(conn: Connection, table: Table) -> Any:
+    """INSERT that leaves an existing row alone, in the connection's dialect."""
+    if conn.dialect.name == "postgresql":
+        return pg_insert(table).on_conflict_do_nothing()
+    return sqlite_insert(table).on_conflict_do_nothing()
 
 
 def _tag_hand(book: GameBook, body: Mapping[str, Any]) -> None:

@@ -1,0 +1,110 @@
+"""`mjtable hub`: the club hub and its club database.
+
+- `mjtable hub --mqtt HOST:PORT --db FILE|URL [--id NAME] [--share GROUP]`: runs the hub until
+  SIGTERM (a clean stop).
+- `mjtable hub standings --db FILE|URL [--scheme raw]`: `{"players": [{"name", "points",
+  "games", "hands_won"}, ...]}`, best first.
+- `mjtable hub register --db FILE|URL --club-id ID --name NAME`: a club member, once.
+- `mjtable hub players --db FILE|URL`: the registered members.
+
+``--db`` is a SQLite file, or a database URL (``postgresql+psycopg://user@host/club``) for a
+league. docs/club.md has the whole club set-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from pathlib import Path
+
+from controller.cli import CommandInputError, emit_json
+
+HELP = "the club hub: tables from the club broker into the club database; standings"
+ACTIONS = ("run", "standings", "register", "players")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", default="run", choices=ACTIONS,
+                        help="run the hub (default), or read/write the club database")
+    parser.add_argument("--db", required=True, metavar="FILE|URL",
+                        help="the club database: a SQLite file, or a PostgreSQL URL")
+    parser.add_argument("--mqtt", metavar="HOST:PORT", help="the club broker (run)")
+    parser.add_argument("--id", default="hub", dest="hub_id",
+                        help="this hub's name: its MQTT session and status topic (run)")
+    parser.add_argument("--share", metavar="GROUP",
+                        help="share the tables' events with other hubs of GROUP (MQTT 5 "
+                        "shared subscription; run)")
+    parser.add_argument("--scheme", default="raw", help="standings scheme (default raw)")
+    parser.add_argument("--club-id", help="the member's club id (register)")
+    parser.add_argument("--name", help="the member's name as it shows (register)")
+
+
+def _db(target: str, create: bool) -> object:
+    from hub.db import open_db
+
+    if "://" not in target:
+        path = Path(target)
+        if not create and not path.exists():
+            raise CommandInputError(f"no club database at {target}", "--db")
+        if not path.parent.is_dir():
+            raise CommandInputError(f"no folder {path.parent} for the club database", "--db")
+    try:
+        return open_db(target)
+    except Exception as exc:  # a URL that does not connect, a file that is not a database
+        raise CommandInputError(f"cannot open the club database: {exc}".splitlines()[0],
+                                "--db") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from hub.db import ClubDB, PlayerError
+
+    if args.action == "run":
+        return _run_hub(args)
+    db = _db(args.db, create=args.action == "register")
+    assert isinstance(db, ClubDB)
+    try:
+        if args.action == "standings":
+            from hub.standings import schemes, standings
+
+            if args.scheme not in schemes():
+                raise CommandInputError(f"no scheme {args.scheme!r}; one of "
+                                        f"{', '.join(sorted(schemes()))}", "--scheme")
+            emit_json(standings(db, args.scheme))
+        elif args.action == "register":
+            for flag, value in (("--club-id", args.club_id), ("--name", args.name)):
+                if not value:
+                    raise CommandInputError("registering a member needs it", flag)
+            try:
+                player = db.register_player(args.club_id, args.name)
+            except PlayerError as exc:
+                where = "--club-id" if exc.where == "club_id" else "--name"
+                raise CommandInputError(str(exc), where) from None
+            emit_json({"registered": {"id": player.id, "club_id": player.club_id,
+                                      "name": player.name}})
+        else:
+            emit_json({"players": [{"id": p.id, "club_id": p.club_id, "name": p.name}
+                                   for p in db.players()]})
+    finally:
+        db.close()
+    return 0
+
+
+def _run_hub(args: argparse.Namespace) -> int:
+    from controller.commands.simulate import _broker
+    from hub.db import ClubDB
+    from hub.service import Hub, HubSettings
+
+    if args.mqtt is None:
+        raise CommandInputError("the club broker to subscribe to", "--mqtt")
+    broker = _broker(args.mqtt)
+    assert broker is not None
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    db = _db(args.db, create=True)
+    assert isinstance(db, ClubDB)
+    settings = HubSettings(broker[0], broker[1], args.db, hub_id=args.hub_id,
+                           share=args.share, username=os.environ.get("MJTABLE_HUB_USER"),
+                           password=os.environ.get("MJTABLE_HUB_PASSWORD"))
+    Hub(settings, db).run_until_signalled()
+    return 0
