@@ -23,7 +23,7 @@ from sqlalchemy import Column, MetaData, String, Table, Text, select
 
 from hub.db import ClubDB
 from hub.records import GameRecord
-from hub.schemes import SCHEMES, standings
+from hub.schemes import BY_GAMES, standings
 from hub.seating import FILLS, RoundSeating, SeatingError, TableSeating, draw
 
 metadata = MetaData()
@@ -232,7 +232,7 @@ class EventDesk:
         fill = _choice(payload, "fill", "fours", FILLS)
         event = Event(event_id, payload.get("name") or event_id,
                       _choice(payload, "kind", "club_night", KINDS), players, tables, rounds,
-                      fill, _choice(payload, "scheme", "raw", tuple(SCHEMES)),
+                      fill, _choice(payload, "scheme", "raw", tuple(BY_GAMES)),
                       _int(payload, "round_minutes", 90, 1, 600))
         event.seating = self._draw(event, rounds, payload.get("seed", 0))
         if len(set(tables)) != len(tables):

@@ -44,18 +44,23 @@ class RoundsService:
 
     def __init__(self, db: ClubDB, host: str, port: int, prefix: str = PREFIX,
                  username: str | None = None, password: str | None = None,
-                 clock: Callable[[], datetime] = now, tick: float = 1.0) -> None:
+                 clock: Callable[[], datetime] = now, tick: float = 0.5,
+                 client_id: str = "mjtable-hub-desk", share: str | None = None) -> None:
         self.desk = EventDesk(db)
+        # Hubs sharing the tables' events share the commands too: each is answered once.
+        self.share = share
         self.db = db
         self.prefix = prefix
         self.clock = clock
         self.tick = tick
         self.inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="mjtable-hub-desk",
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
                                   protocol=MQTTProtocolVersion.MQTTv5)
         if username:
             self.client.username_pw_set(username, password)
         self.client.on_connect = self._on_connect
+        self.subscribed = threading.Event()  # set once the desk hears commands
+        self.client.on_subscribe = lambda *_: self.subscribed.set()
         self.client.on_message = lambda _c, _u, msg: self.inbox.put((msg.topic, bytes(msg.payload)))
         self.host, self.port = host, port
         self._worker = threading.Thread(target=self._run, name="hub-desk", daemon=True)
@@ -79,7 +84,10 @@ class RoundsService:
 
     def _on_connect(self, client: mqtt.Client, _u: object, _f: object, reason: Any,
                     _p: object = None) -> None:
-        client.subscribe([(self.topic("cmd", "+"), 1), (f"{self.prefix}/+/cmd/game/result", 1)])
+        commands = self.topic("cmd", "+")
+        if self.share:
+            commands = f"$share/{self.share}-desk/{commands}"
+        client.subscribe([(commands, 1), (f"{self.prefix}/+/cmd/game/result", 1)])
 
     # -- the worker --------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ progress counts when it ends. Players are the names the tables seated (a registe
 matched to the name when the game is seated).
 
 * ``raw``: the sum of the player's game totals as the tables' own scoresheets give them.
-  Ties: more hands won, then the name.
+  Ties: more hands won, then fewer games, then the name (as :func:`hub.standings.raw`).
 * ``placement``: table placement points per game, 4 for first, 2 for second, 1 for third and
   0 for fourth by the game's totals (the table points of the European Mahjong Association's
   Mahjong Competition Rules tournaments). Players tied on a game's total share the points of
@@ -37,9 +37,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from engine.american.payments import tournament_points
 from engine.seats import Seat
+from hub.db import ClubDB
 from hub.records import GameRecord, HandRecord
 
 PLACEMENT_POINTS = (4, 2, 1, 0)  # EMA Mahjong Competition Rules table points
@@ -147,7 +149,8 @@ def _count(games: Iterable[GameRecord], points: Callable[[GameRecord], Mapping[s
 
 def raw_standings(games: Sequence[GameRecord]) -> Standings:
     table = _count(games, lambda g: {p: Fraction(v) for p, v in g.totals.items()})
-    order = sorted(table.values(), key=lambda s: (-s.points, -s.hands_won, s.name))
+    order = sorted(table.values(),
+                   key=lambda s: (-s.points, -s.hands_won, s.games, s.name.casefold()))
     return Standings("raw", order)
 
 
@@ -184,7 +187,7 @@ def american_standings(games: Sequence[GameRecord]) -> Standings:
     return Standings("american", order, notes)
 
 
-SCHEMES: dict[str, Callable[[Sequence[GameRecord]], Standings]] = {
+BY_GAMES: dict[str, Callable[[Sequence[GameRecord]], Standings]] = {
     "raw": raw_standings,
     "placement": placement_standings,
     "american": american_standings,
@@ -193,6 +196,19 @@ SCHEMES: dict[str, Callable[[Sequence[GameRecord]], Standings]] = {
 
 def standings(games: Sequence[GameRecord], scheme: str = "raw") -> Standings:
     """Standings of the finished games among ``games`` by the named scheme."""
-    if scheme not in SCHEMES:
-        raise SchemeError(f"unknown scheme {scheme!r}: one of {', '.join(SCHEMES)}", "--scheme")
-    return SCHEMES[scheme]([g for g in games if g.finished])
+    if scheme not in BY_GAMES:
+        raise SchemeError(f"unknown scheme {scheme!r}: one of {', '.join(BY_GAMES)}",
+                          "--scheme")
+    return BY_GAMES[scheme]([g for g in games if g.finished])
+
+
+def _over_the_club(scheme: str) -> Callable[[ClubDB], list[dict[str, Any]]]:
+    def rows(db: ClubDB) -> list[dict[str, Any]]:
+        return [p.to_json() for p in standings(db.games(finished=True), scheme).players]
+    return rows
+
+
+# The schemes `mjtable hub standings --scheme` finds (hub.standings.schemes); ``raw`` is the
+# hub's own, counted by club registration.
+SCHEMES: dict[str, Callable[[ClubDB], list[dict[str, Any]]]] = {
+    name: _over_the_club(name) for name in BY_GAMES if name != "raw"}

@@ -35,7 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--share", metavar="GROUP",
                         help="share the tables' events with other hubs of GROUP (MQTT 5 "
                         "shared subscription; run)")
-    parser.add_argument("--scheme", default="raw", help="standings scheme (default raw)")
+    parser.add_argument("--scheme", default="raw",
+                        help="standings scheme: raw (default), placement, american")
+    parser.add_argument("--web", metavar="HOST:PORT",
+                        help="serve the club page here (run; docs/club.md)")
     parser.add_argument("--club-id", help="the member's club id (register)")
     parser.add_argument("--name", help="the member's name as it shows (register)")
 
@@ -106,5 +109,15 @@ def _run_hub(args: argparse.Namespace) -> int:
     settings = HubSettings(broker[0], broker[1], args.db, hub_id=args.hub_id,
                            share=args.share, username=os.environ.get("MJTABLE_HUB_USER"),
                            password=os.environ.get("MJTABLE_HUB_PASSWORD"))
-    Hub(settings, db).run_until_signalled()
+    # The events side: the organiser's desk on the club broker, and the club page.
+    from hub.club_side import ClubSide
+
+    web = _broker(args.web, "--web", allow_zero=True) if args.web else None
+    side = ClubSide(args.db, broker[0], broker[1], web, settings.username, settings.password,
+                    args.hub_id, args.share)
+    side.start()
+    try:
+        Hub(settings, db).run_until_signalled()
+    finally:
+        side.stop()
     return 0

@@ -40,6 +40,7 @@ def club(tmp_path: Path) -> Iterator[tuple[LocalMosquitto, ClubDB, RoundsService
     clock = Clock()
     service = RoundsService(db, mosq.host, mosq.port, clock=clock, tick=0.1)
     service.start()
+    assert service.subscribed.wait(10)
     yield mosq, db, service, clock
     service.stop()
     db.close()
@@ -192,6 +193,7 @@ def test_events_survive_a_hub_restart(club: tuple[LocalMosquitto, ClubDB, Rounds
         service.stop()
         restarted = RoundsService(db, mosq.host, mosq.port, clock=clock, tick=0.1)
         restarted.start()
+        assert restarted.subscribed.wait(10)
         try:
             shown = org.send("event", {"event": "cup", "action": "show"})
             assert shown["started"] == 1 and shown["kind"] == "tournament"

@@ -3,7 +3,11 @@ split, American tournament points (SC-9) with a wall game, a dead hand and a fal
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -131,3 +135,36 @@ def test_unknown_scheme_is_named() -> None:
         standings([], "swiss")
     assert (e.value.where, e.value.error) == (
         "--scheme", "unknown scheme 'swiss': one of raw, placement, american")
+
+
+def test_mjtable_hub_standings_by_placement(tmp_path: Path) -> None:
+    from hub.db import ClubDB
+    from hub.ingest import Folder
+
+    db_path = tmp_path / "club.db"
+    db = ClubDB(str(db_path))
+    folder = Folder(db)
+    for table, players, net in (("t1", ["Ann", "Bob", "Cy", "Di"], [300, -100, -100, -100]),
+                                ("t2", ["Di", "Cy", "Bob", "Ann"], [50, 50, -40, -60])):
+        folder.ingest(table, {"seq": 1, "type": "GameStarted", "game": 1,
+                              "ruleset": "code1924/mixed", "players": players})
+        folder.ingest(table, {"seq": 2, "type": "HandScored", "hand": 1, "result": "mahjong",
+                              "players": dict(zip("ESWN", players, strict=True)),
+                              "net": dict(zip("ESWN", net, strict=True)), "winner": "E"})
+        folder.ingest(table, {"seq": 3, "type": "GameEnded", "game": 1, "reason": "over"})
+    db.close()
+
+    def hub_standings(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", "import sys; from controller.cli import "
+                               "main; sys.exit(main())", "hub", "standings",
+                               "--db", str(db_path), *extra],
+                              capture_output=True, text=True, timeout=60)
+
+    out = hub_standings("--scheme", "placement")
+    assert out.returncode == 0, out.stderr
+    # t1: Ann 4, Bob/Cy/Di tied (2+1+0)/3 = 1; t2: Di and Cy tied first (4+2)/2 = 3, Bob 1,
+    # Ann 0. Three on 4: Ann ahead on raw points (240); Di and Cy both -50, Di won a hand.
+    rows = [(p["name"], p["points"]) for p in json.loads(out.stdout)["players"]]
+    assert rows == [("Ann", 4), ("Di", 4), ("Cy", 4), ("Bob", 2)]
+    bad = hub_standings("--scheme", "swiss")
+    assert bad.returncode == 2 and json.loads(bad.stdout)["where"] == "--scheme"

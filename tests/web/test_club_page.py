@@ -41,6 +41,7 @@ def club(tmp_path: Path) -> Iterator[Club]:
     db = ClubDB(str(tmp_path / "club.db"))
     desk = RoundsService(db, mosq.host, mosq.port, tick=0.2)
     desk.start()
+    assert desk.subscribed.wait(10)
     view = ClubView(mosq.host, mosq.port)
     view.start()
     loop = asyncio.new_event_loop()
