@@ -3,6 +3,8 @@
 #
 #   sudo deploy/install.sh TABLE_ID
 #   sudo ORGANISER=1 deploy/install.sh TABLE_ID     (also a club-wide organiser account)
+#   sudo CLUB=club-hub.local:8883 CLUB_PASSWORD_FILE=FILE CLUB_CA=FILE deploy/install.sh TABLE_ID
+#                                  (also bridges the table to its club's broker: docs/club.md)
 #
 # Idempotent: run it again after `git pull` to upgrade. It
 #   - installs the Debian packages (Mosquitto, picamera2/libcamera, lgpio),
@@ -80,6 +82,35 @@ install -m 0640 -o root -g mahjong "$SECRETS/$TABLE_ID.password" "$ETC/mqtt-pass
 } > /etc/mosquitto/mahjong-table.acl
 chgrp mosquitto /etc/mosquitto/mahjong-table.acl && chmod 0640 /etc/mosquitto/mahjong-table.acl
 install -m 0644 "$SRC/deploy/mosquitto/mahjong-table.conf" /etc/mosquitto/conf.d/mahjong-table.conf
+if [ -n "${CLUB:-}" ]; then
+    # The bridge to the club broker (deploy/mosquitto/club-bridge.conf): the table's tree out,
+    # the club role's commands in, queued on disk while the club network is down.
+    CLUB_HOST=${CLUB%:*}
+    CLUB_PORT=${CLUB##*:}
+    if [ "$CLUB_HOST" = "$CLUB" ] || ! [[ "$CLUB_PORT" =~ ^[0-9]+$ ]]; then
+        echo "$0: CLUB must be HOST:PORT (the club broker's TLS listener, e.g. club.local:8883)" >&2
+        exit 64
+    fi
+    for need in CLUB_PASSWORD_FILE CLUB_CA; do
+        if [ ! -r "${!need:-}" ]; then
+            echo "$0: $need must name a readable file (deploy/club/install.sh made it)" >&2
+            exit 64
+        fi
+    done
+    install -m 0644 "$CLUB_CA" /etc/mosquitto/club-ca.crt
+    umask 027
+    {
+        sed -e "s/TABLE_ID/$TABLE_ID/g" -e "s/CLUB_HOST/$CLUB_HOST/" -e "s/CLUB_PORT/$CLUB_PORT/" \
+            "$SRC/deploy/mosquitto/club-bridge.conf"
+        echo "remote_username $TABLE_ID"
+        echo "remote_password $(cat "$CLUB_PASSWORD_FILE")"
+        echo "bridge_cafile /etc/mosquitto/club-ca.crt"
+    } > /etc/mosquitto/conf.d/club-bridge.conf
+    umask 022
+    chgrp mosquitto /etc/mosquitto/conf.d/club-bridge.conf
+    chmod 0640 /etc/mosquitto/conf.d/club-bridge.conf
+    echo "   bridged to the club broker at $CLUB"
+fi
 systemctl enable --now mosquitto
 systemctl restart mosquitto
 echo "   the referee's password: sudo cat $SECRETS/referee-$TABLE_ID.password"

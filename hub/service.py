@@ -51,6 +51,7 @@ class HubSettings:
     db: str
     hub_id: str = "hub"
     share: str | None = None  # MQTT 5 shared subscription group, for several hubs
+    tables: tuple[str, ...] = ()  # only these tables (several hubs by partition); () = all
     username: str | None = None
     password: str | None = None
     keepalive: int = 30
@@ -66,9 +67,15 @@ class HubCounts:
     new_tables: list[str] = field(default_factory=list)
 
 
-def event_filter(share: str | None) -> str:
-    topic = f"{PREFIX}/+/events"
-    return f"$share/{share}/{topic}" if share else topic
+def subscriptions(share: str | None, tables: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+    """The hub's topic filters (QoS 1): every table's events and status, or only ``tables``'
+    (a partition); events through the shared group ``share`` where one is given."""
+    out = []
+    for table in tables or ("+",):
+        events = f"{PREFIX}/{table}/events"
+        out += [(f"$share/{share}/{events}" if share else events, 1),
+                (f"{PREFIX}/{table}/status", 1)]
+    return out
 
 
 class Hub:
@@ -137,8 +144,7 @@ class Hub:
             return
         log.info("connected to %s:%s (session %s)", self.settings.host, self.settings.port,
                  "resumed" if flags.session_present else "new")
-        client.subscribe([(event_filter(self.settings.share), 1),
-                          (f"{PREFIX}/+/status", 1)])
+        client.subscribe(subscriptions(self.settings.share, self.settings.tables))
         self.connected.set()
         self.publish_status()
 
@@ -215,7 +221,7 @@ class Hub:
                 "state": "online", "hub": self.settings.hub_id, "at": now(),
                 "events": counts.events, "duplicates": counts.duplicates,
                 "refused": counts.refused, "last_refused": counts.last_refused,
-                "share": self.settings.share,
+                "share": self.settings.share, "partition": list(self.settings.tables),
             }
         tables = self.db.tables()
         out["tables"] = {t.table: {"last_seq": t.last_seq, "missing": t.missing,

@@ -1,7 +1,7 @@
 """`mjtable hub`: the club hub and its club database.
 
-- `mjtable hub --mqtt HOST:PORT --db FILE|URL [--id NAME] [--share GROUP]`: runs the hub until
-  SIGTERM (a clean stop).
+- `mjtable hub --mqtt HOST:PORT --db FILE|URL [--id NAME] [--tables ID,ID] [--share GROUP]`:
+  runs the hub until SIGTERM (a clean stop).
 - `mjtable hub standings --db FILE|URL [--scheme raw]`: `{"players": [{"name", "points",
   "games", "hands_won"}, ...]}`, best first.
 - `mjtable hub register --db FILE|URL --club-id ID --name NAME`: a club member, once.
@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--share", metavar="GROUP",
                         help="share the tables' events with other hubs of GROUP (MQTT 5 "
                         "shared subscription; run)")
+    parser.add_argument("--tables", metavar="ID,ID",
+                        help="only these tables: a partition of the club among several hubs "
+                        "(run; docs/club.md)")
     parser.add_argument("--scheme", default="raw",
                         help="standings scheme: raw (default), placement, american")
     parser.add_argument("--web", metavar="HOST:PORT",
@@ -96,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_hub(args: argparse.Namespace) -> int:
     from controller.commands.simulate import _broker
     from hub.db import ClubDB
+    from hub.ingest import RESERVED, TABLE_ID
     from hub.service import Hub, HubSettings
 
     if args.mqtt is None:
@@ -106,8 +110,18 @@ def _run_hub(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     db = _db(args.db, create=True)
     assert isinstance(db, ClubDB)
+    tables = tuple(t.strip() for t in (args.tables or "").split(",") if t.strip())
+    for table in tables:
+        if not TABLE_ID.match(table) or table in RESERVED:
+            raise CommandInputError(f"{table!r} is not a table id", "--tables")
+    if args.share is not None and not TABLE_ID.match(args.share):
+        raise CommandInputError("a group name of letters, digits, '_', '.', '-'", "--share")
+    if not TABLE_ID.match(args.hub_id):
+        raise CommandInputError("a name of letters, digits, '_', '.', '-'", "--id")
     settings = HubSettings(broker[0], broker[1], args.db, hub_id=args.hub_id,
-                           share=args.share, username=os.environ.get("MJTABLE_HUB_USER"),
+                           share=args.share, tables=tables,
+                           # the club broker's login, from the unit's root-only EnvironmentFile
+                           username=os.environ.get("MJTABLE_HUB_USER"),
                            password=os.environ.get("MJTABLE_HUB_PASSWORD"))
     # The events side: the organiser's desk on the club broker, and the club page.
     from hub.club_side import ClubSide

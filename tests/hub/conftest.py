@@ -13,12 +13,9 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from postgres import LocalPostgres, PostgresUnavailable
-
 from hub import schema
 from hub.db import ClubDB, open_db
+from tests.hub.postgres import LocalPostgres, PostgresUnavailable
 
 MJTABLE = str(Path(sys.executable).with_name("mjtable"))
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The club broker's accounts, made without a password on any command line or output.
+#
+#   deploy/club/club-accounts.sh SECRETS_DIR PASSWD_FILE TABLE_ID...
+#
+# Users: hub (mjtable hub), viewer (the club's screens), and one per table (its bridge logs in
+# under the table's id). Each password is drawn once from /dev/urandom into
+# SECRETS_DIR/<user>.password (mode 0600); existing ones are kept, so a table added later gets
+# its own without changing the others'. PASSWD_FILE gets their hashes (mosquitto_passwd -U
+# hashes a private plain file in place).
+set -euo pipefail
+
+if [ $# -lt 3 ]; then
+    echo "usage: $0 SECRETS_DIR PASSWD_FILE TABLE_ID..." >&2
+    exit 64
+fi
+SECRETS=$1
+PASSWD=$2
+shift 2
+for table in "$@"; do
+    if ! [[ "$table" =~ ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$ ]] || [ "$table" = club ] \
+            || [ "$table" = hub ] || [ "$table" = viewer ]; then
+        echo "$0: $table is not a table id (1-64 letters, digits, - or _; not club, hub or" \
+             "viewer)" >&2
+        exit 64
+    fi
+done
+USERS=(hub viewer "$@")
+
+umask 077
+mkdir -p "$SECRETS"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+: > "$WORK/plain"
+for user in "${USERS[@]}"; do
+    secret_file="$SECRETS/$user.password"
+    if [ ! -s "$secret_file" ]; then
+        head -c 18 /dev/urandom | base64 | tr -d '/+=\n' > "$secret_file"
+        echo "made a password for MQTT user $user: $secret_file"
+    fi
+    printf '%s:%s\n' "$user" "$(cat "$secret_file")" >> "$WORK/plain"
+done
+mosquitto_passwd -U "$WORK/plain"
+
+touch "$PASSWD"
+grep -v -F -f <(printf '%s:\n' "${USERS[@]}") "$PASSWD" > "$WORK/others" || true
+cat "$WORK/others" "$WORK/plain" > "$WORK/passwd"
+cat "$WORK/passwd" > "$PASSWD"
