@@ -21,10 +21,10 @@ log = logging.getLogger("mjtable.hub")
 class ClubSide:
     def __init__(self, db: str, host: str, port: int, web: tuple[str, int] | None = None,
                  username: str | None = None, password: str | None = None,
-                 hub_id: str = "hub", share: str | None = None) -> None:
+                 hub_id: str = "hub") -> None:
         self.db = open_db(db)
         self.desk = RoundsService(self.db, host, port, username=username, password=password,
-                                  client_id=f"mjtable-{hub_id}-desk", share=share)
+                                  client_id=f"mjtable-{hub_id}-desk")
         self.view = ClubView(host, port, username=username, password=password,
                              client_id=f"mjtable-{hub_id}-page") if web else None
         self.page = ClubPage(self.view, self.db, *web) if self.view and web else None

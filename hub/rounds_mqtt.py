@@ -47,8 +47,7 @@ class RoundsService:
                  clock: Callable[[], datetime] = now, tick: float = 0.5,
                  client_id: str = "mjtable-hub-desk", share: str | None = None) -> None:
         self.desk = EventDesk(db)
-        # Hubs sharing the tables' events share the commands too: each is answered once.
-        self.share = share
+        self.share = share or "club-desk"
         self.db = db
         self.prefix = prefix
         self.clock = clock
@@ -84,9 +83,9 @@ class RoundsService:
 
     def _on_connect(self, client: mqtt.Client, _u: object, _f: object, reason: Any,
                     _p: object = None) -> None:
-        commands = self.topic("cmd", "+")
-        if self.share:
-            commands = f"$share/{self.share}-desk/{commands}"
+        # A shared subscription: however many hubs run a desk (a shared group, a partition
+        # by table), the broker hands each command to one of them, so it is answered once.
+        commands = f"$share/{self.share}/{self.topic('cmd', '+')}"
         client.subscribe([(commands, 1), (f"{self.prefix}/+/cmd/game/result", 1)])
 
     # -- the worker --------------------------------------------------------------------------

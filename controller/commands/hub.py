@@ -128,7 +128,7 @@ def _run_hub(args: argparse.Namespace) -> int:
 
     web = _broker(args.web, "--web", allow_zero=True) if args.web else None
     side = ClubSide(args.db, broker[0], broker[1], web, settings.username, settings.password,
-                    args.hub_id, args.share)
+                    args.hub_id)
     side.start()
     try:
         Hub(settings, db).run_until_signalled()

@@ -207,3 +207,23 @@ def test_events_survive_a_hub_restart(club: tuple[LocalMosquitto, ClubDB, Rounds
     finally:
         org.close()
         rec.close()
+
+
+def test_two_hubs_answer_each_command_once(club: tuple[LocalMosquitto, ClubDB, RoundsService,
+                                                       Clock]) -> None:
+    mosq, db, _service, clock = club
+    second = RoundsService(db, mosq.host, mosq.port, clock=clock, tick=0.1,
+                           client_id="mjtable-hub2-desk")
+    second.start()
+    assert second.subscribed.wait(10)
+    rec = Recorder(mosq.host, mosq.port, "mahjong/v1/club/cmd/#", client_id="watcher")
+    org = Organiser(rec, mosq.host, mosq.port)
+    try:
+        for n in range(6):  # the broker hands them round the two desks
+            org.send("event", {"action": "show", "event": f"none{n}"})
+        # a late second answer would show here
+        assert not wait_until(lambda: len(rec.json_on("club/cmd/event/result")) > 6, 1.0)
+    finally:
+        org.close()
+        rec.close()
+        second.stop()
