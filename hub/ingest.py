@@ -116,20 +116,21 @@ class Folder:
                            .with_for_update()).first()
         new_table = row is not None and row.events == 0
         assert row is not None
-        if conn.execute(select(s.events.c.seq).where(
-                s.events.c.table_id == table, s.events.c.seq == seq)).first() is not None:
-            return Ingested(table, seq, new=False)
-        conn.execute(s.events.insert().values(
+        stored = conn.execute(_insert_ignore(conn, s.events).values(
             table_id=table, seq=seq, type=str(body["type"]),
             hand=body.get("hand") if isinstance(body.get("hand"), int) else None,
             ts=str(body.get("ts") or "")[:40] or None,
-            payload=json.dumps(body, separators=(",", ":"), ensure_ascii=False)))
+            payload=json.dumps(body, separators=(",", ":"), ensure_ascii=False))
+            .returning(s.events.c.seq)).first()
+        if stored is None:  # this (table, seq) is already in: a copy
+            return Ingested(table, seq, new=False)
         gap = (int(row.last_seq) + 1, seq - 1) if row.last_seq and seq > row.last_seq + 1 \
             else None
         conn.execute(update(s.tables).where(s.tables.c.table_id == table).values(
             first_seq=min(int(row.first_seq), seq), last_seq=max(int(row.last_seq), seq),
             events=s.tables.c.events + 1, seen_at=stamp))
-        self._note_gap(conn, table, seq, gap, stamp)
+        if gap is not None or seq < row.last_seq:  # only then can a gap open or close
+            self._note_gap(conn, table, seq, gap, stamp)
         folded = False
         if body["type"] in FOLDED:
             self._fold(conn, table, seq, body, int(row.folded_seq))

@@ -24,6 +24,7 @@ import json
 import logging
 import signal
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,7 @@ log = logging.getLogger("mjtable.hub")
 PREFIX = "mahjong/v1"
 SESSION_EXPIRY_S = 7 * 24 * 3600  # a hub machine down over a long weekend still gets all
 STATUS_EVERY_S = 10.0
+RETRY_S = 5.0  # after the database failed, before the unacknowledged events come again
 
 
 @dataclass
@@ -64,6 +66,7 @@ class HubCounts:
     refused: int = 0
     gaps: int = 0
     last_refused: dict[str, str] | None = None
+    database_error: str | None = None  # the last failure of the club database
     new_tables: list[str] = field(default_factory=list)
 
 
@@ -91,9 +94,12 @@ class Hub:
         self.status_topic = f"{PREFIX}/club/hub/{settings.hub_id}/status"
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        # Acknowledged by hand, once the event is in the database: a message the database
+        # could not take stays unacknowledged and comes again on the next connection.
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=f"mjtable-hub-{settings.hub_id}",
-            protocol=MQTTProtocolVersion.MQTTv5)
+            protocol=MQTTProtocolVersion.MQTTv5, manual_ack=True)
+        self._database_failed = threading.Event()
         if settings.username:
             self.client.username_pw_set(settings.username, settings.password or None)
         self.client.will_set(self.status_topic, json.dumps({"state": "offline"}), qos=1,
@@ -124,6 +130,7 @@ class Hub:
         self.client.disconnect()
         self.client.loop_stop()
         self.db.close()
+        log.info("stopped; the session stays on the broker")
 
     def run_until_signalled(self) -> None:
         """Run until SIGTERM or SIGINT, then stop cleanly."""
@@ -131,9 +138,26 @@ class Hub:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: done.set())
         self.start()
-        while not done.wait(STATUS_EVERY_S):
-            self.publish_status()
+        last_status = time.monotonic()
+        while not done.wait(1.0):
+            if self._database_failed.is_set():
+                self.recover(done)
+            if time.monotonic() - last_status >= STATUS_EVERY_S:
+                self.publish_status()
+                last_status = time.monotonic()
         self.stop()
+
+    def recover(self, done: threading.Event | None = None) -> None:
+        """The database refused an event: wait, then connect again so the broker sends what
+        was not acknowledged (MQTT resends a session's unacknowledged messages on resume)."""
+        log.warning("the club database failed: reconnecting in %.0f s to be sent again what "
+                    "it did not take", RETRY_S)
+        self.client.disconnect()
+        self.client.loop_stop()
+        if done is not None and done.wait(RETRY_S):
+            return
+        self._database_failed.clear()
+        self.start()
 
     # -- MQTT --------------------------------------------------------------------------------
 
@@ -157,28 +181,41 @@ class Hub:
 
     def _on_message(self, client: mqtt.Client, userdata: object,
                     msg: mqtt.MQTTMessage) -> None:
+        if self._database_failed.is_set():
+            return  # not acknowledged: it comes again once the database is back
+        if self._take(msg):
+            client.ack(msg.mid, msg.qos)
+        else:
+            self._database_failed.set()
+
+    def _take(self, msg: mqtt.MQTTMessage) -> bool:
+        """Store one message; False only when the database failed (the message must come
+        again). Bad input is answered and acknowledged: sending it again would not mend it."""
         parts = msg.topic.split("/")
         if len(parts) != 4 or parts[:2] != PREFIX.split("/"):
-            return
+            return True
         table, leaf = parts[2], parts[3]
         try:
             payload = json.loads(msg.payload)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             self._refuse(msg.topic, "payload", f"not JSON: {exc}")
-            return
-        if leaf == "status":
-            self._table_status(table, payload)
-            return
+            return True
         try:
+            if leaf == "status":
+                self._table_status(table, payload)
+                return True
             done = self.folder.ingest(table, payload)
         except EventError as exc:
             self._refuse(msg.topic, exc.where, str(exc))
-            return
-        except Exception as exc:  # the database failed: no ack would lose it, so say why
-            log.exception("%s: event not stored", msg.topic)
-            self._refuse(msg.topic, "database", f"{type(exc).__name__}: {exc}")
-            return
+            return True
+        except Exception as exc:  # the database failed: the message is not lost
+            log.error("%s: not stored, the club database failed: %s", msg.topic,
+                      str(exc).splitlines()[0])
+            with self._lock:
+                self.counts.database_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            return False
         self._count(done)
+        return True
 
     def _count(self, done: Ingested) -> None:
         with self._lock:
@@ -222,6 +259,7 @@ class Hub:
                 "events": counts.events, "duplicates": counts.duplicates,
                 "refused": counts.refused, "last_refused": counts.last_refused,
                 "share": self.settings.share, "partition": list(self.settings.tables),
+                "database_error": counts.database_error,
             }
         tables = self.db.tables()
         out["tables"] = {t.table: {"last_seq": t.last_seq, "missing": t.missing,
@@ -234,8 +272,11 @@ class Hub:
             return
         try:
             body = json.dumps(self.status(), separators=(",", ":"))
-        except Exception:  # the database is away: say so rather than stay silent
-            log.exception("status not read")
-            body = json.dumps({"state": "online", "hub": self.settings.hub_id,
-                               "error": "the club database cannot be read"})
+        except Exception as exc:  # the database is away: say so rather than stay silent
+            log.error("status not read: %s", str(exc).splitlines()[0])
+            with self._lock:
+                failure = self.counts.database_error
+            body = json.dumps({"state": "online", "hub": self.settings.hub_id, "at": now(),
+                               "database_error": failure or "the club database cannot be "
+                               "read"})
         self.client.publish(self.status_topic, body, qos=1, retain=True)

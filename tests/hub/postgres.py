@@ -50,8 +50,9 @@ class LocalPostgres:
             raise PostgresUnavailable(f"{args[0]} failed: {done.stderr.strip()[-400:]}")
 
     def start(self) -> None:
-        self._run("initdb", "-D", str(self.data), "-U", "club", "--auth=trust",
-                  "--encoding=UTF8", "--no-sync")
+        if not self.data.exists():
+            self._run("initdb", "-D", str(self.data), "-U", "club", "--auth=trust",
+                      "--encoding=UTF8", "--no-sync")
         options = (f"-k {self.dir} -p {self.port} -c listen_addresses='' -c fsync=off "
                    "-c max_connections=20 -c shared_buffers=16MB")
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l",

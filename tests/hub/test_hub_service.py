@@ -15,6 +15,7 @@ from controller.broker import LocalMosquitto
 from hub.db import open_db
 from tests.faults.mqtt_probe import Probe
 from tests.hub.club_rig import MJTABLE
+from tests.waiting import wait_until
 
 STATUS = "mahjong/v1/club/hub/h1/status"
 
@@ -107,3 +108,46 @@ def test_registering_twice_is_answered_clearly(tmp_path: Path) -> None:
         "error": "club id 'C-7' is already registered: Ann Lee (C-7)", "where": "--club-id"}
     code, answer = register("C-8", "ann  lee")
     assert code == 2 and answer["where"] == "--name" and "Ann Lee (C-7)" in answer["error"]
+
+
+def test_events_the_database_could_not_take_come_again_when_it_is_back(
+        tmp_path: Path, american_game: list[dict[str, Any]]) -> None:
+    # The club database (a real PostgreSQL) goes away under a running hub: nothing is
+    # acknowledged that was not stored, and once it is back every event is there, once.
+    from tests.hub.postgres import LocalPostgres
+
+    with LocalPostgres() as pg, LocalMosquitto() as broker:
+        hub = subprocess.Popen([MJTABLE, "hub", "--mqtt", f"127.0.0.1:{broker.port}",
+                                "--db", pg.url, "--id", "h1"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        table = Probe(broker.host, broker.port, "table-t1")
+        watcher = Probe(broker.host, broker.port, "watcher")
+        db = open_db(pg.url)
+        try:
+            assert table.connect() == "Success" and watcher.connect() == "Success"
+            watcher.subscribe(STATUS)
+            assert watcher.wait_for(lambda: bool(statuses(watcher)))
+            for event in american_game[:100]:
+                table.publish("mahjong/v1/t1/events", json.dumps(event).encode())
+            assert wait_until(lambda: db.tables() != [] and db.tables()[0].events == 100, 30)
+            db.close()
+            pg.stop()
+            for event in american_game[100:300]:
+                table.publish("mahjong/v1/t1/events", json.dumps(event).encode())
+            assert watcher.wait_for(lambda: any(s.get("database_error")
+                                                for s in statuses(watcher)), 30)
+            pg.start()
+            db = open_db(pg.url)
+            assert wait_until(lambda: db.tables()[0].events == 300, 60)
+            assert db.tables()[0].missing == 0 and db.gaps() == []
+            hub.send_signal(signal.SIGTERM)
+            assert hub.wait(20) == 0
+            log = hub.stderr.read() if hub.stderr else ""
+            assert "the club database failed" in log
+        finally:
+            if hub.poll() is None:
+                hub.kill()
+                hub.wait()
+            db.close()
+            table.close()
+            watcher.close()
