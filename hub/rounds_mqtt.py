@@ -91,7 +91,10 @@ class RoundsService:
     # -- the worker --------------------------------------------------------------------------
 
     def _run(self) -> None:
-        self.republish_all()
+        try:
+            self.republish_all()
+        except Exception:  # the database is away: the ticks below try again
+            log.exception("club desk: republishing the events")
         next_tick = time.monotonic()
         while True:
             try:
