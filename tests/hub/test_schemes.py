@@ -168,3 +168,37 @@ def test_mjtable_hub_standings_by_placement(tmp_path: Path) -> None:
     assert rows == [("Ann", 4), ("Di", 4), ("Cy", 4), ("Bob", 2)]
     bad = hub_standings("--scheme", "swiss")
     assert bad.returncode == 2 and json.loads(bad.stdout)["where"] == "--scheme"
+
+
+def test_american_points_from_a_simulated_table_reach_the_standings(tmp_path: Path) -> None:
+    """An American table plays (the engine books each hand's tournament points with
+    tournament_points, SC-9); its log is folded by the hub; the american scheme sums exactly
+    what the table booked, seat by seat mapped to the players who sat there."""
+    import sqlite3
+
+    from hub.db import ClubDB
+    from hub.ingest import Folder
+
+    store = tmp_path / "table.sqlite3"
+    run = subprocess.run([sys.executable, "-c", "import sys; from controller.cli import main; "
+                          "sys.exit(main())", "simulate", "--headless", "--ruleset", "american",
+                          "--hands", "3", "--seed", "4", "--names", "Ann,Bob,Cy,Dee",
+                          "--store", str(store)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    with sqlite3.connect(store) as conn:
+        events = [json.loads(b) for (b,) in conn.execute("SELECT body FROM events ORDER BY seq")]
+    db = ClubDB(str(tmp_path / "club.db"))
+    folder = Folder(db)
+    expected: dict[str, int] = {}
+    for event in events:
+        folder.ingest("am1", event)
+        if event["type"] == "HandScored":
+            for seat, points in event["score"]["tournament"].items():
+                name = event["players"][seat]
+                expected[name] = expected.get(name, 0) + points
+    last = events[-1]["seq"]
+    folder.ingest("am1", {"seq": last + 1, "type": "GameEnded", "game": 1, "reason": "time"})
+    out = standings(db.games(), "american").to_json()
+    db.close()
+    assert {p["name"]: p["points"] for p in out["players"]} == expected  # type: ignore[union-attr]
+    assert len(expected) == 4 and any(expected.values())
