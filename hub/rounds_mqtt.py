@@ -7,7 +7,9 @@ Topics (docs/mqtt.md, "The club tree"), under ``mahjong/v1/club/``:
   (``start``, ``end``), ``standings``.
 * retained: ``events/<id>`` (the event), ``events/<id>/seating`` (every round's tables and
   winds, the next round's marked), ``events/<id>/clock`` (the round clock),
-  ``events/<id>/standings`` (by the event's scheme, with the games in progress).
+  ``events/<id>/standings`` (by the event's scheme, with the games in progress),
+  ``events/<id>/tables`` (each table of the running round: its answer to ``cmd/game``, null
+  until it answers).
 
 Starting a round sends each of its tables ``mahjong/v1/<table>/cmd/game`` ``start`` with the
 drawn players in seat order; the tables' answers are folded into the round's published state.
@@ -163,7 +165,9 @@ class RoundsService:
                 command = table_command(seat)
                 self.publish(f"{self.prefix}/{table}/cmd/game", command, retain=False)
                 sent[table] = command["players"]
+                self.table_answers.pop(table, None)  # the answer to this round's command
             self.publish_event(event)
+            self.publish_tables(event)
             return {"event": event.id, "round": seating.number, "tables": sent,
                     "byes": list(seating.byes), "clock": event.clock_state(at)}
         if action == "end":
@@ -179,10 +183,25 @@ class RoundsService:
         return body
 
     def _table_answer(self, table: str, payload: bytes) -> None:
+        """A table's answer to its ``cmd/game``: published for every event whose running
+        round seats that table, so the organiser sees a table that refused (a game still
+        going on there, a name it would not take)."""
         try:
-            self.table_answers[table] = json.loads(payload)
+            answer = json.loads(payload)
         except ValueError:
-            self.table_answers[table] = {"ok": False, "error": "not JSON"}
+            answer = {"ok": False, "error": "not JSON"}
+        if not isinstance(answer, dict):
+            answer = {"ok": False, "error": "not a JSON object"}
+        self.table_answers[table] = answer
+        for event in self.desk.events():
+            if event.started and event.seated_at(event.started, table) is not None:
+                self.publish_tables(event)
+
+    def publish_tables(self, event: Event) -> None:
+        body = {"event": event.id, "round": event.started, "tables": {
+            t: self.table_answers.get(t) for t in
+            (event.tables[s.table - 1] for s in event.seating[event.started - 1].tables)}}
+        self.publish(self.topic("events", event.id, "tables"), body, retain=True)
 
     # -- publishing --------------------------------------------------------------------------
 

@@ -110,6 +110,22 @@ def test_an_evening_run_through_the_hub(club: tuple[LocalMosquitto, ClubDB, Roun
         for table, players in sent.items():
             assert {"action": "start", "players": players} in rec.json_on(f"{table}/cmd/game")
         assert started["clock"]["ends"] == "2026-12-06T20:00:00+00:00"
+        # each table's answer to its command is published for the organiser
+        org.client.publish("mahjong/v1/t1/cmd/game/result", json.dumps(
+            {"ok": True, "game": 1}), qos=1)
+        org.client.publish("mahjong/v1/t2/cmd/game/result", json.dumps(
+            {"ok": False, "error": "a game with booked hands goes on", "where": "payload"}),
+            qos=1)
+
+        def answered() -> dict[str, Any] | None:
+            seen = rec.json_on("club/events/friday/tables")
+            return seen[-1] if seen and None not in seen[-1]["tables"].values() else None
+
+        assert wait_until(lambda: answered() is not None, 5)
+        assert answered() == {"event": "friday", "round": 1, "tables": {
+            "t1": {"ok": True, "game": 1},
+            "t2": {"ok": False, "error": "a game with booked hands goes on",
+                   "where": "payload"}}}
 
         # a second start while the round runs is refused, once, by name
         again = org.send("round", {"event": "friday", "action": "start"})

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from face_helpers import console_errors, shot, wait_for
+from paho.mqtt import publish
 
 from controller.broker import LocalMosquitto
 from hub.db import ClubDB
@@ -130,6 +131,15 @@ def test_the_club_page_shows_tables_standings_seating_and_players(
         for name in seated["t1"]:
             assert name in mini.text
         shot(browser, "club-page.png")
+
+        # a table answers the round's cmd/game with a refusal: the organiser sees it named
+        publish.single("mahjong/v1/t2/cmd/game/result", json.dumps(
+            {"ok": False, "error": "a game with booked hands goes on"}), qos=1,
+            hostname=club.broker.host, port=club.broker.port)
+        warning = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".refused-table"),
+                           10, "the refusal shown")
+        assert warning[0].text == \
+            "t2 did not start the round: a game with booked hands goes on"
 
         # a player's page from the standings
         browser.find_element(By.LINK_TEXT, a).click()

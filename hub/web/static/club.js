@@ -135,6 +135,11 @@ function eventBox(id, ev) {
     head.appendChild(c);
   }
   box.appendChild(head);
+  // A table that refused the round's game (a game with booked hands still going on there).
+  for (const [table, answer] of Object.entries((ev.tables || {}).tables || {})) {
+    if (answer && !answer.ok)
+      box.appendChild(el("p", "refused-table", `${table} did not start the round: ${answer.error}`));
+  }
   const body = el("div", "event-body");
   const left = el("div");
   left.appendChild(el("h3", "", "Standings"));
