@@ -171,9 +171,20 @@ class RoundsService:
             return {"event": event.id, "round": seating.number, "tables": sent,
                     "byes": list(seating.byes), "clock": event.clock_state(at)}
         if action == "end":
+            end_games = payload.get("end_games", False)
+            if not isinstance(end_games, bool):
+                raise EventError("true or false", "end_games")
             event = self.desk.end_round(payload, at)
+            ended = []
+            if end_games:  # time: each table's game ends with the totals so far
+                for seat in event.seating[event.started - 1].tables:
+                    table = event.tables[seat.table - 1]
+                    self.publish(f"{self.prefix}/{table}/cmd/game", {
+                        "action": "end", "reason": f"round {event.started} time"})
+                    ended.append(table)
             self.publish_event(event)
-            return {"event": event.id, "round": event.started, "clock": event.clock}
+            return {"event": event.id, "round": event.started, "clock": event.clock,
+                    "games_ended": ended}
         raise EventError("one of start, end", "action")
 
     def _cmd_standings(self, payload: dict[str, Any]) -> dict[str, Any]:

@@ -153,8 +153,14 @@ def test_an_evening_run_through_the_hub(club: tuple[LocalMosquitto, ClubDB, Roun
         clock.t += timedelta(minutes=61)
         assert wait_until(lambda: any(c["state"] == "time" for c in
                                       rec.json_on("club/events/friday/clock")), 5)
-        ended = org.send("round", {"event": "friday", "action": "end"})
+        bad = org.send("round", {"event": "friday", "action": "end", "end_games": "yes"})
+        assert bad == {"ok": False, "error": "true or false", "where": "end_games"}
+        ended = org.send("round", {"event": "friday", "action": "end", "end_games": True})
         assert ended["ok"] and ended["clock"]["state"] == "ended"
+        assert sorted(ended["games_ended"]) == ["t1", "t2"]
+        for table in ("t1", "t2"):  # at time, each table is told to end its game
+            assert wait_until(lambda t=table: {"action": "end", "reason": "round 1 time"}
+                              in rec.json_on(f"{t}/cmd/game"), 5)
         second = org.send("round", {"event": "friday", "action": "start"})
         assert second["ok"] and second["round"] == 2
     finally:
