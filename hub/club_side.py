@@ -2,18 +2,19 @@
 (:mod:`hub.rounds_mqtt`) and, where asked for, the club page (:mod:`hub.web.server`).
 
 Each keeps its own connection to the club database and to the broker, so the hub's ingest
-never waits on a standings computation or a page."""
+never waits on a standings computation or a page; and it starts only once the hub has
+subscribed (:class:`Beside`), so it never delays the tables' events either."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
+from typing import Any
 
 from hub.db import open_db
 from hub.rounds_mqtt import RoundsService
-from hub.web.club_view import ClubView
-from hub.web.server import ClubPage
 
 log = logging.getLogger("mjtable.hub")
 
@@ -25,15 +26,21 @@ class ClubSide:
         self.db = open_db(db)
         self.desk = RoundsService(self.db, host, port, username=username, password=password,
                                   client_id=f"mjtable-{hub_id}-desk")
-        self.view = ClubView(host, port, username=username, password=password,
-                             client_id=f"mjtable-{hub_id}-page") if web else None
-        self.page = ClubPage(self.view, self.db, *web) if self.view and web else None
+        self.view: Any = None
+        self.page: Any = None
+        if web is not None:  # aiohttp only where a page is served
+            from hub.web.club_view import ClubView
+            from hub.web.server import ClubPage
+
+            self.view = ClubView(host, port, username=username, password=password,
+                                 client_id=f"mjtable-{hub_id}-page")
+            self.page = ClubPage(self.view, self.db, *web)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.url = ""
 
     def start(self) -> None:
         self.desk.start()
-        if self.page is None or self.view is None:
+        if self.page is None:
             return
         self.view.start()
         self.loop = asyncio.new_event_loop()
@@ -49,3 +56,32 @@ class ClubSide:
             self.view.stop()
         self.desk.stop()
         self.db.close()
+
+
+class Beside:
+    """Starts the events side once ``ready`` is set (the hub has subscribed), on a thread of
+    its own; :meth:`stop` stops it if it started."""
+
+    def __init__(self, ready: threading.Event, make: Callable[[], ClubSide]) -> None:
+        self._ready, self._make = ready, make
+        self._lock = threading.Lock()
+        self._stopped = False
+        self.side: ClubSide | None = None
+        threading.Thread(target=self._run, name="club-side", daemon=True).start()
+
+    def _run(self) -> None:
+        self._ready.wait()
+        with self._lock:
+            if self._stopped:
+                return
+            try:
+                self.side = self._make()
+                self.side.start()
+            except Exception:  # the hub goes on without its desk: say why
+                log.exception("the club's desk and page did not start")
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            if self.side is not None:
+                self.side.stop()

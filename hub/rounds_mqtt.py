@@ -98,6 +98,7 @@ class RoundsService:
         except Exception:  # the database is away: the ticks below try again
             log.exception("club desk: republishing the events")
         next_tick = time.monotonic()
+        failing = False
         while True:
             try:
                 item = self.inbox.get(timeout=max(0.0, next_tick - time.monotonic()))
@@ -112,8 +113,15 @@ class RoundsService:
                 if time.monotonic() >= next_tick:
                     next_tick = time.monotonic() + self.tick
                     self.refresh()
-            except Exception:  # the desk must outlive any one message
-                log.exception("club desk: %s", topic)
+                failing = False
+            except Exception as exc:  # the desk must outlive any one message
+                # Once per failure, not every tick: a database away for an hour must not
+                # fill the log (or block a hub whose stderr nobody reads).
+                if not failing:
+                    log.exception("club desk: %s", topic or "refresh")
+                else:
+                    log.debug("club desk still failing: %s", exc)
+                failing = True
 
     def _message(self, topic: str, payload: bytes) -> None:
         parts = topic.split("/")

@@ -123,15 +123,15 @@ def _run_hub(args: argparse.Namespace) -> int:
                            # the club broker's login, from the unit's root-only EnvironmentFile
                            username=os.environ.get("MJTABLE_HUB_USER"),
                            password=os.environ.get("MJTABLE_HUB_PASSWORD"))
-    # The events side: the organiser's desk on the club broker, and the club page.
-    from hub.club_side import ClubSide
+    # The events side (the organiser's desk, the club page), once the hub has subscribed.
+    from hub.club_side import Beside, ClubSide
 
     web = _broker(args.web, "--web", allow_zero=True) if args.web else None
-    side = ClubSide(args.db, broker[0], broker[1], web, settings.username, settings.password,
-                    args.hub_id)
-    side.start()
+    hub = Hub(settings, db)
+    side = Beside(hub.connected, lambda: ClubSide(
+        args.db, broker[0], broker[1], web, settings.username, settings.password, args.hub_id))
     try:
-        Hub(settings, db).run_until_signalled()
+        hub.run_until_signalled()
     finally:
         side.stop()
     return 0
