@@ -103,7 +103,10 @@ if [ -n "${CLUB:-}" ]; then
         sed -e "s/TABLE_ID/$TABLE_ID/g" -e "s/CLUB_HOST/$CLUB_HOST/" -e "s/CLUB_PORT/$CLUB_PORT/" \
             "$SRC/deploy/mosquitto/club-bridge.conf"
         echo "remote_username $TABLE_ID"
-        echo "remote_password $(cat "$CLUB_PASSWORD_FILE")"
+        # the secret goes from its file into the config, never onto a command line
+        printf 'remote_password '
+        tr -d '\n' < "$CLUB_PASSWORD_FILE"
+        echo
         echo "bridge_cafile /etc/mosquitto/club-ca.crt"
     } > /etc/mosquitto/conf.d/club-bridge.conf
     umask 022

@@ -8,7 +8,8 @@
 # command every table on this broker). Each password is drawn once from /dev/urandom into
 # SECRETS_DIR/<user>.password (mode 0600; deploy/install.sh then gives the table's own to group
 # mahjong); existing ones are kept. PASSWD_FILE gets their hashes: mosquitto_passwd -U hashes a
-# private plain file in place, so no secret is ever an argument (visible in `ps`) or printed.
+# private plain file in place, so no secret is ever an argument (visible in `ps`) or printed
+# (deploy/mqtt-users.sh does the drawing and hashing for this and the club broker).
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
@@ -23,24 +24,4 @@ if [ "${4:-}" = "--organiser" ]; then
     USERS+=(organiser)
 fi
 
-umask 077
-mkdir -p "$SECRETS"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-: > "$WORK/plain"
-for user in "${USERS[@]}"; do
-    secret_file="$SECRETS/$user.password"
-    if [ ! -s "$secret_file" ]; then
-        head -c 18 /dev/urandom | base64 | tr -d '/+=\n' > "$secret_file"
-        echo "made a password for MQTT user $user: $secret_file"
-    fi
-    printf '%s:%s\n' "$user" "$(cat "$secret_file")" >> "$WORK/plain"
-done
-mosquitto_passwd -U "$WORK/plain"
-
-# Keep the broker's other users; replace these.
-touch "$PASSWD"
-grep -v -F -f <(printf '%s:\n' "${USERS[@]}") "$PASSWD" > "$WORK/others" || true
-cat "$WORK/others" "$WORK/plain" > "$WORK/passwd"
-cat "$WORK/passwd" > "$PASSWD"
+exec "$(dirname "$0")/mqtt-users.sh" "$SECRETS" "$PASSWD" "${USERS[@]}"

@@ -60,8 +60,10 @@ def _is_url(target: str) -> bool:
     return "://" in target
 
 
-def make_engine(target: str) -> Engine:
-    """An engine for a SQLite file path or a database URL."""
+def make_engine(target: str, writer: bool = True) -> Engine:
+    """An engine for a SQLite file path or a database URL. On SQLite a ``writer`` takes the
+    write lock when its transaction begins; a reader does not (in WAL mode readers never wait
+    for the writer, nor it for them)."""
     if not _is_url(target):
         engine = create_engine(f"sqlite:///{target}", connect_args={"timeout": 30})
 
@@ -76,7 +78,7 @@ def make_engine(target: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
 
         return engine
     return create_engine(target, pool_pre_ping=True)
@@ -88,6 +90,8 @@ class ClubDB:
     def __init__(self, target: str) -> None:
         self.target = target
         self.engine = make_engine(target)
+        # the read API's own engine: on SQLite the club page's reads never hold up the hub
+        self.reader = make_engine(target, writer=False) if not _is_url(target) else self.engine
         s.metadata.create_all(self.engine)
 
     @property
@@ -96,6 +100,7 @@ class ClubDB:
 
     def close(self) -> None:
         self.engine.dispose()
+        self.reader.dispose()
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -112,7 +117,7 @@ class ClubDB:
             query = query.where(s.games.c.finished == finished)
         if table is not None:
             query = query.where(s.games.c.table_id == table)
-        with self.engine.begin() as conn:
+        with self.reader.begin() as conn:
             rows = conn.execute(query).all()
             ids = self._seat_ids(conn)
         return [self._record(row, ids) for row in rows]
@@ -124,7 +129,7 @@ class ClubDB:
 
     def players(self) -> list[Player]:
         """Registered players, by name."""
-        with self.engine.begin() as conn:
+        with self.reader.begin() as conn:
             rows = conn.execute(select(s.players).order_by(s.players.c.name_key)).all()
         return [Player(r.id, r.club_id, r.name) for r in rows]
 
@@ -138,7 +143,7 @@ class ClubDB:
 
     def player_games(self, player_id: int) -> list[GameRecord]:
         """Every game (finished or running) the player sat in, oldest first."""
-        with self.engine.begin() as conn:
+        with self.reader.begin() as conn:
             keys = {(r.table_id, r.game) for r in conn.execute(
                 select(s.game_players.c.table_id, s.game_players.c.game)
                 .where(s.game_players.c.player_id == player_id)).all()}
@@ -146,14 +151,14 @@ class ClubDB:
 
     def tables(self) -> list[TableRecord]:
         """Every table the hub has heard from, by id."""
-        with self.engine.begin() as conn:
+        with self.reader.begin() as conn:
             rows = conn.execute(select(s.tables).order_by(s.tables.c.table_id)).all()
         return [TableRecord(r.table_id, r.first_seq, r.last_seq, r.events, r.status,
                             r.registered_at, r.seen_at) for r in rows]
 
     def gaps(self) -> list[tuple[str, int, int]]:
         """Open gaps in the tables' streams: (table, first missing seq, last missing seq)."""
-        with self.engine.begin() as conn:
+        with self.reader.begin() as conn:
             rows = conn.execute(select(s.gaps).order_by(s.gaps.c.table_id,
                                                         s.gaps.c.first)).all()
         return [(r.table_id, r.first, r.last) for r in rows]

@@ -262,8 +262,8 @@ class Hub:
                 "database_error": counts.database_error,
             }
         tables = self.db.tables()
-        out["tables"] = {t.table: {"last_seq": t.last_seq, "missing": t.missing,
-                                   "status": t.status} for t in tables}
+        out["tables"] = {t.table: {"first_seq": t.first_seq, "last_seq": t.last_seq,
+                                   "missing": t.missing, "status": t.status} for t in tables}
         out["gaps"] = [{"table": t, "first": a, "last": b} for t, a, b in self.db.gaps()]
         return out
 

@@ -28,23 +28,4 @@ for table in "$@"; do
 done
 USERS=(hub organiser viewer "$@")
 
-umask 077
-mkdir -p "$SECRETS"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-: > "$WORK/plain"
-for user in "${USERS[@]}"; do
-    secret_file="$SECRETS/$user.password"
-    if [ ! -s "$secret_file" ]; then
-        head -c 18 /dev/urandom | base64 | tr -d '/+=\n' > "$secret_file"
-        echo "made a password for MQTT user $user: $secret_file"
-    fi
-    printf '%s:%s\n' "$user" "$(cat "$secret_file")" >> "$WORK/plain"
-done
-mosquitto_passwd -U "$WORK/plain"
-
-touch "$PASSWD"
-grep -v -F -f <(printf '%s:\n' "${USERS[@]}") "$PASSWD" > "$WORK/others" || true
-cat "$WORK/others" "$WORK/plain" > "$WORK/passwd"
-cat "$WORK/passwd" > "$PASSWD"
+exec "$(dirname "$0")/../mqtt-users.sh" "$SECRETS" "$PASSWD" "${USERS[@]}"

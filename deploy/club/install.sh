@@ -66,7 +66,9 @@ umask 077
     echo "MJTABLE_HUB_ID=hub"
     echo "MJTABLE_HUB_DB=$HUB_DB"
     echo "MJTABLE_HUB_USER=hub"
-    echo "MJTABLE_HUB_PASSWORD=$(cat "$SECRETS/hub.password")"
+    printf 'MJTABLE_HUB_PASSWORD='
+    tr -d '\n' < "$SECRETS/hub.password"
+    echo
 } > "$ETC/hub.env"
 chmod 0600 "$ETC/hub.env"
 umask 022

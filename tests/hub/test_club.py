@@ -59,6 +59,9 @@ def test_a_club_night_survives_a_network_cut_and_a_killed_hub(tmp_path: Path) ->
     try:
         club.club.start()
         club.start_hub()
+        # The hub's session exists before the first table publishes (on the club broker
+        # nothing is kept for a subscriber that never was).
+        assert wait_until(lambda: _status(club).get("state") == "online", 30)
         tables = [club.add_table(t, names, *args, *PACE) for t, names, args in TABLES]
         with (tmp_path / "tables.log").open("w") as log:
             for table in tables:

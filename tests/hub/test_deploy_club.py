@@ -55,9 +55,18 @@ def test_the_hub_unit_passes_systemd_analyze(tmp_path: Path) -> None:
     assert float(found.group(1)) <= EXPOSURE_LIMIT
 
 
-@pytest.mark.parametrize("script", ["club/install.sh", "club/club-accounts.sh", "install.sh"])
+@pytest.mark.parametrize("script", ["club/install.sh", "club/club-accounts.sh", "install.sh",
+                                    "mqtt-users.sh"])
 def test_the_install_scripts_parse(script: str) -> None:
     assert subprocess.run(["bash", "-n", str(DEPLOY / script)], timeout=10).returncode == 0
+
+
+def test_no_secret_is_an_argument_or_shown() -> None:
+    # a secret on a command line is visible to every user in `ps`
+    for script in ("club/install.sh", "club/club-accounts.sh", "install.sh", "mqtt-users.sh"):
+        text = (DEPLOY / script).read_text()
+        assert "mosquitto_passwd -b" not in text and "password $" not in text, script
+        assert "PASSWORD=$" not in text, script
 
 
 def test_club_accounts_refuse_a_table_named_like_a_role(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_the_hub_refuses_bad_events_says_why_and_stops_cleanly(
             status = last()
             assert status["last_refused"]["where"] == "topic"
             assert "'club' is the hub's own tree" in status["last_refused"]["error"]
-            assert status["tables"]["t1"] == {"last_seq": 10, "missing": 4,
+            assert status["tables"]["t1"] == {"first_seq": 1, "last_seq": 10, "missing": 4,
                                               "status": "unknown"}
             assert status["gaps"] == [{"table": "t1", "first": 6, "last": 9}]
             # the refused messages changed nothing; the good ones are all there

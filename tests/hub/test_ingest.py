@@ -60,22 +60,22 @@ def test_games_are_the_tables_own_scoresheet(club_db: ClubDB,
 
 
 def test_copies_and_any_order_count_once(club_db: ClubDB,
-                                         american_game: list[dict[str, Any]]) -> None:
-    shuffled = american_game + random.Random(7).sample(american_game, 300)
+                                         code_hands: list[dict[str, Any]]) -> None:
+    shuffled = code_hands + random.Random(7).sample(code_hands, 150)
     random.Random(8).shuffle(shuffled)
     ingest_all(club_db, "t1", shuffled)
-    assert summary(club_db, "t1") == expected(american_game, "american")
-    assert club_db.tables()[0].events == len(american_game)
+    assert summary(club_db, "t1") == expected(code_hands, "code1924/mixed")
+    assert club_db.tables()[0].events == len(code_hands)
     assert club_db.gaps() == []
 
 
 def test_two_hubs_on_one_database_count_each_hand_once(
-        db_target: str, american_game: list[dict[str, Any]]) -> None:
+        db_target: str, code_hands: list[dict[str, Any]]) -> None:
     # Two hubs, each with its own connection and cache, take overlapping shares of one
     # stream at the same time (a shared subscription hands messages round-robin; a table
     # resends its outbox after a crash): the database's key decides.
     hubs = [open_db(db_target), open_db(db_target)]
-    shares = [american_game[0::2] + american_game[100:400], american_game[1::2]]
+    shares = [code_hands[0::2] + code_hands[100:250], code_hands[1::2]]
     failures: list[BaseException] = []
 
     def run(db: ClubDB, events: list[dict[str, Any]]) -> None:
@@ -91,8 +91,8 @@ def test_two_hubs_on_one_database_count_each_hand_once(
     for thread in threads:
         thread.join(120)
     assert failures == []
-    assert summary(hubs[0], "t1") == expected(american_game, "american")
-    assert hubs[1].tables()[0].events == len(american_game)
+    assert summary(hubs[0], "t1") == expected(code_hands, "code1924/mixed")
+    assert hubs[1].tables()[0].events == len(code_hands)
     for db in hubs:
         db.close()
 
@@ -162,3 +162,18 @@ def test_raw_standings_sum_the_finished_games(club_db: ClubDB,
         name: sum(h["winner"] == name for h in game["hands"]) for name in game["players"]}
     assert all(r["games"] == 1 and set(r) == {"name", "points", "games", "hands_won"}
                for r in rows)
+
+
+def test_a_long_read_never_holds_up_the_hub_on_sqlite(
+        tmp_path: Any, code_hands: list[dict[str, Any]]) -> None:
+    # The club page reads while the hub writes: on SQLite (WAL) a read transaction does not
+    # take the write lock, so an event is stored while a read is still open.
+    page, hub = open_db(str(tmp_path / "club.db")), open_db(str(tmp_path / "club.db"))
+    folder = Folder(hub)
+    folder.ingest("t1", code_hands[0])
+    with page.reader.begin() as conn:
+        assert conn.exec_driver_sql("SELECT COUNT(*) FROM club_events").scalar() == 1
+        done = folder.ingest("t1", code_hands[1])
+        assert done.new and hub.tables()[0].events == 2
+    page.close()
+    hub.close()
