@@ -107,6 +107,7 @@ class Hub:
         self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
 
     # -- lifetime ----------------------------------------------------------------------------
@@ -169,6 +170,14 @@ class Hub:
         log.info("connected to %s:%s (session %s)", self.settings.host, self.settings.port,
                  "resumed" if flags.session_present else "new")
         client.subscribe(subscriptions(self.settings.share, self.settings.tables))
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: object, mid: int,
+                      reasons: list[ReasonCode], properties: Properties | None) -> None:
+        refused = [r for r in reasons if r.is_failure]
+        if refused:  # the club broker's ACL: say so, the status cannot wait for events
+            log.error("the club broker refused a subscription: %s", refused[0])
+        # Ready (and online) only once the broker holds the subscriptions: from here on
+        # nothing the tables publish passes the hub by.
         self.connected.set()
         self.publish_status()
 
