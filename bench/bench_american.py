@@ -10,17 +10,26 @@ Measures, on a 60-line card made of the sample card and generated lines:
 * a whole `mjtable card check` process, start to answer (target: <= 0.3 s);
 * whole simulated hands on the sample card (bots, invariants and the mirror cross-check).
 Prints one JSON object. Medians, never single runs: the machine is shared and noisy.
+
+    .venv/bin/python bench/bench_american.py --against REV [--hands 20]
+
+instead times the engine's ``apply()``, each call alone, as the bots play whole hands on the
+sample card (full mode, and the mirror each hand is cross-checked with), with this tree's engine
+and with the engine of git revision REV side by side: the two alternate in fresh processes,
+three rounds, the best median of each kept; the ratios are what to quote.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import random
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -91,6 +100,61 @@ def exposed_hand(rng: random.Random, card: CompiledCard) -> Hand:
             continue
 
 
+# Run in a fresh process with the engine to measure first on the path. The bots' own ``apply``
+# is wrapped, so the same code times an engine from before ``apply`` returned the hand after.
+_APPLY_CHILD = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from config.cards import SAMPLE_CARD, load_card
+import engine.american.bots as bots
+samples = []
+inner, clock = bots.apply, time.perf_counter_ns
+def timed(state, command):
+    t0 = clock()
+    try:
+        return inner(state, command)
+    finally:
+        samples.append(clock() - t0)
+bots.apply = timed
+card, hands = load_card(SAMPLE_CARD), int(sys.argv[2])
+c0 = time.process_time()
+summary = bots.play_hands(card, hands, seed=1)
+cpu = time.process_time() - c0
+samples.sort()
+print(json.dumps({"calls": len(samples), "median_us": samples[len(samples) // 2] / 1000,
+                  "p99_us": samples[int(len(samples) * 0.99)] / 1000,
+                  "hands_per_cpu_s": hands / cpu, "violations": summary["violations"]}))
+"""
+
+
+def compare_apply(rev: str, hands: int, rounds: int = 3) -> dict[str, object]:
+    """``apply()`` per call and hands per CPU-second, best of ``rounds``, at REV and here."""
+    best: dict[str, dict[str, float]] = {"before": {}, "after": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "archive", "--format=tar", rev, "engine"], cwd=ROOT,
+                                 check=True, capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        for _ in range(rounds):
+            for side, root in (("before", tmp), ("after", str(ROOT))):
+                run = subprocess.run([sys.executable, "-c", _APPLY_CHILD, root, str(hands)],
+                                     cwd=ROOT, check=True, capture_output=True, text=True)
+                got = json.loads(run.stdout)
+                assert got["violations"] == 0, got
+                row = best[side]
+                for key in ("median_us", "p99_us"):
+                    row[key] = min(row.get(key, float("inf")), got[key])
+                row["hands_per_cpu_s"] = max(row.get("hands_per_cpu_s", 0.0),
+                                             got["hands_per_cpu_s"])
+                row["calls"] = got["calls"]
+    ratios = {key: round(best["after"][key] / best["before"][key], 2)
+              for key in ("median_us", "p99_us", "hands_per_cpu_s")}
+    return {"against": rev, "load_average": list(os.getloadavg()), "hands": hands,
+            "before": {k: round(v, 2) for k, v in best["before"].items()},
+            "after": {k: round(v, 2) for k, v in best["after"].items()},
+            "ratio_after_over_before": ratios}
+
+
 def median_ms(samples: list[float]) -> float:
     return round(statistics.median(samples) * 1000, 3)
 
@@ -98,7 +162,12 @@ def median_ms(samples: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=300)
+    parser.add_argument("--against", metavar="REV",
+                        help="time apply() with this tree's engine beside the engine at git REV")
     args = parser.parse_args()
+    if args.against:
+        print(json.dumps(compare_apply(args.against, min(args.hands, 20)), indent=2))
+        return
     text = sixty_line_card()
     report: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import ssl
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +122,8 @@ def _long_number_line(text: str) -> int:
 
 
 def check_files(cfg: TableConfig, file: str) -> list[ConfigProblem]:
-    """Files the table will read at start that cannot be read now (the MQTT password)."""
+    """Files the table will read at start that cannot be read now (the MQTT password, the
+    broker's CA)."""
     problems: list[ConfigProblem] = []
     if cfg.mqtt.enabled and cfg.mqtt.password_file:
         try:
@@ -131,7 +133,22 @@ def check_files(cfg: TableConfig, file: str) -> list[ConfigProblem]:
                 file, "mqtt.password_file",
                 f"cannot read {cfg.mqtt.password_file}: {exc.strerror or exc}",
             ))
+    if cfg.mqtt.enabled and cfg.mqtt.ca_file:
+        error = ca_file_problem(cfg.mqtt.ca_file)
+        if error:
+            problems.append(ConfigProblem(file, "mqtt.ca_file", error))
     return problems
+
+
+def ca_file_problem(path: str) -> str:
+    """Why ``path`` cannot serve as the CA to trust for TLS ("" if it can)."""
+    try:
+        ssl.create_default_context(cafile=path)
+    except OSError as exc:
+        if isinstance(exc, ssl.SSLError):
+            return f"{path} holds no PEM certificate: {exc.reason or exc}"
+        return f"cannot read {path}: {exc.strerror or exc}"
+    return ""
 
 
 def bundled_path(name: str) -> Path:

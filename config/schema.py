@@ -238,8 +238,18 @@ class MqttSection(_Section):
     # The password lives in its own file (mode 0600), never in the table file.
     password_file: str = ""
     tls: bool = False
+    # The CA certificate (PEM) to trust for the broker's TLS: a club's or a table's own CA
+    # (deploy/make-certs.sh). Empty: the system's CA store.
+    ca_file: str = ""
     keepalive: int = Field(default=15, ge=5, le=3600)
     topic_prefix: str = "mahjong/v1"
+
+    @model_validator(mode="after")
+    def _ca_file_needs_tls(self) -> MqttSection:
+        if self.ca_file and not self.tls:
+            raise ValueError("ca_file: a CA is used only over TLS: set mqtt.tls = true "
+                             "(and the broker's TLS port, 8883)")
+        return self
 
     @field_validator("topic_prefix")
     @classmethod

@@ -18,28 +18,31 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from controller.american_mirror import claim_for, command_for
 from controller.inputs import InputError, Observation, ObservationKind, Press
-from controller.lights import LightLog, Pattern, Show
+from controller.lights import LightLog
 from controller.live_table import (
     SCORED,
     LiveTable,
     Outcome,
     TableSettings,
-    rotate,
 )
 from controller.referee import Amend, Challenge, CommandError, RefereeCommand
 from controller.store import EventStore, dumps
 from engine.american import commands as am
+from engine.american import events as ev
 from engine.american.compiled import CompiledCard
+from engine.american.events import AmericanEvent
 from engine.american.family import options_for
-from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand, public_view
+from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand
 from engine.commands import Command
 from engine.errors import MalformedInput, RuleViolation
+from engine.events import Event
+from engine.family import family_for
 from engine.messages import COMMANDS
 from engine.seats import Seat
 
@@ -68,6 +71,7 @@ class AmericanTable(LiveTable):
             card = card_at(settings.card)
         self.card = card
         self.options = options_for(settings.ruleset, self.card)  # unknown name: ValueError
+        self.family = family_for(settings.ruleset, self.card)
         self._setup(settings, store, lights, on_append, wallclock)
         self.state: AmericanHand | None = None
         self.recover()
@@ -80,7 +84,7 @@ class AmericanTable(LiveTable):
         if kind == SCORED and record.get("result") in ("mahjong", "wall"):
             # "After each hand, whether won or a wall game, the East seat and the dice pass
             # to the right" (seed 002, Choosing East); a hand thrown in is dealt again.
-            self.players = rotate(self.players)
+            self.scorekeeper.east_passes()
 
     def recover(self) -> None:
         """Back to exactly the state the log describes: the hand's accepted commands, applied
@@ -92,8 +96,8 @@ class AmericanTable(LiveTable):
         if not self.hand_no:
             return
         self.state = state = rebuild_hand(self.store, self.hand_no, self.card, self.options)
-        if state.result is None and state.step == "window" and state.calls:
-            self.window.open_at_restart()
+        if state.result is None and state.step == "window":
+            self.window.open_at_restart(state.live.opened_us if state.live else None)
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -103,14 +107,14 @@ class AmericanTable(LiveTable):
 
     def _record(
         self,
-        events: list[am.AmericanEvent],
+        events: Sequence[AmericanEvent],
         command: Command | None = None,
         table_events: list[dict[str, Any]] | None = None,
     ) -> list[dict[str, Any]]:
         records: list[dict[str, Any]] = []
         messages: list[tuple[str, bytes, int | None]] = []
         for i, event in enumerate(events):
-            if event.kind == "HandStarted":
+            if isinstance(event, ev.HandStarted):
                 self.hand_no += 1
             env = self._envelope()
             record: dict[str, Any] = {
@@ -125,7 +129,7 @@ class AmericanTable(LiveTable):
             records.append(record)
             public = {k: record[k] for k in PUBLIC_KEYS if k in record}
             messages.append((self.topics.events, dumps(public).encode(), env["seq"]))
-            if event.kind == "WindowClosed":  # the C-9 decision, with its rule
+            if isinstance(event, ev.WindowClosed):  # the C-9 decision, with its rule
                 decision = {"seq": env["seq"], "hand": self.hand_no, "type": "decision",
                             **(event.public or {})}
                 messages.append((self.topics.adjudications, dumps(decision).encode(), None))
@@ -143,53 +147,48 @@ class AmericanTable(LiveTable):
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._record([], table_events=bodies)
 
-    def _view(self) -> dict[str, Any]:
-        assert self.state is not None
-        return public_view(self.state)
-
     # -- the game --------------------------------------------------------------------------
 
-    def _new_hand(self) -> list[dict[str, Any]]:
-        state, events = new_hand(self.card, self.options, "mirror")
-        self.state = state
-        self.window.shut()
-        return self._record(events)
+    def _record_events(self, events: Sequence[Event]) -> list[dict[str, Any]]:
+        return self._record(_american(events))
 
     def _apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
         assert self.state is not None
         if isinstance(command, am.Discard | am.CloseWindow) and command.time_us is None:
             command = replace(command, time_us=now_us)  # the window's opening and closing
-        events = apply(self.state, command)
+        self.state, caused = self.family.apply(self.state, command)
+        events = _american(caused)
         records = self._record(events, command)
         self._after(events, now_us)
         if self.state.result is not None:
             records += self._finish_hand()
         return records
 
-    def _after(self, events: list[am.AmericanEvent], now_us: int) -> None:
+    def _after(self, events: Sequence[AmericanEvent], now_us: int) -> None:
+        """The call window and the LEDs follow what just happened."""
         for event in events:
-            seat = None if event.seat is None else event.seat.name
-            if event.kind == "Discarded":
+            if isinstance(event, ev.Discarded):
                 self.window.open(now_us)
-                self.lights.show(Pattern(Show.CALL_WINDOW, None, 0,
-                                         self.settings.courtesy_pause_ms))
-            elif event.kind == "CallMade":
-                self.lights.show(Pattern(Show.CLAIM_HEARD, seat))
-            elif event.kind == "WindowClosed":
+                self.cues.window_opened()
+            elif isinstance(event, ev.CallMade):
+                self.cues.call_heard(event.seat.name)
+            elif isinstance(event, ev.WindowClosed):
                 self.window.shut()
-                public = event.public if isinstance(event.public, dict) else {}
-                winner = public.get("winner")
-                if winner:
-                    self.lights.show(Pattern(Show.CLAIM_WON, str(winner)))
-                for claim in public.get("claims") or []:
-                    if str(claim).split(":")[0] != winner:
-                        self.lights.show(Pattern(Show.CLAIM_REFUSED, str(claim).split(":")[0]))
-            elif event.kind == "Drew":
+                winner = None if event.winner is None else event.winner.name
+                self.cues.window_decided(winner, (c.split(":")[0] for c in event.claims))
+            elif isinstance(event, ev.Drew):
                 self.window.shut()
-                self.lights.show(Pattern(Show.TURN, seat))
-            elif event.kind == "HandEnded":
+                self.cues.turn(event.seat.name)
+            elif isinstance(event, ev.HandEnded):
                 self.window.shut()
-                self.lights.show(Pattern(Show.HAND_OVER, None))
+                self.cues.hand_over(None)
+
+    def _resume_end(self) -> list[dict[str, Any]]:
+        """At a restart: a hand settled but not on the scoresheet is booked now; one booked
+        gets its next hand."""
+        if self.state is None or self.state.result is None:
+            return []
+        return self._new_hand() if self._scored_already() else self._finish_hand()
 
     def _finish_hand(self) -> list[dict[str, Any]]:
         """The scoresheet entry (the League's payments, settled by the engine), then the next
@@ -197,13 +196,9 @@ class AmericanTable(LiveTable):
         assert self.state is not None and self.state.result is not None
         result = self.state.result
         net = {str(k): int(v) for k, v in (result.get("net") or {}).items()}
-        entry: dict[str, Any] = {
-            "type": SCORED, "result": result["result"], "winner": result.get("winner"),
-            "rule": result.get("rule"), "players": dict(self.players), "net": net,
-            "net_by_player": {self.players[s]: v for s, v in net.items() if s in self.players},
-            "payments": result.get("payments", []),
-            "score": result,  # the whole scoresheet (controller/games.py)
-        }
+        entry = self.scorekeeper.entry(result["result"], result.get("winner"),
+                                       result.get("rule"), self.players, net,
+                                       result.get("payments", []), result)
         return self._record([], table_events=[entry]) + self._new_hand()
 
     # -- inputs ----------------------------------------------------------------------------
@@ -266,28 +261,25 @@ class AmericanTable(LiveTable):
             return {state.turn.name: count[state.turn.name]}
         return {}
 
-    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+    def _closing(self) -> Command:
+        return am.CloseWindow()
+
+    def _closes_before(self, command: Command) -> bool:
         """An exposure, a Mah Jongg shown or a discard shows the table moved on: the calls made
         are adjudicated first (C-5, C-9)."""
         state = self.state
-        assert state is not None
         moving_on = isinstance(command, am.Expose | am.DeclareMahJongg | am.Discard | am.Draw)
-        if moving_on and state.step == "window" and state.calls:
-            return self._apply(am.CloseWindow(), now_us)
-        return []
+        return moving_on and state is not None and state.step == "window" and bool(state.calls)
 
-    def tick(self, now_us: int) -> list[dict[str, Any]]:
+    def _closes_at_pause(self) -> bool:
         """The courtesy pause is over: with calls made, the window closes and C-9 decides; the
         last discard of the wall closes it too (W-1). Otherwise the next player's draw does."""
         state = self.state
-        if state is None:
-            return []
-        deadline = self.window.over(now_us)
-        if deadline is None:
-            return []
-        if state.step != "window" or not (state.calls or state.wall_left <= 0):
-            return []
-        return self._close_window(lambda: self._apply(am.CloseWindow(), now_us), deadline)
+        assert state is not None
+        return state.step == "window" and bool(state.calls or state.wall_left <= 0)
+
+    def _stays_open(self) -> None:
+        """Until the next player's draw closes it (C-5): the players see nothing new."""
 
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
         self.last_dice = (secrets.randbelow(6) + 1, secrets.randbelow(6) + 1)
@@ -295,6 +287,37 @@ class AmericanTable(LiveTable):
 
     def next_thrower(self) -> str:
         return "E"  # East throws to break the wall ("Breaking the wall")
+
+    # -- what the simulated camera asks of the mirror ----------------------------------------
+
+    def next_in_turn(self, state: AmericanHand, seat: Seat) -> Seat:
+        return state.next_player(seat)
+
+    def passes_taken(self) -> int:
+        state = self.state
+        if state is None:
+            return 0
+        return state.passes_made * len(state.players) + len(state.pending)
+
+    def passes_waiting(self) -> int:
+        return 0 if self.state is None else len(self.state.pending)
+
+    def hand_shown_taken(self, seat: str) -> bool:
+        """The Mah Jongg shown ends the hand (M-1)."""
+        result = None if self.state is None else self.state.result
+        return result is not None and result.get("winner") == seat
+
+    def won_on_draw_now(self) -> bool:
+        return self.state is not None and self.state.step == "discard"
+
+    def amendment(self, seat: str, tile: str) -> dict[str, Any] | None:
+        """The amendment of the seat's last discard: ``at`` its event's seq."""
+        discards = [r for r in self.store.events_of_hand(self.hand_no)
+                    if r["type"] == "Discarded" and r["seat"] == seat and r.get("command")]
+        if not discards:
+            return None
+        return {"at": discards[-1]["seq"], "command": {**discards[-1]["command"], "tile": tile},
+                "reason": "referee: the camera misread it"}
 
     # -- referee commands --------------------------------------------------------------------
 
@@ -359,8 +382,14 @@ def rebuild_hand(store: EventStore, hand: int, card: CompiledCard,
     for record in records:
         raw = replaced.get(record["seq"], record.get("command"))
         if raw is not None and record.get("command") is not None:
-            apply(state, _decode(raw, f"seq {record['seq']}: command"))
+            state, _ = apply(state, _decode(raw, f"seq {record['seq']}: command"))
     return state
+
+
+def _american(events: Sequence[Event]) -> list[AmericanEvent]:
+    out = [e for e in events if isinstance(e, AmericanEvent)]
+    assert len(out) == len(events), "the American family's events are American"
+    return out
 
 
 def _decode(raw: Any, where: str) -> Command:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
+from controller.american_table import AmericanTable, rebuild_hand
 from controller.inputs import Observation, ObservationKind
-from controller.world import Claims, Step
+from controller.live_table import LiveTable
+from controller.world import Claims, Step, World
 from engine.american import commands as am
-from engine.american.bots import GreedyBot, PlayStats, advance
+from engine.american.bots import GreedyBot, PlayStats, advance, shown_at_mahjong
 from engine.american.compiled import CompiledCard
-from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand
+from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand, public_view
 from engine.commands import Command
 from engine.errors import RuleViolation
 from engine.seats import SEATS, Seat
@@ -42,7 +45,7 @@ class AmericanHandWorld:
         self._shown: list[Step] = []
         self._calls: list[tuple[str, str]] = []
 
-    def _seen(self, command: Command, state: AmericanHand, concealed: tuple[int, ...]) -> None:
+    def _seen(self, command: Command, concealed: tuple[int, ...]) -> None:
         """What the table shows of a command the world just applied."""
         if isinstance(command, am.Call):
             self._calls.append((command.seat.name, "mahjong" if command.kind == "mahjong"
@@ -77,34 +80,29 @@ class AmericanHandWorld:
             self._shown.append(_obs(ObservationKind.HAND_SHOWN, seat, concealed))
         # CloseWindow: the table closes it by itself (the courtesy pause, the next draw).
 
-    def _send(self, command: Command, trial: bool = False) -> bool:
-        state = self.state
+    def send(self, command: Command, trial: bool = False) -> bool:
+        """Play a bot's command (the bots' :class:`~engine.american.bots.HandInPlay`)."""
         concealed: tuple[int, ...] = ()
         if isinstance(command, am.DeclareMahJongg):
-            # The hand shown on the rack: the concealed tiles and the called one (M-1).
-            shown = list(state.rack(command.seat).concealed)
-            if state.awarded == (command.seat, "mahjong") and state.called_tile is not None:
-                shown.append(state.called_tile)
-            concealed = tuple(shown)
+            concealed = shown_at_mahjong(self.state, command.seat)  # on the rack (M-1)
         try:
-            apply(state, command)
+            self.state, _ = apply(self.state, command)
         except RuleViolation as exc:
             if trial:
                 return False
             raise RuntimeError(f"the world refused a bot's {command.to_json()}: {exc}") from exc
-        self._seen(command, state, concealed)
+        self._seen(command, concealed)
         return True
 
     def steps(self) -> Iterator[Step]:
         """Play the hand; yield what the table shows, step by step."""
-        state = self.state
-        if self.bots[Seat.E].complete(state, Seat.E):
-            self._send(am.DeclareMahJongg(Seat.E))  # a Heavenly Hand (CH-9)
+        if self.bots[Seat.E].complete(self.state, Seat.E):
+            self.send(am.DeclareMahJongg(Seat.E))  # a Heavenly Hand (CH-9)
         for _ in range(MAX_ROUNDS):
-            if state.result is not None:
+            if self.state.result is not None:
                 break
-            advance(state, self.bots, self._send, self.stats)
-            if self._calls and state.step != "window":
+            advance(self, self.bots, self.stats)
+            if self._calls and self.state.step != "window":
                 self._shown.append(Claims(tuple(self._calls)))
                 self._calls = []
             yield from self._shown
@@ -116,3 +114,35 @@ class AmericanHandWorld:
 
     def result(self) -> AmericanHand:
         return self.state
+
+
+class AmericanSimulation:
+    """The American game's world (:class:`AmericanHandWorld`, on the table's card) and its
+    checks."""
+
+    def __init__(self, table: LiveTable) -> None:
+        assert isinstance(table, AmericanTable)
+        self.table = table
+
+    def world(self, table: LiveTable, rng: random.Random) -> World:
+        return AmericanHandWorld(self.table.card, self.table.options, rng)
+
+    def views(self, table: LiveTable, world: Any,
+              hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        mirror = rebuild_hand(table.store, hand, self.table.card, self.table.options)
+        a, b = public_view(world.result()), public_view(mirror)
+        a.pop("mode")
+        b.pop("mode")
+        return a, b
+
+    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
+        """The scoresheet's entry for the hand settles as the game did (the League's
+        payments, SC-1..SC-12)."""
+        result = world.result().result or {}
+        truth = {str(k): int(v) for k, v in (result.get("net") or {}).items()}
+        entry: dict[str, Any] = next(
+            (e for e in reversed(table.sheet) if e.get("hand") == hand), {})
+        if entry.get("net") != truth:
+            return [f"hand {hand}: the table settled {entry.get('net')}, the game "
+                    f"settles {truth}"]
+        return []

@@ -40,6 +40,7 @@ OFF: Colour = (0, 0, 0)
 
 _REPLAY = "replay"  # queued after a board restart: show every segment's state again
 _CONFIGURE = "configure"  # queued when the link comes up: the board's LED settings
+SYNC_WAIT_S = 1.0  # how long a board event waits for the first time sync
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,27 +178,52 @@ async def pump_board_events(
     buttons: Sequence[str],
     on_press: Callable[[Press, EventKey], None],
     on_dice: Callable[[tuple[int, ...], int, EventKey], None],
+    on_taken: Callable[[EventKey], None] | None = None,
 ) -> None:
     """Turn the board's events into presses and dice throws, for as long as the link lives.
     The receiver of a press or a throw confirms its key once it is stored; every other event
-    is confirmed here."""
+    is confirmed here. ``on_taken`` hears every key, after its press or throw was handed on
+    (the service knows by it when the events the board held at a restart are all taken)."""
     async for key, event in link.keyed_events():
-        if isinstance(event, ButtonEvent) and event.pressed:
-            if not 0 <= event.seat < len(SEATS) or not 0 <= event.button < len(buttons):
-                log.warning("button %s/%s is not in the config", event.seat, event.button)
-            else:
-                press: Press | None = None
-                with contextlib.suppress(ValueError):
-                    press = Press(SEATS[event.seat], buttons[event.button], _when(link, event))
-                if press is not None:
-                    on_press(press, key)
-                    continue
-        elif isinstance(event, DiceResult):
-            on_dice(tuple(event.values), _when(link, event), key)
-            continue
-        link.confirm(key)  # applies to nothing: the board may forget it now
+        if not await _handed_on(link, buttons, key, event, on_press, on_dice):
+            link.confirm(key)  # applies to nothing: the board may forget it now
+        if on_taken is not None:
+            on_taken(key)
 
 
-def _when(link: BoardLink, event: ButtonEvent | DiceResult) -> int:
-    host_us = link.board_to_host_us(event.board_us)
-    return host_us if host_us is not None else time.monotonic_ns() // 1000
+async def _handed_on(
+    link: BoardLink,
+    buttons: Sequence[str],
+    key: EventKey,
+    event: object,
+    on_press: Callable[[Press, EventKey], None],
+    on_dice: Callable[[tuple[int, ...], int, EventKey], None],
+) -> bool:
+    if isinstance(event, ButtonEvent) and event.pressed:
+        if not 0 <= event.seat < len(SEATS) or not 0 <= event.button < len(buttons):
+            log.warning("button %s/%s is not in the config", event.seat, event.button)
+            return False
+        press: Press | None = None
+        with contextlib.suppress(ValueError):
+            press = Press(SEATS[event.seat], buttons[event.button], await _table_time(link, event))
+        if press is not None:
+            on_press(press, key)
+            return True
+    elif isinstance(event, DiceResult):
+        on_dice(tuple(event.values), await _table_time(link, event), key)
+        return True
+    return False
+
+
+async def _table_time(link: BoardLink, event: ButtonEvent | DiceResult) -> int:
+    """The event's board time on the table's clock. Right after a handshake (a restart of
+    the service, a replugged cable) the board resends what it held before the first time
+    sync has answered: wait for it (a few ms), so a held press is judged by when it was
+    made, not when it arrived. Without a sync within ``SYNC_WAIT_S``, the arrival time."""
+    deadline = time.monotonic() + SYNC_WAIT_S
+    while (host_us := link.board_to_host_us(event.board_us)) is None:
+        if time.monotonic() >= deadline:
+            log.warning("no time sync with the board: a press is timed on arrival")
+            return time.monotonic_ns() // 1000
+        await asyncio.sleep(0.002)
+    return host_us

@@ -50,4 +50,10 @@ class BoardIn:
     key: tuple[int, int]
 
 
-Message = PressIn | ObserveIn | DiceIn | CommandIn | BoardIn
+@dataclass(frozen=True)
+class BoardCaughtUp:
+    """Every event the board held when the service started has been taken (and those before
+    this message on the inbox applied): a call window open at the restart may close."""
+
+
+Message = PressIn | ObserveIn | DiceIn | CommandIn | BoardIn | BoardCaughtUp

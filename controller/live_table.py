@@ -11,23 +11,16 @@ from __future__ import annotations
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from controller.call_window import CallWindow
-from controller.games import (
-    FOLDED,
-    GAME_EVENTS,
-    GAME_STARTED,
-    GameBook,
-    GameCommandError,
-    seated,
-    table_defaults,
-)
+from controller.cues import Cues
+from controller.games import FOLDED, GAME_EVENTS, GameBook, GameCommandError
 from controller.inputs import InputError, Observation, Press
-from controller.lights import LightLog, Pattern, Show
+from controller.lights import LightLog
 from controller.mqtt import Topics
 from controller.referee import (
     Claim,
@@ -39,21 +32,18 @@ from controller.referee import (
     Status,
     parse_command,
 )
+from controller.scorekeeper import Scorekeeper
 from controller.store import EventStore, dumps
 from engine.commands import Command
 from engine.errors import EngineError, MalformedInput, RuleViolation
-from engine.seats import SEATS
+from engine.events import Event
+from engine.family import RuleFamily
+from engine.seats import Seat
 
 # Events of the table itself, beside the engine's.
 HELD = "ObservationHeld"  # an observation the table is asked about
 SETTLED = "ObservationSettled"  # ... and how it was settled (confirmed, corrected, dismissed)
 SCORED = "HandScored"  # the scoresheet entry of a finished hand
-
-
-def rotate(players: dict[str, str]) -> dict[str, str]:
-    # East passes to the player on East's right: the South player becomes East (Law 94).
-    names = [players[s.name] for s in SEATS]
-    return {s.name: names[(i + 1) % 4] for i, s in enumerate(SEATS)}
 
 
 @dataclass(frozen=True)
@@ -105,6 +95,7 @@ class LiveTable(ABC):
     state: Any
     seq: int
     hand_no: int
+    family: RuleFamily[Any]  # the engine's one interface to the rules played (engine/family.py)
 
     def _setup(
         self,
@@ -118,6 +109,7 @@ class LiveTable(ABC):
         self.store = store
         self.topics = Topics(settings.table_id, settings.topic_prefix)
         self.lights = lights or LightLog()
+        self.cues = Cues(self.lights, settings.courtesy_pause_ms)  # what the LEDs show
         self.on_append = on_append or (lambda: None)
         self.wallclock = wallclock
         # Not in the log: the call window's clock and counters.
@@ -129,6 +121,8 @@ class LiveTable(ABC):
         # same transaction, so a restart knows it was applied (controller/store.py).
         self.source_key: tuple[int, int] | None = None
         self.source_key_stored = False
+        # The parts around the table (the board) for ``cmd/status``: the service sets it.
+        self.parts_status: Callable[[], dict[str, Any]] = dict
 
     @contextlib.contextmanager
     def caused_by(self, key: tuple[int, int]) -> Iterator[BoardEventMark]:
@@ -154,12 +148,21 @@ class LiveTable(ABC):
         """Record the table's own events (held, settled, scored ...)."""
 
     @abstractmethod
+    def _record_events(self, events: Sequence[Event]) -> list[dict[str, Any]]:
+        """Record the engine's events (a new hand's)."""
+
     def _view(self) -> dict[str, Any]:
         """The public view of the hand in play."""
+        return self.family.public_view(self.state)
 
-    @abstractmethod
     def _new_hand(self) -> list[dict[str, Any]]:
         """Begin the next hand; its records."""
+        prevailing = Seat[self.prevailing] if self.prevailing else None
+        state, events = self.family.new_hand("mirror", hand=self.hand_no + 1,
+                                             prevailing=prevailing)
+        self.state = state
+        self.window.shut()
+        return self._record_events(events)
 
     @abstractmethod
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
@@ -174,12 +177,40 @@ class LiveTable(ABC):
         """One command to the mirror; raises the engine's refusal untouched."""
 
     @abstractmethod
-    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
-        """Adjudicate the calls made before ``command`` shows the table moved on."""
+    def _closing(self) -> Command:
+        """The engine's command that closes the call window, its calls adjudicated."""
 
     @abstractmethod
+    def _closes_before(self, command: Command) -> bool:
+        """Whether ``command`` shows the table moved on past the calls made on the discard
+        (they are adjudicated first)."""
+
+    @abstractmethod
+    def _closes_at_pause(self) -> bool:
+        """Whether the call window closes now that its courtesy pause is over."""
+
+    @abstractmethod
+    def _stays_open(self) -> None:
+        """The pause is over and the window stays open (the discard is still claimable)."""
+
+    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        """Adjudicate the calls made before ``command`` shows the table moved on."""
+        if self.state is not None and self._closes_before(command):
+            return self._apply(self._closing(), now_us)
+        return []
+
     def tick(self, now_us: int) -> list[dict[str, Any]]:
-        """Close a call window that is over (:class:`~controller.call_window.CallWindow`)."""
+        """Close a call window that is over (:class:`~controller.call_window.CallWindow`): its
+        courtesy pause, and the press latency after it."""
+        if self.state is None:
+            return []
+        deadline = self.window.over(now_us)
+        if deadline is None:
+            return []
+        if not self._closes_at_pause():
+            self._stays_open()
+            return []
+        return self._close_window(lambda: self._apply(self._closing(), now_us), deadline)
 
     @abstractmethod
     def _certain(self, obs: Observation) -> Observation:
@@ -208,6 +239,44 @@ class LiveTable(ABC):
         not say."""
         return {}
 
+    # -- what the simulated camera asks of the mirror (controller/sim_camera.py) ---------
+
+    def view_of(self, state: Any) -> dict[str, Any]:
+        """The public view of a hand of this table's family: its mirror's, or a simulated
+        world's."""
+        return self.family.public_view(state)
+
+    @abstractmethod
+    def next_in_turn(self, state: Any, seat: Seat) -> Seat:
+        """The seat that plays after ``seat`` in a hand of this table's family."""
+
+    def throws_seen(self, state: Any) -> int | None:
+        """The dice throws a hand of this family has followed (None: the family counts the
+        deal and does not follow the throws)."""
+        return None
+
+    def passes_taken(self) -> int:
+        """Charleston passes the mirror has taken this hand, seat by seat (0: none, or the
+        family has no Charleston)."""
+        return 0
+
+    def passes_waiting(self) -> int:
+        """Of those, the ones waiting for the rest of their pass to be laid."""
+        return 0
+
+    @abstractmethod
+    def hand_shown_taken(self, seat: str) -> bool:
+        """Whether the mirror has taken the hand ``seat`` showed as the hand ended."""
+
+    @abstractmethod
+    def won_on_draw_now(self) -> bool:
+        """Whether a hand shown now is won on a draw: the table is in its turn's play."""
+
+    @abstractmethod
+    def amendment(self, seat: str, tile: str) -> dict[str, Any] | None:
+        """The referee's ``cmd/correct`` body putting ``tile`` for ``seat``'s last discard
+        of the hand in play (None: it has none)."""
+
     def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
         """A command only this table knows (its VERBS admit it)."""
         raise CommandError("verb", f"{type(command).__name__.lower()} is not for this table")
@@ -219,35 +288,42 @@ class LiveTable(ABC):
         self.seq = 0
         self.hand_no = 0
         self.state = None
-        self.players = table_defaults(self.settings.players)  # names, never seat letters
-        # The games of the whole log (a snapshot does not hold them; controller/games.py)
-        self.games = GameBook(self.settings.ruleset, self.settings.hands_per_game).load(
-            self.store.events_of_types(FOLDED))
-        self.prevailing: str | None = self.FIRST_PREVAILING
-        self.totals: dict[str, int] = {name: 0 for name in self.players.values()}
-        self.sheet: list[dict[str, Any]] = []
+        self.scorekeeper = Scorekeeper(self.settings.players, self.settings.ruleset,
+                                       self.settings.hands_per_game, self.FIRST_PREVAILING,
+                                       self.store.events_of_types(FOLDED))
         self.pending: dict[int, dict[str, Any]] = {}
         self.next_pending = 1
 
+    # The scoresheet's, read by the service, the simulation and the console.
+    @property
+    def players(self) -> dict[str, str]:
+        return self.scorekeeper.players
+
+    @property
+    def prevailing(self) -> str | None:
+        return self.scorekeeper.prevailing
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return self.scorekeeper.totals
+
+    @property
+    def sheet(self) -> list[dict[str, Any]]:
+        return self.scorekeeper.sheet
+
+    @property
+    def games(self) -> GameBook:
+        return self.scorekeeper.games
+
     def _fold_table(self, kind: str, record: Mapping[str, Any]) -> None:
-        self.games.fold(record)  # controller/games.py: the games of the log
-        if kind == SCORED and self.games.current is not None:
-            # The game knows how far the Round of the Winds has gone (Laws 95-96); a hand
-            # alone does not (engine.events.HandEnded).
-            self.prevailing = self.games.next_prevailing(self.FIRST_PREVAILING)
-        if kind == GAME_STARTED:
-            self.players = seated(list(record["players"]))
-        elif kind == "HandStarted":
+        self.scorekeeper.fold(kind, record)
+        if kind == "HandStarted":
             self.hand_no = int(record["hand"])
         elif kind == HELD:
             self.pending[int(record["id"])] = dict(record["observation"])
             self.next_pending = max(self.next_pending, int(record["id"]) + 1)
         elif kind == SETTLED:
             self.pending.pop(int(record["id"]), None)
-        elif kind == SCORED:
-            for name, amount in (record.get("net_by_player") or {}).items():
-                self.totals[name] = self.totals.get(name, 0) + int(amount)
-            self.sheet.append({k: v for k, v in record.items() if k not in ("seq", "ts")})
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -272,8 +348,10 @@ class LiveTable(ABC):
             self.store.append(records, messages, retained, snapshot, self.source_key)
             self.source_key_stored = self.source_key is not None
         except BaseException:
-            # The store refused (disk full?): the log is the truth, so fall back to it.
+            # The store refused (disk full?): the log is the truth, so fall back to it. No
+            # press waits on the board here: the window closes on time.
             self.recover()
+            self.window.release()
             raise
         self.on_append()
         return records
@@ -299,8 +377,7 @@ class LiveTable(ABC):
         return view
 
     def scores(self) -> dict[str, Any]:
-        return {"seq": self.seq, "table": self.settings.table_id, "players": self.players,
-                "totals": self.totals, "hands": self.sheet, "game": self.games.view()}
+        return {"seq": self.seq, "table": self.settings.table_id, **self.scorekeeper.scores()}
 
     def status(self) -> dict[str, Any]:
         state = self.state
@@ -314,9 +391,22 @@ class LiveTable(ABC):
     # -- the game ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Begin the first hand if the log has none."""
+        """Begin the first hand if the log has none; finish at once a hand whose end a crash
+        cut (its score, or the next hand, not yet logged), not at the next input."""
         if self.state is None:
             self._new_hand()
+        else:
+            self._resume_end()
+
+    def _resume_end(self) -> list[dict[str, Any]]:
+        """Finish the hand in play if it ended and a crash cut what follows its end; the
+        records (none if the hand goes on)."""
+        return []
+
+    def _scored_already(self) -> bool:
+        """Whether the hand in play is on the scoresheet (a crash came between its score and
+        the next hand: it must not be scored twice)."""
+        return bool(self.hand_no and self.sheet and self.sheet[-1].get("hand") == self.hand_no)
 
     def _close_for_late_press(self, press: Press, now_us: int) -> list[dict[str, Any]]:
         """A press made after the courtesy pause, arriving before the tick closed the window:
@@ -332,9 +422,9 @@ class LiveTable(ABC):
             records = close()
         except EngineError as exc:  # the engine's view wins; show it, lose nothing
             self.log.warning("closing the call window: %s", exc)
-            self.lights.show(Pattern(Show.ERROR, None))
+            self.cues.error()
             return []
-        won = self.lights.last(Show.CLAIM_WON)
+        won = self.cues.last_won()
         self.window.decided(deadline, None if won is None else won.at_ns // 1000)
         return records
 
@@ -365,7 +455,7 @@ class LiveTable(ABC):
     def _refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
         self.refused += 1
         self.presses_refused += 1
-        self.lights.show(Pattern(Show.CLAIM_REFUSED, press.seat))
+        self.cues.refused(press.seat)
         self._message(self.topics.adjudications, {
             "seq": self.seq, "hand": self.hand_no, "type": "refused", "seat": press.seat,
             "kind": press.button, "time_us": press.time_us, "rule": rule, "reason": message})
@@ -383,7 +473,7 @@ class LiveTable(ABC):
         if rule:
             body["rule"] = rule
         records = self._record_table([body])
-        self.lights.show(Pattern(Show.ASK, obs.seat))
+        self.cues.ask(obs.seat)
         self._message(self.topics.prompts, {"seat": obs.seat, **body})
         return Outcome(False, records, error=reason, rule=rule, asked=pid)
 
@@ -405,7 +495,7 @@ class LiveTable(ABC):
     def _command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
         match parse_command(verb, payload, (*self.VERBS, "game")):
             case Status():
-                return {"ok": True, **self.status()}
+                return {"ok": True, **self.status(), **self.parts_status()}
             case Observe(observation=obs):
                 return self._outcome(self.observe(obs, now_us, ask=False))
             case Claim(seat=seat, kind=kind):  # a call entered by the referee

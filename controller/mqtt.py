@@ -52,6 +52,7 @@ class BrokerSettings:
     tls: bool = False
     keepalive: int = 15
     protocol: Literal["5", "3.1.1"] = "5"
+    ca_file: str = ""  # the CA to trust for TLS (PEM); empty: the system's store
 
 
 class Topics:
@@ -136,6 +137,12 @@ class MqttLink:
         self._max_packet = 0
         self._oversized: set[tuple[str, int]] = set()  # retained versions not sent for size
         self._pump: threading.Thread | None = None
+        # What the retained status says beside "online" (the board's state): sent on every
+        # connect, and again whenever it changes.
+        self._status_fields: dict[str, object] = {}
+        self._status_due = False
+        self._status_lock = threading.Lock()  # "offline" at a stop is the last status sent
+        self._stopping = False
         v5 = settings.protocol == "5"
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -146,11 +153,13 @@ class MqttLink:
         if settings.username:
             self.client.username_pw_set(settings.username, settings.password or None)
         if settings.tls:
-            self.client.tls_set(cert_reqs=ssl.CERT_REQUIRED)
+            # The broker's certificate is checked against the CA and names the host dialled.
+            self.client.tls_set(ca_certs=settings.ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
         self.client.will_set(topics.status, OFFLINE, qos=1, retain=True)
         self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.on_publish = self._on_publish
         self.client.on_message = self._on_message
 
@@ -168,6 +177,8 @@ class MqttLink:
     def stop(self, flush_timeout: float = 2.0) -> None:
         """Say ``offline`` (retained), wait a little for the outbox to drain, disconnect."""
         self.wait_idle(flush_timeout)
+        with self._status_lock:
+            self._stopping = True
         if self.connected:
             info = self.client.publish(self.topics.status, OFFLINE, qos=1, retain=True)
             deadline = time.monotonic() + 1.0
@@ -179,6 +190,16 @@ class MqttLink:
             self._pump.join(timeout=2.0)
         self.client.disconnect()
         self.client.loop_stop()
+
+    def set_status(self, **fields: object) -> None:
+        """Fields of the retained ``status`` beside ``"state": "online"`` (thread-safe); sent
+        now if connected, else on the next connect."""
+        self._status_fields = {**self._status_fields, **fields}
+        self._status_due = True
+        self._wake.set()
+
+    def status_payload(self) -> bytes:
+        return json.dumps({"state": "online", **self._status_fields}).encode()
 
     def kick(self) -> None:
         """New rows are in the outbox: send them now."""
@@ -214,6 +235,11 @@ class MqttLink:
         max_packet = int(getattr(properties, "MaximumPacketSize", 0) or 0)
         self._posts.put(_Connected(ok, str(reason), max_packet))
         self._wake.set()
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: object) -> None:
+        s = self.settings
+        how = "" if not s.tls else f" over TLS (trusting {s.ca_file or 'the system CA store'})"
+        self.last_error = f"cannot connect to {s.host}:{s.port}{how}; trying again"
 
     def _on_disconnect(
         self,
@@ -275,7 +301,13 @@ class MqttLink:
         self.last_error = ""
         self._max_packet = post.max_packet
         self._oversized.clear()  # another broker, or the same with another limit
-        self.client.publish(self.topics.status, ONLINE, qos=1, retain=True)
+        self._publish_status()
+        # A restarted broker may have lost the last events it acknowledged (it saves after
+        # it acknowledges): they go again, in their places; subscribers dedupe by seq.
+        again = self.store.resend_recent()
+        if again:
+            log.info("sending the last %d acknowledged events again", again)
+            self._handed_upto = 0
         # A restarted broker may have forgotten retained topics: send them all again.
         for message in self.store.retained_all():
             if self._fits(message.topic, message.payload, message.version):
@@ -334,12 +366,25 @@ class MqttLink:
         self._handed_upto = 0
         return False
 
+    def _publish_status(self) -> None:
+        self._status_due = False
+        with self._status_lock:
+            if not self._stopping:
+                self.client.publish(self.topics.status, self.status_payload(), qos=1,
+                                    retain=True)
+
     def _send(self) -> None:
+        if self._status_due and self.connected:
+            self._publish_status()
         if self._paused():
             return
         room = self.WINDOW - len(self._inflight)
         if room > 0:
+            handed = {e[0] for e in self._inflight.values() if isinstance(e[0], int)}
             for message in self.store.pending(after_id=self._handed_upto, limit=room):
+                if message.id in handed:  # paho sends it again itself
+                    self._handed_upto = message.id
+                    continue
                 if not self._fits(message.topic, message.payload):
                     break  # stays in the outbox, and the stream behind it waits
                 props = None

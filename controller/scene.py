@@ -5,8 +5,9 @@ into a renderer :class:`vision.synth.layout.Layout`: each seat's discards in row
 it, facing it, inside the wall ring; its sets and flowers along its rack strip; the dice in
 the tray. A discard that is claimed leaves the discard area and reappears in the claimant's
 set, as on a real table. Concealed kongs lie face down (the table shows no face of them).
-An American view (``ruleset: american``) has deeper rows of seven discards and exposures of
-up to six tiles, Jokers among them, and its flowers are drawn with the set's own pictures.
+A view whose seats lay ``exposures`` (3 to 6 tiles, Jokers among them) has them along the
+rack strip in place of sets and flowers; a set of more than 144 tiles is discarded in deeper
+rows of seven, and its flowers (``F``) are drawn with the set's own pictures.
 """
 
 from __future__ import annotations
@@ -51,9 +52,11 @@ def reaching_hand(seat: str, along: float, geometry: Any = None) -> tuple[float,
 
 
 def table_layout(
-    view: Mapping[str, Any], dice: Sequence[int] = (), geometry: Any = None
+    view: Mapping[str, Any], dice: Sequence[int] = (), geometry: Any = None,
+    set_size: int = 144,
 ) -> Any:
-    """A renderer layout of what ``view`` shows face up."""
+    """A renderer layout of what ``view`` shows face up, on a table playing ``set_size``
+    tiles."""
     from vision.geometry import TableGeometry
     from vision.labels import BACK
     from vision.synth.layout import DiePlacement, Layout, TilePlacement
@@ -61,10 +64,9 @@ def table_layout(
     geometry = geometry or TableGeometry()
     size, tw, th = geometry.size_mm, geometry.tile_w_mm, geometry.tile_h_mm
     layout = Layout(tiles=[], dice=[])
-    american = view.get("ruleset") == "american"
-    # An American seat discards up to 25 tiles (152 less the deal, four ways): four rows of
-    # seven reach 351 mm in, clear of the next seat's rows; the classical rows of six do.
-    per_row = 7 if american else 6
+    # With 152 tiles a seat discards up to 25 (152 less the deal, four ways): four rows of
+    # seven reach 351 mm in, clear of the next seat's rows; with 144 or fewer, rows of six do.
+    per_row = 7 if set_size > 144 else 6
     for seat, entry in view.get("seats", {}).items():
         angle = SEAT_ANGLE[seat]
         for k, tile in enumerate(entry.get("discards", [])):
@@ -73,8 +75,8 @@ def table_layout(
             depth = 80.0 + 110.0 + 25.0 + row * (th + 4.0) + th / 2
             x, y = _at(seat, size, along, depth)
             layout.tiles.append(TilePlacement(_face(tile, k), x, y, angle))
-        if american:
-            _lay_exposures(layout, seat, entry.get("exposures", []), geometry)
+        if "exposures" in entry:
+            _lay_exposures(layout, seat, entry["exposures"], geometry)
             continue
         # Each set has room for four, so a tile added to a pung (Law 42) moves nothing; sets
         # stand 50 mm apart, so the camera tells them apart. Flowers go to the right end.

@@ -22,12 +22,21 @@ import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from config.schema import TableConfig
 from controller.families import table_for
-from controller.inbox import BoardIn, CommandIn, DiceIn, Message, ObserveIn, PressIn
+from controller.inbox import (
+    BoardCaughtUp,
+    BoardIn,
+    CommandIn,
+    DiceIn,
+    Message,
+    ObserveIn,
+    PressIn,
+)
 from controller.inputs import Observation, ObservationKind, Press
 from controller.lights import LightLog
 from controller.live_table import LiveTable, TableSettings
@@ -38,8 +47,13 @@ from controller.store import EventStore, StoreError
 if TYPE_CHECKING:
     from controller.board_io import BoardLights
     from firmware_bridge.events import BoardInfo, LinkState, LinkStatus
+    from firmware_bridge.link import BoardLink
 
 log = logging.getLogger("mjtable.service")
+
+# A call window open at a restart waits at most this long for a board that does not answer
+# before it closes on time (the presses the board holds are then judged late).
+RESTART_HOLD_S = 5.0
 
 
 class ServiceStartError(RuntimeError):
@@ -108,7 +122,8 @@ def broker_of(cfg: TableConfig) -> BrokerSettings | None:
     password = ""
     if m.password_file:
         password = Path(m.password_file).read_text().strip()
-    return BrokerSettings(m.host, m.port, m.username, password, m.tls, m.keepalive)
+    return BrokerSettings(m.host, m.port, m.username, password, m.tls, m.keepalive,
+                          ca_file=m.ca_file)
 
 
 class Service:
@@ -135,6 +150,14 @@ class Service:
             scorer=options.scorer,
         )
         self.board: Board | None = None  # the link once open
+        self._board_link: BoardLink | None = None
+        # A window open at the restart: the last event the board held, (boot_id, seq), once
+        # its first handshake said; and how long the window may wait for it.
+        self._held_through: tuple[int, int] | None = None
+        self._handshake_seen = False
+        self._hold_until: float | None = None
+        # The board's link state and since when (UTC), for status and the MQTT status topic.
+        self.board_state: dict[str, str] | None = None
         self.board_lights: BoardLights | None = None
         self.camera: Camera | None = None
         self.failed_tasks: deque[dict[str, str]] = deque(maxlen=20)
@@ -204,9 +227,10 @@ class Service:
                 return self._board_input(event, key)
             case PressIn(press=press):
                 self.presses_handled += 1
+                held = self.table.window.held  # kept by the board over a restart: not timed
                 outcome = self.table.press(press, now)
                 shown = self.lights.last()
-                if shown is not None and shown.pattern.seat == press.seat:
+                if shown is not None and shown.pattern.seat == press.seat and not held:
                     # Button edge (board clock, mapped to ours) to the LED answer handed out.
                     self.press_to_led_ms.append((shown.at_ns // 1000 - press.time_us) / 1000)
                 return outcome
@@ -217,6 +241,8 @@ class Service:
                 obs = Observation(ObservationKind.DICE, seat, dice=values, time_us=when,
                                   source="board")
                 return self.table.observe(obs, now)
+            case BoardCaughtUp():
+                return self._release_window("every press the board held is taken", now)
             case CommandIn(verb=verb, payload=payload):
                 result = self.table.command(verb, payload, now)
                 if verb == "roll" and result.get("ok") and self.board is not None:
@@ -291,6 +317,7 @@ class Service:
             if self.cfg.camera.source != "none":
                 self._open_camera(stack)
             self.table.start()
+            self._hold_window_for_board()
             if self.cfg.web.enabled:  # the table's page (controller/web, docs/face.md)
                 from controller.web.hosting import open_face
 
@@ -316,6 +343,9 @@ class Service:
                 while not stop.is_set():
                     await self._step()
                     self.table.tick(now_us())
+                    if self._hold_until is not None and time.monotonic() >= self._hold_until:
+                        self._release_window(
+                            f"the board did not answer within {RESTART_HOLD_S:g} s", now_us())
                     if on_tick is not None:
                         on_tick()
                     if time.monotonic() >= self._status_due:
@@ -362,6 +392,9 @@ class Service:
             settings=LinkSettings(ack_after_apply=True),
             on_state_change=self._board_state_changed,
         )
+        self._board_link = link
+        self._note_board_state("connecting", f"opening {self.options.board_url}", self.started)
+        self.table.parts_status = lambda: {"board": self.board_state}
         self.board_lights = BoardLights(
             link, [s.name for s in self.cfg.leds.segments], self.cfg.leds.brightness
         )
@@ -374,14 +407,72 @@ class Service:
             buttons,
             lambda p, key: inbox.put_nowait((BoardIn(PressIn(p), key), None)),
             lambda v, t, key: inbox.put_nowait((BoardIn(DiceIn(tuple(v), t), key), None)),
+            self._board_event_taken,
         )
 
+    def _note_board_state(self, state: str, detail: str, since: float) -> None:
+        """The board's state as watchers see it: ``status``, ``cmd/status`` and the retained
+        MQTT ``status`` (docs/mqtt.md)."""
+        self.board_state = {"state": state, "since": _iso(since), "detail": detail}
+        if self.mqtt is not None:
+            self.mqtt.set_status(board=self.board_state)
+
     def _board_state_changed(self, state: LinkState, detail: str) -> None:
+        from firmware_bridge.events import LinkState
+
+        self._note_board_state(state.value, detail, time.time())
+        if state is LinkState.UP:
+            self._first_handshake()
         if self.board_lights is not None:
             self.board_lights.link_state_changed(state, detail)
         if detail == "board restarted" and self.table.last_dice and self.board is not None:
             # The LED dice woke up blank.
             self._spawn(self.board.show_dice(self.table.last_dice), "show-dice")
+
+    # -- a call window open at a restart -----------------------------------------------------
+
+    def _hold_window_for_board(self) -> None:
+        """A window the log shows open waits for the presses the board kept through the
+        crash (docs/reliability.md, "Presses across a crash"); without a board nothing is
+        kept, and it closes on time at once."""
+        if not self.table.window.held:
+            return
+        if self._board_link is None:
+            self._release_window("no board holds presses", now_us())
+            return
+        self._hold_until = time.monotonic() + RESTART_HOLD_S
+        self._first_handshake()  # the board may have answered already
+
+    def _first_handshake(self) -> None:
+        """The first handshake since the start names the events the board holds."""
+        link = self._board_link
+        if self._handshake_seen or self._hold_until is None or link is None:
+            return
+        info = link.board
+        if info is None:
+            return
+        self._handshake_seen = True
+        if info.oldest_unacked_seq >= info.next_event_seq:
+            self._caught_up()  # it holds nothing
+        else:
+            self._held_through = (info.boot_id, info.next_event_seq - 1)
+
+    def _board_event_taken(self, key: tuple[int, int]) -> None:
+        held = self._held_through
+        if held is not None and key[0] == held[0] and key[1] >= held[1]:
+            self._held_through = None
+            self._caught_up()
+
+    def _caught_up(self) -> None:
+        # Behind the presses already on the inbox: they are judged first.
+        if self._inbox is not None:
+            self._inbox.put_nowait((BoardCaughtUp(), None))
+
+    def _release_window(self, why: str, now: int) -> None:
+        self._hold_until = None
+        if self.table.window.held:
+            log.info("the call window open at the restart closes on time again: %s", why)
+            self.table.window.release(now)
 
     def _open_gpio(self, stack: contextlib.ExitStack | contextlib.AsyncExitStack) -> None:
         from controller.gpio import GpioButtons, GpioLights, pin_factory
@@ -444,6 +535,7 @@ class Service:
             link = self.board.status()
             out["board"] = {
                 "state": link.state.value,
+                "since": (self.board_state or {}).get("since"),
                 "detail": link.detail,
                 "resent_skipped": self.board_duplicates,
                 "leds_replayed": self.board_lights.replays if self.board_lights else 0,
@@ -461,6 +553,10 @@ class Service:
             os.replace(tmp, path)
         except OSError as exc:
             log.warning("status file %s: %s", path, exc)
+
+
+def _iso(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).isoformat(timespec="milliseconds")
 
 
 def _topics(cfg: TableConfig) -> Any:

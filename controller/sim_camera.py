@@ -34,15 +34,11 @@ from controller.camera import CameraLoop
 from controller.inbox import CommandIn
 from controller.scene import lay_hand_shown, lay_pass, reaching_hand, table_layout
 from controller.service import Service
-from controller.table import Table
-from engine import events as ev
-from engine.american.state import AmericanHand
-from engine.game import HandState, public_view
 from engine.rulesets import entry
 from engine.seats import Seat
 from vision.observation import Observation, ObservationKind
 
-GameState = HandState | AmericanHand  # the world's hand, or the table's mirror of it
+GameState = Any  # a hand of the table's family: the world's, or the table's mirror of it
 
 ART = "kde-traditional"  # held out of the network's training: a set it has never seen
 PATIENCE_S = 4.0  # how long the referee lets the camera try before stepping in
@@ -153,7 +149,8 @@ class RenderedCamera:
             # The tile drawn last is laid apart (Law 80); a claimed one is known to the table.
             winning = hand.winning if drawn and hand.winning in hand.tiles else ""
             self.hands.append((hand, winning))
-        layout = table_layout(_view(world), dice, self.geometry)
+        layout = table_layout(self.service.table.view_of(world), dice, self.geometry,
+                              _set_size(self.service))
         for shown, winning in self.hands:
             assert shown.seat is not None
             lay_hand_shown(layout, shown.seat, shown.tiles, winning, self.geometry)
@@ -163,10 +160,7 @@ class RenderedCamera:
 
     def _drawn(self) -> bool:
         """Whether a hand shown now is won on a draw: the table is in its turn's play."""
-        mirror = self.service.table.state
-        if isinstance(mirror, HandState):
-            return mirror.phase == "play"
-        return mirror is not None and mirror.step == "discard"
+        return self.service.table.won_on_draw_now()
 
     async def clear(self) -> None:
         """An empty table, long enough for the watcher to forget what was on it."""
@@ -205,8 +199,7 @@ class RenderedCamera:
                     self.hands_read["others" if ended else "drawn" if drawn else "claimed"] += 1
                 for pid in sorted(table.pending):  # seen twice, or seen what did not happen
                     await self._dismiss(pid)
-                mirror = table.state
-                if self.passes and isinstance(mirror, AmericanHand) and not mirror.pending:
+                if self.passes and not table.passes_waiting():
                     # The pass is done: each player takes up the tiles passed to him, and
                     # the camera sees the discard areas empty before the next pass is laid.
                     self.passes = {}
@@ -235,7 +228,7 @@ class RenderedCamera:
             return None
         if self._reach_rng.random() >= 0.5:
             return None
-        seat = _next_in_turn(world, Seat[step.seat]).name
+        seat = self.service.table.next_in_turn(world, Seat[step.seat]).name
         along = float(self._reach_rng.uniform(-150, 150))
         self.layout = replace(self.layout, hand=reaching_hand(seat, along, self.geometry))
         self.reaches["discards"] += 1
@@ -251,30 +244,19 @@ class RenderedCamera:
             # scores it and the next hand opens; the simulation compares the finished mirror
             # with the game afterwards.
             table = self.service.table
-            if table.hand_no > hand_no:
-                return True
-            if not isinstance(table, Table):  # American: the Mah Jongg shown ends it (M-1)
-                result = table.state.result if table.state is not None else None
-                return result is not None and result.get("winner") == step.seat
-            state = table.state
-            if state is None or state.phase != "ended":
-                return False
-            return step.seat in table.losers_shown or (
-                state.winner is not None and state.winner.name == step.seat
-            )
-        mirror = self.service.table.state
+            return table.hand_no > hand_no or (
+                step.seat is not None and table.hand_shown_taken(step.seat))
+        table = self.service.table
+        mirror = table.state
         if mirror is None:
             return False
         if step.kind is ObservationKind.DICE:
-            return (isinstance(mirror, HandState) and isinstance(world, HandState)
-                    and len(mirror.throws) == len(world.throws))
+            throws = table.throws_seen(mirror)
+            return throws is not None and throws == table.throws_seen(world)
         if step.kind is ObservationKind.PASS:
             # The world has played the whole pass already: count the passes the mirror took.
-            return isinstance(mirror, AmericanHand) and (
-                mirror.passes_made * len(mirror.players) + len(mirror.pending)
-                == self.passes_laid
-            )
-        return bool(_view(mirror)["seats"] == _view(world)["seats"])
+            return table.passes_taken() == self.passes_laid
+        return bool(table.view_of(mirror)["seats"] == table.view_of(world)["seats"])
 
     async def _settle(self, pid: int, truth: Observation) -> None:
         """The table asks about ``pid``: correct it to the truth if it is this step, else (or
@@ -304,53 +286,21 @@ class RenderedCamera:
 
     async def _amend(self, truth: Observation, world: GameState) -> bool:
         """A misread discard the engine accepted: the referee puts the right tile in."""
-        mirror = self.service.table.state
+        table = self.service.table
+        mirror = table.state
         if mirror is None or truth.kind is not ObservationKind.DISCARD or truth.seat is None:
             return True
-        ours = _view(mirror)["seats"][truth.seat]["discards"]
-        real = _view(world)["seats"][truth.seat]["discards"]
+        ours = table.view_of(mirror)["seats"][truth.seat]["discards"]
+        real = table.view_of(world)["seats"][truth.seat]["discards"]
         if len(ours) != len(real) or ours == real:
             return False  # not applied yet (or not a misread): nothing to amend
-        if isinstance(mirror, HandState):
-            body = _classical_fix(mirror, truth)
-        else:
-            body = _american_fix(self.service.table, truth)
+        body = table.amendment(truth.seat, truth.tiles[0])
         if body is None:
             return True
         result = await self.service.submit(CommandIn("correct", json.dumps(body).encode()))
         if result.get("ok"):
             self.fixes.amended += 1
         return True
-
-
-def _classical_fix(mirror: HandState, truth: Observation) -> dict[str, Any] | None:
-    """The engine's Correct of the seat's last discard: ``at`` its standing record's index."""
-    last = next(
-        (
-            i
-            for i in range(len(mirror.standing) - 1, -1, -1)
-            if isinstance(mirror.standing[i], ev.Discarded)
-            and mirror.standing[i].seat.name == truth.seat  # type: ignore[attr-defined]
-        ),
-        None,
-    )
-    if last is None:
-        return None
-    command = {"type": "Discard", "seat": truth.seat, "tile": truth.tiles[0]}
-    return {"at": last, "command": command, "reason": "referee: the camera misread it"}
-
-
-def _american_fix(table: Any, truth: Observation) -> dict[str, Any] | None:
-    """The American table's amendment of the seat's last discard: ``at`` its event's seq."""
-    discards = [
-        r for r in table.store.events_of_hand(table.hand_no)
-        if r["type"] == "Discarded" and r["seat"] == truth.seat and r.get("command")
-    ]
-    if not discards:
-        return None
-    command = {**discards[-1]["command"], "tile": truth.tiles[0]}
-    return {"at": discards[-1]["seq"], "command": command,
-            "reason": "referee: the camera misread it"}
 
 
 def summary(camera: RenderedCamera) -> dict[str, Any]:
@@ -366,21 +316,6 @@ def summary(camera: RenderedCamera) -> dict[str, Any]:
         "hands_read": dict(camera.hands_read),
         "hand_over_the_table": dict(camera.reaches),
     }
-
-
-def _view(state: GameState) -> dict[str, Any]:
-    """The public view of a classical or an American hand (what the table shows)."""
-    if isinstance(state, HandState):
-        return public_view(state)
-    from engine.american.game import public_view as american_view
-
-    return american_view(state)
-
-
-def _next_in_turn(world: GameState, seat: Seat) -> Seat:
-    if isinstance(world, HandState):
-        return world.others_in_turn(seat)[0]
-    return world.next_player(seat)
 
 
 def _set_size(service: Service) -> int:

@@ -27,7 +27,7 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
@@ -35,20 +35,15 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from config.load import bundled_path, parse_config
 from config.schema import TableConfig
 from controller.broker import BrokerUnavailable, LocalMosquitto
+from controller.families import simulation_for
 from controller.inbox import CommandIn, ObserveIn
 from controller.inputs import Observation
 from controller.live_view import Progress
 from controller.mqtt import BrokerSettings, Topics
-from controller.scoresheet import Scorer, engine_scorer, net_of
+from controller.scoresheet import Scorer, engine_scorer
 from controller.service import Service, ServiceOptions
-from controller.table import ENVELOPE, TABLE_EVENTS, Outcome, Table
-from controller.world import Claims, SimulatedHand, Step
-from engine import events as ev
-from engine.game import public_view, rebuild
-from engine.rules import get_ruleset
-from engine.rulesets import entry, is_american
-from engine.seats import Seat
-from engine.tiles import tile_name
+from controller.table import Outcome
+from controller.world import Claims, SimulatedFamily
 
 SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
 # What a camera above the table sees (the rest comes straight from the game: draws, the deal,
@@ -163,96 +158,6 @@ async def _wait(predicate: Callable[[], bool], timeout: float, poll: float = 0.0
     return predicate()
 
 
-def _mirror_of_hand(service: Service, hand: int) -> Any:
-    events = [
-        ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
-        for r in service.store.events_of_hand(hand)
-        if r["type"] not in TABLE_EVENTS
-    ]
-    return rebuild(events)
-
-
-class World(Protocol):
-    @property
-    def state(self) -> Any: ...
-
-    def steps(self) -> Iterator[Step]: ...
-
-
-class Family(Protocol):
-    """How one rule family's world is played and its mirror compared with it."""
-
-    def world(self, service: Service, rng: random.Random) -> World: ...
-
-    def views(self, service: Service, world: Any, hand: int) -> tuple[dict[str, Any],
-                                                                      dict[str, Any]]: ...
-
-
-class ClassicalFamily:
-    def __init__(self, ruleset: str) -> None:
-        self.ruleset = get_ruleset(ruleset)
-
-    def world(self, service: Service, rng: random.Random) -> World:
-        table = service.table
-        prevailing = Seat[table.prevailing] if table.prevailing else None
-        return SimulatedHand(self.ruleset, rng, prevailing, table.hand_no)
-
-    def views(self, service: Service, world: Any, hand: int) -> tuple[dict[str, Any],
-                                                                      dict[str, Any]]:
-        a, b = public_view(world.result()), public_view(_mirror_of_hand(service, hand))
-        a.pop("mode")
-        b.pop("mode")
-        return a, b
-
-    def check_score(self, service: Service, world: Any, hand: int) -> list[str]:
-        """The table's settlement of a won hand against the game's: every hand as the game
-        dealt it, scored as the table scores (nothing, if the table has no scorer)."""
-        table = service.table
-        assert isinstance(table, Table)
-        state = world.result()
-        shown = {
-            seat.name: [tile_name(t) for t in state.concealed_tiles(seat)]
-            for seat in state.others_in_turn(state.winner)
-        } if state.winner is not None else {}
-        result = table.score(state, shown)
-        if result is None:
-            return []
-        truth = net_of(result)
-        entry: dict[str, Any] = next(
-            (e for e in reversed(table.sheet) if e.get("hand") == hand), {}
-        )
-        if entry.get("net") != truth:
-            return [f"hand {hand}: the table settled {entry.get('net')}, the game's hands "
-                    f"settle {truth}"]
-        return []
-
-
-class AmericanFamily:
-    """The American game (controller/american_world.py, controller/american_table.py)."""
-
-    def __init__(self, service: Service) -> None:
-        from controller.american_table import AmericanTable
-
-        assert isinstance(service.table, AmericanTable)
-        self.table = service.table
-
-    def world(self, service: Service, rng: random.Random) -> World:
-        from controller.american_world import AmericanHandWorld
-
-        return AmericanHandWorld(self.table.card, self.table.options, rng)
-
-    def views(self, service: Service, world: Any, hand: int) -> tuple[dict[str, Any],
-                                                                      dict[str, Any]]:
-        from controller.american_table import rebuild_hand
-        from engine.american.game import public_view as american_view
-
-        mirror = rebuild_hand(service.store, hand, self.table.card, self.table.options)
-        a, b = american_view(world.result()), american_view(mirror)
-        a.pop("mode")
-        b.pop("mode")
-        return a, b
-
-
 async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]:
     from firmware_bridge.emulator import EmulatedBoard
 
@@ -287,10 +192,7 @@ async def _simulate(settings: SimulationSettings, out: TextIO) -> dict[str, Any]
         await asyncio.wait_for(ready.wait(), 10)
         assert service.board is not None  # the emulated board, opened by the service
         await service.board.wait_up(timeout=5)
-        family: Family = (
-            AmericanFamily(service) if is_american(settings.ruleset)
-            else ClassicalFamily(entry(settings.ruleset).plays)
-        )
+        family = simulation_for(service.table)
         if settings.camera:
             from controller.sim_camera import RenderedCamera
 
@@ -398,7 +300,7 @@ class _Table:
     board: Any
     cfg: TableConfig
     camera: Any
-    family: Family
+    family: SimulatedFamily
     progress: Progress
 
 
@@ -408,7 +310,7 @@ async def _play_hand(table: _Table, rng: random.Random, doubt: random.Random, sh
     did not end the hand (the simulation stops there)."""
     service, camera, family = table.service, table.camera, table.family
     hand_no = service.table.hand_no
-    world = family.world(service, rng)
+    world = family.world(service.table, rng)
     for step in world.steps():
         if step_s:
             await asyncio.sleep(step_s)
@@ -425,12 +327,11 @@ async def _play_hand(table: _Table, rng: random.Random, doubt: random.Random, sh
         return False
     if camera is not None:
         await camera.clear()
-    a, b = family.views(service, world, hand_no)
+    a, b = family.views(service.table, world, hand_no)
     if a != b:
         diff = sorted(k for k in a if a[k] != b.get(k))
         problems.append(f"hand {hand_no}: the mirror differs from the game in {diff}")
-    if isinstance(family, ClassicalFamily):
-        problems.extend(await asyncio.to_thread(family.check_score, service, world, hand_no))
+    problems.extend(await asyncio.to_thread(family.check_score, service.table, world, hand_no))
     table.progress.show(service.store)
     return True
 
@@ -449,8 +350,14 @@ async def _delivery_problems(service: Service, watcher: Watcher | None,
         got = len(set(watcher.seqs))
         problems.append(f"the watcher got {got} of {last - first_seq} events")
     expected = list(range(first_seq + 1, last + 1))
-    deduped = sorted(set(watcher.seqs))
-    if deduped != expected or watcher.seqs != sorted(watcher.seqs):
+    # Deduped as docs/mqtt.md tells a subscriber to: keep what is above the highest seen (a
+    # reconnect sends the last events again, docs/reliability.md).
+    highest, kept = first_seq, []
+    for seq in watcher.seqs:
+        if seq > highest:
+            highest = seq
+            kept.append(seq)
+    if kept != expected:
         problems.append("events reached the watcher out of order or with a gap")
     return problems
 

@@ -19,6 +19,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,12 @@ from typing import Any
 log = logging.getLogger("mjtable.store")
 
 SCHEMA_VERSION = 1
+# How long an event the broker acknowledged is kept, to be sent again after a (re)connect.
+# Mosquitto saves after its acknowledgement (tens of ms with thousands of messages queued:
+# bench/faults/bench_kill_at_ack.py), and the rename that replaces its saved file reaches
+# the disk with the file system's next journal commit (ext4: every 5 s), which a power cut
+# may not see: 10 s covers both.
+SENT_KEPT_S = 10.0
 
 BOARD_KEY = "board_key"  # meta: "<boot_id>:<seq>" of the last board event applied
 
@@ -49,6 +56,13 @@ CREATE TABLE IF NOT EXISTS outbox (
     topic TEXT NOT NULL,
     payload BLOB NOT NULL,
     seq INTEGER                     -- the event it carries, if any
+);
+CREATE TABLE IF NOT EXISTS sent (
+    id INTEGER PRIMARY KEY,         -- its outbox id: sent again, it keeps its place
+    topic TEXT NOT NULL,
+    payload BLOB NOT NULL,
+    seq INTEGER NOT NULL,
+    at REAL NOT NULL                -- when the broker acknowledged it (Unix time)
 );
 CREATE TABLE IF NOT EXISTS retained (
     topic TEXT PRIMARY KEY,
@@ -262,10 +276,48 @@ class EventStore:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
 
-    def delivered(self, message_id: int) -> None:
-        """The broker acknowledged it: it leaves the outbox for good."""
+    def delivered(self, message_id: int, at: float | None = None) -> None:
+        """The broker acknowledged it: it leaves the outbox. An event is kept ``SENT_KEPT_S``
+        more (table ``sent``): the broker acknowledges before it saves, and a broker killed
+        in that moment has lost it (docs/reliability.md)."""
+        now = time.time() if at is None else at
         with self._lock:
-            self._db.execute("DELETE FROM outbox WHERE id = ?", (message_id,))
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(
+                    "INSERT OR REPLACE INTO sent(id, topic, payload, seq, at) "
+                    "SELECT id, topic, payload, seq, ? FROM outbox "
+                    "WHERE id = ? AND seq IS NOT NULL", (now, message_id))
+                db.execute("DELETE FROM outbox WHERE id = ?", (message_id,))
+                db.execute("DELETE FROM sent WHERE at < ?", (now - SENT_KEPT_S,))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def resend_recent(self) -> int:
+        """Put back in the outbox, in their places, the events the broker acknowledged in the
+        ``SENT_KEPT_S`` before its last acknowledgement: at a (re)connect, the broker may be
+        one restarted without them. How many."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                newest = db.execute("SELECT MAX(at) FROM sent").fetchone()[0]
+                count = 0
+                if newest is not None:
+                    since = float(newest) - SENT_KEPT_S
+                    count = db.execute(
+                        "INSERT OR IGNORE INTO outbox(id, topic, payload, seq) "
+                        "SELECT id, topic, payload, seq FROM sent WHERE at >= ?", (since,)
+                    ).rowcount
+                    db.execute("DELETE FROM sent WHERE at >= ?", (since,))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return int(count)
 
     def forget_outbox(self) -> None:
         """A table without a broker (its page alone is fed the topics): nothing waits to be

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from controller.games import GAME_EVENTS
 from controller.inputs import InputError, Observation, ObservationKind, Press
-from controller.lights import LightLog, Pattern, Show
+from controller.lights import LightLog
 from controller.live_table import (
     HELD,
     SCORED,
@@ -38,7 +38,6 @@ from controller.live_table import (
     LiveTable,
     Outcome,
     TableSettings,
-    rotate,
 )
 from controller.mirror import claim_for, command_for, observed_tiles, showing_hands
 from controller.referee import Amend, CommandError, RefereeCommand, Roll
@@ -47,9 +46,10 @@ from controller.store import EventStore, dumps
 from engine import commands as cm
 from engine import events as ev
 from engine.errors import MalformedInput, RuleViolation
-from engine.game import HandState, apply, new_hand, public_view, rebuild
+from engine.family import family_for
+from engine.game import HandState, rebuild
 from engine.rules import get_ruleset
-from engine.seats import SEATS, Seat
+from engine.seats import Seat
 from engine.tiles import copies_in_set, parse_tile, tile_name
 from engine.wall import breaker
 
@@ -90,6 +90,7 @@ class Table(LiveTable):
         roll: Callable[[], int] = lambda: secrets.randbelow(6) + 1,
     ) -> None:
         get_ruleset(settings.ruleset)  # an unknown family fails here, not mid-game
+        self.family = family_for(settings.ruleset)
         self._setup(settings, store, lights, on_append, wallclock)
         self.scorer = scorer
         self.roll = roll
@@ -103,10 +104,7 @@ class Table(LiveTable):
     def _service_state(self) -> dict[str, Any]:
         return {
             "hand": self.hand_no,
-            "players": self.players,
-            "prevailing": self.prevailing,
-            "totals": self.totals,
-            "sheet": self.sheet,
+            **self.scorekeeper.snapshot(),
             "pending": {str(k): v for k, v in self.pending.items()},
             "next_pending": self.next_pending,
             "awaiting": self.awaiting,
@@ -115,10 +113,7 @@ class Table(LiveTable):
 
     def _load_service(self, svc: Mapping[str, Any]) -> None:
         self.hand_no = int(svc["hand"])
-        self.players = dict(svc["players"])
-        self.prevailing = svc["prevailing"]
-        self.totals = dict(svc["totals"])
-        self.sheet = list(svc["sheet"])
+        self.scorekeeper.load(svc)
         self.pending = {int(k): v for k, v in svc["pending"].items()}
         self.next_pending = int(svc["next_pending"])
         self.awaiting = list(svc.get("awaiting", []))
@@ -134,8 +129,9 @@ class Table(LiveTable):
         kind = record["type"]
         if kind == "HandEnded":
             if not record["east_stays"]:
-                self.players = rotate(self.players)
-            self.prevailing = record.get("next_prevailing") or self.prevailing
+                self.scorekeeper.east_passes()
+            if record.get("next_prevailing"):
+                self.scorekeeper.prevailing = record["next_prevailing"]
         elif kind == AWAITED:
             self.awaiting = list(record["seats"])
             self.losers_shown = {}
@@ -167,7 +163,7 @@ class Table(LiveTable):
             if hand_events:
                 self.state = rebuild(hand_events)
         if self.state is not None and self.state.phase in ("claims", "rob"):
-            self.window.open_at_restart()
+            self.window.open_at_restart(self.state.window_opened_us)
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -225,20 +221,10 @@ class Table(LiveTable):
     def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self._record([], bodies)
 
-    def _view(self) -> dict[str, Any]:
-        assert self.state is not None
-        return public_view(self.state)
-
     # -- the game --------------------------------------------------------------------------
 
-    def _new_hand(self) -> list[dict[str, Any]]:
-        prevailing = Seat[self.prevailing] if self.prevailing else None
-        state, events = new_hand(
-            self.settings.ruleset, "mirror", prevailing=prevailing, hand=self.hand_no + 1
-        )
-        self.state = state
-        self.window.shut()
-        return self._record(events)
+    def _record_events(self, events: Sequence[ev.Event]) -> list[dict[str, Any]]:
+        return self._record(list(events))
 
     def _apply(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
         """Apply one command to the mirror; raises RuleViolation/MalformedInput untouched."""
@@ -247,7 +233,7 @@ class Table(LiveTable):
             # The table's time on every command of play: the log then shows when each call
             # window opened and closed, beside each press's own time (docs/engine-api.md).
             command = replace(command, time_us=now_us)  # type: ignore[type-var]
-        _, events = apply(self.state, command)
+        self.state, events = self.family.apply(self.state, command)
         records = self._record(list(events))
         self._after(events, now_us)
         if self.state.phase == "ended":
@@ -283,10 +269,23 @@ class Table(LiveTable):
 
     def _moved_on(self) -> list[dict[str, Any]]:
         """An input that is not a hand awaited: a hand still ended (its others' hands
-        awaited, or a restart between its end and its score) is scored first."""
+        awaited) is scored first."""
         if self.state is not None and self.state.phase == "ended":
-            return self._finish_hand()
+            return self._new_hand() if self._scored_already() else self._finish_hand()
         return []
+
+    def _resume_end(self) -> list[dict[str, Any]]:
+        """At a restart: a hand ended but not scored is scored now (or, after a Mah-jongg,
+        the others' hands are awaited first, Law 82); one scored gets its next hand."""
+        if self.state is None or self.state.phase != "ended":
+            return []
+        if self._scored_already():
+            return self._new_hand()
+        if not self.awaiting:
+            return self._end_of_hand()
+        if all(seat in self.losers_shown for seat in self.awaiting):
+            return self._finish_hand()
+        return []  # the others' hands are still awaited (Law 82)
 
     def _loser_shown(
         self, obs: Observation, now_us: int, refuse: Callable[..., Outcome]
@@ -320,62 +319,48 @@ class Table(LiveTable):
             records += self._finish_hand()
         return Outcome(True, records)
 
-    def _after(self, events: list[ev.Event], now_us: int) -> None:
+    def _after(self, events: Sequence[ev.Event], now_us: int) -> None:
         """The call window and the LEDs follow what just happened."""
         assert self.state is not None
         for event in events:
             if isinstance(event, ev.Discarded | ev.KongAdded):
                 self.window.open(now_us)
-                pause = self.settings.courtesy_pause_ms
-                self.lights.show(Pattern(Show.CALL_WINDOW, None, 0, pause))
+                self.cues.window_opened()
             elif isinstance(event, ev.ClaimMade):
                 self.window.reopen(now_us)  # a late claim (Law 53) reopens it
-                self.lights.show(Pattern(Show.CLAIM_HEARD, event.seat.name))
+                self.cues.call_heard(event.seat.name)
             elif isinstance(event, ev.ClaimsClosed):
                 self.window.shut()
-                if event.winner is not None:
-                    self.lights.show(Pattern(Show.CLAIM_WON, event.winner.name))
-                for claim in event.claims:
-                    seat = claim.split(":")[0]
-                    if event.winner is None or seat != event.winner.name:
-                        self.lights.show(Pattern(Show.CLAIM_REFUSED, seat))
-                if event.winner is None:
-                    self.lights.show(Pattern(Show.TURN, self.state.turn.name))
+                winner = None if event.winner is None else event.winner.name
+                self.cues.window_decided(winner, (c.split(":")[0] for c in event.claims))
+                if winner is None:
+                    self.cues.turn(self.state.turn.name)
             elif isinstance(event, ev.Drew):
                 if not event.loose:
                     self.window.shut()
-                self.lights.show(Pattern(Show.TURN, event.seat.name))
+                self.cues.turn(event.seat.name)
                 if self.state.live_left() <= 1:
-                    self.lights.show(Pattern(Show.LAST_TILE, event.seat.name))
+                    self.cues.last_tile(event.seat.name)
             elif isinstance(event, ev.WallBroken):
-                self.lights.show(Pattern(Show.WALL_BREAK, event.wall_of.name, event.stack))
-                self.lights.show(Pattern(Show.DEAD_WALL, event.wall_of.name, event.stack))
+                self.cues.wall_broken(event.wall_of.name, event.stack)
             elif isinstance(event, ev.HandEnded):
                 self.window.shut()
-                winner = None if event.winner is None else event.winner.name
-                self.lights.show(Pattern(Show.HAND_OVER, winner))
+                self.cues.hand_over(None if event.winner is None else event.winner.name)
 
     def _finish_hand(self) -> list[dict[str, Any]]:
         """Score the finished hand onto the sheet, then open the next hand."""
         assert self.state is not None
         state = self.state
-        entry: dict[str, Any] = {
-            "type": SCORED,
-            "result": state.result,
-            "winner": None if state.winner is None else state.winner.name,
-            "rule": state.end_rule,
-            "players": dict(self.players_before_rotation(state)),
-        }
+        winner = None if state.winner is None else state.winner.name
+        players = self.players_before_rotation(state)
         result = self.score(state, self.losers_shown)
-        if result is not None:
+        if result is None:
+            entry = self.scorekeeper.entry(state.result, winner, state.end_rule, players)
+        else:
             net = net_of(result)
-            if net is None:
-                entry["error"] = str(result.get("error", "not scored"))
-            else:
-                entry["net"] = net
-                entry["net_by_player"] = {entry["players"][s]: v for s, v in net.items()}
-                entry["payments"] = result.get("payments", [])
-            entry["score"] = result  # the whole scoresheet (controller/games.py)
+            error = str(result.get("error", "not scored")) if net is None else None
+            entry = self.scorekeeper.entry(state.result, winner, state.end_rule, players, net,
+                                           result.get("payments", []), result, error)
         records = self._record([], [entry])
         return records + self._new_hand()
 
@@ -394,8 +379,7 @@ class Table(LiveTable):
     def players_before_rotation(self, state: HandState) -> dict[str, str]:
         # _fold has already rotated the seats if East passed: undo that for this hand's names.
         if state.east_stays is False:
-            names = [self.players[s.name] for s in SEATS]
-            return {s.name: names[(i - 1) % 4] for i, s in enumerate(SEATS)}
+            return self.scorekeeper.players_before_east_passed()
         return dict(self.players)
 
     # -- inputs ----------------------------------------------------------------------------
@@ -471,8 +455,8 @@ class Table(LiveTable):
         try:
             command = command_for(obs)
             if _closes_window_first(trial, command):
-                apply(trial, cm.CloseClaims())
-            _, events = apply(trial, command)
+                trial, _ = self.family.apply(trial, cm.CloseClaims())
+            _, events = self.family.apply(trial, command)
         except (InputError, RuleViolation, MalformedInput):
             return None  # refused either way: the ordinary path says why
         false = next((e for e in events if isinstance(e, ev.FalseMahjong)), None)
@@ -493,26 +477,21 @@ class Table(LiveTable):
             return {}
         return showing_hands(self.state, [s for s in self.awaiting if s not in self.losers_shown])
 
-    def _close_before(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
+    def _closing(self) -> cm.Command:
+        return cm.CloseClaims()
+
+    def _closes_before(self, command: cm.Command) -> bool:
         """A draw or a laid set shows the table has moved on: claims made before it are
         adjudicated first (the window closes on the next player's action)."""
-        assert self.state is not None
-        if _closes_window_first(self.state, command):
-            return self._apply(cm.CloseClaims(), now_us)
-        return []
+        return self.state is not None and _closes_window_first(self.state, command)
 
-    def tick(self, now_us: int) -> list[dict[str, Any]]:
-        """Close a call window that is over: its courtesy pause, and the press latency after it."""
+    def _closes_at_pause(self) -> bool:
+        """With claims made, the pause ends the window. Without, it ends it only where the
+        family does not keep the discard claimable after the next draw (Law 53), or when no
+        draw can follow (the last discard of a drawn hand)."""
         state = self.state
-        if state is None:
-            return []
-        deadline = self.window.over(now_us)
-        if deadline is None:
-            return []
-        # With claims made, the pause ends the window. Without, it ends it only where the
-        # family does not keep the discard claimable after the next draw (Law 53), or when
-        # no draw can follow (the last discard of a drawn hand).
-        closes = state.phase == "rob" or (
+        assert state is not None
+        return state.phase == "rob" or (
             state.phase == "claims"
             and (
                 bool(state.claims)
@@ -520,10 +499,10 @@ class Table(LiveTable):
                 or (state.need_draw and state.live_left() <= 0)
             )
         )
-        if closes:
-            return self._close_window(lambda: self._apply(cm.CloseClaims(), now_us), deadline)
-        self.lights.show(Pattern(Show.TURN, state.turn.name))
-        return []
+
+    def _stays_open(self) -> None:
+        assert self.state is not None
+        self.cues.turn(self.state.turn.name)
 
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
         """Roll the LED dice (``secrets``) for ``seat`` and apply the throw."""
@@ -537,6 +516,36 @@ class Table(LiveTable):
         if self.state is None or not self.state.throws:
             return "E"
         return breaker(self.state.throws[0][1]).name
+
+    # -- what the simulated camera asks of the mirror ----------------------------------------
+
+    def next_in_turn(self, state: HandState, seat: Seat) -> Seat:
+        return state.others_in_turn(seat)[0]
+
+    def throws_seen(self, state: HandState) -> int | None:
+        return len(state.throws)
+
+    def hand_shown_taken(self, seat: str) -> bool:
+        """The winner's ends the hand, the others' (Law 82) are recorded."""
+        state = self.state
+        if state is None or state.phase != "ended":
+            return False
+        return seat in self.losers_shown or (
+            state.winner is not None and state.winner.name == seat)
+
+    def won_on_draw_now(self) -> bool:
+        return self.state is not None and self.state.phase == "play"
+
+    def amendment(self, seat: str, tile: str) -> dict[str, Any] | None:
+        """The engine's Correct of the seat's last discard: ``at`` its standing index."""
+        standing = [] if self.state is None else self.state.standing
+        last = next((i for i in range(len(standing) - 1, -1, -1)
+                     if isinstance(standing[i], ev.Discarded)
+                     and standing[i].seat.name == seat), None)  # type: ignore[attr-defined]
+        if last is None:
+            return None
+        return {"at": last, "command": {"type": "Discard", "seat": seat, "tile": tile},
+                "reason": "referee: the camera misread it"}
 
     # -- referee commands --------------------------------------------------------------------
 

@@ -13,13 +13,18 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from controller.inputs import Observation, ObservationKind
+from controller.live_table import LiveTable
+from controller.scoresheet import net_of
+from controller.store import EventStore
+from controller.table import ENVELOPE, TABLE_EVENTS, Table
 from engine import commands as cm
 from engine import events as ev
 from engine.bots import GreedyBot, SeatView
-from engine.game import HandState, apply, new_hand
-from engine.rules import Ruleset
+from engine.game import HandState, apply, new_hand, public_view, rebuild
+from engine.rules import Ruleset, get_ruleset
 from engine.seats import SEATS, Seat
 from engine.tiles import tile_name
 from engine.wall import breaker, throw_dice
@@ -169,3 +174,76 @@ class SimulatedHand:
 
     def result(self) -> HandState:
         return self.state
+
+
+class World(Protocol):
+    """One hand of the simulated world: what the table shows, step by step."""
+
+    @property
+    def state(self) -> Any: ...
+
+    def steps(self) -> Iterator[Step]: ...
+
+
+class SimulatedFamily(Protocol):
+    """How one rule family's world is played and the table's mirror checked against it
+    (:func:`controller.families.simulation_for` picks it)."""
+
+    def world(self, table: LiveTable, rng: random.Random) -> World: ...
+
+    def views(self, table: LiveTable, world: Any,
+              hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The game's public view of ``hand`` and the table's mirror's, to be equal."""
+        ...
+
+    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
+        """Where the table's scoresheet entry for ``hand`` differs from the game's."""
+        ...
+
+
+def _mirror_of_hand(store: EventStore, hand: int) -> HandState:
+    events = [
+        ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
+        for r in store.events_of_hand(hand)
+        if r["type"] not in TABLE_EVENTS
+    ]
+    return rebuild(events)
+
+
+class ClassicalSimulation:
+    """The classical families' world (:class:`SimulatedHand`) and its checks."""
+
+    def __init__(self, ruleset: str) -> None:
+        self.ruleset = get_ruleset(ruleset)
+
+    def world(self, table: LiveTable, rng: random.Random) -> World:
+        prevailing = Seat[table.prevailing] if table.prevailing else None
+        return SimulatedHand(self.ruleset, rng, prevailing, table.hand_no)
+
+    def views(self, table: LiveTable, world: Any,
+              hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        a, b = public_view(world.result()), public_view(_mirror_of_hand(table.store, hand))
+        a.pop("mode")
+        b.pop("mode")
+        return a, b
+
+    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
+        """The table's settlement of a won hand against the game's: every hand as the game
+        dealt it, scored as the table scores (nothing, if the table has no scorer)."""
+        assert isinstance(table, Table)
+        state = world.result()
+        shown = {
+            seat.name: [tile_name(t) for t in state.concealed_tiles(seat)]
+            for seat in state.others_in_turn(state.winner)
+        } if state.winner is not None else {}
+        result = table.score(state, shown)
+        if result is None:
+            return []
+        truth = net_of(result)
+        entry: dict[str, Any] = next(
+            (e for e in reversed(table.sheet) if e.get("hand") == hand), {}
+        )
+        if entry.get("net") != truth:
+            return [f"hand {hand}: the table settled {entry.get('net')}, the game's hands "
+                    f"settle {truth}"]
+        return []

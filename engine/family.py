@@ -40,8 +40,10 @@ S = TypeVar("S")
 
 
 class RuleFamily(Protocol, Generic[S]):
-    """One rule family as the table sees it. ``S``: the family's hand state (mutable for
-    speed; ``apply`` checks the whole command before it changes anything)."""
+    """One rule family as the table sees it. ``S``: the family's hand state. ``apply`` checks
+    the whole command before anything changes and returns the hand after it: always use that
+    one (the classical engine changes its hand in place and returns it, for speed; the
+    American one returns a new hand and leaves the one it was given as it was)."""
 
     @property
     def ruleset(self) -> str: ...
@@ -96,7 +98,7 @@ class American:
               command: Command) -> tuple[AmericanHand, Sequence[Event]]:
         from engine.american.game import apply
 
-        return state, apply(state, command)
+        return apply(state, command)
 
     def public_view(self, state: AmericanHand) -> dict[str, Any]:
         from engine.american.game import public_view

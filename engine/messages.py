@@ -232,10 +232,19 @@ class Registry:
     def __init__(self, name: str) -> None:
         self.name = name
         self.types: dict[str, type[Message]] = {}
+        # Types whose JSON form is not their fields, each with its own decoder (the American
+        # events: one form for every kind, engine/american/events.py).
+        self.decoders: dict[str, Callable[[Mapping[str, Json], str], Message]] = {}
+
+    def register_decoder(self, type_name: str,
+                         decode: Callable[[Mapping[str, Json], str], Message]) -> None:
+        if type_name in self.types or type_name in self.decoders:
+            raise ValueError(f"{self.name} type {type_name!r} registered twice")
+        self.decoders[type_name] = decode
 
     def register(self, type_name: str) -> Callable[[type[_M]], type[_M]]:
         def deco(cls: type[_M]) -> type[_M]:
-            if type_name in self.types:
+            if type_name in self.types or type_name in self.decoders:
                 raise ValueError(f"{self.name} type {type_name!r} registered twice")
             fields, added_fields, dec_fields = [], [], []
             for f in dataclasses.fields(cls):  # type: ignore[arg-type]
@@ -268,9 +277,12 @@ class Registry:
         if not isinstance(obj, Mapping):
             raise MalformedInput(here, f"a {self.name} is a JSON object, not {obj!r}")
         type_name = obj.get("type")
+        custom = self.decoders.get(type_name) if isinstance(type_name, str) else None
+        if custom is not None:
+            return custom(obj, where)
         cls = self.types.get(type_name) if isinstance(type_name, str) else None
         if cls is None:
-            known = ", ".join(sorted(self.types))
+            known = ", ".join(sorted([*self.types, *self.decoders]))
             raise MalformedInput(f"{where}.type" if where else "type",
                                  f"unknown {self.name} type {type_name!r} (known: {known})")
         kwargs: dict[str, Any] = {}

@@ -143,6 +143,10 @@ class BoardInfo:
     dice: DiceKind | int
     sensors: frozenset[SensorKind]
     ring_capacity: int
+    # The events the board holds at this handshake: seq ``oldest_unacked_seq`` up to
+    # ``next_event_seq - 1`` (a new host gets them all again first).
+    next_event_seq: int = 0
+    oldest_unacked_seq: int = 0
 
     @classmethod
     def from_hello(cls, hello: dict[str, object]) -> BoardInfo:
@@ -170,6 +174,8 @@ class BoardInfo:
             dice=_enum_or_int(DiceKind, int(str(hello["dice_kind"]))),
             sensors=sensors,
             ring_capacity=int(str(hello["ring_capacity"])),
+            next_event_seq=int(str(hello["next_event_seq"])),
+            oldest_unacked_seq=int(str(hello["oldest_unacked_seq"])),
         )
 
 

@@ -84,8 +84,20 @@ def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) ->
     copies = {**dict.fromkeys(CHINESE_LABELS[:34], 4), **dict.fromkeys(CHINESE_LABELS[34:], 1)}
     copies[JOKER] = 8
     weighted = [(copies[t], i.label == t) for i, t in zip(ids, truth, strict=True) if t in copies]
+    bonus_kinds = set(CHINESE_LABELS[34:42])
+    bonus = [(i.label, t) for i, t in zip(ids, truth, strict=True) if t in bonus_kinds]
+    # A bonus tile named as any other tile, or any other tile named as a bonus tile.
+    crossed = sum(
+        1
+        for i, t in zip(ids, truth, strict=True)
+        if i.label is not None and (i.label in bonus_kinds) != (t in bonus_kinds)
+    )
     return {
         "n": len(truth),
+        "bonus_n": len(bonus),
+        "bonus_top1": sum(1 for lab, t in bonus if lab == t) / max(1, len(bonus)),
+        "bonus_abstain": sum(1 for lab, _ in bonus if lab is None) / max(1, len(bonus)),
+        "bonus_suit_crossings": crossed,
         "top1": correct / len(truth),
         "top1_per_tile_of_a_set": sum(w for w, ok in weighted if ok) / sum(w for w, _ in weighted),
         "top1_no_abstain": best_correct / len(truth),
@@ -112,7 +124,15 @@ def recognisers(embedder: Embedder, samples: list[tuple[str, np.ndarray]]) -> di
     one_look.retry_below = 0.0
     tta = copy.copy(new)
     tta.shift_px = 3
-    return {"old": old, "new, one look": one_look, "new": new, "new+tta": tta}
+    no_reader = copy.copy(new)
+    no_reader.bonus_reader = None
+    return {
+        "old": old,
+        "new, one look": one_look,
+        "new, no bonus reader": no_reader,
+        "new": new,
+        "new+tta": tta,
+    }
 
 
 def held_out_enrolled(
@@ -330,6 +350,10 @@ def _side_metrics(
         "identity_of_found": counts["correct"] / max(1, found_n),
         "identity_of_found_no_abstain": counts["best"] / max(1, found_n),
         "abstained_of_found": counts["abstained"] / max(1, found_n),
+        "bonus_found": counts.get("bonus_found", 0),
+        "bonus_identity_of_found": counts.get("bonus_correct", 0)
+        / max(1, counts.get("bonus_found", 0)),
+        "bonus_suit_crossings": counts.get("crossed", 0),
     }
 
 
@@ -356,6 +380,14 @@ def _count_scan(
             misses[f"{label}->{seen}"] += 1
         counts["best"] += best_label == label
         counts["abstained"] += seen is None
+        bonus = label in _BONUS_KINDS
+        counts["bonus_found"] = counts.get("bonus_found", 0) + bonus
+        counts["bonus_correct"] = counts.get("bonus_correct", 0) + (bonus and seen == label)
+        crossed = seen is not None and (seen in _BONUS_KINDS) != bonus
+        counts["crossed"] = counts.get("crossed", 0) + crossed
+
+
+_BONUS_KINDS = frozenset(CHINESE_LABELS[34:42])
 
 
 def _stage_summary(runs: list[dict[str, float]]) -> dict[str, float]:

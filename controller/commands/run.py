@@ -88,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
         broker = broker_of(cfg)
     except OSError as exc:
         raise CommandInputError(f"cannot read: {exc.strerror}", "mqtt.password_file") from None
+    if broker is not None and broker.ca_file:
+        from config.load import ca_file_problem
+
+        if problem := ca_file_problem(broker.ca_file):
+            raise CommandInputError(problem, f"{args.config}: mqtt.ca_file")
     try:
         service = Service(
             cfg,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from engine.american import commands as cm
+from engine.american import events as ev
 from engine.american.card import CompiledCard
 from engine.american.game import (
     AmericanHand,
@@ -207,13 +208,20 @@ class PlayStats:
     problems: list[str] = field(default_factory=list)
 
 
-class Send(Protocol):
-    def __call__(self, command: Command, trial: bool = False) -> bool: ...
+class HandInPlay(Protocol):
+    """What the bots play against: the hand as it stands, and a way to send a command (the
+    hand moves on when it is accepted; a refused ``trial`` is no violation)."""
+
+    @property
+    def state(self) -> AmericanHand: ...
+
+    def send(self, command: Command, trial: bool = False) -> bool: ...
 
 
-def _calls_on_discard(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
-                      stats: PlayStats, clock: SimClock | None) -> None:
+def _calls_on_discard(table: HandInPlay, bots: dict[Seat, GreedyBot], stats: PlayStats,
+                      clock: SimClock | None) -> None:
     """The others call the live discard (each at its reaction time), then the window closes."""
+    state = table.state
     live = state.live
     assert live is not None
     opened = live.opened_us
@@ -228,83 +236,136 @@ def _calls_on_discard(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Se
                 call = replace(call, time_us=clock.react(opened))
             calls.append(call)
     for call in sorted(calls, key=lambda c: c.time_us or 0):
-        if send(call):
+        if table.send(call):
             stats.calls += 1
     closing = None
     if clock is not None and opened is not None:
         closing = clock.close_after(opened, max([opened] + [c.time_us or 0 for c in calls]))
-    send(cm.CloseWindow(time_us=closing))
+    table.send(cm.CloseWindow(time_us=closing))
 
 
-def advance(state: AmericanHand, bots: dict[Seat, GreedyBot], send: Send,
-            stats: PlayStats, clock: SimClock | None = None) -> None:
+def _charleston(table: HandInPlay, bots: dict[Seat, GreedyBot], stats: PlayStats) -> None:
+    blind_ok = table.state.stage_blind
+    for seat in table.state.players:
+        if seat in table.state.pending:
+            continue
+        command = bots[seat].charleston_pass(table.state, seat, blind_ok)
+        if command.blind:
+            if table.send(command, True):
+                stats.blind_passes += 1
+                continue
+            # CH-10: everybody blind: pass from the hand
+            command = bots[seat].charleston_pass(table.state, seat, False)
+        table.send(command)
+    stats.charlestons += 1
+
+
+def _turn(table: HandInPlay, bots: dict[Seat, GreedyBot], stats: PlayStats,
+          clock: SimClock | None) -> None:
+    """The turn's seat, having drawn: Mah Jongg, a Joker exchange or a discard."""
+    seat = table.state.turn
+    bot = bots[seat]
+    if bot.complete(table.state, seat):
+        table.send(cm.DeclareMahJongg(seat))
+        return
+    exchange = bot.exchanges(table.state, seat)
+    if exchange is not None:
+        if table.send(exchange):
+            stats.exchanges += 1
+            if bot.complete(table.state, seat):
+                stats.finesses += 1
+                table.send(cm.DeclareMahJongg(seat))
+        return
+    discard = bot.discard(table.state, seat)
+    table.send(discard if clock is None else replace(discard, time_us=clock.think()))
+
+
+def advance(table: HandInPlay, bots: dict[Seat, GreedyBot], stats: PlayStats,
+            clock: SimClock | None = None) -> None:
     """One step of bot play: whatever the hand is waiting for (a Charleston pass, a vote, a
     courtesy pass, calls on a discard, an exposure, a draw, a turn). ``clock`` times each
     discard, each call (sent in the order of their times) and the window's close."""
+    state = table.state
     if state.phase == "charleston":
-        blind_ok = state.stage_blind
-        for seat in state.players:
-            if seat in state.pending:
-                continue
-            command = bots[seat].charleston_pass(state, seat, blind_ok)
-            if command.blind:
-                if send(command, True):
-                    stats.blind_passes += 1
-                    continue
-                # CH-10: everybody blind: pass from the hand
-                command = bots[seat].charleston_pass(state, seat, False)
-            send(command)
-        stats.charlestons += 1
+        _charleston(table, bots, stats)
     elif state.phase == "vote":
-        stopped_before = state.second
         for seat in state.players:
-            if state.phase != "vote":
+            if table.state.phase != "vote":
                 break
-            send(bots[seat].vote(state, seat))
-        if state.second and not stopped_before:
+            table.send(bots[seat].vote(table.state, seat))
+        if table.state.second and not state.second:
             stats.second_charlestons += 1
     elif state.phase == "courtesy_offer":
         for seat in state.players:
-            send(bots[seat].courtesy_offer(state, seat))
+            table.send(bots[seat].courtesy_offer(table.state, seat))
     elif state.phase == "courtesy":
         for seat, n in list(state.offers.items()):
             if n and seat not in state.courtesy:
-                send(bots[seat].courtesy_pass(state, seat, n))
+                table.send(bots[seat].courtesy_pass(table.state, seat, n))
                 stats.courtesy_passes += 1
     elif state.step == "window":
-        _calls_on_discard(state, bots, send, stats, clock)
+        _calls_on_discard(table, bots, stats, clock)
     elif state.step == "awarded":
         assert state.awarded is not None and state.called_tile is not None
         seat, kind = state.awarded
         if kind == "mahjong":
-            send(cm.DeclareMahJongg(seat))
-        else:
-            shown = bots[seat].exposure_for(state, seat, state.called_tile)
-            if shown is None:  # the hand changed since the call: pung with what is held
-                rack = state.rack(seat)
-                shown = [state.called_tile] + [t for t in rack.concealed
-                                               if t in (state.called_tile, JOKER)][:2]
-            if send(cm.Expose(seat, tuple(shown))):
-                stats.exposures += 1
+            table.send(cm.DeclareMahJongg(seat))
+            return
+        shown = bots[seat].exposure_for(state, seat, state.called_tile)
+        if shown is None:  # the hand changed since the call: pung with what is held
+            rack = state.rack(seat)
+            shown = [state.called_tile] + [t for t in rack.concealed
+                                           if t in (state.called_tile, JOKER)][:2]
+        if table.send(cm.Expose(seat, tuple(shown))):
+            stats.exposures += 1
     elif state.step == "draw":
         if state.wall_left > 0:
-            send(cm.Draw(state.turn))
+            table.send(cm.Draw(state.turn))
     elif state.step == "discard":
-        seat = state.turn
-        bot = bots[seat]
-        if bot.complete(state, seat):
-            send(cm.DeclareMahJongg(seat))
-            return
-        exchange = bot.exchanges(state, seat)
-        if exchange is not None:
-            if send(exchange):
-                stats.exchanges += 1
-                if bot.complete(state, seat):
-                    stats.finesses += 1
-                    send(cm.DeclareMahJongg(seat))
-            return
-        discard = bot.discard(state, seat)
-        send(discard if clock is None else replace(discard, time_us=clock.think()))
+        _turn(table, bots, stats, clock)
+
+
+def shown_at_mahjong(state: AmericanHand, seat: Seat) -> tuple[Tile, ...]:
+    """The hand ``seat`` lays on its rack at Mah Jongg: its concealed tiles and, called on a
+    discard, the called one (M-1)."""
+    shown = list(state.rack(seat).concealed)
+    if state.awarded == (seat, "mahjong") and state.called_tile is not None:
+        shown.append(state.called_tile)
+    return tuple(shown)
+
+
+@dataclass
+class _BotHand:
+    """A full-information hand played by the bots, every command checked, logged and kept
+    (for the mirror's cross-check)."""
+
+    state: AmericanHand
+    stats: PlayStats
+    emitted: list[Event]
+    record: list[Command] = field(default_factory=list)
+
+    def send(self, command: Command, trial: bool = False) -> bool:
+        """Apply a bot's command; a refusal is a violation unless it was a ``trial``."""
+        line = cm.CommandRecorded(command.to_json())
+        if isinstance(command, cm.DeclareMahJongg):
+            seen: Command = replace(command, concealed=shown_at_mahjong(self.state, command.seat))
+        else:
+            seen = command
+        try:
+            self.state, out = apply(self.state, command)
+        except RuleViolation as exc:
+            if trial:
+                return False
+            self.stats.violations += 1
+            self.stats.problems.append(f"refused {command.to_json()}: {exc}")
+            return False
+        self.record.append(seen)
+        self.emitted += [line, *out]
+        broken = check_invariants(self.state)
+        if broken:
+            self.stats.violations += len(broken)
+            self.stats.problems += [f"after {command.to_json()}: {b}" for b in broken]
+        return True
 
 
 def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
@@ -313,43 +374,14 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
               clock: SimClock | None = None) -> AmericanHand:
     bots = {s: GreedyBot(random.Random(rng.random())) for s in SEATS}
     state, events = new_hand(card, options, "full", rng)
-    emitted: list[Event] = list(events)
-    record: list[Command] = []
-
-    def send(command: Command, trial: bool = False) -> bool:
-        """Apply a bot's command; a refusal is a violation unless it was a ``trial``."""
-        line = cm.CommandRecorded(command.to_json())
-        emitted.append(line)
-        if isinstance(command, cm.DeclareMahJongg):
-            shown = list(state.rack(command.seat).concealed)
-            if state.awarded == (command.seat, "mahjong") and state.called_tile is not None:
-                shown.append(state.called_tile)
-            record.append(replace(command, concealed=tuple(shown)))
-        else:
-            record.append(command)
-        try:
-            out = apply(state, command)
-        except RuleViolation as exc:
-            emitted.remove(line)
-            record.pop()
-            if trial:
-                return False
-            stats.violations += 1
-            stats.problems.append(f"refused {command.to_json()}: {exc}")
-            return False
-        emitted.extend(out)
-        broken = check_invariants(state)
-        if broken:
-            stats.violations += len(broken)
-            stats.problems += [f"after {command.to_json()}: {b}" for b in broken]
-        return True
-
+    hand = _BotHand(state, stats, list(events))
     if bots[Seat.E].complete(state, Seat.E):
-        send(cm.DeclareMahJongg(Seat.E))  # a Heavenly Hand (CH-9)
+        hand.send(cm.DeclareMahJongg(Seat.E))  # a Heavenly Hand (CH-9)
     guard = 0
-    while state.result is None and guard < 2000 and stats.violations <= 20:
+    while hand.state.result is None and guard < 2000 and stats.violations <= 20:
         guard += 1
-        advance(state, bots, send, stats, clock)
+        advance(hand, bots, stats, clock)
+    state = hand.state
     if state.result is None:
         stats.violations += 1
         stats.problems.append("the hand did not finish")
@@ -359,16 +391,15 @@ def play_hand(card: CompiledCard, rng: random.Random, options: AmericanOptions,
         stats.draws += kind == "wall"
         stats.other_endings += kind not in ("mahjong", "wall")
     if state.result is not None:
-        disagreement = mirror_disagreement(card, options, record, state.result)
+        disagreement = mirror_disagreement(card, options, hand.record, state.result)
         if disagreement:
             stats.violations += 1
             stats.problems.append(disagreement)
-    stats.false_mahjong += any(isinstance(e, cm.AmericanEvent) and e.kind == "FalseMahJongg"
-                               for e in emitted)
+    stats.false_mahjong += any(isinstance(e, ev.FalseMahJongg) for e in hand.emitted)
     stats.hands += 1
-    stats.events += sum(1 for e in emitted if not isinstance(e, cm.CommandRecorded))
+    stats.events += sum(1 for e in hand.emitted if not isinstance(e, cm.CommandRecorded))
     if log is not None:
-        for e in emitted:
+        for e in hand.emitted:
             log(e.to_json())
         log({"final": public_view(state), "digest": digest(state)})
     return state
@@ -393,7 +424,7 @@ def mirror_disagreement(card: CompiledCard, options: AmericanOptions, commands: 
     mirror, _ = new_hand(card, options, "mirror")
     try:
         for command in commands:
-            apply(mirror, _as_seen(command))
+            mirror, _ = apply(mirror, _as_seen(command))
     except RuleViolation as exc:
         return f"mirror refused what the full engine accepted: {exc}"
     seen = mirror.result or {}

@@ -4,14 +4,13 @@ any player may stop, blind passes on the last pass, and the courtesy pass across
 from __future__ import annotations
 
 from engine.american import commands as cm
-from engine.american.commands import AmericanEvent
+from engine.american import events as ev
+from engine.american.events import AmericanEvent
 from engine.american.state import (
     PASS_OFFSET,
     SECOND_CHARLESTON,
     AmericanHand,
     check_holds,
-    make_event,
-    names,
     refuse,
     remove_tiles,
 )
@@ -44,15 +43,14 @@ def charleston_pass(state: AmericanHand, c: cm.CharlestonPass) -> list[AmericanE
             # CH-7: a wrong count in the Charleston throws the hands in for a redeal.
             state.result = {"result": "redeal", "rule": "American CH-7",
                             "why": f"{c.seat.name} passed {count} tiles"}
-            return [make_event("HandEnded", None, state.result)]
+            return [ev.HandEnded(result=state.result)]
     if len(state.pending) == len(state.players) - 1 and all(
             p.blind for p in state.pending.values()) and c.blind:
         raise refuse("CH-10", "every player is blind passing: the player with the most tiles "
                      "to spare passes one or two from the hand and owes the rest")
     state.pending[c.seat] = c
-    events = [make_event("CharlestonPassOffered", c.seat,
-                         {"stage": state.stages[0], "blind": c.blind},
-                         {"tiles": names(c.tiles)})]
+    events: list[AmericanEvent] = [ev.CharlestonPassOffered(
+        seat=c.seat, stage=state.stages[0], blind=c.blind, tiles=tuple(c.tiles))]
     if len(state.pending) == len(state.players):
         events += resolve_pass(state)
     return events
@@ -83,9 +81,8 @@ def resolve_pass(state: AmericanHand) -> list[AmericanEvent]:
             source = SEATS[(seat - offset) % 4]
             incoming = packets[source]
             state.rack(seat).concealed += incoming[p.blind:]
-    events = [make_event("CharlestonPassed", None, {"direction": direction,
-                                             "blind": {s.name: p.blind
-                                                       for s, p in passes.items()}})]
+    events: list[AmericanEvent] = [ev.CharlestonPassed(
+        direction=direction, blind={s.name: p.blind for s, p in passes.items()})]
     if state.stages:
         state.stage_blind = len(state.stages) == 1
         return events
@@ -107,18 +104,18 @@ def vote(state: AmericanHand, c: cm.CharlestonVote) -> list[AmericanEvent]:
     if c.seat in state.votes:
         raise refuse("CH-4", f"{c.seat.name} has already answered")
     state.votes[c.seat] = c.stop
-    events = [make_event("CharlestonVote", c.seat, {"stop": c.stop})]
+    events: list[AmericanEvent] = [ev.CharlestonVote(seat=c.seat, stop=c.stop)]
     if c.stop:
         # Any one player may stop it, without giving a reason (CH-4).
         state.votes = {}
         start_courtesy(state)
-        return [*events, make_event("SecondCharlestonStopped", c.seat, {"rule": "American CH-4"})]
+        return [*events, ev.SecondCharlestonStopped(seat=c.seat, rule="American CH-4")]
     if len(state.votes) == len(state.players):
         state.second = True
         state.stages = list(SECOND_CHARLESTON)
         state.stage_blind = False
         state.phase = "charleston"
-        events.append(make_event("SecondCharlestonStarted"))
+        events.append(ev.SecondCharlestonStarted())
     return events
 
 
@@ -130,11 +127,11 @@ def courtesy_offer(state: AmericanHand, c: cm.CourtesyOffer) -> list[AmericanEve
     if c.seat in state.offers:
         raise refuse("CH-5", f"{c.seat.name} has already said how many")
     state.offers[c.seat] = c.count
-    events = [make_event("CourtesyOffered", c.seat, {"count": c.count})]
+    events: list[AmericanEvent] = [ev.CourtesyOffered(seat=c.seat, count=c.count)]
     if len(state.offers) == len(state.players):
         agreed = {s: min(n, state.offers[SEATS[(s + 2) % 4]]) for s, n in state.offers.items()}
         state.offers = agreed  # the lower wish wins; none if either wants none (CH-5)
-        events.append(make_event("CourtesyAgreed", None, {s.name: n for s, n in agreed.items()}))
+        events.append(ev.CourtesyAgreed(counts={s.name: n for s, n in agreed.items()}))
         if any(agreed.values()):
             state.phase = "courtesy"
         else:
@@ -157,7 +154,8 @@ def courtesy_pass(state: AmericanHand, c: cm.CourtesyPass) -> list[AmericanEvent
     elif (c.count if c.count is not None else len(c.tiles)) != due:
         raise refuse("CH-5", f"{c.seat.name} agreed to pass {due}")
     state.courtesy[c.seat] = c.tiles
-    events = [make_event("CourtesyPassOffered", c.seat, {"count": due}, {"tiles": names(c.tiles)})]
+    events: list[AmericanEvent] = [ev.CourtesyPassOffered(seat=c.seat, count=due,
+                                                           tiles=tuple(c.tiles))]
     if all(s in state.courtesy for s, n in state.offers.items() if n):
         if state.mode == "full":
             for seat, tiles in state.courtesy.items():
@@ -165,8 +163,7 @@ def courtesy_pass(state: AmericanHand, c: cm.CourtesyPass) -> list[AmericanEvent
             for seat, tiles in state.courtesy.items():
                 state.rack(SEATS[(seat + 2) % 4]).concealed += tiles
         state.phase = "play"
-        events.append(make_event("CourtesyPassed", None,
-                                 {s.name: n for s, n in state.offers.items()}))
+        events.append(ev.CourtesyPassed(counts={s.name: n for s, n in state.offers.items()}))
     return events
 
 

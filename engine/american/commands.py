@@ -235,20 +235,6 @@ class Observed(Command):
     cause: str
 
 
-@event("american/Event")
-@dataclass(frozen=True, slots=True)
-class AmericanEvent(Event):
-    """One thing that happened in an American hand. ``public`` is what the table shows;
-    ``private`` (tiles face down, the engine's dead-hand evidence) is never published."""
-
-    PRIVATE: ClassVar[frozenset[str]] = frozenset({"private"})
-
-    kind: str
-    seat: Seat | None = None
-    public: Json = None
-    private: Json = None
-
-
 @event("american/Command")
 @dataclass(frozen=True, slots=True)
 class CommandRecorded(Event):

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.american import commands as cm
-from engine.american.commands import AmericanEvent
+from engine.american import events as ev
+from engine.american.events import AmericanEvent
 from engine.american.match import HandError, closest, exposures_fit, make_hand, unwinnable
 from engine.american.payments import (
     Settlement,
@@ -22,7 +23,6 @@ from engine.american.state import (
     AmericanHand,
     Evidence,
     ensure_playing,
-    make_event,
     refuse,
 )
 from engine.errors import MalformedInput
@@ -112,7 +112,7 @@ def end_if_one_left(state: AmericanHand, last_out: Seat | None = None) -> list[A
         settlement.payments += cascade.payments
     state.result = {"result": "dead", "winner": None, "rule": "American M-4",
                     **settlement.as_json(state.players)}
-    return [make_event("HandEnded", None, state.result)]
+    return [ev.HandEnded(result=state.result)]
 
 
 def hand_of(state: AmericanHand, seat: Seat) -> Any:
@@ -136,17 +136,17 @@ def challenge(state: AmericanHand, c: cm.Challenge) -> list[AmericanEvent]:
     if visible:
         rule = f"American {visible[0].rule}"
         declare_dead(state, c.target, rule)
-        events = [make_event("ChallengeRuled", c.seat, {"target": c.target.name, "ruling": "upheld",
-                                                 "rule": rule}),
-                  make_event("DeclaredDead", c.target, {"rule": rule})]
+        events: list[AmericanEvent] = [
+            ev.ChallengeRuled(seat=c.seat, target=c.target, ruling="upheld", rule=rule),
+            ev.DeclaredDead(seat=c.target, rule=rule)]
         if state.turn == c.target and state.step in ("draw", "discard"):
             state.turn = state.next_player(c.target)
             state.step = "draw"
         return events + end_if_one_left(state, c.target)
     # DH-3: nothing visible shows it; the challenged may deny without revealing anything.
     state.challenges.append((c.seat, c.target, bool(target.evidence)))
-    return [make_event("ChallengeRuled", c.seat, {"target": c.target.name, "ruling": "disputed",
-                                           "rule": "American DH-5, DH-6"})]
+    return [ev.ChallengeRuled(seat=c.seat, target=c.target, ruling="disputed",
+                              rule="American DH-5, DH-6")]
 
 
 def concede(state: AmericanHand, c: cm.ConcedeDead) -> list[AmericanEvent]:
@@ -156,7 +156,8 @@ def concede(state: AmericanHand, c: cm.ConcedeDead) -> list[AmericanEvent]:
                      "may be accepted")
     state.challenges.remove(pending[-1])
     declare_dead(state, c.seat, "American DH-5")
-    events = [make_event("DeclaredDead", c.seat, {"rule": "American DH-5", "conceded": True})]
+    events: list[AmericanEvent] = [ev.DeclaredDead(seat=c.seat, rule="American DH-5",
+                                                    conceded=True)]
     if state.turn == c.seat and state.step in ("draw", "discard"):
         state.turn = state.next_player(c.seat)
         state.step = "draw"
@@ -170,7 +171,7 @@ def throw_in(state: AmericanHand, c: cm.ThrowIn) -> list[AmericanEvent]:
     if rack.out:
         raise refuse("M-4", f"{c.seat.name}'s hand is already out")
     rack.thrown_in = True
-    events = [make_event("ThrewIn", c.seat, {"rule": "American M-4"})]
+    events: list[AmericanEvent] = [ev.ThrewIn(seat=c.seat, rule="American M-4")]
     if state.turn == c.seat and state.step in ("draw", "discard"):
         # An open window on this player's discard stays open for the others' calls (C-5).
         state.turn = state.next_player(c.seat)
@@ -197,18 +198,18 @@ def observed(state: AmericanHand, c: cm.Observed) -> list[AmericanEvent]:
                 # CH-7's one exception: the player to East's left, one short, alone may take
                 # the next wall tile before East's first discard.
                 state.short_left = c.seat
-                return [make_event("ShortHandMayDraw", c.seat, {"rule": "American CH-7"})]
+                return [ev.ShortHandMayDraw(seat=c.seat, rule="American CH-7")]
             # DH-9 / CH-7: before East's first discard a wrong count means a redeal.
             state.result = {"result": "redeal", "rule": "American CH-7, DH-9",
                             "why": f"{c.seat.name} holds {count} tiles"}
-            return [make_event("HandEnded", None, state.result)]
+            return [ev.HandEnded(result=state.result)]
         record(state, c.seat, "DH-2 (a)", f"{count} tiles after East's first discard")
         wrong = [s for s, r in state.racks.items() if any(e.rule == "DH-2 (a)" for e in r.evidence)]
         if len(wrong) >= 3:
             # DH-9: three wrong counts after East's first discard: the hand is replayed.
             state.result = {"result": "redeal", "rule": "American DH-9",
                             "why": "three hands with wrong counts"}
-            return [make_event("HandEnded", None, state.result)]
+            return [ev.HandEnded(result=state.result)]
         return []
     rule = _CAUSES.get(c.cause)
     if rule is None:

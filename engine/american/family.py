@@ -54,13 +54,12 @@ def replay(lines: list[str], card: CompiledCard) -> dict[str, Any]:
     import time
 
     from engine.american import commands as cm
+    from engine.american import events as ev
     from engine.american.game import apply, digest, new_hand, public_view
     from engine.commands import Command
     from engine.errors import EngineError, MalformedInput
     from engine.messages import COMMANDS
     from engine.record import parse_log
-    from engine.seats import parse_seat
-    from engine.tiles import parse_tiles
 
     started = time.perf_counter()
     hands = parse_log(lines)
@@ -68,26 +67,22 @@ def replay(lines: list[str], card: CompiledCard) -> dict[str, Any]:
     events = 0
     for logged in hands:
         where = f"hand {logged.hand} (line {logged.first_line})"
-        recorded = [e for e in logged.events if isinstance(e, cm.AmericanEvent)]
+        recorded = [e for e in logged.events if isinstance(e, ev.AmericanEvent)]
         events += len(recorded)
         first = logged.events[0] if logged.events else None
-        if not isinstance(first, cm.AmericanEvent) or first.kind != "HandStarted":
+        if not isinstance(first, ev.HandStarted):
             raise MalformedInput(where, "an American hand starts with its HandStarted event")
-        public, private = first.public or {}, first.private or {}
         problems: list[str] = []
-        if public.get("card", {}).get("name") != card.name:
+        if not isinstance(first.card, dict) or first.card.get("name") != card.name:
             problems.append("the log was recorded with another card")
-        try:
-            players = [parse_seat(s, f"{where}: players") for s in public["players"]]
-            wall = parse_tiles(private["wall"], f"{where}: wall")
-            dealt = {parse_seat(e.seat.name): parse_tiles(e.private["tiles"], f"{where}: Dealt")
-                     for e in recorded if e.kind == "Dealt" and e.seat is not None}
-        except (KeyError, TypeError, ValueError) as exc:
-            raise MalformedInput(where, f"the deal is not recorded: {exc}") from None
-        options = options_for({4: "american", 3: "american/3", 2: "american/2"}[len(players)],
-                              card)
-        state, produced = new_hand(card, options, "full", dice=public.get("dice"),
-                                   deal=(dealt, wall))
+        dealt = {e.seat: list(e.tiles) for e in recorded if isinstance(e, ev.Dealt)}
+        if len(first.players) not in (2, 3, 4) or set(dealt) != set(first.players):
+            raise MalformedInput(where, "the deal is not recorded: a Dealt event for each of "
+                                 f"{', '.join(s.name for s in first.players)}")
+        options = options_for({4: "american", 3: "american/3", 2: "american/2"}[
+            len(first.players)], card)
+        state, produced = new_hand(card, options, "full", dice=first.dice,
+                                   deal=(dealt, list(first.wall_tiles)))
         expected: list[dict[str, Any]] = [e.to_json() for e in recorded[:len(produced)]]
         if [e.to_json() for e in produced] != expected:
             problems.append("the deal differs from the recorded one")
@@ -103,7 +98,8 @@ def replay(lines: list[str], card: CompiledCard) -> dict[str, Any]:
                 command = COMMANDS.decode(line.command, f"{where}: command")
                 if not isinstance(command, Command):
                     raise MalformedInput(f"{where}: command", "not a command")
-                out = [e.to_json() for e in apply(state, command)]
+                state, caused = apply(state, command)
+                out = [e.to_json() for e in caused]
                 logged_out = []
                 while i < len(queue) and not isinstance(queue[i], cm.CommandRecorded):
                     logged_out.append(queue[i].to_json())

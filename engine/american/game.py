@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.american import commands as cm
+from engine.american import events as ev
 from engine.american.charleston import charleston_pass, courtesy_offer, courtesy_pass, vote
-from engine.american.commands import AmericanEvent
 from engine.american.compiled import CompiledCard
 from engine.american.dead import (
     challenge,
@@ -36,6 +36,7 @@ from engine.american.dead import (
     record,
     throw_in,
 )
+from engine.american.events import AmericanEvent
 from engine.american.mahjong import declare_mahjong, place_bet, retract, wall_game, withdraw_call
 from engine.american.match import american_tile
 from engine.american.payments import (
@@ -52,8 +53,6 @@ from engine.american.state import (
     Rack,
     check_holds,
     ensure_playing,
-    make_event,
-    names,
     player_seats,
     refuse,
     remove_tiles,
@@ -135,28 +134,30 @@ def new_hand(card: CompiledCard, options: AmericanOptions | None = None,
     dealt = sum(r.count for r in racks.values())
     state = AmericanHand(card=card, options=options, mode=mode, players=players, racks=racks,
                          wall=wall, wall_left=152 - dealt)
-    events.append(AmericanEvent("HandStarted", None, {
-        "ruleset": "american", "mode": mode, "players": [s.name for s in players],
-        "card": {"name": card.name, "year": card.year, "version": card.version},
-        "dice": throw, "wall": state.wall_left}, {"wall": names(wall)}))
+    events.append(ev.HandStarted(
+        mode=mode, players=players,
+        card={"name": card.name, "year": card.year, "version": card.version},
+        dice=throw, wall=state.wall_left, wall_tiles=tuple(wall)))
     for seat in players:
-        events.append(AmericanEvent("Dealt", seat, {"count": racks[seat].count},
-                                    {"tiles": [tile_name(t) for t in racks[seat].concealed]}))
+        events.append(ev.Dealt(seat=seat, count=racks[seat].count,
+                               tiles=tuple(racks[seat].concealed)))
     if len(players) == 4:
         state.phase = "charleston"
         state.stages = list(FIRST_CHARLESTON)
         state.stage_blind = False
     else:
         state.phase = "play"  # "Two and three players": no Charleston; East discards
-    state.log.extend(events)
+    state.log = tuple(events)
     return state, events
 
 
 # -- apply -----------------------------------------------------------------------------------------
 
-def apply(state: AmericanHand, command: Command) -> list[AmericanEvent]:
-    """Check and apply one command; returns its events. Raises ``RuleViolation`` (naming the
-    rule) or ``MalformedInput`` without changing anything."""
+def apply(state: AmericanHand,
+          command: Command) -> tuple[AmericanHand, tuple[AmericanEvent, ...]]:
+    """Check one command: the hand after it, and the events it caused. ``state`` itself never
+    changes (the handlers work on a copy); a refusal raises ``RuleViolation`` (naming the
+    rule) or ``MalformedInput``."""
     if state.result is not None:
         raise refuse("M-1", "the hand is over")
     handler = _HANDLERS.get(type(command))
@@ -166,14 +167,16 @@ def apply(state: AmericanHand, command: Command) -> list[AmericanEvent]:
         seat = getattr(command, name, None)
         if seat is not None and seat not in state.racks:
             raise refuse("Two and three players", f"seat {seat.name} is empty at this table")
-    events: list[AmericanEvent] = handler(state, command)
-    if state.result is None and state.phase == "play" and state.step == "draw" \
-            and state.wall_left == 0:
+    after = state.copy()
+    events: list[AmericanEvent] = handler(after, command)
+    if after.result is None and after.phase == "play" and after.step == "draw" \
+            and after.wall_left == 0:
         # W-1: play goes on (a false Mah Jongg on the last tile, M-4; a hand declared dead on
         # its turn, DH-7) but nobody has a tile to draw: the wall is exhausted, a wall game.
-        events += wall_game(state)
-    state.log.extend(events)
-    return events
+        events += wall_game(after)
+    caused = tuple(events)
+    after.log = state.log + caused
+    return after, caused
 
 
 # -- turns ----------------------------------------------------------------------------------------
@@ -196,13 +199,13 @@ def _draw(state: AmericanHand, c: cm.Draw) -> list[AmericanEvent]:
     if state.short_left == c.seat and not state.first_discard:
         state.short_left = None  # CH-7's exception: the short player takes the next tile
         short = state.rack(c.seat)
-        extra = state.wall.pop(0) if state.mode == "full" else None
+        extra = state.wall[0] if state.mode == "full" else None
+        state.wall = state.wall[1:]  # replaced, never changed: copies of the hand share it
         if extra is not None:
             short.concealed.append(extra)
         state.wall_left -= 1
         short.count += 1
-        return [make_event("Drew", c.seat, {"wall": state.wall_left, "rule": "American CH-7"},
-                           {"tile": tile_name(extra) if extra is not None else None})]
+        return [ev.Drew(seat=c.seat, wall=state.wall_left, rule="American CH-7", tile=extra)]
     if c.seat != state.turn or state.step != "draw":
         if state.mode == "full":
             what = "it is not this seat's turn" if c.seat != state.turn else "already drawn"
@@ -215,15 +218,15 @@ def _draw(state: AmericanHand, c: cm.Draw) -> list[AmericanEvent]:
     if state.mode == "full":
         if c.tile is not None and american_tile(c.tile) != state.wall[0]:
             raise MalformedInput("tile", f"the wall's next tile is not {tile_name(c.tile)}")
-        tile = state.wall.pop(0)
+        tile = state.wall[0]
+        state.wall = state.wall[1:]  # replaced, never changed: copies of the hand share it
         rack.concealed.append(tile)
     state.wall_left -= 1
     rack.count += 1
     if c.seat == state.turn:
         state.step = "discard"
         state.last_move_exchange = False
-    events.append(make_event("Drew", c.seat, {"wall": state.wall_left},
-                             {"tile": tile_name(tile) if tile is not None else None}))
+    events.append(ev.Drew(seat=c.seat, wall=state.wall_left, tile=tile))
     return events
 
 
@@ -237,7 +240,7 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
             # P-1: another player drew from the wall and discarded before East: thrown in.
             state.result = {"result": "redeal", "rule": "American P-1",
                             "why": f"{c.seat.name} drew and discarded before East"}
-            return [make_event("HandEnded", None, state.result)]
+            return [ev.HandEnded(result=state.result)]
         if not state.first_discard:
             raise refuse("P-1", f"East discards first: {c.seat.name} takes it back")
         raise refuse("P-2", f"it is {state.turn.name}'s turn, not {c.seat.name}'s")
@@ -258,8 +261,9 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
     rack.discards.append(tile)
     for e in rack.exposures:
         e.this_turn = False  # the discard locks the exposure (C-8)
-    for seat, other in state.racks.items():
-        for e in other.exposures:
+    for seat in [s for s, other in state.racks.items()
+                 if any(e.wrong_exchange for e in other.exposures)]:
+        for e in state.rack(seat).exposures:
             if e.wrong_exchange:
                 e.wrong_exchange = False
                 e.erroneous = "DH-2 (m)"  # no longer like tiles: never redeemable (J-13)
@@ -273,12 +277,9 @@ def _discard(state: AmericanHand, c: cm.Discard) -> list[AmericanEvent]:
     state.step = "window"
     state.last_move_exchange = False
     check_exposed_hands(state)
-    public: dict[str, Any] = {"tile": tile_name(tile)}
-    if c.named is not None:
-        public["named"] = tile_name(american_tile(c.named))
-    if tile == JOKER:
-        public["dead"] = "American J-3"
-    return [make_event("Discarded", c.seat, public)]
+    return [ev.Discarded(seat=c.seat, tile=tile,
+                         named=None if c.named is None else american_tile(c.named),
+                         dead="American J-3" if tile == JOKER else None)]
 
 
 def _take_back(state: AmericanHand, c: cm.TakeBack) -> list[AmericanEvent]:
@@ -300,8 +301,7 @@ def _take_back(state: AmericanHand, c: cm.TakeBack) -> list[AmericanEvent]:
     state.live = None
     state.turn = c.seat
     state.step = "draw"
-    return [make_event("DiscardTakenBack", c.seat, {"tile": tile_name(live.tile),
-                                             "rule": "American P-7"})]
+    return [ev.DiscardTakenBack(seat=c.seat, tile=live.tile, rule="American P-7")]
 
 
 def _correct_name(state: AmericanHand, c: cm.CorrectName) -> list[AmericanEvent]:
@@ -311,8 +311,7 @@ def _correct_name(state: AmericanHand, c: cm.CorrectName) -> list[AmericanEvent]
     if state.calls:
         raise refuse("MN-1", "too late: a player has already acted on the name")
     live.named = live.tile
-    return [make_event("NameCorrected", c.seat,
-                       {"tile": tile_name(live.tile), "rule": "American MN-1"})]
+    return [ev.NameCorrected(seat=c.seat, tile=live.tile, rule="American MN-1")]
 
 
 # -- calls -----------------------------------------------------------------------------------------
@@ -339,10 +338,8 @@ def _call(state: AmericanHand, c: cm.Call) -> list[AmericanEvent]:
         # may be called on a misnamed tile.
         record(state, c.seat, "DH-2 (k)", "called a misnamed discard for an exposure")
     state.calls.append(c)
-    made: dict[str, object] = {"kind": c.kind, "exposed": c.exposed}
-    if c.time_us is not None:
-        made["time_us"] = c.time_us  # the press, on the board's clock (C-9's timing)
-    return [make_event("CallMade", c.seat, made)]
+    # time_us: the press, on the board's clock (C-9's timing)
+    return [ev.CallMade(seat=c.seat, call=c.kind, exposed=c.exposed, time_us=c.time_us)]
 
 
 def adjudicate(discarder: Seat, calls: Sequence[cm.Call], players: Sequence[Seat]) -> tuple[
@@ -380,22 +377,20 @@ def _close(state: AmericanHand, c: cm.CloseWindow) -> list[AmericanEvent]:
         raise refuse("C-5", "no call window is open")
     events: list[AmericanEvent] = []
     # The window on the board's clock, when the table gave the times (docs/engine-api.md).
-    times = {k: v for k, v in (("opened_us", live.opened_us), ("closed_us", c.time_us))
-             if v is not None}
     if not state.calls:
         state.live = None
         if state.wall_left == 0:
             return wall_game(state)
         state.turn = state.next_player(live.seat)
         state.step = "draw"
-        return [make_event("WindowClosed", None, {"discard": tile_name(live.tile), "claims": [],
-                                           "winner": None, "rule": "American C-5", **times})]
+        return [ev.WindowClosed(discard=live.tile, claims=(), winner=None, rule="American C-5",
+                                opened_us=live.opened_us, closed_us=c.time_us)]
     winner, rule = adjudicate(live.seat, state.calls, state.players)
-    events.append(make_event("WindowClosed", None, {
-                             "discard": tile_name(live.tile), "discarder": live.seat.name,
-                             "claims": [f"{x.seat.name}:{x.kind}" for x in state.calls],
-                             "winner": winner.seat.name, "kind": winner.kind, "rule": rule,
-                             **times}))
+    events.append(ev.WindowClosed(
+        discard=live.tile, discarder=live.seat,
+        claims=tuple(f"{x.seat.name}:{x.kind}" for x in state.calls),
+        winner=winner.seat, call=winner.kind, rule=rule,
+        opened_us=live.opened_us, closed_us=c.time_us))
     state.other_mahjong_calls = [x.seat for x in state.calls
                                  if x.kind == "mahjong" and x.seat != winner.seat]
     state.calls = []
@@ -433,7 +428,7 @@ def _expose(state: AmericanHand, c: cm.Expose) -> list[AmericanEvent]:
     state.step = "discard"
     state.last_move_exchange = False
     check_exposed_hands(state)
-    return [make_event("Exposed", c.seat, {"tiles": names(tiles)})]
+    return [ev.Exposed(seat=c.seat, tiles=tuple(tiles))]
 
 
 def _adjust(state: AmericanHand, c: cm.AdjustExposure) -> list[AmericanEvent]:
@@ -468,7 +463,7 @@ def _adjust(state: AmericanHand, c: cm.AdjustExposure) -> list[AmericanEvent]:
     naturals = {t for t in new if t != JOKER}
     current.erroneous = None if 3 <= len(new) <= 6 and len(naturals) == 1 else "DH-2 (c)"
     check_exposed_hands(state)
-    return [make_event("ExposureAdjusted", c.seat, {"tiles": names(new), "rule": "American C-8"})]
+    return [ev.ExposureAdjusted(seat=c.seat, tiles=tuple(new), rule="American C-8")]
 
 
 # -- Joker exchange --------------------------------------------------------------------------------
@@ -518,8 +513,8 @@ def _exchange(state: AmericanHand, c: cm.JokerExchange) -> list[AmericanEvent]:
     if c.seat == state.turn:
         rack.exchanged_jokers += 1
         state.last_move_exchange = True  # a Mah Jongg now is a Finesse (J-12)
-    events.append(make_event("JokerExchanged", c.seat, {
-        "owner": c.owner.name, "tile": tile_name(tile), "exposure": names(target.tiles)}))
+    events.append(ev.JokerExchanged(seat=c.seat, owner=c.owner, tile=tile,
+                                    exposure=tuple(target.tiles)))
     return events
 
 
@@ -544,9 +539,8 @@ def _correct_exchange(state: AmericanHand, c: cm.CorrectExchange) -> list[Americ
     target.tiles[target.tiles.index(target.wrong_tile)] = tile
     target.wrong_exchange = False
     target.wrong_tile = None
-    return [make_event("ExchangeCorrected", c.seat, {"owner": c.owner.name,
-                                               "exposure": names(target.tiles),
-                                               "rule": "American J-8"})]
+    return [ev.ExchangeCorrected(seat=c.seat, owner=c.owner, exposure=tuple(target.tiles),
+                                 rule="American J-8")]
 
 
 _HANDLERS: dict[type, Any] = {

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.american import commands as cm
-from engine.american.commands import AmericanEvent
+from engine.american import events as ev
 from engine.american.dead import declare_dead, end_if_one_left, settle_challenges
+from engine.american.events import AmericanEvent
 from engine.american.match import HandError, american_tile, make_hand, matches
 from engine.american.payments import (
     Settlement,
@@ -19,7 +20,7 @@ from engine.american.payments import (
     settle_win,
     tournament_points,
 )
-from engine.american.state import AmericanHand, ensure_playing, make_event, names, refuse
+from engine.american.state import AmericanHand, ensure_playing, names, refuse
 from engine.errors import MalformedInput
 from engine.seats import Seat
 from engine.tiles import JOKER
@@ -112,11 +113,11 @@ def declare_mahjong(state: AmericanHand, c: cm.DeclareMahJongg) -> list[American
     }
     if bettor:
         state.result["bettor"] = {"bet": state.bet, "payments": bettor}
-    events.append(make_event("MahJongg", c.seat, {"line": line.id, "points": line.points, "by": by,
-                                           "jokerless": jokerless}))
+    events.append(ev.MahJongg(seat=c.seat, line=line.id, points=line.points, by=by,
+                              jokerless=jokerless))
     # Concealed racks are not published: only the winner's hand is shown face up (M-1).
     shown = {s.name: names(r.concealed) for s, r in state.racks.items() if s != c.seat}
-    events.append(make_event("HandEnded", None, state.result, {"racks": shown}))
+    events.append(ev.HandEnded(result=state.result, racks=shown))
     return events
 
 
@@ -127,11 +128,10 @@ def retract(state: AmericanHand, c: cm.RetractMahJongg) -> list[AmericanEvent]:
     if c.to_exposure:
         # Found short: the declaration becomes a call for an exposure, no penalty (M-4).
         state.awarded = (c.seat, "expose")
-        return [make_event("MahJonggRetracted", c.seat,
-                           {"rule": "American M-4", "now": "expose"})]
+        return [ev.MahJonggRetracted(seat=c.seat, rule="American M-4", now="expose")]
     # Corrected at once: no penalty, play on; the tile goes back and is dead (C-5).
     _return_called_tile(state)
-    return [make_event("MahJonggRetracted", c.seat, {"rule": "American M-4", "now": "play on"})]
+    return [ev.MahJonggRetracted(seat=c.seat, rule="American M-4", now="play on")]
 
 
 def withdraw_call(state: AmericanHand, c: cm.WithdrawCall) -> list[AmericanEvent]:
@@ -145,11 +145,11 @@ def withdraw_call(state: AmericanHand, c: cm.WithdrawCall) -> list[AmericanEvent
             raise refuse("C-6", "tiles are already exposed for this call: the caller is "
                          "committed")
         state.calls.remove(mine[0])
-        return [make_event("CallWithdrawn", c.seat, {"rule": "American C-6"})]
+        return [ev.CallWithdrawn(seat=c.seat, rule="American C-6")]
     if state.awarded != (c.seat, "expose") or state.live is None:
         raise refuse("C-6", f"{c.seat.name} has no call to withdraw")
     _return_called_tile(state)
-    return [make_event("CallWithdrawn", c.seat, {"rule": "American C-6"})]
+    return [ev.CallWithdrawn(seat=c.seat, rule="American C-6")]
 
 
 def _return_called_tile(state: AmericanHand) -> None:
@@ -178,7 +178,7 @@ def place_bet(state: AmericanHand, c: cm.PlaceBet) -> list[AmericanEvent]:
     if choice != "WALL" and choice not in {s.name for s in state.players}:
         raise MalformedInput("choice", f"a seat at the table or 'wall', not {c.choice!r}")
     state.bet = choice
-    return [make_event("BetPlaced", None, None, {"choice": choice})]  # secret until the end (B-1)
+    return [ev.BetPlaced(choice=choice)]  # secret until the end (B-1)
 
 
 def _bettor(state: AmericanHand, settlement: Settlement, winner: Seat | None) -> list[Any]:
@@ -198,14 +198,14 @@ def _false_mahjong(state: AmericanHand, seat: Seat, why: str) -> list[AmericanEv
     rack = state.rack(seat)
     if state.options.false_mahjong == "overrule" and not rack.evidence:
         # M-5: the other players overrule and play on; nothing is lost.
-        events = [make_event("FalseMahJongg", seat, {"why": why, "rule": "American M-5",
-                                                     "overruled": True})]
+        events: list[AmericanEvent] = [ev.FalseMahJongg(seat=seat, why=why, rule="American M-5",
+                                                        overruled=True)]
         if state.awarded == (seat, "mahjong") and state.live is not None:
             _return_called_tile(state)
         return events
     declare_dead(state, seat, "American M-4, DH-2 (l)")
     state.false_declarer = seat
-    events = [make_event("FalseMahJongg", seat, {"why": why, "rule": "American M-4"})]
+    events = [ev.FalseMahJongg(seat=seat, why=why, rule="American M-4")]
     if state.awarded == (seat, "mahjong"):
         called = state.called_tile
         state.awarded = None
@@ -214,8 +214,7 @@ def _false_mahjong(state: AmericanHand, seat: Seat, why: str) -> list[AmericanEv
             other = state.other_mahjong_calls.pop(0)
             state.awarded = (other, "mahjong")
             state.turn = other
-            events.append(make_event("CallAwarded", other,
-                                     {"rule": "American C-9", "kind": "mahjong"}))
+            events.append(ev.CallAwarded(seat=other, rule="American C-9", call="mahjong"))
             return events + end_if_one_left(state)
         # The tile stays with the dead hand (C-9).
         if called is not None:
@@ -239,4 +238,4 @@ def wall_game(state: AmericanHand) -> list[AmericanEvent]:
                     **({"bettor": {"bet": state.bet, "payments": bettor}} if state.bet else {}),
                     "tournament": {s: p for s, (p, _) in tournament_points(
                         None, state.players, dead).items()}}
-    return [make_event("HandEnded", None, state.result)]
+    return [ev.HandEnded(result=state.result)]

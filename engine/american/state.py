@@ -1,7 +1,8 @@
 """The state of an American hand, its options, and the small helpers every rule module uses.
 
-See :mod:`engine.american.game` for how a hand is played. The state is mutable for speed
-(like python-chess's board): ``apply`` checks a command completely, then changes the state.
+See :mod:`engine.american.game` for how a hand is played. ``apply`` never changes the hand it
+is given: it changes a copy (:meth:`AmericanHand.copy`, whose racks are copied only when a
+command changes them) and returns it.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.american import commands as cm
-from engine.american.commands import AmericanEvent
 from engine.american.compiled import CompiledCard
+from engine.american.events import AmericanEvent
 from engine.american.match import Exposure
 from engine.american.payments import PaymentOptions
 from engine.errors import RuleViolation
@@ -77,6 +78,10 @@ class ExposedSet:
     wrong_exchange: bool = False  # J-8: a wrong tile placed by an exchange, not yet corrected
     wrong_tile: Tile | None = None
 
+    def copy(self) -> ExposedSet:
+        return ExposedSet(self.tiles[:], self.called, self.this_turn, self.erroneous,
+                          self.wrong_exchange, self.wrong_tile)
+
     @property
     def natural(self) -> Tile | None:
         kinds = {t for t in self.tiles if t != JOKER}
@@ -109,6 +114,11 @@ class Rack:
     @property
     def out(self) -> bool:
         return self.declared_dead is not None or self.thrown_in
+
+    def copy(self) -> Rack:
+        return Rack(self.concealed[:], self.count, [e.copy() for e in self.exposures],
+                    self.discards[:], self.evidence[:], self.declared_dead, self.thrown_in,
+                    self.exchanged_jokers)
 
     def exposed_count(self) -> int:
         return sum(len(e.tiles) for e in self.exposures)
@@ -160,9 +170,39 @@ class AmericanHand:
     bet: str | None = None  # private until the hand ends (B-1)
     short_left: Seat | None = None  # CH-7: East's left may draw the tile it is short
     result: dict[str, Any] | None = None
-    log: list[AmericanEvent] = field(default_factory=list)
+    log: tuple[AmericanEvent, ...] = ()  # every event of the hand so far
+    # The seats whose Rack is this hand's own; the others are shared with the hand it was
+    # copied from, until rack() copies them (copy-on-write: a command changes one or two).
+    owned: set[Seat] = field(default_factory=set, repr=False, compare=False)
+
+    def copy(self) -> AmericanHand:
+        """An independent hand, for ``apply`` to change and return: what a command may change
+        is copied, each rack when :meth:`rack` first hands it out; the card, the options, the
+        wall (a draw replaces it, never changes it), the log, the result and the commands and
+        events (immutable) are shared."""
+        new = AmericanHand.__new__(AmericanHand)
+        new.__dict__.update(self.__dict__)
+        new.racks = dict(self.racks)
+        new.owned = set()
+        new.stages = self.stages[:]
+        new.pending = dict(self.pending)
+        new.votes = dict(self.votes)
+        new.offers = dict(self.offers)
+        new.courtesy = dict(self.courtesy)
+        live = self.live
+        new.live = None if live is None else Live(live.tile, live.seat, live.named,
+                                                    live.looked_ahead, live.opened_us)
+        new.calls = self.calls[:]
+        new.other_mahjong_calls = self.other_mahjong_calls[:]
+        new.challenges = self.challenges[:]
+        return new
 
     def rack(self, seat: Seat) -> Rack:
+        """The seat's rack, this hand's own to change (``racks`` is for reading: a rack there
+        may be shared with the hand this one was copied from)."""
+        if seat not in self.owned:
+            self.racks[seat] = self.racks[seat].copy()
+            self.owned.add(seat)
         return self.racks[seat]
 
     def next_player(self, seat: Seat) -> Seat:
@@ -186,11 +226,6 @@ class AmericanHand:
                     if t != JOKER:
                         seen[t] = seen.get(t, 0) + 1
         return seen
-
-
-def make_event(kind: str, seat: Seat | None = None, public: Any = None,
-               private: Any = None) -> AmericanEvent:
-    return AmericanEvent(kind, seat, public, private)
 
 
 def names(tiles: Sequence[Tile]) -> list[str]:

@@ -49,3 +49,4 @@ def table(card: CompiledCard) -> Table:
 
 def seat(name: str) -> Seat:
     return parse_seat(name)
+

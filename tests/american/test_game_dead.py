@@ -52,7 +52,7 @@ def mirror(text: str | None = None) -> AmericanHand:
                         "mirror", random.Random(1))
     for _ in range(3):
         for s in SEATS:
-            apply(state, cm.CharlestonPass(s, count=3))
+            state, _ = apply(state, cm.CharlestonPass(s, count=3))
     assert state.phase == "play"
     return state
 
@@ -67,7 +67,7 @@ def test_dh1_nobody_declares_their_own_hand_dead(table: Table) -> None:
 
 def test_dh4_the_engine_never_announces_a_dead_hand(table: Table) -> None:
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH, step="draw")
-    events = apply(state, cm.Discard(E, T("GD")))  # discarding before drawing: DH-2 (g)
+    state, events = apply(state, cm.Discard(E, T("GD")))  # discarding before drawing: DH-2 (g)
     assert rules(state, E) == ["DH-2 (g)"]
     published = [e.public_json() for e in events] + [public_view(state)]
     assert "DH-2" not in str(published) and "evidence" not in str(published)
@@ -76,16 +76,16 @@ def test_dh4_the_engine_never_announces_a_dead_hand(table: Table) -> None:
 
 def test_dh2_a_wrong_count_after_easts_first_discard() -> None:
     state = mirror()
-    apply(state, cm.Discard(E, T("GD")))
-    apply(state, cm.Observed(S, "count:12"))
+    state, _ = apply(state, cm.Discard(E, T("GD")))
+    state, _ = apply(state, cm.Observed(S, "count:12"))
     assert rules(state, S) == ["DH-2 (a)"]
-    ruling = apply(state, cm.Challenge(W, S))
+    state, ruling = apply(state, cm.Challenge(W, S))
     assert ruling[0].public == {"target": "S", "ruling": "upheld", "rule": "American DH-2 (a)"}
 
 
 def test_dh9_wrong_count_before_the_first_discard_is_a_redeal() -> None:
     state = mirror()
-    apply(state, cm.Observed(S, "count:12"))
+    state, _ = apply(state, cm.Observed(S, "count:12"))
     assert state.result is not None and state.result["result"] == "redeal"
 
 
@@ -94,20 +94,20 @@ def test_dh2_b_exchange_before_drawing(table: Table) -> None:
     state.rack(W).exposures.append(exposed("NW NW J"))
     state.rack(S).concealed.remove(T("1B"))
     state.rack(S).count = 13
-    apply(state, cm.JokerExchange(S, W, T("NW")))
+    state, _ = apply(state, cm.JokerExchange(S, W, T("NW")))
     assert rules(state, S) == ["DH-2 (b)"]
 
 
 def test_dh2_c_incorrect_exposure_is_upheld_on_challenge() -> None:
     """DH-2 (c), C-11: a call that cannot be completed legally."""
     state = mirror()
-    apply(state, cm.Discard(E, T("3B")))
-    apply(state, cm.Call(S, "expose"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.Expose(S, parse_tiles("1B 2B 3B")))  # a run is never exposed (C-1)
+    state, _ = apply(state, cm.Discard(E, T("3B")))
+    state, _ = apply(state, cm.Call(S, "expose"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Expose(S, parse_tiles("1B 2B 3B")))  # a run is never exposed (C-1)
     assert "DH-2 (c)" in rules(state, S)
-    apply(state, cm.Discard(S, T("9C")))
-    events = apply(state, cm.Challenge(N, S))
+    state, _ = apply(state, cm.Discard(S, T("9C")))
+    state, events = apply(state, cm.Challenge(N, S))
     assert [e.kind for e in events] == ["ChallengeRuled", "DeclaredDead"]
     # J-13: the erroneous exposure goes back to the rack, Jokers and all.
     assert state.rack(S).exposures == [] and state.rack(S).count == 13
@@ -115,10 +115,10 @@ def test_dh2_c_incorrect_exposure_is_upheld_on_challenge() -> None:
 
 def test_dh2_d_exposures_that_match_no_hand(table: Table) -> None:
     state = table(E=EAST, S="GD GD GD 8B 4D 4D 2D 2D 2D WD WD WD 1B", W=WEST, N=NORTH)
-    apply(state, cm.Discard(E, T("GD")))
-    apply(state, cm.Call(S, "expose"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.Expose(S, parse_tiles("GD GD GD GD")))  # no line has a Green kong
+    state, _ = apply(state, cm.Discard(E, T("GD")))
+    state, _ = apply(state, cm.Call(S, "expose"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Expose(S, parse_tiles("GD GD GD GD")))  # no line has a Green kong
     assert rules(state, S) == ["DH-2 (d)"]
 
 
@@ -130,15 +130,15 @@ T-2 C 50 : NNNN EEEE WWW SSS
 
 def test_dh2_e_unwinnable_when_the_pair_is_gone() -> None:
     state = mirror(CUSTOM)
-    apply(state, cm.Discard(E, T("1B")))
-    apply(state, cm.Call(S, "expose"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.Expose(S, parse_tiles("1B 1B 1B J")))
-    apply(state, cm.Discard(S, T("4B")))
+    state, _ = apply(state, cm.Discard(E, T("1B")))
+    state, _ = apply(state, cm.Call(S, "expose"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Expose(S, parse_tiles("1B 1B 1B J")))
+    state, _ = apply(state, cm.Discard(S, T("4B")))
     assert rules(state, S) == []  # three 4B remain unseen: a pair is still possible
     for seat in (W, N):
-        apply(state, cm.Draw(seat))
-        apply(state, cm.Discard(seat, T("4B")))
+        state, _ = apply(state, cm.Draw(seat))
+        state, _ = apply(state, cm.Discard(seat, T("4B")))
     assert rules(state, S) == ["DH-2 (e)"]  # three of the four are gone (physical reading)
 
 
@@ -157,26 +157,26 @@ def test_dh2_e_literal_threshold_option() -> None:
 
 def test_dh2_f_exposures_on_a_concealed_hand() -> None:
     state = mirror(CUSTOM)
-    apply(state, cm.Discard(E, T("NW")))
-    apply(state, cm.Call(S, "expose"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.Expose(S, parse_tiles("NW NW NW NW")))  # only the C line has it
+    state, _ = apply(state, cm.Discard(E, T("NW")))
+    state, _ = apply(state, cm.Call(S, "expose"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Expose(S, parse_tiles("NW NW NW NW")))  # only the C line has it
     assert rules(state, S) == ["DH-2 (f)"]
 
 
 def test_dh2_g_discarding_before_drawing(table: Table) -> None:
     """DH-2 (g), P-7: a 12-tile hand."""
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH, turn="S", step="draw")
-    apply(state, cm.Discard(S, T("1B")))
+    state, _ = apply(state, cm.Discard(S, T("1B")))
     assert rules(state, S) == ["DH-2 (g)"]
 
 
 def test_dh2_h_drawing_out_of_turn_in_mirror_refused_in_full(table: Table) -> None:
     """DH-2 (h), P-6: no drawing or looking ahead."""
     state = mirror()
-    apply(state, cm.Discard(E, T("GD")))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.Draw(W))  # South's turn
+    state, _ = apply(state, cm.Discard(E, T("GD")))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Draw(W))  # South's turn
     assert rules(state, W) == ["DH-2 (h)"]
     full = table(E=EAST, S=SOUTH, W=WEST, N=NORTH, turn="S", step="draw")
     with pytest.raises(RuleViolation, match="P-2"):
@@ -188,24 +188,25 @@ def test_dh2_h_drawing_out_of_turn_in_mirror_refused_in_full(table: Table) -> No
 def test_dh2_i_j_n_k_faults_the_table_reports(cause: str, rule: str) -> None:
     """P-8: wrong wall, wrong end, a wall pushed out wrongly; MN-2 for (k)."""
     state = mirror()
-    apply(state, cm.Observed(N, cause))
+    state, _ = apply(state, cm.Observed(N, cause))
     assert rules(state, N) == [rule]
-    assert apply(state, cm.Challenge(E, N))[0].public["rule"] == f"American {rule}"
+    state, caused = apply(state, cm.Challenge(E, N))
+    assert caused[0].public["rule"] == f"American {rule}"
 
 
 def test_dh2_l_false_mahjong_with_tiles_exposed(table: Table) -> None:
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH)
     state.rack(E).exposures.append(exposed("NW NW NW"))
-    apply(state, cm.DeclareMahJongg(E))
+    state, _ = apply(state, cm.DeclareMahJongg(E))
     assert state.rack(E).declared_dead == "American M-4, DH-2 (l)"
 
 
 def test_dh2_m_j8_a_wrong_exchange_left_until_the_discard() -> None:
     state = mirror()
     state.rack(S).exposures.append(exposed("NW NW J"))
-    apply(state, cm.JokerExchange(E, S, T("EW"), index=0))  # East puts in the wrong wind
+    state, _ = apply(state, cm.JokerExchange(E, S, T("EW"), index=0))  # East puts in the wrong wind
     assert rules(state, S) == []  # correctable until the discard (J-8)
-    apply(state, cm.Discard(E, T("GD")))
+    state, _ = apply(state, cm.Discard(E, T("GD")))
     assert rules(state, S) == ["DH-2 (m)"]  # Q2 default: the rack with the wrong exposure
 
 
@@ -222,23 +223,23 @@ def test_j13_correct_exposures_of_a_dead_hand_stay_redeemable(table: Table) -> N
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH)
     state.rack(S).exposures.append(exposed("NW NW J"))
     state.rack(S).declared_dead = "American DH-2 (g)"
-    apply(state, cm.JokerExchange(E, S, T("NW")))
+    state, _ = apply(state, cm.JokerExchange(E, S, T("NW")))
     assert state.rack(S).exposures[0].tiles == parse_tiles("NW NW NW")
 
 
 def test_dh3_a_concealed_hand_is_never_called_dead_on_a_guess(table: Table) -> None:
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH)
-    events = apply(state, cm.Challenge(W, S))
+    state, events = apply(state, cm.Challenge(W, S))
     assert events[0].public["ruling"] == "disputed" and state.rack(S).declared_dead is None
 
 
 def test_dh5_dh6_a_disputed_challenge_costs_the_wrong_party_50(table: Table) -> None:
     state = table(E=EAST, S=SOUTH, W=WEST, N="8B 8B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD")
-    apply(state, cm.Challenge(W, S))  # out of turn: allowed at any time (DH-5)
-    apply(state, cm.Discard(E, T("6B")))
-    apply(state, cm.Call(N, "mahjong"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.DeclareMahJongg(N))
+    state, _ = apply(state, cm.Challenge(W, S))  # out of turn: allowed at any time (DH-5)
+    state, _ = apply(state, cm.Discard(E, T("6B")))
+    state, _ = apply(state, cm.Call(N, "mahjong"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.DeclareMahJongg(N))
     result = state.result
     assert result is not None
     assert {"from": "W", "to": "S", "amount": 50,
@@ -247,8 +248,8 @@ def test_dh5_dh6_a_disputed_challenge_costs_the_wrong_party_50(table: Table) -> 
 
 def test_dh5_the_challenged_may_accept_and_stop(table: Table) -> None:
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH)
-    apply(state, cm.Challenge(W, S))
-    apply(state, cm.ConcedeDead(S))
+    state, _ = apply(state, cm.Challenge(W, S))
+    state, _ = apply(state, cm.ConcedeDead(S))
     assert state.rack(S).declared_dead == "American DH-5" and state.challenges == []
 
 
@@ -256,21 +257,21 @@ def test_dh4_quietly_dead_keeps_playing_but_cannot_win(table: Table) -> None:
     state = table(E="8B 8B 6B 6B 6B 4D 4D 2D 2D 2D WD WD WD 1C", S=SOUTH, W=WEST, N=NORTH,
                   wall="WD 3C")
     state.rack(E).evidence.append(Evidence("DH-2 (h)", "drew out of turn", True))
-    apply(state, cm.Discard(E, T("1C")))
-    apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Discard(E, T("1C")))
+    state, _ = apply(state, cm.CloseWindow())
     state.turn, state.step = E, "draw"
-    apply(state, cm.Draw(E))  # a quietly dead hand keeps drawing
-    events = apply(state, cm.DeclareMahJongg(E))
+    state, _ = apply(state, cm.Draw(E))  # a quietly dead hand keeps drawing
+    state, events = apply(state, cm.DeclareMahJongg(E))
     assert events[0].kind == "FalseMahJongg" and "DH-4" in events[0].public["why"]
 
 
 def test_dh7_declared_dead_no_draw_discard_call_or_win(table: Table) -> None:
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH)
     state.rack(S).declared_dead = "American DH-2 (g)"
-    apply(state, cm.Discard(E, T("6B")))
+    state, _ = apply(state, cm.Discard(E, T("6B")))
     with pytest.raises(RuleViolation, match="DH-7"):
         apply(state, cm.Call(S, "expose"))
-    apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.CloseWindow())
     assert state.turn == W  # the dead hand's turn is skipped
     with pytest.raises(RuleViolation, match="DH-7"):
         apply(state, cm.Challenge(S, W))
@@ -280,11 +281,11 @@ def test_dh7_dead_hand_pays_single_sc6(table: Table) -> None:
     state = table(E="8B 8B 6B 6B 6B 4D 4D 2D 2D 2D WD WD WD 1C", S=SOUTH, W=WEST, N=NORTH,
                   wall="J 3C")
     state.rack(N).declared_dead = "American DH-2 (g)"
-    apply(state, cm.Discard(E, T("1C")))
-    apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Discard(E, T("1C")))
+    state, _ = apply(state, cm.CloseWindow())
     state.turn, state.step = E, "draw"
-    apply(state, cm.Draw(E))
-    apply(state, cm.DeclareMahJongg(E))
+    state, _ = apply(state, cm.Draw(E))
+    state, _ = apply(state, cm.DeclareMahJongg(E))
     result = state.result
     assert result is not None and result["net"] == {"E": 125, "S": -50, "W": -50, "N": -25}
 
@@ -301,20 +302,20 @@ def test_dh9_three_dead_hands_the_last_throws_in_nobody_paid(table: Table) -> No
     for seat in (S, W):
         state.rack(seat).declared_dead = "American DH-2 (g)"
     state.rack(N).evidence.append(Evidence("DH-2 (g)", "", True))
-    apply(state, cm.Challenge(E, N))
+    state, _ = apply(state, cm.Challenge(E, N))
     assert state.result is not None and state.result["result"] == "dead"
     assert state.result["payments"] == []
 
 
 def test_mirror_mode_mahjong_is_verified_from_the_shown_hand() -> None:
     state = mirror()
-    apply(state, cm.Discard(E, T("GD")))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.Draw(S))
+    state, _ = apply(state, cm.Discard(E, T("GD")))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Draw(S))
     shown = parse_tiles("8B 8B 6B 6B 6B 4D 4D 2D 2D 2D WD WD WD J")
     with pytest.raises(Exception, match="concealed"):
         apply(state, cm.DeclareMahJongg(S))
-    apply(state, cm.DeclareMahJongg(S, concealed=tuple(shown)))
+    state, _ = apply(state, cm.DeclareMahJongg(S, concealed=tuple(shown)))
     assert state.result is not None and state.result["line"] == "EV-1"
     assert state.result["net"]["S"] == 150
 
@@ -322,10 +323,10 @@ def test_mirror_mode_mahjong_is_verified_from_the_shown_hand() -> None:
 def test_nothing_published_names_a_concealed_tile(table: Table) -> None:
     """Contracts: only tiles shown face up are published; the losers' racks stay private."""
     state = table(E=EAST, S=SOUTH, W=WEST, N="8B 8B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD")
-    apply(state, cm.Discard(E, T("6B")))
-    apply(state, cm.Call(N, "mahjong"))
-    apply(state, cm.CloseWindow())
-    events = apply(state, cm.DeclareMahJongg(N))
+    state, _ = apply(state, cm.Discard(E, T("6B")))
+    state, _ = apply(state, cm.Call(N, "mahjong"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, events = apply(state, cm.DeclareMahJongg(N))
     published = str([e.public_json() for e in events]) + str(public_view(state))
     assert "1B" not in published and "9D" not in published  # South's and West's racks
     assert events[-1].private["racks"]["S"][0] == "6B"
@@ -333,32 +334,32 @@ def test_nothing_published_names_a_concealed_tile(table: Table) -> None:
 
 def test_ch7_east_left_one_short_may_draw_before_the_first_discard() -> None:
     state = mirror()
-    apply(state, cm.Observed(N, "count:12"))
+    state, _ = apply(state, cm.Observed(N, "count:12"))
     assert state.result is None
-    events = apply(state, cm.Draw(N))
+    state, events = apply(state, cm.Draw(N))
     assert events[0].public["rule"] == "American CH-7" and state.rack(N).evidence == []
     assert state.rack(N).count == 14  # mirror: 13 counted on the deal, plus this one
 
 
 def test_dh9_three_wrong_counts_after_the_first_discard_replay() -> None:
     state = mirror()
-    apply(state, cm.Discard(E, T("GD")))
-    apply(state, cm.Observed(S, "count:12"))
-    apply(state, cm.Observed(W, "count:15"))
+    state, _ = apply(state, cm.Discard(E, T("GD")))
+    state, _ = apply(state, cm.Observed(S, "count:12"))
+    state, _ = apply(state, cm.Observed(W, "count:15"))
     assert state.result is None  # two wrong: the other two play on
-    apply(state, cm.Observed(N, "count:11"))
+    state, _ = apply(state, cm.Observed(N, "count:11"))
     assert state.result is not None and state.result["rule"] == "American DH-9"
 
 
 def test_j8_a_wrong_exchange_corrected_before_the_discard_costs_nothing() -> None:
     state = mirror()
     state.rack(S).exposures.append(exposed("NW NW J"))
-    apply(state, cm.JokerExchange(E, S, T("EW"), index=0))
+    state, _ = apply(state, cm.JokerExchange(E, S, T("EW"), index=0))
     with pytest.raises(RuleViolation, match="J-4"):
         apply(state, cm.CorrectExchange(E, S, T("SW")))
-    apply(state, cm.CorrectExchange(E, S, T("NW")))
+    state, _ = apply(state, cm.CorrectExchange(E, S, T("NW")))
     assert state.rack(S).exposures[0].tiles == parse_tiles("NW NW NW")
-    apply(state, cm.Discard(E, T("GD")))
+    state, _ = apply(state, cm.Discard(E, T("GD")))
     assert rules(state, S) == [] and rules(state, E) == []
     with pytest.raises(RuleViolation, match="J-8"):
         apply(state, cm.CorrectExchange(E, S, T("NW")))
@@ -367,12 +368,12 @@ def test_j8_a_wrong_exchange_corrected_before_the_discard_costs_nothing() -> Non
 def test_p6_a_looked_ahead_tile_discarded_is_dead_but_for_mahjong(table: Table) -> None:
     north = "8B 8B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD"
     state = table(E=EAST, S=SOUTH, W=WEST, N=north)
-    apply(state, cm.Discard(E, T("6B"), looked_ahead=True))
+    state, _ = apply(state, cm.Discard(E, T("6B"), looked_ahead=True))
     with pytest.raises(RuleViolation, match="P-6"):
         apply(state, cm.Call(S, "expose"))
-    apply(state, cm.Call(N, "mahjong"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.DeclareMahJongg(N))
+    state, _ = apply(state, cm.Call(N, "mahjong"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.DeclareMahJongg(N))
     result = state.result
     assert result is not None and result["payments"] == [
         {"from": "E", "to": "N", "amount": 200,
@@ -388,10 +389,10 @@ def test_m4_w1_a_false_mahjong_on_the_last_tile_is_a_wall_game(table: Table,
     if players == 3:
         del seated["N"]  # three-handed: North's seat is empty ("Two and three players")
     state = table(wall="", players=players, **seated)
-    apply(state, cm.Discard(E, T("6B")))
-    apply(state, cm.Call(S, "mahjong"))
-    apply(state, cm.CloseWindow())
-    events = apply(state, cm.DeclareMahJongg(S))
+    state, _ = apply(state, cm.Discard(E, T("6B")))
+    state, _ = apply(state, cm.Call(S, "mahjong"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, events = apply(state, cm.DeclareMahJongg(S))
     assert [e.kind for e in events] == ["FalseMahJongg", "HandEnded"]
     assert state.rack(S).declared_dead == "American M-4, DH-2 (l)"
     result = state.result
@@ -404,7 +405,7 @@ def test_dh7_w1_a_hand_declared_dead_after_drawing_the_last_tile(table: Table) -
     # DH-7: the dead hand stops; the next player would draw, but the wall is exhausted (W-1).
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH, wall="", turn="S")
     state.rack(S).evidence.append(Evidence("DH-2 (g)", "a short hand", True))
-    events = apply(state, cm.Challenge(E, S))
+    state, events = apply(state, cm.Challenge(E, S))
     assert [e.kind for e in events][-2:] == ["DeclaredDead", "HandEnded"]
     assert state.result is not None and state.result["rule"] == "American W-1"
 
@@ -413,12 +414,13 @@ def test_m4_a_throw_in_leaves_the_window_on_the_discard_open(table: Table) -> No
     # M-4: after a false Mah Jongg a player throws in right after discarding; the others may
     # still call that discard (C-5), and the turn then passes over both dead hands.
     state = table(E=EAST, S=SOUTH, W=WEST, N=NORTH)
-    apply(state, cm.DeclareMahJongg(E))  # a concealed hand that makes no line: dead (M-4)
-    apply(state, cm.Draw(S))
-    apply(state, cm.Discard(S, T("1B")))
-    apply(state, cm.ThrowIn(S))
+    # A concealed hand that makes no line: dead (M-4).
+    state, _ = apply(state, cm.DeclareMahJongg(E))
+    state, _ = apply(state, cm.Draw(S))
+    state, _ = apply(state, cm.Discard(S, T("1B")))
+    state, _ = apply(state, cm.ThrowIn(S))
     assert state.step == "window" and state.live is not None
-    apply(state, cm.Call(N, "expose"))
-    apply(state, cm.WithdrawCall(N))
-    apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Call(N, "expose"))
+    state, _ = apply(state, cm.WithdrawCall(N))
+    state, _ = apply(state, cm.CloseWindow())
     assert state.turn == W and state.step == "draw"

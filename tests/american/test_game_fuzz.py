@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 from config.cards import SAMPLE_CARD, load_card
 from engine.american import commands as cm
 from engine.american.bots import GreedyBot, PlayStats, advance
-from engine.american.game import AmericanOptions, apply, check_invariants, new_hand
+from engine.american.game import (
+    AmericanHand,
+    AmericanOptions,
+    apply,
+    check_invariants,
+    new_hand,
+)
 from engine.commands import Command
 from engine.errors import EngineError, RuleViolation
 from engine.seats import SEATS
@@ -51,6 +57,35 @@ def random_command(rng: random.Random, tiles: list[int]) -> Command:
     ])
 
 
+class Fuzzed:
+    """The hand the bots and the random commands play against (the bots' HandInPlay)."""
+
+    def __init__(self, state: AmericanHand) -> None:
+        self.state = state
+
+    def send(self, command: Command, trial: bool = False) -> bool:
+        before = snapshot(self.state)
+        try:
+            after, _ = apply(self.state, command)
+        except RuleViolation as exc:
+            assert exc.rule.startswith(("American ", "Two")), exc.rule
+            assert snapshot(self.state) == before, f"{command} half-applied before its refusal"
+            return False
+        except EngineError:
+            assert snapshot(self.state) == before, f"{command} half-applied before its refusal"
+            return False
+        # apply is pure: the hand it was given is as it was, accepted or not.
+        assert snapshot(self.state) == before, f"{command} changed the hand it was given"
+        self.state = after
+        problems = [p for p in check_invariants(after) if "152-tile set" in p or "wall" in p]
+        assert problems == [], (command, problems)
+        return True
+
+
+def snapshot(state: AmericanHand) -> dict[str, object]:
+    return copy.deepcopy({k: v for k, v in vars(state).items() if k not in ("card", "log")})
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**31), st.sampled_from(["full", "mirror"]), st.sampled_from([4, 3]))
 # A false Mah Jongg cascade (M-4) whose one intact hand was 12 tiles: valuing it raised after
@@ -61,32 +96,14 @@ def test_random_commands_never_crash(seed: int, mode: str, players: int) -> None
     card = load_card(SAMPLE_CARD)
     rng = random.Random(seed)
     state, _ = new_hand(card, AmericanOptions(players=players, bettor=True), mode, rng)
+    hand = Fuzzed(state)
     bots = {s: GreedyBot(random.Random(seed + int(s))) for s in SEATS}
     stats = PlayStats()
     tiles = [*range(34), FLOWER, JOKER]
-
-    def snapshot() -> dict[str, object]:
-        return copy.deepcopy({k: v for k, v in vars(state).items() if k not in ("card", "log")})
-
-    def send(command: Command, trial: bool = False) -> bool:
-        before = snapshot()
-        try:
-            apply(state, command)
-        except RuleViolation as exc:
-            assert exc.rule.startswith(("American ", "Two")), exc.rule
-            assert snapshot() == before, f"{command} half-applied before its refusal"
-            return False
-        except EngineError:
-            assert snapshot() == before, f"{command} half-applied before its refusal"
-            return False
-        problems = [p for p in check_invariants(state) if "152-tile set" in p or "wall" in p]
-        assert problems == [], (command, problems)
-        return True
-
     for _ in range(300):
-        if state.result is not None:
+        if hand.state.result is not None:
             break
         if mode == "full" and rng.random() < 0.8:
-            advance(state, bots, send, stats)
+            advance(hand, bots, stats)
         else:
-            send(random_command(rng, tiles))
+            hand.send(random_command(rng, tiles))

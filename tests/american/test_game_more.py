@@ -33,10 +33,10 @@ def exposed(tiles: str) -> ExposedSet:
 def test_concealed_line_wins_on_a_discard(table: Table) -> None:
     """"What concealed means": the 14th tile may be called for Mah Jongg; it is no exposure."""
     state = table(E=EAST, S=SOUTH, W=WEST, N=SP1_WAITING)
-    apply(state, cm.Discard(E, T("WD")))
-    apply(state, cm.Call(N, "mahjong"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.DeclareMahJongg(N))
+    state, _ = apply(state, cm.Discard(E, T("WD")))
+    state, _ = apply(state, cm.Call(N, "mahjong"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.DeclareMahJongg(N))
     result = state.result
     assert result is not None and result["line"] == "SP-1" and result["concealed_line"]
     assert result["jokerless"] is False  # SC-5: Singles and Pairs never doubled again
@@ -59,8 +59,8 @@ def test_redeeming_jokers_while_concealed_keeps_the_hand_concealed() -> None:
     state.rack(E).concealed = parse_tiles("NW NW NW EW EW EW EW WW WW WW SW SW SW 1B")
     state.rack(E).count = 14
     state.rack(S).exposures.append(exposed("1B 1B J"))
-    apply(state, cm.JokerExchange(E, S, T("1B")))
-    apply(state, cm.DeclareMahJongg(E))
+    state, _ = apply(state, cm.JokerExchange(E, S, T("1B")))
+    state, _ = apply(state, cm.DeclareMahJongg(E))
     result = state.result
     assert result is not None and result["line"] == "T-2" and result["by"] == "finesse"
 
@@ -70,10 +70,10 @@ def test_k4_c11_a_legal_set_that_fits_another_line_is_no_fault(table: Table) -> 
     no line is an incorrect exposure."""
     north = "5C 5C 1D 1D 1D 3D 3D 3D 5D 5D 5D 7D RD"
     state = table(E="5C 1C 2C 3C 7C 9C NW NW EW EW SW SW GD GD", S=SOUTH, W=WEST, N=north)
-    apply(state, cm.Discard(E, T("5C")))
-    apply(state, cm.Call(N, "expose"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.Expose(N, parse_tiles("5C 5C 5C")))
+    state, _ = apply(state, cm.Discard(E, T("5C")))
+    state, _ = apply(state, cm.Call(N, "expose"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Expose(N, parse_tiles("5C 5C 5C")))
     assert state.rack(N).evidence == []  # 5C pung fits OD-1, LK-3, ... of the card
 
 
@@ -82,7 +82,7 @@ def test_j6_a_natural_put_down_unannounced_is_a_discard(table: Table) -> None:
     stays where it is."""
     state = table(E=EAST, S=SOUTH, W=WEST, N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
     state.rack(S).exposures.append(exposed("NW NW J"))
-    events = apply(state, cm.Discard(E, T("NW")))
+    state, events = apply(state, cm.Discard(E, T("NW")))
     assert events[0].kind == "Discarded" and state.rack(S).exposures[0].tiles.count(JOKER) == 1
 
 
@@ -91,20 +91,21 @@ def test_p10_p11_the_window_waits_and_a_wait_is_not_a_call(table: Table) -> None
     table closes it or the next player draws; a player who only said "wait" has no claim,
     so the next player's call takes the tile."""
     state = table(E=EAST, S=SOUTH, W=WEST, N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
-    apply(state, cm.Discard(E, T("1C")))
+    state, _ = apply(state, cm.Discard(E, T("1C")))
     assert state.step == "window" and state.live is not None
-    apply(state, cm.Call(S, "expose", time_us=9_000_000))
-    closed = apply(state, cm.CloseWindow())[0].public
+    state, _ = apply(state, cm.Call(S, "expose", time_us=9_000_000))
+    state, caused = apply(state, cm.CloseWindow())
+    closed = caused[0].public
     assert closed["winner"] == "S"
 
 
 def test_m4_mahjong_in_error_corrected_at_once_no_penalty(table: Table) -> None:
     state = table(E="6B 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD", S=SOUTH, W=WEST,
                   N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
-    apply(state, cm.Discard(E, T("6B")))
-    apply(state, cm.Call(S, "mahjong"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.RetractMahJongg(S))
+    state, _ = apply(state, cm.Discard(E, T("6B")))
+    state, _ = apply(state, cm.Call(S, "mahjong"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.RetractMahJongg(S))
     assert state.rack(S).declared_dead is None and state.rack(S).evidence == []
     assert state.turn == S and state.step == "draw" and state.rack(E).discards == [T("6B")]
 
@@ -112,11 +113,11 @@ def test_m4_mahjong_in_error_corrected_at_once_no_penalty(table: Table) -> None:
 def test_m4_mahjong_found_short_becomes_an_exposure_call(table: Table) -> None:
     state = table(E="6B 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD", S=SOUTH, W=WEST,
                   N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
-    apply(state, cm.Discard(E, T("6B")))
-    apply(state, cm.Call(S, "mahjong"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.RetractMahJongg(S, to_exposure=True))
-    apply(state, cm.Expose(S, parse_tiles("6B 6B 6B")))
+    state, _ = apply(state, cm.Discard(E, T("6B")))
+    state, _ = apply(state, cm.Call(S, "mahjong"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.RetractMahJongg(S, to_exposure=True))
+    state, _ = apply(state, cm.Expose(S, parse_tiles("6B 6B 6B")))
     assert state.rack(S).evidence == [] and state.step == "discard"
     with pytest.raises(RuleViolation, match="M-4"):
         apply(state, cm.RetractMahJongg(S))
@@ -127,14 +128,14 @@ def test_b1_b3_the_bettor(table: Table) -> None:
     north = "8B 8B 6B 6B 4D 4D 2D 2D 2D WD WD WD WD"
     state = table(E="6B 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD", S=SOUTH, W=WEST, N=north,
                   options=opts)
-    events = apply(state, cm.PlaceBet("N"))
+    state, events = apply(state, cm.PlaceBet("N"))
     assert events[0].public_json().get("private") is None  # the bet stays secret (B-1)
     with pytest.raises(RuleViolation, match="B-1"):
         apply(state, cm.PlaceBet("S"))
-    apply(state, cm.Discard(E, T("6B")))
-    apply(state, cm.Call(N, "mahjong"))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.DeclareMahJongg(N))
+    state, _ = apply(state, cm.Discard(E, T("6B")))
+    state, _ = apply(state, cm.Call(N, "mahjong"))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.DeclareMahJongg(N))
     result = state.result
     assert result is not None
     # Paid exactly as the player bet on: East 100 (discarder, jokerless), the others 50.
@@ -152,19 +153,19 @@ def test_j5_several_exchanges_in_one_turn(table: Table) -> None:
     state = table(E=east, S=SOUTH, W=WEST, N=SP1_WAITING)
     state.rack(S).exposures.append(exposed("NW NW J"))
     state.rack(W).exposures.append(exposed("GD GD GD J"))
-    apply(state, cm.JokerExchange(E, S, T("NW")))
-    apply(state, cm.JokerExchange(E, W, T("GD")))
+    state, _ = apply(state, cm.JokerExchange(E, S, T("NW")))
+    state, _ = apply(state, cm.JokerExchange(E, W, T("GD")))
     assert state.rack(E).concealed.count(JOKER) == 2 and state.rack(E).evidence == []
 
 
 def test_p7_first_turn_discard_before_drawing_may_be_taken_back(table: Table) -> None:
     state = table(E="6B 1C 2C 3C 5C 7C 9C NW NW EW EW SW SW GD", S=SOUTH, W=WEST,
                   N="1D 1D 1D 3D 3D 3D 5D 5D 5D 7D 7D 9D RD")
-    apply(state, cm.Discard(E, T("1C")))
-    apply(state, cm.CloseWindow())
-    apply(state, cm.Discard(S, T("1B")))  # South forgot to draw
+    state, _ = apply(state, cm.Discard(E, T("1C")))
+    state, _ = apply(state, cm.CloseWindow())
+    state, _ = apply(state, cm.Discard(S, T("1B")))  # South forgot to draw
     assert [e.rule for e in state.rack(S).evidence] == ["DH-2 (g)"]
-    apply(state, cm.TakeBack(S))
+    state, _ = apply(state, cm.TakeBack(S))
     assert state.rack(S).evidence == [] and state.step == "draw" and T("1B") in \
         state.rack(S).concealed
     with pytest.raises(RuleViolation, match="P-7"):
@@ -177,8 +178,8 @@ def test_p1_another_player_discarding_first(card: object) -> None:
     state, _ = new_hand(load_card(SAMPLE_CARD), AmericanOptions(players=3), "mirror")
     with pytest.raises(RuleViolation, match="P-1"):
         apply(state, cm.Discard(S, T("1B")))  # takes it back; East throws
-    apply(state, cm.Draw(W))  # West drew from the wall ...
-    apply(state, cm.Discard(W, T("1B")))  # ... and discarded before East: redeal
+    state, _ = apply(state, cm.Draw(W))  # West drew from the wall ...
+    state, _ = apply(state, cm.Discard(W, T("1B")))  # ... and discarded before East: redeal
     assert state.result is not None and state.result["rule"] == "American P-1"
 
 
@@ -193,7 +194,7 @@ def test_sc8_card_options_set_the_doubles_and_unknown_ones_are_flagged() -> None
     assert state.options.payments.jokerless_double is False
     state.phase, state.turn, state.step = "play", E, "discard"
     state.rack(E).concealed = parse_tiles("1B 1B 1B 1B 2B 2B 2B 2B 3B 3B 3B 3B 4B 4B")
-    apply(state, cm.DeclareMahJongg(E))
+    state, _ = apply(state, cm.DeclareMahJongg(E))
     assert state.result is not None and state.result["jokerless"] is True
     assert state.result["net"]["E"] == 150  # 25 x 2 (self-pick) x 3, no jokerless double
 
@@ -201,6 +202,6 @@ def test_sc8_card_options_set_the_doubles_and_unknown_ones_are_flagged() -> None
 def test_m5_a_social_table_may_overrule_a_false_mahjong(table: Table) -> None:
     state = table(E=EAST, S=SOUTH, W=WEST, N=SP1_WAITING,
                   options=AmericanOptions(false_mahjong="overrule"))
-    events = apply(state, cm.DeclareMahJongg(E))
+    state, events = apply(state, cm.DeclareMahJongg(E))
     assert events[0].public["overruled"] is True and state.rack(E).declared_dead is None
     assert state.turn == E and state.step == "discard"  # East plays on and discards

@@ -274,7 +274,7 @@ def test_an_american_table_lays_25_discards_a_seat_clear_of_the_others_and_the_d
     """American C-5 play leaves up to 25 discards a seat (152 tiles less the deal): rows of
     seven, four deep, on the seat's own side, overlapping no other tile and not the tray."""
     g = TableGeometry()
-    layout = table_layout(_american_view(25), dice=(3, 4), geometry=g)
+    layout = table_layout(_american_view(25), dice=(3, 4), geometry=g, set_size=152)
     assert not [t for t in layout.tiles if t.label == "F"]  # drawn with the set's pictures
     assert {t.label for t in layout.tiles} >= {"F1", "F2", "J", "5B"}
     boxes = []
@@ -306,7 +306,7 @@ def test_the_camera_reads_an_american_table_four_rows_deep() -> None:
 
     rng = np.random.default_rng(8)
     geometry = TableGeometry()
-    layout = table_layout(_american_view(25), geometry=geometry)
+    layout = table_layout(_american_view(25), geometry=geometry, set_size=152)
     frame = render(
         layout, Style.random(rng, "kde-traditional"), rng, geometry, CameraPose.overhead(rng)
     ).image

@@ -116,15 +116,20 @@ def test_a_pass_counted_short_throws_the_hand_in(tmp_path: Path) -> None:
 
 def test_a_restart_with_calls_pending_comes_back_and_adjudicates(tmp_path: Path) -> None:
     """After a power cut the table is the fold of its log, calls included; the window that was
-    open closes at the first tick and C-9 decides as it would have."""
+    open keeps its deadline (the discard's logged time and the pause), waits for the board's
+    held presses, then closes on time and C-9 decides as it would have."""
     table = _east_discarded(tmp_path, "RD")
     assert table.press(Press("S", "pung", 1_100), 1_100).accepted
     assert table.press(Press("N", "mahjong", 1_200), 1_200).accepted
     before = table.public_state()
     again = _table(tmp_path)
     assert again.public_state() == before and again.seq == table.seq
-    assert again.window.deadline_us == 0
-    closed = again.tick(again.window.latency_us)  # the first tick, on a clock long past 0
+    deadline = again.window.deadline_us
+    assert deadline is not None and deadline > 1_000 and again.window.held
+    late = deadline + again.window.latency_us + 5_000_000  # the clock after the restart
+    assert again.tick(late) == []  # held until the board's presses are taken
+    again.window.release(late)
+    closed = again.tick(late)
     assert closed[0]["public"]["winner"] == "N"
     assert closed[0]["public"]["rule"] == "American C-9: Mah Jongg beats an exposure"
 
@@ -389,11 +394,10 @@ def test_a_correction_the_rules_refuse_changes_nothing(tmp_path: Path) -> None:
 def test_the_simulated_referee_amends_an_american_misread_through_the_table(
     tmp_path: Path,
 ) -> None:
-    """What `simulate --camera`'s referee sends for a discard the camera misread."""
-    from controller.sim_camera import _american_fix
-
+    """What `simulate --camera`'s referee sends for a discard the camera misread: the
+    table's amendment of the seat's last discard."""
     table = _east_discarded(tmp_path, "RD")
-    body = _american_fix(table, Observation(ObservationKind.DISCARD, "E", ("7C",)))
+    body = table.amendment("E", "7C")
     assert body is not None and body["at"] == _discarded(table)[-1]["seq"]
     assert table.command("correct", json.dumps(body).encode(), 2_000)["ok"]
     assert table.public_state()["seats"]["E"]["discards"] == ["7C"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.store import EventStore, StoreError
+from controller.store import SENT_KEPT_S, EventStore, StoreError
 
 
 def _event(seq: int, kind: str = "discard") -> dict[str, object]:
@@ -46,6 +46,26 @@ def test_outbox_rows_leave_only_when_delivered(tmp_path: Path) -> None:
     store.delivered(first.id)
     assert [m.id for m in store.pending()] == [second.id]
     assert store.pending(after_id=second.id) == []
+
+
+def test_events_the_broker_acknowledged_go_again_after_a_reconnect_in_their_places(
+    tmp_path: Path,
+) -> None:
+    """The broker acknowledges before it saves: the events acknowledged within SENT_KEPT_S of
+    the last acknowledgement go back to the outbox, in their places; older ones and
+    messages that are not events do not."""
+    store = EventStore(tmp_path / "t.sqlite3")
+    store.append([_event(1), _event(2), _event(3)],
+                 [("t/events", b"1", 1), ("t/events", b"2", 2), ("t/result", b"ok", None),
+                  ("t/events", b"3", 3)])
+    ids = [m.id for m in store.pending()]
+    store.delivered(ids[0], at=1000.0)  # long before the last acknowledgement
+    for message_id in ids[1:]:
+        store.delivered(message_id, at=1000.0 + SENT_KEPT_S + 1)
+    store.append([_event(4)], [("t/events", b"4", 4)])
+    assert store.resend_recent() == 2
+    assert [m.payload for m in store.pending()] == [b"2", b"3", b"4"]  # seq order kept
+    assert store.resend_recent() == 0  # each is put back once per acknowledgement
 
 
 def test_retained_topics_keep_only_the_latest_version(tmp_path: Path) -> None:

@@ -516,14 +516,20 @@ def test_a_press_made_after_the_pause_finds_the_window_closed(tmp_path: Path) ->
 def test_a_press_the_board_kept_over_a_restart_joins_the_window_open_at_the_crash(
     tmp_path: Path,
 ) -> None:
-    """A window open at a power cut comes back open (deadline 0: it closes at the first tick).
-    A press the board still held for it (acknowledge-after-apply) is delivered first and is
-    one of its calls, not judged after it."""
+    """A window open at a crash comes back open with its deadline (the discard's logged
+    time and the pause), held until the board's presses are taken. Two presses the board
+    held for it, made in the pause and delivered 10 s later, are both its calls: Classical's
+    pung beats the chow, as without the crash; a third, made after the pause, is judged
+    after the window closed (refused: the discard was claimed)."""
     table = _table(tmp_path, "classical")
     now = _to_first_discard(table)
     again = _table(tmp_path, "classical")
-    assert again.window.deadline_us == 0
+    assert again.window.deadline_us == now + PAUSE_US and again.window.held
     later = now + 10_000_000  # the Pi's clock after the restart
-    assert again.press(Press("S", "pung", later - 1_000), later).accepted
-    again.tick(later + 1)
-    assert (_decision(again)["winner"], _decision(again)["kind"]) == ("S", "pung")
+    assert again.tick(later) == []  # held: the board's presses are on their way
+    assert again.press(Press("S", "chow", now + 20_000), later).accepted
+    assert again.tick(later + 1) == []
+    assert again.press(Press("N", "pung", now + 60_000), later + 2).accepted
+    late = again.press(Press("W", "pung", now + PAUSE_US + 5_000), later + 3)
+    assert not late.accepted
+    assert (_decision(again)["winner"], _decision(again)["kind"]) == ("N", "pung")

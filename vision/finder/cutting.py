@@ -4,6 +4,7 @@ the cut positions.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -46,10 +47,10 @@ def partition(
     term that does not depend on earlier cuts is computed for all ends beforehand (added in
     the same order as one end at a time would, so the sums round the same)."""
     n = len(profile)
-    size, size_cost, size_length, target = _piece_sizes(lengths, tol, shallow, gap)
+    key = (tuple(lengths), tol, shallow, gap)
+    size, size_cost, size_length, target = _piece_sizes(*key)
     shift = int(size.max())
-    ends = np.arange(1, n + 1)
-    starts = ends[:, None] - size[None, :]  # per end and pair; negative: no such piece
+    ends, starts, index = _ends_and_starts(n, *key)
     seam = np.append(np.asarray(profile, np.float64)[: n - 1], 0.0)[:, None]  # cut at end
     charge = None
     if depth_cover is not None:
@@ -62,7 +63,6 @@ def partition(
     best[shift] = 0.0
     prev = np.zeros(n + 1, np.int64)
     cut_as = np.zeros(n + 1, np.int64)
-    index = starts + shift
     step = max(1, int(size.min()))
     for e0 in range(0, n, step):
         block = slice(e0, min(n, e0 + step))
@@ -87,9 +87,28 @@ def partition(
     return Cutting(pieces[::-1], float(best[n + shift]))
 
 
-def _piece_sizes(
-    lengths: list[float], tol: float, shallow: float, gap: float
-) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]:
+PieceSizes = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]
+
+
+@lru_cache(maxsize=64)
+def _ends_and_starts(
+    n: int, lengths: tuple[float, ...], tol: float, shallow: float, gap: float
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """For a run of ``n`` and the pieces :func:`_piece_sizes` gives: every end, per end and
+    piece size its start (negative: no such piece), and where the best cost up to that start
+    is stored. The same few runs' lengths come back frame after frame: made once each, and
+    never written to."""
+    size = _piece_sizes(lengths, tol, shallow, gap)[0]
+    ends = np.arange(1, n + 1)
+    starts = ends[:, None] - size[None, :]
+    index = starts + int(size.max())
+    for array in (ends, starts, index):
+        array.flags.writeable = False
+    return ends, starts, index
+
+
+@lru_cache(maxsize=16)
+def _piece_sizes(lengths: tuple[float, ...], tol: float, shallow: float, gap: float) -> PieceSizes:
     """Every (length, piece size) pair :func:`partition` may cut: the sizes, what a piece of
     each costs for being off its length, the index of its length, and the share of the row's
     depth it should cover. Within a length, sizes descend so that starts ascend and ties go
@@ -108,12 +127,15 @@ def _piece_sizes(
         )
         target.append(np.full(len(d), 1.0 if which == 0 else shallow))
         cut_as_of.append(np.full(len(d), which))
-    return (
+    out = (
         np.concatenate(sizes),
         np.concatenate(penalty),
         np.concatenate(cut_as_of),
         np.concatenate(target),
     )
+    for array in out:  # shared by every call with these sizes (cached)
+        array.flags.writeable = False
+    return out
 
 
 # A piece of a row may be this much longer than its tile: discards laid a little apart are

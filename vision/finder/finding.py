@@ -160,14 +160,18 @@ def _add_blob(
     # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
     # into rows, its tiles must also share the table's body colour (a hand cut into two
     # rows of tile-sized pieces fills them as well as tiles do).
-    long_axis, _, length, depth = rect_axes(least)
-    obstruction = obstruction_at(np.array([cx, cy]), depth, length, long_axis)
     filled = fills(area, len(pieces), g)
     if not filled:
-        found.append(obstruction)
+        found.append(_obstruction(least))
     elif min(rw / PX_PER_MM, rh / PX_PER_MM) > one_row_mm(g):
-        deep.append((pieces, obstruction))  # judged once the plain rows are known
+        deep.append((pieces, _obstruction(least)))  # judged once the plain rows are known
     else:
         found += pieces
     if on_tiles is not None and pieces and filled:
         on_tiles(pieces)
+
+
+def _obstruction(least: Rect) -> Found:
+    """The blob as something over the table: its smallest-area rectangle."""
+    long_axis, _, length, depth = rect_axes(least)
+    return obstruction_at(np.array(least[0]), depth, length, long_axis)

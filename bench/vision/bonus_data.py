@@ -1,0 +1,133 @@
+"""What the bonus-tile reader (vision/bonus.py) trains and is measured on.
+
+Bonus faces drawn in the training fonts (vision/synth/bonus_faces.py), the bonus tiles of
+the packaged art sets and of the drawn (procedural) sets, and every other face of those sets
+as the tiles a bonus tile must never be taken for. Held out of training: the packaged sets
+``xmj-real`` (scans of a real set), ``kde-traditional`` and ``gnome-smooth``, the fonts of
+``HELD_OUT_FONTS`` and every drawn set lettered in one of them. Each face becomes camera-like
+crops (vision/synth/crops.py: body and rim, cloth at the edges, 18-43 px a tile, blur, noise,
+light, JPEG, either way up), fresh every time.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from vision.bonus import NOT_BONUS  # noqa: E402
+from vision.crops import CROP_H, CROP_W  # noqa: E402
+from vision.image import Image  # noqa: E402
+from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
+from vision.synth.bonus_faces import (  # noqa: E402
+    BONUS_KINDS,
+    HELD_OUT_FONTS,
+    TRAINING_FONTS,
+    bonus_faces,
+)
+from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.procedural import FONTS  # noqa: E402
+
+HELD_OUT_SETS = ("xmj-real", "kde-traditional", "gnome-smooth")
+KINDS = (*BONUS_KINDS, NOT_BONUS)
+
+# A face and what the reader must answer: 0-7 the bonus kinds, 8 not a bonus tile.
+Faces = list[tuple[int, Image]]
+
+
+def procedural_font(seed: int) -> str:
+    """The font a drawn set is lettered in (its style's first draw, vision/synth/procedural.py)."""
+    return FONTS[int(np.random.default_rng(seed).integers(len(FONTS)))]
+
+
+def _split(faces: dict[str, Image]) -> tuple[Faces, Faces]:
+    bonus = [(BONUS_KINDS.index(k), f) for k, f in faces.items() if k in BONUS_KINDS]
+    other = [(KINDS.index(NOT_BONUS), f) for k, f in faces.items() if k not in BONUS_KINDS]
+    return bonus, other
+
+
+def art_faces(sets: list[str]) -> tuple[Faces, Faces]:
+    """The bonus faces and the other faces of packaged or drawn sets."""
+    bonus: Faces = []
+    other: Faces = []
+    for name in sets:
+        b, o = _split(load_set(name))
+        bonus += b
+        other += o
+    return bonus, other
+
+
+def drawn_sets(count: int, fonts: tuple[str, ...], first: int = 0) -> list[str]:
+    """``count`` drawn sets lettered in ``fonts`` (seeds from ``first`` on)."""
+    names: list[str] = []
+    seed = first
+    while len(names) < count:
+        if procedural_font(seed) in fonts:
+            names.append(f"procedural#{seed}")
+        seed += 1
+    return names
+
+
+def font_faces(count: int, fonts: tuple[str, ...], seed: int) -> Faces:
+    out: Faces = []
+    for n in range(0, count, 256):
+        drawn = bonus_faces(seed * 1000 + n, min(256, count - n), fonts)
+        out += [(BONUS_KINDS.index(k), f) for k, f in drawn]
+    return out
+
+
+def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
+    """Everything training draws from, by source."""
+    packaged = [s for s in ART_SETS if s not in HELD_OUT_SETS]
+    art_bonus, art_other = art_faces(packaged)
+    drawn_bonus, drawn_other = art_faces(drawn_sets(drawn, TRAINING_FONTS))
+    return {
+        "fonts": font_faces(fonts_count, TRAINING_FONTS, seed),
+        "art_bonus": art_bonus + drawn_bonus,
+        "other": art_other + drawn_other,
+    }
+
+
+def held_out_pools(fonts_count: int, drawn: int) -> dict[str, Faces]:
+    """What training never saw: faces in the held-out fonts, drawn sets lettered in them, and
+    the held-out packaged sets (bonus tiles, and every other face)."""
+    sets_bonus, sets_other = art_faces(list(HELD_OUT_SETS))
+    drawn_bonus, drawn_other = art_faces(drawn_sets(drawn, HELD_OUT_FONTS, first=100_000))
+    return {
+        "fonts": font_faces(fonts_count, HELD_OUT_FONTS, 99_991),
+        "drawn_bonus": drawn_bonus,
+        "sets_bonus": sets_bonus,
+        "other": sets_other + drawn_other,
+    }
+
+
+def recolour(crop: Image, rng: np.random.Generator) -> Image:
+    """Sometimes the channels swapped or the colour dropped: the reader must go by shapes
+    (sets print the same number in any ink)."""
+    roll = rng.random()
+    if roll < 0.2:
+        return np.ascontiguousarray(crop[:, :, rng.permutation(3)])
+    if roll < 0.3:
+        grey = crop.mean(axis=2, keepdims=True)
+        return np.repeat(grey, 3, axis=2).astype(crop.dtype)
+    return crop
+
+
+def crops_of(
+    faces: Faces, rng: np.random.Generator, count: int, colour: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` camera-like crops of faces drawn at random: (count, 3, H, W) BGR 0-255 and
+    their answers."""
+    pick = rng.integers(len(faces), size=count)
+    xs = np.empty((count, 3, CROP_H, CROP_W), np.float32)
+    ys = np.empty(count, np.int64)
+    for i, k in enumerate(pick):
+        answer, face = faces[int(k)]
+        crop = synthetic_crop(face, rng)
+        xs[i] = (recolour(crop, rng) if colour else crop).transpose(2, 0, 1)
+        ys[i] = answer
+    return xs, ys

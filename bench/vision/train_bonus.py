@@ -1,0 +1,213 @@
+"""Train the bonus-tile reader (vision/bonus.py) and export it to ONNX.
+
+    .venv/bin/python bench/vision/train_bonus.py --minutes 40      # resumes its checkpoint
+
+Data (bench/vision/bonus_data.py): bonus faces drawn in the training fonts, the bonus tiles
+of the packaged sets and of drawn sets lettered in those fonts, and every other face of those
+sets as "no bonus tile"; held out: three packaged sets, five fonts and the drawn sets
+lettered in them. Each batch: a third font-drawn bonus faces, a sixth the sets' bonus tiles,
+half other faces, every one a fresh camera-like crop.
+
+The network: four convolution blocks (the detail kept at half the crop's size, where a
+corner's number is a few pixels), global average pooling, two heads: which of the eight bonus
+tiles or none (9), and the number printed on it (4; learnt on bonus tiles only). The export
+outputs both as probabilities, side by side (13 columns).
+
+Runs on one thread, writing a checkpoint every few minutes and at the end (``--checkpoint``);
+a run started again resumes from it, so runs of at most an hour add up. Writes
+``vision/models/bonus_read.onnx`` and ``bonus_read.json`` (provenance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bonus_data import (
+    HELD_OUT_SETS,
+    KINDS,
+    ROOT,
+    Faces,
+    crops_of,
+    training_pools,
+)
+
+from vision.bonus import BONUS_FILE
+from vision.crops import CROP_H, CROP_W
+from vision.embedder import MODELS_DIR
+from vision.synth.bonus_faces import HELD_OUT_FONTS, TRAINING_FONTS
+
+NOT_BONUS_INDEX = len(KINDS) - 1
+
+
+class BonusNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+            return nn.Sequential(
+                nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+            )
+
+        self.features = nn.Sequential(
+            block(3, 24, stride=2),  # 32 x 24
+            block(24, 48),
+            nn.MaxPool2d(2),  # 16 x 12
+            block(48, 64),
+            nn.MaxPool2d(2),  # 8 x 6
+            block(64, 128),
+        )
+        self.kind = nn.Linear(128, len(KINDS))
+        self.number = nn.Linear(128, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.features(x).mean(dim=(2, 3))
+        return self.kind(f), self.number(f)
+
+
+class Exported(nn.Module):
+    """What ships: BGR 0-255 crops in, the two heads' probabilities side by side out."""
+
+    def __init__(self, net: BonusNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        kind, number = self.net(x / 127.5 - 1.0)
+        return torch.cat([F.softmax(kind, dim=1), F.softmax(number, dim=1)], dim=1)
+
+
+def batch(
+    pools: dict[str, Faces], rng: np.random.Generator, size: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    fonts, art = size // 3, size // 6
+    parts = [
+        crops_of(pools["fonts"], rng, fonts),
+        crops_of(pools["art_bonus"], rng, art),
+        crops_of(pools["other"], rng, size - fonts - art),
+    ]
+    xs = np.concatenate([p[0] for p in parts])
+    ys = np.concatenate([p[1] for p in parts])
+    return torch.from_numpy(xs / 127.5 - 1.0).float(), torch.from_numpy(ys)
+
+
+def loss_of(net: BonusNet, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, float]:
+    kind, number = net(x)
+    loss = F.cross_entropy(kind, y, label_smoothing=0.05)
+    bonus = y != NOT_BONUS_INDEX
+    if bonus.any():
+        # The number of a bonus kind: F1 and S1 are 1, ... (the index within its four).
+        loss = loss + 0.5 * F.cross_entropy(number[bonus], y[bonus] % 4)
+    return loss, float((kind.argmax(1) == y).float().mean())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=40.0, help="this run's training time")
+    parser.add_argument("--batch", type=int, default=96)
+    parser.add_argument("--font-faces", type=int, default=3072)
+    parser.add_argument("--drawn", type=int, default=200, help="drawn sets in training fonts")
+    parser.add_argument("--seed", type=int, default=33)
+    parser.add_argument(
+        "--checkpoint", type=Path, default=ROOT / "build" / "bonus" / "checkpoint.pt"
+    )
+    parser.add_argument("--out", type=Path, default=MODELS_DIR / BONUS_FILE)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    net = BonusNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    step, trained_s, runs = 0, 0.0, 0
+    if args.checkpoint.exists():
+        state = torch.load(args.checkpoint, weights_only=False)
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        step, trained_s, runs = state["step"], state["seconds"], state["runs"]
+        print(f"resumed at step {step} ({trained_s / 60:.1f} min trained)", flush=True)
+    rng = np.random.default_rng([args.seed, runs])
+    pools = training_pools(args.font_faces, args.drawn, args.seed)
+    print({k: len(v) for k, v in pools.items()}, flush=True)
+
+    def save() -> None:
+        args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        state = {"net": net.state_dict(), "opt": opt.state_dict(), "step": step}
+        state |= {"seconds": trained_s + time.monotonic() - start, "runs": runs + 1}
+        torch.save(state, args.checkpoint)
+
+    start = time.monotonic()
+    last_save = start
+    losses: list[float] = []
+    net.train()
+    while time.monotonic() - start < args.minutes * 60:
+        # A slow cosine decay over about three hours of training, from where the last run left.
+        t = min(1.0, (trained_s + time.monotonic() - start) / (3 * 3600))
+        for group in opt.param_groups:
+            group["lr"] = 2e-3 * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
+        x, y = batch(pools, rng, args.batch)
+        loss, acc = loss_of(net, x, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+        step += 1
+        if step % 200 == 0:
+            elapsed = time.monotonic() - start
+            print(f"step {step} {elapsed:.0f}s loss {np.mean(losses[-200:]):.3f} acc {acc:.3f}")
+            sys.stdout.flush()
+        if time.monotonic() - last_save > 180:
+            save()
+            last_save = time.monotonic()
+    save()
+    export(net, args, step, trained_s + time.monotonic() - start, float(np.mean(losses[-200:])))
+    return 0
+
+
+def export(
+    net: BonusNet, args: argparse.Namespace, steps: int, seconds: float, loss: float
+) -> None:
+    net.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        Exported(net),
+        torch.zeros(1, 3, CROP_H, CROP_W),
+        str(args.out),
+        dynamo=False,
+        input_names=["crop"],
+        output_names=["read"],
+        dynamic_axes={"crop": {0: "n"}, "read": {0: "n"}},
+        opset_version=13,
+    )
+    meta = {
+        "input": {"shape": [3, CROP_H, CROP_W], "channels": "BGR", "range": "0-255"},
+        "output": "probabilities: 9 kinds (F1-F4, S1-S4, not a bonus tile), then numbers 1-4",
+        "kinds": list(KINDS),
+        "training_fonts": list(TRAINING_FONTS),
+        "held_out_fonts": list(HELD_OUT_FONTS),
+        "held_out_sets": list(HELD_OUT_SETS),
+        "font_faces": args.font_faces,
+        "drawn_sets": args.drawn,
+        "steps": steps,
+        "batch": args.batch,
+        "seed": args.seed,
+        "minutes": round(seconds / 60, 1),
+        "final_loss": round(loss, 4),
+        "torch": torch.__version__,
+    }
+    args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(json.dumps(meta))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

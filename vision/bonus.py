@@ -1,0 +1,99 @@
+"""The bonus-tile reader: a second look at a crop named "some bonus tile".
+
+The embedding (vision/identify.py) knows a set's flowers and seasons by their pictures, and
+every maker draws those its own way: of a set never enrolled, most bonus tiles were abstained
+on or named as another. What every set prints on them alike is what a person reads them by:
+the number, 1 to 4 (Arabic or Chinese), and the name, one character (梅 蘭 菊 竹, 春 夏 秋 冬).
+This small network, trained on those drawn in many fonts and on the packaged sets' art
+(bench/vision/train_bonus.py), reads both from the crop: which of the eight it is, or that it
+is no bonus tile at all, and the number on it. It names a bonus tile only when sure of the
+name and when the number it reads agrees, and never names anything but a bonus tile: a crop
+it finds is no bonus tile stays abstained on, so a bonus tile is never read as a suit tile,
+nor the reverse, by this look.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.crops import CROP_H, CROP_W, normalise_crop
+from vision.embedder import MODELS_DIR, Forward, ModelError, _dnn_forward, _ort_forward
+from vision.image import Image
+
+BONUS_FILE = "bonus_read.onnx"
+BONUS_KINDS = ("F1", "F2", "F3", "F4", "S1", "S2", "S3", "S4")
+NOT_BONUS = "not-bonus"
+READ_KINDS = (*BONUS_KINDS, NOT_BONUS)
+# Named only when the name is this sure (both ways up averaged) and the number read is the
+# name's. Measured on the held-out sets and fonts (bench/vision/README.md, bonus tiles).
+DEFAULT_SURE = 0.8
+
+
+@dataclass(frozen=True)
+class BonusReading:
+    """What the reader made of one crop."""
+
+    kind: str  # one of READ_KINDS: the likeliest
+    confidence: float
+    number: int  # 1-4: the likeliest number printed on it
+    number_confidence: float
+
+    def label(self, sure: float = DEFAULT_SURE) -> str | None:
+        """The bonus tile it names, or None: not sure, the number disagrees, or no bonus
+        tile."""
+        if self.kind == NOT_BONUS or self.confidence < sure:
+            return None
+        return self.kind if int(self.kind[1]) == self.number else None
+
+
+class BonusReader:
+    """The reader's network, run by ONNX Runtime (or OpenCV's dnn module without it)."""
+
+    def __init__(self, onnx_path: Path = MODELS_DIR / BONUS_FILE) -> None:
+        if not onnx_path.exists():
+            raise ModelError(f"bonus-tile reader {onnx_path} is missing")
+        self.path = onnx_path
+        forward: Forward | None = _ort_forward(onnx_path, 1)
+        self._forward = forward or _dnn_forward(onnx_path)
+
+    def read(self, crops: Sequence[Image]) -> list[BonusReading]:
+        """Each crop read both ways up (a tile may lie either way), the two averaged."""
+        if not crops:
+            return []
+        chunk = np.stack([_input_crop(c) for c in crops])
+        n = len(chunk)
+        blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
+        blob[:n] = chunk.transpose(0, 3, 1, 2)
+        blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
+        out = self._forward(blob).reshape(2 * n, -1)
+        probs = np.asarray((out[:n] + out[n:]) / 2, np.float32)
+        kinds, numbers = probs[:, : len(READ_KINDS)], probs[:, len(READ_KINDS) :]
+        readings = []
+        for kind_p, number_p in zip(kinds, numbers, strict=True):
+            k, m = int(kind_p.argmax()), int(number_p.argmax())
+            readings.append(
+                BonusReading(READ_KINDS[k], float(kind_p[k]), m + 1, float(number_p[m]))
+            )
+        return readings
+
+
+_DEFAULT: list[BonusReader | None] = []
+
+
+def default_bonus_reader() -> BonusReader | None:
+    """The package's reader, loaded once; None where it is not installed (a model without
+    it names bonus tiles by the embedding alone)."""
+    if not _DEFAULT:
+        path = MODELS_DIR / BONUS_FILE
+        _DEFAULT.append(BonusReader(path) if path.exists() else None)
+    return _DEFAULT[0]
+
+
+def _input_crop(crop: Image) -> Image:
+    if crop.shape == (CROP_H, CROP_W, 3) and crop.dtype == np.uint8:
+        return crop
+    return normalise_crop(crop)
