@@ -38,7 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables", metavar="ID,ID",
                         help="only these tables: a partition of the club among several hubs "
                         "(run; docs/club.md)")
-    parser.add_argument("--scheme", default="raw", help="standings scheme (default raw)")
+    parser.add_argument("--scheme", default="raw",
+                        help="standings scheme: raw (default), placement, american")
+    parser.add_argument("--web", metavar="HOST:PORT",
+                        help="serve the club page here (run; docs/club.md)")
     parser.add_argument("--club-id", help="the member's club id (register)")
     parser.add_argument("--name", help="the member's name as it shows (register)")
 
@@ -120,5 +123,15 @@ def _run_hub(args: argparse.Namespace) -> int:
                            # the club broker's login, from the unit's root-only EnvironmentFile
                            username=os.environ.get("MJTABLE_HUB_USER"),
                            password=os.environ.get("MJTABLE_HUB_PASSWORD"))
-    Hub(settings, db).run_until_signalled()
+    # The events side (the organiser's desk, the club page), once the hub has subscribed.
+    from hub.club_side import Beside, ClubSide
+
+    web = _broker(args.web, "--web", allow_zero=True) if args.web else None
+    hub = Hub(settings, db)
+    side = Beside(hub.connected, lambda: ClubSide(
+        args.db, broker[0], broker[1], web, settings.username, settings.password, args.hub_id))
+    try:
+        hub.run_until_signalled()
+    finally:
+        side.stop()
     return 0

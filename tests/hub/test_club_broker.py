@@ -128,3 +128,49 @@ def test_a_table_bridges_its_tree_over_tls_with_its_login(club: ClubBroker) -> N
         finally:
             local.close()
             hub.close()
+
+
+def test_the_organiser_runs_rounds_through_the_hub_and_commands_no_table(
+        club: ClubBroker, tmp_path: Path) -> None:
+    from hub.db import ClubDB
+    from hub.rounds_mqtt import RoundsService
+
+    db = ClubDB(str(tmp_path / "club.db"))
+    desk = RoundsService(db, "127.0.0.1", club.port, username="hub",
+                         password=club.password("hub"), client_id="hub-desk")
+    desk.start()
+    organiser = club.probe("organiser", "organiser-1")
+    tables = {t: club.probe(t, f"bridge-{t}-desk") for t in TABLES}
+    try:
+        assert desk.subscribed.wait(10)
+        organiser.subscribe("mahjong/v1/club/cmd/+/result")
+        for table, probe in tables.items():
+            probe.subscribe(f"mahjong/v1/{table}/cmd/+")
+        # the organiser may command no table, only the club's desk
+        assert organiser.publish("mahjong/v1/t1/cmd/game", b"{}") == "Not authorized"
+        assert organiser.publish("mahjong/v1/club/standings", b"{}") == "Not authorized"
+        players = [f"P{i}" for i in range(8)]
+        create = json.dumps({"action": "create", "event": "cup", "players": players,
+                             "tables": list(TABLES), "rounds": 2}).encode()
+        assert organiser.publish("mahjong/v1/club/cmd/event", create) == "Success"
+        assert organiser.wait_for(lambda: any(t.endswith("event/result")
+                                              for t, _ in organiser.messages), 10)
+        start = json.dumps({"action": "start", "event": "cup"}).encode()
+        assert organiser.publish("mahjong/v1/club/cmd/round", start) == "Success"
+        # the hub's desk (logged in as hub) seats each table through the ACL
+        for probe in tables.values():
+            assert probe.wait_for(lambda p=probe: len(p.messages) == 1, 10)
+            topic, body = probe.messages[0]
+            assert topic.endswith("/cmd/game")
+            assert json.loads(body)["action"] == "start"
+        def answers() -> list[dict[str, object]]:
+            return [json.loads(b) for t, b in organiser.messages if t.endswith("/result")]
+
+        assert organiser.wait_for(lambda: len(answers()) == 2, 10)
+        assert [a["ok"] for a in answers()] == [True, True]
+    finally:
+        organiser.close()
+        for probe in tables.values():
+            probe.close()
+        desk.stop()
+        db.close()
