@@ -5,31 +5,17 @@ put back, a real Mosquitto."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from controller.broker import BrokerUnavailable, LocalMosquitto
+from controller.broker import LocalMosquitto
 from firmware_bridge.emulator import EmulatedBoard
 from tests.faults.local_referee import LocalReferee
 from tests.faults.test_end_to_end import Service
 from tests.waiting import wait_until
 
 TABLE = "b1"
-
-
-@pytest.fixture
-def broker() -> Iterator[LocalMosquitto]:
-    try:
-        mosq = LocalMosquitto(persistence=False)
-    except BrokerUnavailable as exc:  # ./dev installs it
-        pytest.fail(str(exc))
-    mosq.start()
-    yield mosq
-    mosq.close()
 
 
 def _last_status(referee: LocalReferee) -> dict[str, Any]:

@@ -11,13 +11,12 @@ between the score and the next hand then scored it a second time.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.broker import BrokerUnavailable, LocalMosquitto
+from controller.broker import LocalMosquitto
 from controller.inputs import Press
 from controller.scoresheet import engine_scorer
 from controller.store import EventStore
@@ -83,17 +82,6 @@ def a_won_hand(folder: Path) -> tuple[list[Step], int, dict[str, Any]]:
                 break
         store.close()
     raise AssertionError("no bots' hand of 60 was won")
-
-
-@pytest.fixture
-def broker() -> Iterator[LocalMosquitto]:
-    try:
-        mosq = LocalMosquitto(persistence=False)
-    except BrokerUnavailable as exc:  # ./dev installs it
-        pytest.fail(str(exc))
-    mosq.start()
-    yield mosq
-    mosq.close()
 
 
 def events(store: Path) -> list[dict[str, Any]]:

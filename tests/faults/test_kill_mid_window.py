@@ -17,14 +17,13 @@ the same presses, at the same table times, fed to a table in this process that n
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.broker import BrokerUnavailable, LocalMosquitto
+from controller.broker import LocalMosquitto
 from controller.families import table_for
 from controller.inputs import Observation, ObservationKind, Press
 from controller.live_table import TableSettings
@@ -94,17 +93,6 @@ def no_crash_ruling(folder: Path, ruleset: str, opened_us: int,
         return ruling(list(store.events()), refused)
     finally:
         store.close()
-
-
-@pytest.fixture
-def broker() -> Iterator[LocalMosquitto]:
-    try:
-        mosq = LocalMosquitto(persistence=False)
-    except BrokerUnavailable as exc:  # ./dev installs it
-        pytest.fail(str(exc))
-    mosq.start()
-    yield mosq
-    mosq.close()
 
 
 class Window:

@@ -504,3 +504,26 @@ def available_sets() -> list[str]:
             continue
         found.append(name)
     return found
+
+
+def render_face_sheet(cells: list[str], cols: int, timeout: float = 120) -> NDArray[np.uint8]:
+    """Draw SVG face cells (each already translated to its place on a ``cols``-wide grid of
+    FACE_W x FACE_H faces) as one sheet through rsvg-convert: one process for a whole set."""
+    rows = (len(cells) + cols - 1) // cols
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * FACE_W}" '
+        f'height="{rows * FACE_H}">' + "".join(cells) + "</svg>"
+    )
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        (tmp / "sheet.svg").write_text(svg, encoding="utf-8")
+        subprocess.run(
+            ["rsvg-convert", "-o", str(tmp / "sheet.png"), str(tmp / "sheet.svg")],
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+        )
+        read = cv2.imread(str(tmp / "sheet.png"), cv2.IMREAD_COLOR)
+    if read is None:
+        raise RuntimeError("rsvg-convert produced no image")
+    return np.asarray(read, np.uint8)

@@ -14,15 +14,10 @@ Faces are ``FACE_W x FACE_H``, as the packaged sets' (vision/synth/artwork.py).
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
-from pathlib import Path
-
-import cv2
 import numpy as np
 
 from vision.image import Image
-from vision.synth.artwork import FACE_H, FACE_W
+from vision.synth.artwork import FACE_H, FACE_W, render_face_sheet
 
 BONUS_KINDS = ("F1", "F2", "F3", "F4", "S1", "S2", "S3", "S4")
 # The name as traditional and as simplified sets print it.
@@ -198,28 +193,12 @@ def bonus_faces(
     rng = np.random.default_rng(seed)
     kinds = [BONUS_KINDS[int(k)] for k in rng.integers(len(BONUS_KINDS), size=count)]
     cols = 16
-    rows = (count + cols - 1) // cols
     cells = [
         f'<g transform="translate({(i % cols) * FACE_W} {(i // cols) * FACE_H})">'
         f"{_face_svg(rng, kind, fonts)}</g>"
         for i, kind in enumerate(kinds)
     ]
-    svg = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * FACE_W}" '
-        f'height="{rows * FACE_H}">' + "".join(cells) + "</svg>"
-    )
-    with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        (tmp / "faces.svg").write_text(svg, encoding="utf-8")
-        subprocess.run(
-            ["rsvg-convert", "-o", str(tmp / "faces.png"), str(tmp / "faces.svg")],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-        sheet = cv2.imread(str(tmp / "faces.png"), cv2.IMREAD_COLOR)
-    if sheet is None:
-        raise RuntimeError("rsvg-convert produced no image")
+    sheet = render_face_sheet(cells, cols)
     out = []
     for i, kind in enumerate(kinds):
         r, c = divmod(i, cols)

@@ -11,16 +11,11 @@ sizes, corner indices and body colours, one SVG sheet per set rendered by rsvg-c
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
-from pathlib import Path
-
-import cv2
 import numpy as np
 
 from vision.image import Image
 from vision.labels import BLANK, CHINESE_LABELS
-from vision.synth.artwork import FACE_H, FACE_W
+from vision.synth.artwork import FACE_H, FACE_W, render_face_sheet
 
 # Chinese faces from the font packages the set-up installs (the `dev` script): brush (kai),
 # Song/Ming, rounded, heavy and Japanese designs, so no one lettering style is learned.
@@ -315,7 +310,6 @@ def procedural_set(seed: int) -> dict[str, Image]:
     st = _Style(rng, seed)
     labels = list(CHINESE_LABELS)
     cols = 7
-    rows = (len(labels) + cols - 1) // cols
     cells = []
     for i, label in enumerate(labels):
         r, c = divmod(i, cols)
@@ -324,23 +318,7 @@ def procedural_set(seed: int) -> dict[str, Image]:
             f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>'
             f"{_face_svg(st, label)}</g>"
         )
-    svg = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * FACE_W}" '
-        f'height="{rows * FACE_H}">' + "".join(cells) + "</svg>"
-    )
-    with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        (tmp / "set.svg").write_text(svg, encoding="utf-8")
-        subprocess.run(
-            ["rsvg-convert", "-o", str(tmp / "set.png"), str(tmp / "set.svg")],
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
-        read = cv2.imread(str(tmp / "set.png"), cv2.IMREAD_COLOR)
-    if read is None:
-        raise RuntimeError("rsvg-convert produced no image")
-    sheet = np.asarray(read, np.uint8)
+    sheet = render_face_sheet(cells, cols, timeout=60)
     faces: dict[str, Image] = {}
     for i, label in enumerate(labels):
         r, c = divmod(i, cols)
