@@ -65,6 +65,7 @@ umask 077
 {
     echo "MJTABLE_HUB_ID=hub"
     echo "MJTABLE_HUB_DB=$HUB_DB"
+    echo "MJTABLE_HUB_WEB=${HUB_WEB:-0.0.0.0:8080}"  # the club page, for the club's LAN
     echo "MJTABLE_HUB_USER=hub"
     printf 'MJTABLE_HUB_PASSWORD='
     tr -d '\n' < "$SECRETS/hub.password"
