@@ -10,7 +10,7 @@ answer goes to ``cmd/moves/result``, which viewers of the table's topics read to
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from controller.referee import CommandError
@@ -20,7 +20,7 @@ CONCEALED_FIELDS = ("tile", "tiles", "concealed")
 UNCOMPARED = ("time_us",)  # the board's time is not part of what the referee amends
 
 
-def _shown(command: Mapping[str, Any], concealed: bool) -> dict[str, Any]:
+def shown_command(command: Mapping[str, Any], concealed: bool) -> dict[str, Any]:
     drop = UNCOMPARED + (CONCEALED_FIELDS if concealed else ())
     return {k: v for k, v in command.items() if k not in drop}
 
@@ -35,27 +35,7 @@ def classical_moves(state: HandState | None) -> list[dict[str, Any]]:
         body = command.to_json()
         concealed = body.get("type") == "Draw"  # a drawn tile is the drawer's alone
         moves.append({"at": at, "seat": body.get("seat"), "type": body.get("type"),
-                      "command": _shown(body, concealed)})
-    return moves
-
-
-def american_moves(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The moves the table accepted this hand, each as the referee amended it last (a move
-    struck out is gone)."""
-    records = list(records)
-    replaced: dict[int, Any] = {int(r["at"]): r.get("replacement")
-                                for r in records if r.get("type") == "Amended"}
-    moves = []
-    for record in records:
-        command = record.get("command")
-        if command is None:
-            continue
-        seq = int(record["seq"])
-        command = replaced.get(seq, command)
-        if command is None:
-            continue
-        moves.append({"at": seq, "seat": record.get("seat"), "type": command.get("type"),
-                      "command": _shown(command, bool(record.get("private")))})
+                      "command": shown_command(body, concealed)})
     return moves
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from controller.amendments import american_moves
+from controller.amendments import shown_command
 from controller.american_mirror import claim_for, command_for
 from controller.inputs import InputError, Observation, ObservationKind, Press
 from controller.lights import LightLog
@@ -32,7 +32,8 @@ from controller.live_table import (
     Outcome,
     TableSettings,
 )
-from controller.published import american_messages
+from controller.mqtt import Topics
+from controller.published import Published, table_event_messages
 from controller.referee import Amend, Challenge, CommandError, RefereeCommand
 from controller.store import EventStore, dumps
 from engine.american import commands as am
@@ -405,3 +406,37 @@ def _decode(raw: Any, where: str) -> Command:
     if not isinstance(command, Command):
         raise MalformedInput(where, "not a command")
     return command
+
+
+def american_messages(record: Mapping[str, Any], topics: Topics) -> Published:
+    """An American record (controller/american_table.py): its public keys, and a closed call
+    window's C-9 decision on ``adjudications``."""
+    if "public" not in record:  # the table's own events carry no public/private parts
+        return table_event_messages(record, topics)
+    out = [(topics.events,
+            dumps({k: record[k] for k in PUBLIC_KEYS if k in record}).encode())]
+    if record["type"] == "WindowClosed":
+        out.append((topics.adjudications, dumps({
+            "seq": record["seq"], "hand": record["hand"], "type": "decision",
+            **(record.get("public") or {})}).encode()))
+    return out
+
+
+def american_moves(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The moves the table accepted this hand, each as the referee amended it last (a move
+    struck out is gone)."""
+    records = list(records)
+    replaced: dict[int, Any] = {int(r["at"]): r.get("replacement")
+                                for r in records if r.get("type") == "Amended"}
+    moves = []
+    for record in records:
+        command = record.get("command")
+        if command is None:
+            continue
+        seq = int(record["seq"])
+        command = replaced.get(seq, command)
+        if command is None:
+            continue
+        moves.append({"at": seq, "seat": record.get("seat"), "type": command.get("type"),
+                      "command": shown_command(command, bool(record.get("private")))})
+    return moves

@@ -2,9 +2,10 @@
 from the store when the service starts (controller/web/feed.py), draws the hand in play as a
 page that never left drew it.
 
-Each family's table publishes its records as it logs them (``_record``); these functions give
-the same messages from the log alone, in the same order. Only what is not in the log cannot
-come back: a call button's refusal is a message, not an event (docs/face.md).
+Each family's table publishes its records as it logs them (``_record``); these functions
+(and the American table's own, for its records' shape) give the same messages from the log
+alone, in the same order. Only what is not in the log cannot come back: a call button's
+refusal is a message, not an event (docs/face.md).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from engine.tiles import tile_name
 
 HELD = "ObservationHeld"
 ENVELOPE = ("seq", "hand", "ts")
-AMERICAN_PUBLIC = ("seq", "hand", "ts", "type", "seat", "public", "time_us")
 Published = list[tuple[str, bytes]]
 
 
@@ -30,7 +30,7 @@ def hand_in_play(store: EventStore) -> list[dict[str, Any]]:
     return list(store.events(int(started[-1]["seq"]) - 1)) if started else []
 
 
-def _table_event(record: Mapping[str, Any], topics: Topics) -> Published:
+def table_event_messages(record: Mapping[str, Any], topics: Topics) -> Published:
     """A table's own event (held, settled, scored ...): published as logged, and a question
     put to the referee also on ``prompts``."""
     out = [(topics.events, dumps(dict(record)).encode())]
@@ -48,7 +48,7 @@ def classical_messages(record: Mapping[str, Any], topics: Topics,
     """A Chinese family's record (controller/table.py): an engine event's public form, and a
     closed call window's decision on ``adjudications``."""
     if record["type"] in table_events:
-        return _table_event(record, topics)
+        return table_event_messages(record, topics)
     env = {k: record[k] for k in ENVELOPE}
     event = ev.event_from_json({k: v for k, v in record.items() if k not in ENVELOPE})
     out = [(topics.events, dumps({**env, **event.public_json()}).encode())]
@@ -61,18 +61,4 @@ def classical_messages(record: Mapping[str, Any], topics: Topics,
             "kind": event.kind, "rule": event.rule,
             "opened_us": event.opened_us, "closed_us": event.closed_us,
         }).encode()))
-    return out
-
-
-def american_messages(record: Mapping[str, Any], topics: Topics) -> Published:
-    """An American record (controller/american_table.py): its public keys, and a closed call
-    window's C-9 decision on ``adjudications``."""
-    if "public" not in record:  # the table's own events carry no public/private parts
-        return _table_event(record, topics)
-    out = [(topics.events,
-            dumps({k: record[k] for k in AMERICAN_PUBLIC if k in record}).encode())]
-    if record["type"] == "WindowClosed":
-        out.append((topics.adjudications, dumps({
-            "seq": record["seq"], "hand": record["hand"], "type": "decision",
-            **(record.get("public") or {})}).encode()))
     return out
