@@ -112,6 +112,8 @@ def _run_hub(args: argparse.Namespace) -> int:
     assert broker is not None
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    web = _broker(args.web, "--web", allow_zero=True) if args.web else None
+    organiser = _organiser_password(args.organiser_password_file, web is not None)
     db = _db(args.db, create=True)
     assert isinstance(db, ClubDB)
     tables = tuple(t.strip() for t in (args.tables or "").split(",") if t.strip())
@@ -130,8 +132,6 @@ def _run_hub(args: argparse.Namespace) -> int:
     # The events side (the organiser's desk, the club page), once the hub has subscribed.
     from hub.club_side import Beside, ClubSide
 
-    web = _broker(args.web, "--web", allow_zero=True) if args.web else None
-    organiser = _organiser_password(args.organiser_password_file, web is not None)
     hub = Hub(settings, db)
     side = Beside(hub.connected, lambda: ClubSide(
         args.db, broker[0], broker[1], web, settings.username, settings.password, args.hub_id,
