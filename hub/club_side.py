@@ -22,7 +22,7 @@ log = logging.getLogger("mjtable.hub")
 class ClubSide:
     def __init__(self, db: str, host: str, port: int, web: tuple[str, int] | None = None,
                  username: str | None = None, password: str | None = None,
-                 hub_id: str = "hub") -> None:
+                 hub_id: str = "hub", organiser_password: str | None = None) -> None:
         self.db = open_db(db)
         self.desk = RoundsService(self.db, host, port, username=username, password=password,
                                   client_id=f"mjtable-{hub_id}-desk")
@@ -30,11 +30,13 @@ class ClubSide:
         self.page: Any = None
         if web is not None:  # aiohttp only where a page is served
             from hub.web.club_view import ClubView
-            from hub.web.server import ClubPage
+            from hub.web.server import ClubPage, organiser_sessions
 
             self.view = ClubView(host, port, username=username, password=password,
                                  client_id=f"mjtable-{hub_id}-page")
-            self.page = ClubPage(self.view, self.db, *web)
+            # the organiser's desk on the page, where the hub has an organiser's password
+            self.page = ClubPage(self.view, self.db, *web, ask=self.desk.ask,
+                                 sessions=organiser_sessions(organiser_password))
         self.loop: asyncio.AbstractEventLoop | None = None
         self.url = ""
 

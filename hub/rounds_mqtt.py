@@ -26,6 +26,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from datetime import datetime
 from typing import Any
 
@@ -54,7 +55,7 @@ class RoundsService:
         self.prefix = prefix
         self.clock = clock
         self.tick = tick
-        self.inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
+        self.inbox: queue.Queue[tuple[str, bytes] | Callable[[], None] | None] = queue.Queue()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
                                   protocol=MQTTProtocolVersion.MQTTv5)
         if username:
@@ -106,9 +107,11 @@ class RoundsService:
                 item = ("", b"")
             if item is None:
                 return
-            topic, payload = item
+            topic, payload = item if isinstance(item, tuple) else ("", b"")
             try:
-                if topic:
+                if callable(item):
+                    item()
+                elif topic:
                     self._message(topic, payload)
                 if time.monotonic() >= next_tick:
                     next_tick = time.monotonic() + self.tick
@@ -132,6 +135,24 @@ class RoundsService:
             return  # our own .../result echoes, or deeper topics
         verb = parts[-1]
         self.publish(self.topic("cmd", verb, "result"), self.answer(verb, payload))
+
+    def ask(self, verb: str, raw: bytes) -> Future[dict[str, Any]]:
+        """A command from the club page's desk: answered on the worker, in turn with those
+        from the broker, and its answer published on ``cmd/<verb>/result`` as theirs are."""
+        done: Future[dict[str, Any]] = Future()
+
+        def job() -> None:
+            try:
+                answer = self.answer(verb, raw)
+            except Exception as exc:  # the page hears of it; the worker logs it
+                done.set_exception(exc)
+                raise
+            done.set_result(answer)
+            if verb in VERBS:
+                self.publish(self.topic("cmd", verb, "result"), answer)
+
+        self.inbox.put(job)
+        return done
 
     def answer(self, verb: str, raw: bytes) -> dict[str, Any]:
         """Exactly one answer for one command."""

@@ -1,7 +1,8 @@
 """`mjtable hub`: the club hub and its club database.
 
-- `mjtable hub --mqtt HOST:PORT --db FILE|URL [--id NAME] [--tables ID,ID] [--share GROUP]`:
-  runs the hub until SIGTERM (a clean stop).
+- `mjtable hub --mqtt HOST:PORT --db FILE|URL [--id NAME] [--tables ID,ID] [--share GROUP]
+  [--web HOST:PORT [--organiser-password-file FILE]]`: runs the hub until SIGTERM (a clean
+  stop); the club page, and on it the organiser's desk, where asked for.
 - `mjtable hub standings --db FILE|URL [--scheme raw]`: `{"players": [{"name", "points",
   "games", "hands_won"}, ...]}`, best first.
 - `mjtable hub register --db FILE|URL --club-id ID --name NAME`: a club member, once.
@@ -42,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="standings scheme: raw (default), placement, american")
     parser.add_argument("--web", metavar="HOST:PORT",
                         help="serve the club page here (run; docs/club.md)")
+    parser.add_argument("--organiser-password-file", metavar="FILE",
+                        help="the organiser's password hash (`mjtable web passwd FILE`): "
+                        "offers the organiser's desk on the club page (run, with --web)")
     parser.add_argument("--club-id", help="the member's club id (register)")
     parser.add_argument("--name", help="the member's name as it shows (register)")
 
@@ -108,6 +112,8 @@ def _run_hub(args: argparse.Namespace) -> int:
     assert broker is not None
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    web = _broker(args.web, "--web", allow_zero=True) if args.web else None
+    organiser = _organiser_password(args.organiser_password_file, web is not None)
     db = _db(args.db, create=True)
     assert isinstance(db, ClubDB)
     tables = tuple(t.strip() for t in (args.tables or "").split(",") if t.strip())
@@ -126,12 +132,27 @@ def _run_hub(args: argparse.Namespace) -> int:
     # The events side (the organiser's desk, the club page), once the hub has subscribed.
     from hub.club_side import Beside, ClubSide
 
-    web = _broker(args.web, "--web", allow_zero=True) if args.web else None
     hub = Hub(settings, db)
     side = Beside(hub.connected, lambda: ClubSide(
-        args.db, broker[0], broker[1], web, settings.username, settings.password, args.hub_id))
+        args.db, broker[0], broker[1], web, settings.username, settings.password, args.hub_id,
+        organiser))
     try:
         hub.run_until_signalled()
     finally:
         side.stop()
     return 0
+
+
+def _organiser_password(path: str | None, serving: bool) -> str | None:
+    """The organiser's password hash for the desk on the club page, read once at start."""
+    from controller.web.auth import PasswordFileError, read_password_file
+
+    if path is None:
+        return None
+    if not serving:
+        raise CommandInputError("the organiser's desk is on the club page: give --web too",
+                                "--organiser-password-file")
+    try:
+        return read_password_file(path)
+    except PasswordFileError as exc:
+        raise CommandInputError(str(exc), "--organiser-password-file") from None

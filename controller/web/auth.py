@@ -48,11 +48,15 @@ def read_password_file(path: str) -> str:
 
 
 class Sessions:
-    """Signed-in referees: a random token each, valid for ``minutes`` from sign-in."""
+    """Signed-in referees (or a club's organisers: ``role``): a random token each, valid for
+    ``minutes`` from sign-in. ``unset`` is the refusal when no password is configured."""
 
     def __init__(self, hashed: str | None, minutes: int = 240,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, role: str = "referee",
+                 unset: str = "this table has no referee's password (web.password_file)"
+                 ) -> None:
         self.hashed = hashed
+        self.role, self.unset = role, unset
         self.ttl = minutes * 60.0
         self.clock = clock
         self.tokens: dict[str, float] = {}
@@ -67,9 +71,9 @@ class Sessions:
     def why_not(self, token: str | None) -> str | None:
         """None for a valid session; otherwise what is wrong, for the refusal."""
         if self.hashed is None:
-            return "this table has no referee's password (web.password_file)"
+            return self.unset
         if not token or token not in self.tokens:
-            return "sign in as the referee first"
+            return f"sign in as the {self.role} first"
         if self.tokens[token] < self.clock():
             del self.tokens[token]
             return "the sign-in has expired: sign in again"

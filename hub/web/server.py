@@ -6,6 +6,11 @@
 - ``/api/club``: what the club broker holds now (:class:`hub.web.club_view.ClubView`);
 - ``/api/player/<name>``: the player's games, hands won, the hands they made most and their
   results over time, from the club database;
+- ``/api/desk/login``, ``/api/desk/logout``, ``/api/desk/session``; ``/api/desk/<verb>``: the
+  organiser's desk. A signed-in organiser's command goes to the hub's desk
+  (:meth:`hub.rounds_mqtt.RoundsService.ask`), the same path as ``mahjong/v1/club/cmd/<verb>``
+  on the club broker, and its one answer comes back. Without an organiser's password
+  (``--organiser-password-file``) there is no desk: every POST is refused;
 - ``/static/``: the club page's own script and style; ``/table/``: the table page's parts
   (tile drawing and style, ``controller/web/static``), served from where they live, not copied.
 """
@@ -14,11 +19,14 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from controller.web.auth import Sessions
 from controller.web.server import STATIC as TABLE_STATIC
 from hub.db import ClubDB, name_key
 from hub.records import GameRecord
@@ -26,6 +34,16 @@ from hub.schemes import placement_points
 from hub.web.club_view import ClubView
 
 STATIC = Path(__file__).parent / "static"
+COOKIE = "mjtable_organiser"
+NO_DESK = ("this hub has no organiser's password: start `mjtable hub` with "
+           "--organiser-password-file FILE (make FILE with `mjtable web passwd FILE`)")
+ANSWER_S = 15.0  # the desk answers in well under a second; past this it is stuck
+Ask = Callable[[str, bytes], Future[dict[str, Any]]]
+
+
+def organiser_sessions(hashed: str | None) -> Sessions:
+    """The organiser's sign-in: the table console's password mechanism, for the hub."""
+    return Sessions(hashed, role="organiser", unset=NO_DESK)
 
 
 def player_page(games: list[GameRecord], name: str) -> dict[str, Any]:
@@ -63,8 +81,11 @@ def player_page(games: list[GameRecord], name: str) -> dict[str, Any]:
 
 class ClubPage:
     def __init__(self, view: ClubView, db: ClubDB, host: str = "127.0.0.1",
-                 port: int = 0) -> None:
+                 port: int = 0, ask: Ask | None = None,
+                 sessions: Sessions | None = None) -> None:
         self.view, self.db = view, db
+        self.ask = ask
+        self.sessions = sessions or organiser_sessions(None)
         self.host, self.port = host, port
         self.runner: web.AppRunner | None = None
         self.url = ""
@@ -75,6 +96,10 @@ class ClubPage:
         app.router.add_get("/player/{name}", self._index)
         app.router.add_get("/api/club", self._club)
         app.router.add_get("/api/player/{name}", self._player)
+        app.router.add_post("/api/desk/login", self._login)
+        app.router.add_post("/api/desk/logout", self._logout)
+        app.router.add_get("/api/desk/session", self._session)
+        app.router.add_post("/api/desk/{verb}", self._command)
         app.router.add_static("/static/", STATIC, append_version=False)
         app.router.add_static("/table/", TABLE_STATIC, append_version=False)
         return app
@@ -106,3 +131,54 @@ class ClubPage:
             return web.json_response({"error": f"no games for {name!r}", "where": "name"},
                                      status=404)
         return web.json_response(page)
+
+    # -- the organiser's desk ------------------------------------------------------------------
+
+    def _offered(self) -> bool:
+        return self.ask is not None and self.sessions.hashed is not None
+
+    async def _login(self, request: web.Request) -> web.Response:
+        if not self._offered():
+            return _refuse(403, "desk", NO_DESK)
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        password = body.get("password") if isinstance(body, dict) else None
+        if not isinstance(password, str):
+            return _refuse(400, "password", 'send {"password": "..."}')
+        token = await asyncio.to_thread(self.sessions.sign_in, password)
+        if token is None:
+            return _refuse(401, "password", "wrong password")
+        response = web.json_response({"ok": True})
+        response.set_cookie(COOKIE, token, httponly=True, samesite="Strict")
+        return response
+
+    async def _logout(self, request: web.Request) -> web.Response:
+        self.sessions.sign_out(request.cookies.get(COOKIE))
+        response = web.json_response({"ok": True})
+        response.del_cookie(COOKIE)
+        return response
+
+    async def _session(self, request: web.Request) -> web.Response:
+        why = self.sessions.why_not(request.cookies.get(COOKIE))
+        return web.json_response({"offered": self._offered(), "organiser": why is None})
+
+    async def _command(self, request: web.Request) -> web.Response:
+        if not self._offered() or self.ask is None:
+            return _refuse(403, "desk", NO_DESK)
+        why = self.sessions.why_not(request.cookies.get(COOKIE))
+        if why is not None:
+            return _refuse(401, "session", why)
+        pending = self.ask(request.match_info["verb"], await request.read())
+        try:
+            answer = await asyncio.wait_for(asyncio.wrap_future(pending), ANSWER_S)
+        except TimeoutError:
+            return _refuse(504, "desk", f"the hub's desk did not answer in {ANSWER_S:.0f} s")
+        except Exception as exc:  # the desk logged it; the organiser hears what failed
+            return _refuse(500, "desk", f"the hub's desk failed: {exc}")
+        return web.json_response(answer)
+
+
+def _refuse(status: int, where: str, error: str) -> web.Response:
+    return web.json_response({"ok": False, "error": error, "where": where}, status=status)

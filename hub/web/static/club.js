@@ -226,9 +226,81 @@ async function showPlayer(name) {
   document.body.dataset.ready = "player";
 }
 
+// -- the organiser's desk (only where the hub has an organiser's password) ---------------------
+async function post(path, body) {
+  const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                               body: JSON.stringify(body)});
+  let answer;
+  try { answer = await r.json(); } catch (e) { answer = {ok: false, error: `HTTP ${r.status}`}; }
+  return answer;
+}
+function showAnswer(answer) {
+  const p = $("desk-answer");
+  p.className = "desk-answer " + (answer.ok ? "ok" : "refused");
+  if (!answer.ok) {
+    p.textContent = `refused: ${answer.error}` + (answer.where ? ` (${answer.where})` : "");
+  } else if (answer.tables && !Array.isArray(answer.tables)) {
+    p.textContent = `round ${answer.round} started: ` + Object.entries(answer.tables)
+      .map(([t, names]) => `${t}: ${names.join(", ")}`).join("; ");
+  } else if (answer.games_ended) {
+    p.textContent = `round ${answer.round} ended` + (answer.games_ended.length
+      ? `; games ended at ${answer.games_ended.join(", ")}` : "");
+  } else {
+    p.textContent = `event ${answer.event} created: ${answer.players.length} players, ` +
+      `tables ${answer.tables.join(", ")}, ${answer.rounds} rounds of ${answer.round_minutes} minutes`;
+  }
+  p.dataset.ok = answer.ok ? "true" : "false";
+}
+function whole(text) {
+  // a number where the field holds one; otherwise the text, for the desk to name
+  const n = Number(text);
+  return text.trim() !== "" && Number.isInteger(n) ? n : text;
+}
+function listOf(text, sep) { return text.split(sep).map(s => s.trim()).filter(s => s); }
+async function deskSession() {
+  const r = await fetch("/api/desk/session", {cache: "no-store"});
+  const s = await r.json();
+  $("desk-open").hidden = !s.offered || s.organiser;
+  $("desk").hidden = !s.organiser;
+  $("desk-login").hidden = true;
+  $("desk-forms").hidden = !s.organiser;
+}
+function setUpDesk() {
+  $("desk-open").onclick = () => {
+    $("desk").hidden = false; $("desk-login").hidden = false; $("desk-password").focus();
+  };
+  $("desk-login").onsubmit = async (e) => {
+    e.preventDefault();
+    const answer = await post("/api/desk/login", {password: $("desk-password").value});
+    $("desk-password").value = "";
+    $("desk-login-error").textContent = answer.ok ? "" : `Not signed in: ${answer.error}`;
+    if (!answer.ok) return;
+    await deskSession();
+  };
+  $("desk-logout").onclick = async () => { await post("/api/desk/logout", {}); await deskSession(); };
+  $("desk-create").onsubmit = async (e) => {
+    e.preventDefault();
+    const f = e.target.elements;
+    showAnswer(await post("/api/desk/event", {
+      action: "create", event: f.event.value.trim(), name: f.name.value.trim(),
+      players: listOf(f.players.value, "\n"), tables: listOf(f.tables.value, ","),
+      rounds: whole(f.rounds.value), scheme: f.scheme.value,
+      round_minutes: whole(f.round_minutes.value)}));
+  };
+  $("desk-round").onsubmit = async (e) => {
+    e.preventDefault();
+    const f = e.target.elements;
+    const action = e.submitter ? e.submitter.value : "start";
+    const body = {action: action, event: f.event.value.trim()};
+    if (action === "end") body.end_games = f.end_games.checked;
+    showAnswer(await post("/api/desk/round", body));
+  };
+  deskSession();
+}
+
 function main() {
   const m = /^\/player\/(.+)$/.exec(location.pathname);
   if (m) { $("player-view").hidden = false; showPlayer(decodeURIComponent(m[1])); setLink(true); }
-  else { $("club-view").hidden = false; pollClub(); }
+  else { $("club-view").hidden = false; setUpDesk(); pollClub(); }
 }
 main();
