@@ -60,12 +60,18 @@ install -m 0644 "$SRC/deploy/club/club.conf" /etc/mosquitto/conf.d/club.conf
 systemctl enable --now mosquitto
 systemctl restart mosquitto
 
+echo "== the organiser's desk on the club page: the organiser's broker password, hashed"
+# One password for the organiser: the broker login and the desk's sign-in (docs/club.md).
+"$PREFIX/venv/bin/mjtable" web passwd "$ETC/organiser.scrypt" < "$SECRETS/organiser.password"
+chgrp mahjong-hub "$ETC/organiser.scrypt" && chmod 0640 "$ETC/organiser.scrypt"
+
 echo "== mjtable hub under systemd"
 umask 077
 {
     echo "MJTABLE_HUB_ID=hub"
     echo "MJTABLE_HUB_DB=$HUB_DB"
     echo "MJTABLE_HUB_WEB=${HUB_WEB:-0.0.0.0:8080}"  # the club page, for the club's LAN
+    echo "MJTABLE_HUB_ORGANISER=$ETC/organiser.scrypt"  # the desk's sign-in
     echo "MJTABLE_HUB_USER=hub"
     printf 'MJTABLE_HUB_PASSWORD='
     tr -d '\n' < "$SECRETS/hub.password"

@@ -22,7 +22,7 @@ def _lintable(tmp_path: Path) -> Path:
     # The real ExecStart and EnvironmentFile live on the hub machine: point them at files
     # that exist here, keep the rest as shipped.
     env = tmp_path / "hub.env"
-    env.write_text("MJTABLE_HUB_DB=/tmp/club.db\nMJTABLE_HUB_ID=hub\nMJTABLE_HUB_WEB=0.0.0.0:8080\n")
+    env.write_text("MJTABLE_HUB_DB=/tmp/club.db\nMJTABLE_HUB_ID=hub\nMJTABLE_HUB_WEB=0.0.0.0:8080\nMJTABLE_HUB_ORGANISER=/tmp/organiser.scrypt\n")
     text = re.sub(r"^ExecStart=\S+", "ExecStart=/bin/true", UNIT.read_text(), flags=re.M)
     text = text.replace("/etc/mahjong-hub/hub.env", str(env))
     unit = tmp_path / "mahjong-hub.service"
@@ -35,8 +35,12 @@ def test_the_hub_unit_runs_mjtable_hub_and_stops_it_with_sigterm() -> None:
     assert re.search(r"^ExecStart=\S+/mjtable hub --mqtt 127\.0\.0\.1:1883 --db", text, re.M)
     assert "KillSignal=SIGTERM" in text and "User=mahjong-hub" in text
     # the club page is served by the same process, at the address install.sh writes
-    assert re.search(r"^ExecStart=.* --web \$\{MJTABLE_HUB_WEB\}$", text, re.M)
-    assert "MJTABLE_HUB_WEB=" in (DEPLOY / "club" / "install.sh").read_text()
+    # and the organiser's desk on it, signed in with the password install.sh hashes
+    assert re.search(r"^ExecStart=.* --web \$\{MJTABLE_HUB_WEB\} "
+                     r"--organiser-password-file \$\{MJTABLE_HUB_ORGANISER\}$", text, re.M)
+    install = (DEPLOY / "club" / "install.sh").read_text()
+    assert "MJTABLE_HUB_WEB=" in install and "MJTABLE_HUB_ORGANISER=" in install
+    assert re.search(r"mjtable\" web passwd \S+ < \S+organiser\.password", install)
 
 
 def test_the_hub_unit_passes_systemd_analyze(tmp_path: Path) -> None:
