@@ -29,6 +29,7 @@ from aiohttp import web
 
 from controller.web.auth import Sessions
 from controller.web.feed import Feed
+from controller.web.signin import refuse, sign_in, sign_out
 
 log = logging.getLogger("mjtable.web")
 STATIC = Path(__file__).parent / "static"
@@ -159,25 +160,10 @@ class FaceServer:
     # -- the referee ---------------------------------------------------------------------------
 
     async def _login(self, request: web.Request) -> web.Response:
-        body = await _json_body(request)
-        password = body.get("password") if isinstance(body, dict) else None
-        if not isinstance(password, str):
-            return _refuse(400, "password", "send {\"password\": \"...\"}")
-        token = await asyncio.to_thread(self.sessions.sign_in, password)
-        if token is None:
-            why = self.sessions.why_not(None) if self.sessions.hashed is None \
-                else "wrong password"
-            return _refuse(401, "password", why or "wrong password")
-        response = web.json_response({"ok": True})
-        secure = bool(self.settings.certificate)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=secure)
-        return response
+        return await sign_in(request, self.sessions, COOKIE, bool(self.settings.certificate))
 
     async def _logout(self, request: web.Request) -> web.Response:
-        self.sessions.sign_out(request.cookies.get(COOKIE))
-        response = web.json_response({"ok": True})
-        response.del_cookie(COOKIE)
-        return response
+        return sign_out(request, self.sessions, COOKIE)
 
     async def _session(self, request: web.Request) -> web.Response:
         why = self.sessions.why_not(request.cookies.get(COOKIE))
@@ -186,7 +172,7 @@ class FaceServer:
     async def _command(self, request: web.Request) -> web.Response:
         why = self.sessions.why_not(request.cookies.get(COOKIE))
         if why is not None:
-            return _refuse(401, "session", why)
+            return refuse(401, "session", why)
         verb = request.match_info["verb"]
         payload = await request.read()
         result = await self.submit(verb, payload)
@@ -196,7 +182,7 @@ class FaceServer:
         """The camera's crop of a held observation's tile: the referee's alone."""
         why = self.sessions.why_not(request.cookies.get(COOKIE))
         if why is not None:
-            return _refuse(401, "session", why)
+            return refuse(401, "session", why)
         pending = request.match_info["pending"]
         png = self.crop(int(pending)) if pending.isdigit() and self.crop else None
         if png is None:  # no crop (entered by hand, or long gone): nothing to show
@@ -222,14 +208,3 @@ class FaceServer:
         games = await asyncio.to_thread(self.export)
         return web.Response(text=to_csv(games), content_type="text/csv", headers={
             "Content-Disposition": "attachment; filename=games.csv"})
-
-
-async def _json_body(request: web.Request) -> Any:
-    try:
-        return await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
-
-
-def _refuse(status: int, where: str, error: str) -> web.Response:
-    return web.json_response({"ok": False, "error": error, "where": where}, status=status)

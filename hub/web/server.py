@@ -28,6 +28,7 @@ from aiohttp import web
 
 from controller.web.auth import Sessions
 from controller.web.server import STATIC as TABLE_STATIC
+from controller.web.signin import refuse, sign_in, sign_out
 from hub.db import ClubDB, name_key
 from hub.records import GameRecord
 from hub.schemes import placement_points
@@ -139,26 +140,11 @@ class ClubPage:
 
     async def _login(self, request: web.Request) -> web.Response:
         if not self._offered():
-            return _refuse(403, "desk", NO_DESK)
-        try:
-            body = await request.json()
-        except ValueError:
-            body = None
-        password = body.get("password") if isinstance(body, dict) else None
-        if not isinstance(password, str):
-            return _refuse(400, "password", 'send {"password": "..."}')
-        token = await asyncio.to_thread(self.sessions.sign_in, password)
-        if token is None:
-            return _refuse(401, "password", "wrong password")
-        response = web.json_response({"ok": True})
-        response.set_cookie(COOKIE, token, httponly=True, samesite="Strict")
-        return response
+            return refuse(403, "desk", NO_DESK)
+        return await sign_in(request, self.sessions, COOKIE)
 
     async def _logout(self, request: web.Request) -> web.Response:
-        self.sessions.sign_out(request.cookies.get(COOKIE))
-        response = web.json_response({"ok": True})
-        response.del_cookie(COOKIE)
-        return response
+        return sign_out(request, self.sessions, COOKIE)
 
     async def _session(self, request: web.Request) -> web.Response:
         why = self.sessions.why_not(request.cookies.get(COOKIE))
@@ -166,19 +152,15 @@ class ClubPage:
 
     async def _command(self, request: web.Request) -> web.Response:
         if not self._offered() or self.ask is None:
-            return _refuse(403, "desk", NO_DESK)
+            return refuse(403, "desk", NO_DESK)
         why = self.sessions.why_not(request.cookies.get(COOKIE))
         if why is not None:
-            return _refuse(401, "session", why)
+            return refuse(401, "session", why)
         pending = self.ask(request.match_info["verb"], await request.read())
         try:
             answer = await asyncio.wait_for(asyncio.wrap_future(pending), ANSWER_S)
         except TimeoutError:
-            return _refuse(504, "desk", f"the hub's desk did not answer in {ANSWER_S:.0f} s")
+            return refuse(504, "desk", f"the hub's desk did not answer in {ANSWER_S:.0f} s")
         except Exception as exc:  # the desk logged it; the organiser hears what failed
-            return _refuse(500, "desk", f"the hub's desk failed: {exc}")
+            return refuse(500, "desk", f"the hub's desk failed: {exc}")
         return web.json_response(answer)
-
-
-def _refuse(status: int, where: str, error: str) -> web.Response:
-    return web.json_response({"ok": False, "error": error, "where": where}, status=status)
