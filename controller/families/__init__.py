@@ -1,6 +1,6 @@
-"""Each rule family's objects: the one place the service's parts learn which family a ruleset
-belongs to (engine/rulesets.py), so that nothing else branches on it: the live table, and the
-world `mjtable simulate` plays it against.
+"""Each rule family's objects: the one package where the service's parts learn which family a
+ruleset belongs to (engine/rulesets.py), so that nothing else branches on it: the live table,
+and the world `mjtable simulate` plays it against.
 
 The classical families share one engine (``engine.game``) and one table
 (:class:`controller.table.Table`); the American game plays from its card
