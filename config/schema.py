@@ -64,7 +64,7 @@ class TableSection(_Section):
         if self.scoring and rulesets.entry(self.scoring).plays != played.plays:
             raise ValueError(f"scoring: {self.scoring} does not score {self.ruleset}'s hands; "
                              f"one of {', '.join(self._presets())}")
-        if self.card and played.family != "american":
+        if self.card and not played.needs_card:
             raise ValueError(f"card: {self.ruleset} is not played from a card (only american)")
         try:
             if self.options:  # none: nothing to check, and the scorer stays unloaded

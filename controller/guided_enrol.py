@@ -45,14 +45,15 @@ def layout_rows(kinds: Sequence[str]) -> list[list[str]]:
 
 
 def set_kinds(ruleset: str) -> list[str]:
-    """The tile codes of the set a rule family plays with (American: the Jokers too)."""
-    from engine.rules import get_ruleset
+    """The tile codes of the faces in the set ``ruleset`` is played with (its registry entry's
+    ``tiles``). The 152-tile set's eight Flowers are interchangeable in play but printed as
+    the four flowers and four seasons, so each face is enrolled; its Jokers are one face."""
+    from engine.rulesets import entry
 
-    if ruleset == "american":
-        return [*(tiles.tile_name(t) for t in range(tiles.NUM_KINDS)),
-                *(tiles.tile_name(t) for t in tiles.BONUS_TILES), "J"]
-    size = get_ruleset(ruleset).tiles
-    return sorted({tiles.tile_name(t) for t in tiles.tile_set(size)}, key=tiles.parse_tile)
+    faces = set()
+    for tile in tiles.tile_set(entry(ruleset).tiles):
+        faces |= set(tiles.BONUS_TILES) if tile == tiles.FLOWER else {tile}
+    return [tiles.tile_name(t) for t in sorted(faces)]
 
 
 @dataclass

@@ -9,8 +9,8 @@ which names exist and what each one plays, scores and takes as options.
 
 >>> entry("classical/dmjl").plays, entry("classical/dmjl").scores
 ('classical', 'classical/dmjl')
->>> entry("american/3").players
-(3,)
+>>> entry("american/3").players, entry("american/3").needs_card, entry("pungchow").needs_card
+((3,), True, False)
 >>> names()[-4:]
 ('classical/bmja', 'american', 'american/3', 'american/2')
 >>> entry("bridge")  # doctest: +ELLIPSIS
@@ -21,12 +21,15 @@ ValueError: unknown ruleset 'bridge' (known: code1924/mixed, ..., american/2)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import MalformedInput
+
+if TYPE_CHECKING:
+    from engine.american.compiled import CompiledCard
 
 # The American game's tables by size: "Two and three players" play without a Charleston.
 AMERICAN: Mapping[str, int] = {"american": 4, "american/3": 3, "american/2": 2}
@@ -41,7 +44,9 @@ class RulesetEntry:
     """One name of the registry. ``plays``: the ruleset the engine plays the hand under;
     ``scores``: the ruleset the scorer settles it with ("" where the family settles its own
     hands, as the American game does by its card); ``players``: the table sizes it has laws
-    for; ``tiles``: the set it is played with (136, 144, or the American 152)."""
+    for; ``tiles``: the set it is played with (136, 144, or the American 152);
+    ``needs_card``: played and scored from a card, which the caller loads
+    (``config.cards.card_for``: reading a file is not the engine's business)."""
 
     name: str
     family: str
@@ -49,6 +54,7 @@ class RulesetEntry:
     scores: str
     players: tuple[int, ...]
     tiles: int
+    needs_card: bool = False
 
     @property
     def preset(self) -> bool:
@@ -69,7 +75,7 @@ def _entries() -> dict[str, RulesetEntry]:
             out[preset] = RulesetEntry(preset, family, name, preset, sizes, rules.tiles)
     for name, players in AMERICAN.items():
         # 152: the eight Jokers beside the eight Flowers (American, "The 152 tiles").
-        out[name] = RulesetEntry(name, "american", name, "", (players,), 152)
+        out[name] = RulesetEntry(name, "american", name, "", (players,), 152, needs_card=True)
     return out
 
 
@@ -85,11 +91,6 @@ def entry(name: str) -> RulesetEntry:
     if found is None:
         raise ValueError(f"unknown ruleset {name!r} (known: {', '.join(names())})")
     return found
-
-
-def is_american(name: str) -> bool:
-    """Whether ``name`` is played by the American family (its card, its own settlement)."""
-    return entry(name).family == "american"
 
 
 def for_players(name: str, players: int) -> RulesetEntry:
@@ -113,7 +114,7 @@ def validate_options(name: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     Options go to the scorer, which documents each (``docs/score.md``); the American game takes
     its choices from the card's ``option`` lines instead, so it takes none here."""
     found = entry(name)
-    if not found.scores:
+    if found.needs_card:
         for key in raw:
             raise MalformedInput(f"options.{key}", f"{found.name} takes no table options: "
                                  "its choices are the card's `option` lines (docs/cards.md)")
@@ -122,3 +123,26 @@ def validate_options(name: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     from engine.scoring.tables import RULESETS as SCORED
 
     return scoring_options(SCORED[found.scores], raw)
+
+
+def score(doc: object, card: Callable[[object], CompiledCard]) -> dict[str, Any]:
+    """One finished hand scored and settled: the answer `mjtable score` prints, by the scorer
+    the document's ``"ruleset"`` names (docs/score.md). A family that settles by its card is
+    named by the family itself (``"american"``; a smaller table lists its ``"players"``) and
+    scored against ``card(doc["card"])``, which the caller loads; any other name goes to the
+    scoring tables, which refuse one they do not know, naming those they do. Raises
+    :class:`~engine.errors.EngineError` (``where`` and ``message``) for a hand it cannot read.
+
+    >>> score({"ruleset": "pungchow"}, card=lambda path: None)["mahjong"]["drawn"]
+    True
+    """
+    name = doc.get("ruleset") if isinstance(doc, dict) else None
+    found = _entries().get(name) if isinstance(name, str) else None
+    if isinstance(doc, dict) and found is not None and found.needs_card \
+            and found.name == found.family:
+        from engine.american.scoring import score_american
+
+        return score_american(doc, card(doc.get("card")))
+    from engine.scoring import score_hand
+
+    return score_hand(doc)

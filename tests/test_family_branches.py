@@ -18,14 +18,7 @@ NOT_YET = frozenset({
     "controller/american_mirror.py",
     "controller/american_table.py",
     "controller/american_world.py",
-    "controller/commands/card.py",
-    "controller/commands/config.py",
-    "controller/commands/play.py",
-    "controller/commands/replay.py",
     "controller/commands/replay_store.py",
-    "controller/commands/run.py",
-    "controller/commands/score.py",
-    "controller/guided_enrol.py",
 })
 # The family's and its rulesets' names, and its messages' JSON types ("american/Discard").
 VALUE = re.compile(r"american(/\w+)?", re.IGNORECASE)

@@ -18,6 +18,9 @@ from pathlib import Path
 from config.cards import cache
 from engine.american.compiled import CardError, CompiledCard, Problem
 
+__all__ = ["SAMPLE_CARD", "CardError", "CompiledCard", "card_at", "card_for", "default_card",
+           "load_card", "load_card_text"]
+
 SAMPLE_CARD = Path(__file__).resolve().parent / "sample-2026.card"
 
 
@@ -75,3 +78,17 @@ def card_at(path: str) -> CompiledCard:
     """The card a table's ``table.card`` (or a command's ``--card``) names: a card file's
     path, or empty for the bundled card."""
     return load_card(path or SAMPLE_CARD)
+
+
+def card_for(ruleset: str, path: str = "") -> CompiledCard | None:
+    """The card ``ruleset`` is played from (the registry's ``needs_card``): ``path`` (a table's
+    ``table.card``, a command's ``--card``), or the bundled card when it is empty; ``None`` for
+    a ruleset played without one. Raises :class:`CardError` naming line and column, or
+    ``OSError`` if the file cannot be read.
+
+    >>> card_for("pungchow") is None, card_for("american/3").name == default_card().name
+    (True, True)
+    """
+    from engine.rulesets import entry
+
+    return card_at(path) if entry(ruleset).needs_card else None

@@ -1,4 +1,4 @@
-"""`mjtable card check` and `mjtable card lint` (contracts.md, American card matching).
+"""`mjtable card check` and `mjtable card lint` (docs/cards.md).
 
 Scripts call `card check` once per hand, so this path imports only the card compiler and the
 matcher (no numpy, no pydantic) and reads compiled cards from the on-disk cache.
@@ -43,8 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(path: str | None, use_cache: bool) -> Any:
-    from config.cards import SAMPLE_CARD, load_card
-    from engine.american.compiled import CardError
+    from config.cards import SAMPLE_CARD, CardError, load_card
 
     card_path = Path(path) if path else SAMPLE_CARD
     try:
@@ -62,14 +61,10 @@ def _split(tokens: list[str]) -> list[str]:
 
 def _answer(card: Any, tiles: list[str], exposed: list[list[str]],
             table: list[list[str]] | None = None) -> dict[str, object]:
-    from engine.american.match import HandError, check, parse_exposure, parse_hand
-    from engine.tiles import TileError, parse_tile
+    from engine.cards import HandError, TileError, check_hand
 
     try:
-        hand = parse_hand(tiles, exposed)
-        others = [parse_exposure([parse_tile(t, f"table {i + 1}, tile {j + 1}")
-                                  for j, t in enumerate(e)], f"table {i + 1}")
-                  for i, e in enumerate(table or [])]
+        return check_hand(card, tiles, exposed, table or [])
     except TileError as exc:
         raise CommandInputError(f"unknown tile {exc.token!r}", exc.where) from None
     except HandError as exc:
@@ -79,7 +74,6 @@ def _answer(card: Any, tiles: list[str], exposed: list[list[str]],
         raise CommandInputError(
             f"the hand could not be read ({type(exc).__name__}: {str(exc)[:200]})", "tiles"
         ) from None
-    return check(card, hand, others)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -129,7 +123,7 @@ def _batch_line(card: Any, raw: str) -> dict[str, object]:
 
 
 def _lint(file: str) -> int:
-    from engine.american.card import compile_card
+    from engine.cards import compile_card
 
     try:
         text = Path(file).read_text(encoding="utf-8")

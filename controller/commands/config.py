@@ -31,15 +31,7 @@ def run(args: argparse.Namespace) -> int:
         first = exc.problems[0]
         more = f" (and {len(exc.problems) - 1} more, listed on stderr)" if exc.problems[1:] else ""
         raise CommandInputError(first.message + more, first.where) from None
-    if cfg.table.card:
-        from config.cards import card_at
-        from engine.american.compiled import CardError
-
-        try:
-            card_at(cfg.table.card)
-        except (CardError, OSError) as exc:
-            raise CommandInputError(f"the American card does not load: {exc}",
-                                    f"{args.file}: table.card") from None
+    check_card(cfg.table.ruleset, cfg.table.card, args.file)
     emit_json(
         {
             "ok": True,
@@ -53,3 +45,15 @@ def run(args: argparse.Namespace) -> int:
         }
     )
     return 0
+
+
+def check_card(ruleset: str, path: str, config_file: str) -> None:
+    """A table played from a card adjudicates against it: one that does not load (its
+    ``table.card``, else the bundled card) stops the table here, naming the file's key."""
+    from config.cards import CardError, card_for
+
+    try:
+        card_for(ruleset, path)
+    except (CardError, OSError) as exc:
+        raise CommandInputError(f"the American card does not load: {exc}",
+                                f"{config_file}: table.card") from None

@@ -15,8 +15,15 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.cli import CommandInputError
+from controller.commands.config import check_card
+
+if TYPE_CHECKING:
+    from config.schema import TableConfig
+    from controller.mqtt import BrokerSettings
+    from controller.service import Service
 
 HELP = "the table service (systemd)"
 
@@ -49,34 +56,15 @@ class Notifier:
 
 
 def run(args: argparse.Namespace) -> int:
-    from config.load import ConfigError, load_config
-
     logging.basicConfig(
         level=getattr(logging, str(args.log_level).upper(), logging.INFO),
         format="%(levelname)s %(name)s: %(message)s",
     )
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as exc:
-        first = exc.problems[0]
-        raise CommandInputError(first.message, first.where) from None
-    if cfg.table.card:
-        # The American table adjudicates against its card: one that does not load stops here.
-        from config.cards import card_at
-        from engine.american.compiled import CardError
-
-        try:
-            card_at(cfg.table.card)
-        except (CardError, OSError) as exc:
-            raise CommandInputError(f"the American card does not load: {exc}",
-                                    f"{args.config}: table.card") from None
-    from controller.scoresheet import engine_scorer
-    from controller.service import Service, ServiceOptions, ServiceStartError, broker_of
-    from controller.store import StoreError
-
+    cfg = _config(args.config)
     store = args.store or cfg.store.path
     if not store:
         raise CommandInputError("no store path: set [store] path or --store", "store.path")
+    broker = _broker(cfg, args.config)
     board = cfg.board.serial if args.board is None else args.board
     emulated = None
     if board == "emulated":  # the bridge's emulator on a pty, as `mjtable simulate` uses
@@ -85,6 +73,30 @@ def run(args: argparse.Namespace) -> int:
         emulated = EmulatedBoard(link_path=Path(store).with_name("mahjong-mcu"))
         board = emulated.start()
     try:
+        _serve(_service(cfg, store, board, broker), args.config)
+    finally:
+        if emulated is not None:
+            emulated.stop()
+    return 0
+
+
+def _config(path: str) -> TableConfig:
+    """The table's configuration, its card loaded if it is played from one."""
+    from config.load import ConfigError, load_config
+
+    try:
+        cfg = load_config(path)
+    except ConfigError as exc:
+        first = exc.problems[0]
+        raise CommandInputError(first.message, first.where) from None
+    check_card(cfg.table.ruleset, cfg.table.card, path)
+    return cfg
+
+
+def _broker(cfg: TableConfig, path: str) -> BrokerSettings | None:
+    from controller.service import broker_of
+
+    try:
         broker = broker_of(cfg)
     except OSError as exc:
         raise CommandInputError(f"cannot read: {exc.strerror}", "mqtt.password_file") from None
@@ -92,9 +104,17 @@ def run(args: argparse.Namespace) -> int:
         from config.load import ca_file_problem
 
         if problem := ca_file_problem(broker.ca_file):
-            raise CommandInputError(problem, f"{args.config}: mqtt.ca_file")
+            raise CommandInputError(problem, f"{path}: mqtt.ca_file")
+    return broker
+
+
+def _service(cfg: TableConfig, store: str, board: str, broker: BrokerSettings | None) -> Service:
+    from controller.scoresheet import engine_scorer
+    from controller.service import Service, ServiceOptions
+    from controller.store import StoreError
+
     try:
-        service = Service(
+        return Service(
             cfg,
             ServiceOptions(
                 store_path=store,
@@ -107,7 +127,14 @@ def run(args: argparse.Namespace) -> int:
         )
     except StoreError as exc:
         raise CommandInputError(str(exc), "store.path") from None
+
+
+def _serve(service: Service, path: str) -> None:
+    """Run the service until SIGTERM or SIGINT, telling systemd how it goes."""
+    from controller.service import ServiceStartError
+
     notifier = Notifier()
+    table_id = service.cfg.table.id
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -117,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
 
         def ready() -> None:
             notifier.send("READY=1")
-            notifier.send(f"STATUS=table {cfg.table.id}: seq {service.table.seq}, "
+            notifier.send(f"STATUS=table {table_id}: seq {service.table.seq}, "
                           f"hand {service.table.hand_no}")
 
         await service.run(stop, on_ready=ready, on_tick=notifier.tick)
@@ -126,11 +153,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(main())
     except ServiceStartError as exc:
-        raise CommandInputError(str(exc), f"{args.config}: {exc.key}") from None
-    finally:
-        if emulated is not None:
-            emulated.stop()
-    return 0
+        raise CommandInputError(str(exc), f"{path}: {exc.key}") from None
 
 
 def status_path(store: str) -> str:

@@ -1,4 +1,4 @@
-"""`mjtable score`: score and settle one finished hand, JSON in, JSON out (contracts.md).
+"""`mjtable score`: score and settle one finished hand, JSON in, JSON out (docs/score.md).
 
 Club software calls this once per hand, so it imports only the pure scoring package (no numpy,
 no pydantic). `--batch` scores one object per line and keeps going past a bad line.
@@ -58,8 +58,7 @@ _CARDS: dict[str, Any] = {}  # card path -> compiled card, so a batch reads each
 def _card(path: object, default: str | None) -> Any:
     """The card an American hand is scored against: ``"card"`` (a card file's path), else
     ``--card``, else the shipped sample card (docs/cards.md)."""
-    from config.cards import SAMPLE_CARD, load_card
-    from engine.american.compiled import CardError
+    from config.cards import SAMPLE_CARD, CardError, load_card
 
     if path is not None and not isinstance(path, str):
         raise CommandInputError("the path of a card file", "card")
@@ -77,15 +76,10 @@ def _card(path: object, default: str | None) -> Any:
 
 def _score(doc: Any, default_card: str | None = None) -> dict[str, Any]:
     from engine.errors import EngineError
+    from engine.rulesets import score
 
     try:
-        if isinstance(doc, dict) and doc.get("ruleset") == "american":
-            from engine.american.scoring import score_american
-
-            return score_american(doc, _card(doc.get("card"), default_card))
-        from engine.scoring import score_hand
-
-        return score_hand(doc)
+        return score(doc, card=lambda path: _card(path, default_card))
     except EngineError as exc:
         where = getattr(exc, "where", "")
         message = getattr(exc, "message", str(exc))
