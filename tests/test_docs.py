@@ -1,11 +1,19 @@
-"""The docs' examples run: docs/engine-api.md as a doctest, and every docstring example of the
-engine and config modules, so neither can drift from the code."""
+"""The docs' examples run, so they cannot drift from the code: the Python of docs/engine-api.md
+and docs/rules-american.md as doctests, every docstring example of the engine and config
+modules, every `$ mjtable ...` shown with its output, and every hand docs/score.md gives as
+input to `mjtable score`."""
 
 from __future__ import annotations
 
 import doctest
 import importlib
+import json
 import pkgutil
+import re
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,11 +22,79 @@ ROOT = Path(__file__).resolve().parent.parent
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
-@pytest.mark.parametrize("page", ["engine-api.md"])
+@pytest.mark.parametrize("page", ["engine-api.md", "rules-american.md"])
 def test_the_examples_of_a_docs_page_run(page: str) -> None:
     result = doctest.testfile(str(ROOT / "docs" / page), module_relative=False,
                               optionflags=FLAGS, verbose=False, report=True)
     assert result.attempted > 0 and result.failed == 0
+
+
+def _blocks(page: str) -> list[str]:
+    """The fenced code blocks of a docs page, in order."""
+    return re.findall(r"^```[a-z]*\n(.*?)^```", (ROOT / "docs" / page).read_text(), re.M | re.S)
+
+
+def _commands() -> list[tuple[str, str, str]]:
+    """Each `$ mjtable ...` line of the docs' code blocks and the output printed under it."""
+    found = []
+    for page in sorted(p.name for p in (ROOT / "docs").glob("*.md")):
+        for block in _blocks(page):
+            for shown in re.split(r"^(?=\$ )", block, flags=re.M):
+                if shown.startswith("$ mjtable "):
+                    command, _, output = shown.partition("\n")
+                    found.append((page, command[2:], output))
+    return found
+
+
+def _in_a_club(tmp_path: Path) -> Path:
+    """A working directory holding the club's card the examples name (the sample card: the
+    lines they use are on it)."""
+    shutil.copy(ROOT / "config" / "cards" / "sample-2026.card", tmp_path / "club.card")
+    return tmp_path
+
+
+MJTABLE = str(Path(sys.executable).parent / "mjtable")
+
+
+@pytest.mark.parametrize(("page", "command", "output"), _commands(),
+                         ids=[f"{p}:{c[:40]}" for p, c, _ in _commands()])
+def test_a_command_shown_in_the_docs_prints_what_they_show(
+        page: str, command: str, output: str, tmp_path: Path) -> None:
+    done = subprocess.run([MJTABLE, *shlex.split(command)[1:]], cwd=_in_a_club(tmp_path),
+                          capture_output=True, text=True, timeout=60)
+    checker = doctest.OutputChecker()
+    assert checker.check_output(output, done.stdout, FLAGS), (page, command, done.stdout)
+
+
+def test_the_docs_show_commands_with_their_output() -> None:
+    assert len(_commands()) >= 2 and all(output.strip() for _, _, output in _commands())
+
+
+def _score(doc: str, cwd: Path) -> dict[str, object]:
+    done = subprocess.run([MJTABLE, "score"], input=doc, cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_every_hand_docs_score_gives_is_scored_and_its_shown_answer_is_the_real_one(
+        tmp_path: Path) -> None:
+    """An input (a JSON object naming its ruleset) is scored without an error; an answer
+    shown right after it (elided with ...) settles as the real answer does."""
+    blocks = _blocks("score.md")
+    scored = 0
+    for before, block in zip([None, *blocks], blocks, strict=False):
+        if block.lstrip().startswith('{"ruleset"'):
+            result = _score(block, _in_a_club(tmp_path))
+            assert "error" not in result, (block, result)
+            scored += 1
+        elif block.lstrip().startswith('{"hands"') and before is not None and \
+                before.lstrip().startswith('{"ruleset"'):
+            result = _score(before, _in_a_club(tmp_path))
+            for key in ("net", "mahjong"):
+                shown = re.search(rf'"{key}": (\{{[^{{}}]*\}})', block)
+                assert shown is not None and json.loads(shown.group(1)) == result[key], key
+    assert scored >= 4
 
 
 def _modules(package: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""`mjtable vision enroll|classify|scan` (contracts.md, "mjtable vision")."""
+"""`mjtable vision enroll|classify|scan` (docs/vision.md, "Commands")."""
 
 from __future__ import annotations
 
