@@ -61,6 +61,12 @@ class RulesetEntry:
         """A scoring preset: played as its family, scored with its own tables."""
         return self.plays != self.name
 
+    @property
+    def scored_by_card(self) -> bool:
+        """The name a hand settled by its card is scored under: the family's own (``american``;
+        a smaller table lists its ``"players"`` in the document, docs/score.md)."""
+        return self.needs_card and self.name == self.family
+
 
 @cache
 def _entries() -> dict[str, RulesetEntry]:
@@ -138,8 +144,7 @@ def score(doc: object, card: Callable[[object], CompiledCard]) -> dict[str, Any]
     """
     name = doc.get("ruleset") if isinstance(doc, dict) else None
     found = _entries().get(name) if isinstance(name, str) else None
-    if isinstance(doc, dict) and found is not None and found.needs_card \
-            and found.name == found.family:
+    if isinstance(doc, dict) and found is not None and found.scored_by_card:
         from engine.american.scoring import score_american
 
         return score_american(doc, card(doc.get("card")))

@@ -152,3 +152,18 @@ def test_score_does_not_import_heavy_modules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_help_lists_every_ruleset_the_registry_scores() -> None:
+    """`mjtable score --help` describes each name in words; the registry decides the names, so
+    a ruleset added there and not described here fails."""
+    import re
+
+    from controller.commands.score import RULESETS_HELP
+    from engine import rulesets
+
+    entries = [rulesets.entry(n) for n in rulesets.names()]
+    scored = {e.name for e in entries if e.scores or e.scored_by_card}
+    described = set(re.findall(r"^ {2}([^\s,]+(?:, [^\s,]+)*)", RULESETS_HELP, re.M))
+    listed = {name for line in described for name in line.split(", ")}
+    assert listed == scored, (sorted(listed - scored), sorted(scored - listed))
