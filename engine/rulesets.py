@@ -79,10 +79,16 @@ def _entries() -> dict[str, RulesetEntry]:
         out[name] = RulesetEntry(name, family, name, name, sizes, rules.tiles)
         for preset in (p for p, plays in PRESETS.items() if plays == name):
             out[preset] = RulesetEntry(preset, family, name, preset, sizes, rules.tiles)
-    for name, players in AMERICAN.items():
-        # 152: the eight Jokers beside the eight Flowers (American, "The 152 tiles").
-        out[name] = RulesetEntry(name, "american", name, "", (players,), 152, needs_card=True)
-    return out
+    return out | _played_from_a_card()
+
+
+@cache
+def _played_from_a_card() -> dict[str, RulesetEntry]:
+    """The entries of the families played from a card: known without loading the engine's
+    rules, so that scoring a hand (`mjtable score`, a process per hand) does not load them."""
+    # 152: the eight Jokers beside the eight Flowers (American, "The 152 tiles").
+    return {name: RulesetEntry(name, "american", name, "", (players,), 152, needs_card=True)
+            for name, players in AMERICAN.items()}
 
 
 def names() -> tuple[str, ...]:
@@ -143,7 +149,7 @@ def score(doc: object, card: Callable[[object], CompiledCard]) -> dict[str, Any]
     True
     """
     name = doc.get("ruleset") if isinstance(doc, dict) else None
-    found = _entries().get(name) if isinstance(name, str) else None
+    found = _played_from_a_card().get(name) if isinstance(name, str) else None
     if isinstance(doc, dict) and found is not None and found.scored_by_card:
         from engine.american.scoring import score_american
 

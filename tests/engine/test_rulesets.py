@@ -23,3 +23,12 @@ def test_taking_a_name_does_not_load_the_scorer() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_scoring_a_hand_does_not_load_the_rules_of_play() -> None:
+    """`mjtable score` runs once per hand: its door reads only the scorer's tables."""
+    code = ("import sys; from engine.rulesets import score;"
+            " score({'ruleset': 'pungchow'}, card=print); print('engine.rules' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"
