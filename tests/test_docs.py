@@ -1,12 +1,15 @@
-"""The docs' examples run, so they cannot drift from the code: the Python of docs/engine-api.md
-and docs/rules-american.md as doctests, every docstring example of the engine and config
-modules, every `$ mjtable ...` shown with its output, and every hand docs/score.md gives as
-input to `mjtable score`."""
+"""The docs' examples run, so they cannot drift from the code: the Python of docs/engine-api.md,
+docs/rules-american.md and docs/score.md as doctests (and every name a sketch of the other
+pages imports exists), every docstring example of the engine and config modules, every
+`$ mjtable ...` shown with its output, and every hand docs/score.md gives as input to
+`mjtable score`."""
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib
+import importlib.util
 import json
 import pkgutil
 import re
@@ -22,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
-@pytest.mark.parametrize("page", ["engine-api.md", "rules-american.md"])
+@pytest.mark.parametrize("page", ["engine-api.md", "rules-american.md", "score.md"])
 def test_the_examples_of_a_docs_page_run(page: str) -> None:
     result = doctest.testfile(str(ROOT / "docs" / page), module_relative=False,
                               optionflags=FLAGS, verbose=False, report=True)
@@ -95,6 +98,39 @@ def test_every_hand_docs_score_gives_is_scored_and_its_shown_answer_is_the_real_
                 shown = re.search(rf'"{key}": (\{{[^{{}}]*\}})', block)
                 assert shown is not None and json.loads(shown.group(1)) == result[key], key
     assert scored >= 4
+
+
+def _sketches() -> list[tuple[str, str]]:
+    """The Python blocks of the docs that are not doctests: sketches of a use."""
+    return [(page.name, block) for page in sorted((ROOT / "docs").rglob("*.md"))
+            for block in re.findall(r"^```python\n(.*?)^```", page.read_text(), re.M | re.S)
+            if ">>>" not in block]
+
+
+def _missing(sketch: str, page: str = "<sketch>") -> list[str]:
+    """What a sketch imports that does not exist (``module.name``)."""
+    tree = ast.parse(sketch, page)  # `...` standing for the rest is Python too
+    imported = [(node.module, [a.name for a in node.names]) for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module]
+    imported += [(a.name, []) for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for a in node.names]
+    missing = []
+    for module, names in imported:
+        found = importlib.import_module(module)
+        package = hasattr(found, "__path__")  # a name may be a submodule of a package
+        missing += [f"{module}.{n}" for n in names if not hasattr(found, n)
+                    and not (package and importlib.util.find_spec(f"{module}.{n}"))]
+    return missing
+
+
+@pytest.mark.parametrize(("page", "sketch"), _sketches(),
+                         ids=[f"{p}:{s.splitlines()[0][:40]}" for p, s in _sketches()])
+def test_a_sketch_in_the_docs_is_python_and_imports_what_exists(page: str, sketch: str) -> None:
+    assert _missing(sketch, page) == []
+
+
+def test_the_sketch_check_sees_a_name_that_does_not_exist() -> None:
+    assert _missing("from engine.game import deal_order, new_hand\n") == ["engine.game.deal_order"]
 
 
 def _modules(package: str) -> list[str]:
