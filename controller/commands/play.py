@@ -76,12 +76,11 @@ def run(args: argparse.Namespace) -> int:
         if log is not None:
             log.write(line + "\n")
 
-    try:
+    try:  # the ruleset, the table's size and the card are checked above: what the engine
+        # would refuse with a ValueError has been answered already, naming the argument
         summary = players.play(asked.name, args.hands, args.seed, players=args.players,
                                names=names, card=card, write=write,
                                cross_check=not args.no_checks)
-    except ValueError as exc:
-        raise CommandInputError(str(exc), "--ruleset") from None
     finally:
         if log is not None:
             log.close()
