@@ -41,8 +41,9 @@ def play(ruleset: str, hands: int, seed: int, *, players: int, names: Sequence[s
     preset plays as its family) at a table of ``players``; the summary of `mjtable play`.
     ``names``: the players in the first hand's seat order; ``write`` receives the event log
     line by line (the caller owns the file); ``cross_check`` replays and mirrors every hand
-    besides checking the invariants (the card's bots always mirror theirs). ``ValueError`` for a table size the ruleset has no laws
-    for, or a card-played ruleset without its ``card``."""
+    besides checking the invariants (the card's bots always mirror theirs). ``ValueError``
+    for a table size the ruleset has no laws for, or a card-played ruleset without its
+    ``card``."""
     asked = entry(ruleset)
     played = for_players(asked.name, players)
     if played.needs_card:
