@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engine import commands as cm
 from engine.game import can_win
@@ -25,9 +25,6 @@ from engine.state import HandState, Meld
 from engine.tiles import NUM_KINDS, WINDS, Tile
 from engine.turns import heads_in, may_wash
 from engine.wall import breaker, throw_dice
-
-if TYPE_CHECKING:
-    from engine.family import HandInPlay
 
 
 class SeatView:
@@ -389,6 +386,15 @@ class GreedyBot:
 # -- at a table: the bots play a whole hand (engine.family.players_for) -------------------------
 
 MAX_STEPS = 2000  # a hand has at most a few hundred steps; more means a loop
+
+
+class HandInPlay(Protocol):
+    """What the bots play against (``engine.family.HandInPlay``, on a classical hand)."""
+
+    @property
+    def state(self) -> HandState: ...
+
+    def send(self, command: cm.Command, trial: bool = False) -> bool: ...
 
 
 class ClassicalPlayers:
