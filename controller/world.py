@@ -90,12 +90,13 @@ class HandWorld:
                 return False
             raise RuntimeError(f"the world refused a bot's {command.to_json()}: {exc}") from exc
         seen = self.part.shown(before, command, self.state, events)
-        if not any(isinstance(s, Press) for s in seen):
+        if not seen:
             self._close_calls()  # the next move of the game ends the window's presses
         for step in seen:
             if isinstance(step, Press):
                 self._presses.append((step.seat, step.button))
             else:
+                self._close_calls()
                 self._shown.append(step)
         return True
 

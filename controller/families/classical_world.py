@@ -4,7 +4,7 @@ the scorer's settlement of the game's own hands."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.inputs import Observation, ObservationKind, Press
@@ -28,32 +28,45 @@ def _obs(kind: ObservationKind, seat: Seat | None, tiles: Sequence[int] = (),
                        tuple(tile_name(t) for t in tiles), source="simulated", **kw)
 
 
+Shown = Callable[[Any, HandState, Sequence[Event]], list[Observation | Press]]
+
+
+def _press(c: Any, after: HandState, events: Sequence[Event]) -> list[Observation | Press]:
+    return [Press(c.seat.name, c.kind, 0, source="simulated")]
+
+
+def _laid(kind: ObservationKind) -> Shown:
+    """A command that lays its one tile face up (a flower, a discard, a kong)."""
+    return lambda c, after, events: [_obs(kind, c.seat, (c.tile,))]
+
+
+def _mahjong(c: Any, after: HandState, events: Sequence[Event]) -> list[Observation | Press]:
+    return [*_hand_shown(events), *_losers_shown(after)]
+
+
+# What the table shows of each command, by its class (one look-up: the world asks for every
+# command the bots send). Not here: what shows nothing (closing a call window, washing).
+_SHOWN: dict[type[Command], Shown] = {
+    cm.Claim: _press,
+    cm.Throw: lambda c, after, events: [_obs(ObservationKind.DICE, c.seat, dice=tuple(c.dice))],
+    cm.Deal: lambda c, after, events: [_obs(ObservationKind.DEAL, None)],
+    cm.Draw: lambda c, after, events: [_obs(ObservationKind.DRAW, c.seat)],
+    cm.GroundFlower: _laid(ObservationKind.FLOWER),
+    cm.Discard: _laid(ObservationKind.DISCARD),
+    cm.Expose: lambda c, after, events: [_obs(ObservationKind.EXPOSURE, c.seat, c.tiles)],
+    cm.DeclareKong: _laid(ObservationKind.CONCEALED_KONG),
+    cm.AddKong: _laid(ObservationKind.ADDED_KONG),
+    cm.DeclareMahjong: _mahjong,
+}
+
+
 class ClassicalWorld:
     """The classical families' own part of the world (``FamilyWorld``)."""
 
     def shown(self, before: HandState, command: Command, after: HandState,
               events: Sequence[Event]) -> Sequence[Observation | Press]:
-        if isinstance(command, cm.Claim):
-            return [Press(command.seat.name, command.kind, 0, source="simulated")]
-        if isinstance(command, cm.Throw):
-            return [_obs(ObservationKind.DICE, command.seat, dice=tuple(command.dice))]
-        if isinstance(command, cm.Deal):
-            return [_obs(ObservationKind.DEAL, None)]
-        if isinstance(command, cm.Draw):
-            return [_obs(ObservationKind.DRAW, command.seat)]
-        if isinstance(command, cm.GroundFlower):
-            return [_obs(ObservationKind.FLOWER, command.seat, (command.tile,))]
-        if isinstance(command, cm.Discard):
-            return [_obs(ObservationKind.DISCARD, command.seat, (command.tile,))]
-        if isinstance(command, cm.Expose):
-            return [_obs(ObservationKind.EXPOSURE, command.seat, command.tiles)]
-        if isinstance(command, cm.DeclareKong):
-            return [_obs(ObservationKind.CONCEALED_KONG, command.seat, (command.tile,))]
-        if isinstance(command, cm.AddKong):
-            return [_obs(ObservationKind.ADDED_KONG, command.seat, (command.tile,))]
-        if isinstance(command, cm.DeclareMahjong):
-            return [*_hand_shown(events), *_losers_shown(after)]
-        return []
+        found = _SHOWN.get(type(command))
+        return [] if found is None else found(command, after, events)
 
     def mirror(self, table: LiveTable, hand: int) -> HandState:
         return rebuild([
