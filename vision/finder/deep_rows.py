@@ -13,7 +13,7 @@ from vision.calibration import Calibration
 from vision.image import Image
 
 from .found import PX_PER_MM, Found, Rect
-from .one_row import split_row
+from .one_row import split_rows
 from .outline import grid_rect
 from .seams import cut_strip, seam_lines, seam_profile
 from .sizes import MAX_ROWS, two_rows_mm
@@ -74,7 +74,7 @@ def cut_rows(
     # two rows, a row of six discards cut from the first of the next measured 38-39 mm and
     # was taken for a hand over the table in 8 of 30 renders.)
     slack = 10.0 if rows == 2 else 12.0
-    found: list[Found] = []
+    parts: list[Rect] = []
     for a, b in itertools.pairwise(bounds):
         # A row shorter than the one beside it (the last discards) is where the blob fills
         # the row's band: the other row's edge, running on past it beside the cut, is not.
@@ -84,5 +84,5 @@ def cut_rows(
         filled = np.convolve(filled, np.ones(7), mode="same") > 0  # and its rim
         part = outline[(offset >= a) & (offset < b) & filled[line]]
         if len(part) >= 8:
-            found += split_row(grid_rect(part, rect[2]), grey, mask, calibration, slack)
-    return found
+            parts.append(grid_rect(part, rect[2]))
+    return [f for row in split_rows(parts, grey, mask, calibration, slack) for f in row]

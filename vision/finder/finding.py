@@ -20,8 +20,9 @@ from .cloth import Cloth, cloth_mask, cloth_of
 from .dice_blobs import dice_in
 from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
 from .markers import marker_boxes
+from .one_row import split_rows
 from .sizes import fills, one_row_mm
-from .split import split_blob
+from .split import blob_rect, one_row_deep, split_blob
 from .topdown import rectify
 
 # What is told of each blob's tiles as soon as they are cut (see find).
@@ -111,6 +112,7 @@ def _find_in(
     # Blobs cut into rows: a seat's discards late in a hand, or a hand over them.
     deep: list[tuple[list[Found], Found]] = []
     covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
+    looked: list[_Look] = []
     for blob in blobs_of(mask, 0.5 * die_area):
         _, (bx, by, bw, bh), pixels = blob
         if core is not None:
@@ -119,7 +121,13 @@ def _find_in(
             if bx == 0 or by == 0 or bx + bw >= cols or by + bh >= rows:
                 return None
             covered[by : by + bh, bx : bx + bw] |= pixels > 0
-        _add_blob(blob, grey, mask, calibration, found, deep, on_tiles)
+        looked.append(_look(blob, grey, calibration))
+    # Every blob one row deep cut at once (their strips and profiles in whole arrays).
+    one_row = [look for look in looked if look.rect is not None and one_row_deep(look.rect, g)]
+    rows_cut = split_rows([look.rect for look in one_row if look.rect], grey, mask, calibration)
+    cut = {id(look): row for look, row in zip(one_row, rows_cut, strict=True)}
+    for look in looked:
+        _add_blob(look, cut.get(id(look)), grey, mask, calibration, found, deep, on_tiles)
     dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
     if deep:
         found += rows_or_obstruction(top, faces_up(found, g, dx, dy), deep, body)
@@ -128,8 +136,38 @@ def _find_in(
     return found, covered
 
 
+@dataclass(frozen=True)
+class _Look:
+    """A blob's first look: its outline's points, pixel area and smallest-area rectangle;
+    the dice it is, if any; and, when it is to be cut into tiles, its rectangle turned the
+    way its rows run (None: dice, or too small for a tile)."""
+
+    points: NDArray[np.float32]
+    area: int
+    least: Rect
+    dice: list[Found]
+    rect: Rect | None
+
+
+def _look(blob: Blob, grey: Image, calibration: Calibration) -> _Look:
+    outline, (bx, by, _, _), pixels = blob
+    g = calibration.geometry
+    tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
+    area = int(np.count_nonzero(pixels))
+    points = outline.reshape(-1, 2).astype(np.float32)
+    (cx, cy), (rw, rh), turn = cv2.minAreaRect(points)
+    least: Rect = ((cx, cy), (rw, rh), turn)  # the smallest-area rectangle, for its rows
+    if area < 0.5 * g.die_mm**2 * PX_PER_MM**2:
+        return _Look(points, area, least, [], None)
+    dice = dice_in(pixels, grey, bx, by, area, (rw, rh), g)
+    if dice or area < 0.55 * tile_area:
+        return _Look(points, area, least, dice, None)
+    return _Look(points, area, least, dice, blob_rect(points, least, g))
+
+
 def _add_blob(
-    blob: Blob,
+    look: _Look,
+    row: list[Found] | None,
     grey: Image,
     mask: NDArray[np.uint8],
     calibration: Calibration,
@@ -138,33 +176,24 @@ def _add_blob(
     on_tiles: TilesFound | None,
 ) -> None:
     """What one blob is, added to ``found``: dice, tiles or an obstruction; or, cut into rows
-    one behind another, to ``deep``, judged once the plain rows are known."""
-    outline, (bx, by, _, _), pixels = blob
+    one behind another, to ``deep``, judged once the plain rows are known. ``row``: the
+    blob cut as one row, when it is one row deep."""
+    found += look.dice
+    if look.rect is None:
+        return
     g = calibration.geometry
-    tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
-    area = int(np.count_nonzero(pixels))
-    if area < 0.5 * g.die_mm**2 * PX_PER_MM**2:
-        return
-    points = outline.reshape(-1, 2).astype(np.float32)
-    (cx, cy), (rw, rh), turn = cv2.minAreaRect(points)
-    least: Rect = ((cx, cy), (rw, rh), turn)  # the smallest-area rectangle, for its rows
-    dice = dice_in(pixels, grey, bx, by, area, (rw, rh), g)
-    if dice:
-        found += dice
-        return
-    if area < 0.55 * tile_area:
-        return
-    cut = split_blob(points, least, area, grey, mask, calibration)
+    cut = split_blob(look.points, look.least, look.area, grey, mask, calibration, look.rect, row)
     pieces = [f for f in cut if f.kind == "tile"]
     # Tiles fill their blob; a blob much larger than the tiles cut from it is something
     # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
     # into rows, its tiles must also share the table's body colour (a hand cut into two
     # rows of tile-sized pieces fills them as well as tiles do).
-    filled = fills(area, len(pieces), g)
+    filled = fills(look.area, len(pieces), g)
+    rw, rh = look.least[1]
     if not filled:
-        found.append(_obstruction(least))
+        found.append(_obstruction(look.least))
     elif min(rw / PX_PER_MM, rh / PX_PER_MM) > one_row_mm(g):
-        deep.append((pieces, _obstruction(least)))  # judged once the plain rows are known
+        deep.append((pieces, _obstruction(look.least)))  # judged once the plain rows are known
     else:
         found += pieces
     if on_tiles is not None and pieces and filled:
