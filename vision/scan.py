@@ -222,12 +222,14 @@ class Scanner:
         return result
 
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
-        top = rectify(frame, self.calibration)
+        helper = self._helper()  # idle until the first tiles are found
+        top = rectify(frame, self.calibration, helper=helper)
         cloth = cloth_of(top, self.calibration.geometry)
         ahead = None
         if self.memory is None and self.ahead and not self.recogniser.shift_px:
             ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
-        found = find(frame, self.calibration, top, cloth, None if ahead is None else ahead.add)
+        on_tiles = None if ahead is None else ahead.add
+        found = find(frame, self.calibration, top, cloth, on_tiles, helper)
         tiles = [f for f in found if f.kind == "tile"]
         if self.memory is not None:
             identities = self.memory.identify(
