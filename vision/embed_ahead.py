@@ -77,17 +77,17 @@ class EmbedAhead:
         between the two threads, not left to the other)."""
         recogniser = self._recogniser
         embedder = recogniser.embedder
-        handed = {id(t) for batch, _, _, _ in self._runs for t in batch}
-        rest = [t for t in tiles if id(t) not in handed]
-        crops = tile_crops(self._frame, self._calibration, rest)
-        vectors = embedder.embed(crops, shared=bool(self._runs))
-        ready = dict(zip(map(id, rest), zip(crops, vectors, strict=True), strict=True))
         runs, self._runs, self._waiting = self._runs, [], []
         taken_back: dict[int, Output] = {}
         for k in reversed(range(len(runs))):
             if not runs[k][3].cancel():
                 break  # begun or done: so are the ones before it
             taken_back[k] = embedder.forward(runs[k][2], True)
+        handed = {id(t) for batch, _, _, _ in runs for t in batch}
+        rest = [t for t in tiles if id(t) not in handed]
+        crops = tile_crops(self._frame, self._calibration, rest)
+        vectors = embedder.embed(crops, shared=bool(runs))
+        ready = dict(zip(map(id, rest), zip(crops, vectors, strict=True), strict=True))
         for k, (batch, crops, _, run) in enumerate(runs):
             output = taken_back[k] if k in taken_back else run.result()
             vectors = embedder.vectors(output)

@@ -22,8 +22,9 @@ from .dice_blobs import dice_in
 from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
 from .markers import marker_boxes
 from .one_row import split_rows
+from .outline import blob_rects
 from .sizes import fills, one_row_mm
-from .split import blob_rect, one_row_deep, split_blob
+from .split import one_row_deep, split_blob
 from .topdown import rectify
 
 # What is told of each blob's tiles as soon as they are cut (see find).
@@ -129,6 +130,11 @@ def _find_in(
                 return None
             covered[by : by + bh, bx : bx + bw] |= pixels > 0
         looked.append(_look(blob, grey, calibration))
+    # Every blob's rectangle turned the way its rows run, at once.
+    to_cut = [k for k, look in enumerate(looked) if look.to_cut]
+    rects = blob_rects([looked[k].points for k in to_cut], [looked[k].least for k in to_cut], g)
+    for k, rect in zip(to_cut, rects, strict=True):
+        looked[k] = replace(looked[k], rect=rect)
     # Every blob one row deep cut at once (their strips and profiles in whole arrays).
     one_row = [look for look in looked if look.rect is not None and one_row_deep(look.rect, g)]
     rows_cut = split_rows([look.rect for look in one_row if look.rect], grey, mask, calibration)
@@ -147,13 +153,15 @@ def _find_in(
 class _Look:
     """A blob's first look: its outline's points, pixel area and smallest-area rectangle;
     the dice it is, if any; and, when it is to be cut into tiles, its rectangle turned the
-    way its rows run (None: dice, or too small for a tile)."""
+    way its rows run (:func:`blob_rects`, every blob's at once; None: dice, or too small
+    for a tile)."""
 
     points: NDArray[np.float32]
     area: int
     least: Rect
     dice: list[Found]
-    rect: Rect | None
+    to_cut: bool
+    rect: Rect | None = None
 
 
 def _look(blob: Blob, grey: Image, calibration: Calibration) -> _Look:
@@ -165,11 +173,9 @@ def _look(blob: Blob, grey: Image, calibration: Calibration) -> _Look:
     (cx, cy), (rw, rh), turn = cv2.minAreaRect(points)
     least: Rect = ((cx, cy), (rw, rh), turn)  # the smallest-area rectangle, for its rows
     if area < 0.5 * g.die_mm**2 * PX_PER_MM**2:
-        return _Look(points, area, least, [], None)
+        return _Look(points, area, least, [], False)
     dice = dice_in(pixels, grey, bx, by, area, (rw, rh), g)
-    if dice or area < 0.55 * tile_area:
-        return _Look(points, area, least, dice, None)
-    return _Look(points, area, least, dice, blob_rect(points, least, g))
+    return _Look(points, area, least, dice, not dice and area >= 0.55 * tile_area)
 
 
 def _add_blob(
