@@ -65,44 +65,49 @@ def partition_many(
     key = (tuple(lengths), tol, shallow, gap)
     size, size_cost, size_length, target = _piece_sizes(*key)
     shift = int(size.max())
-    n = np.array([len(p) for p in profiles])
-    longest = int(n.max())
+    # Longest first: the runs still being solved at any end are always the first few.
+    order = sorted(range(len(profiles)), key=lambda r: -len(profiles[r]))
+    n = np.array([len(profiles[r]) for r in order])
+    longest = int(n[0])
     ends, starts, index = _ends_and_starts(longest, *key)
-    seam = np.zeros((len(profiles), longest, 1))  # cut at each end; none at the run's end
-    for r, profile in enumerate(profiles):
-        seam[r, : n[r] - 1, 0] = profile[: n[r] - 1]
+    seam = np.zeros((len(order), longest, 1))  # cut at each end; none at the run's end
+    for i, r in enumerate(order):
+        seam[i, : n[i] - 1, 0] = profiles[r][: n[i] - 1]
     charge = None
     if depth_covers is not None:
-        csum = np.zeros((len(profiles), longest + 1))
-        for r, cover in enumerate(depth_covers):
-            np.cumsum(cover, out=csum[r, 1 : n[r] + 1])
-            csum[r, n[r] + 1 :] = csum[r, n[r]]
+        csum = np.zeros((len(order), longest + 1))
+        for i, r in enumerate(order):
+            np.cumsum(depth_covers[r], out=csum[i, 1 : n[i] + 1])
+            csum[i, n[i] + 1 :] = csum[i, n[i]]
         covered = (csum[:, ends, None] - csum[:, np.maximum(starts, 0)]) / (ends[:, None] - starts)
         charge = 3.0 * np.abs(covered - target)
     # Best cost of cutting [0, end), stored ``shift`` further on so that a negative start
     # reads infinity.
-    best = np.full((len(profiles), longest + 1 + shift), np.inf)
+    best = np.full((len(order), longest + 1 + shift), np.inf)
     best[:, shift] = 0.0
-    prev = np.zeros((len(profiles), longest + 1), np.int64)
-    cut_as = np.zeros((len(profiles), longest + 1), np.int64)
+    prev = np.zeros((len(order), longest + 1), np.int64)
+    cut_as = np.zeros((len(order), longest + 1), np.int64)
     step = max(1, int(size.min()))
-    runs = np.arange(len(profiles))[:, None]
+    width = len(size)
     for e0 in range(0, longest, step):
+        m = int(np.count_nonzero(n > e0))  # the runs that reach this block
         block = slice(e0, min(longest, e0 + step))
-        cost = best[:, index[block]]
-        cost += seam[:, block]
+        cost = best[:m, index[block]]
+        cost += seam[:m, block]
         cost += size_cost
         if charge is not None:
-            cost += charge[:, block]
+            cost += charge[:m, block]
         k = cost.argmin(axis=2)
-        at = np.arange(k.shape[1])[None, :]
-        best[:, e0 + 1 + shift : block.stop + 1 + shift] = cost[runs, at, k]
-        prev[:, e0 + 1 : block.stop + 1] = starts[block][at, k]
-        cut_as[:, e0 + 1 : block.stop + 1] = size_length[k]
-    return [
-        _pieces(prev[r], cut_as[r], int(n[r]), float(best[r, n[r] + shift]))
-        for r in range(len(profiles))
-    ]
+        best[:m, e0 + 1 + shift : block.stop + 1 + shift] = np.take_along_axis(
+            cost, k[:, :, None], axis=2
+        )[:, :, 0]
+        flat = np.arange(k.shape[1])[None, :] * width + k
+        prev[:m, e0 + 1 : block.stop + 1] = starts[block].ravel()[flat]
+        cut_as[:m, e0 + 1 : block.stop + 1] = size_length[k]
+    out: list[Cutting | None] = [None] * len(order)
+    for i, r in enumerate(order):
+        out[r] = _pieces(prev[i], cut_as[i], int(n[i]), float(best[i, n[i] + shift]))
+    return out
 
 
 def _pieces(

@@ -34,6 +34,23 @@ def cut_rows(
     taken as rows running ``along``, one behind another ``across``: as many rows as the depth
     holds (two at least), each cut from the next at the darkest line across the blob near
     where the seam is expected, then each row cut into its tiles."""
+    parts, slack = row_parts(outline, grey, mask, calibration, rect, across, depth, along, length)
+    return [f for row in split_rows(parts, grey, mask, calibration, slack) for f in row]
+
+
+def row_parts(
+    outline: NDArray[np.float32],
+    grey: Image,
+    mask: Image,
+    calibration: Calibration,
+    rect: Rect,
+    across: NDArray[np.float64],
+    depth: float,
+    along: NDArray[np.float64],
+    length: float,
+) -> tuple[list[Rect], float]:
+    """:func:`cut_rows`'s rows before they are cut into tiles: each row's rectangle, and the
+    slack (mm) a row of them may take beyond a tile's length."""
     g = calibration.geometry
     centre = np.array(rect[0], np.float64)
     depth_mm = depth / PX_PER_MM
@@ -85,4 +102,4 @@ def cut_rows(
         part = outline[(offset >= a) & (offset < b) & filled[line]]
         if len(part) >= 8:
             parts.append(grid_rect(part, rect[2]))
-    return [f for row in split_rows(parts, grey, mask, calibration, slack) for f in row]
+    return parts, slack

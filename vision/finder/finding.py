@@ -24,7 +24,7 @@ from .markers import marker_boxes
 from .one_row import split_rows
 from .outline import blob_rects
 from .sizes import fills, one_row_mm
-from .split import one_row_deep, split_blob
+from .split import first_rows, split_blob
 from .topdown import rectify
 
 # What is told of each blob's tiles as soon as they are cut (see find).
@@ -135,12 +135,24 @@ def _find_in(
     rects = blob_rects([looked[k].points for k in to_cut], [looked[k].least for k in to_cut], g)
     for k, rect in zip(to_cut, rects, strict=True):
         looked[k] = replace(looked[k], rect=rect)
-    # Every blob one row deep cut at once (their strips and profiles in whole arrays).
-    one_row = [look for look in looked if look.rect is not None and one_row_deep(look.rect, g)]
-    rows_cut = split_rows([look.rect for look in one_row if look.rect], grey, mask, calibration)
-    cut = {id(look): row for look, row in zip(one_row, rows_cut, strict=True)}
-    for look in looked:
-        _add_blob(look, cut.get(id(look)), grey, mask, calibration, found, deep, on_tiles)
+    # Every blob's rows cut at once (their strips and profiles in whole arrays): a blob one
+    # row deep, or the rows of a deeper one as it is cut first.
+    firsts = [
+        first_rows(look.points, look.rect, grey, mask, calibration) if look.rect else ([], [])
+        for look in looked
+    ]
+    cuts = iter(
+        split_rows(
+            [r for parts, _ in firsts for r in parts],
+            grey,
+            mask,
+            calibration,
+            [slack for _, slacks in firsts for slack in slacks],
+        )
+    )
+    for look, (parts, _) in zip(looked, firsts, strict=True):
+        row = [f for _ in parts for f in next(cuts)] if parts else None
+        _add_blob(look, row, grey, mask, calibration, found, deep, on_tiles)
     dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
     if deep:
         found += rows_or_obstruction(top, faces_up(found, g, dx, dy), deep, body)

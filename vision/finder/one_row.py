@@ -46,22 +46,28 @@ class _Rows:
 
 
 def split_rows(
-    rects: list[Rect], grey: Image, mask: Image, calibration: Calibration, slack_mm: float = 8.0
+    rects: list[Rect],
+    grey: Image,
+    mask: Image,
+    calibration: Calibration,
+    slack_mm: float | list[float] = 8.0,
 ) -> list[list[Found]]:
-    """The tiles of each row (:func:`split_row` of each), the rows' strips cut at once."""
+    """The tiles of each row (:func:`split_row` of each, ``slack_mm`` one for all or one
+    each), the rows' strips cut at once."""
     g = calibration.geometry
     tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
-    # One tile, its long side either way (with its share of the slack: the shadow of a deep
-    # blob's outer row lengthens a lone last discard in it).
-    one = th + (slack_mm - 4) * PX_PER_MM
+    slacks = slack_mm if isinstance(slack_mm, list) else [slack_mm] * len(rects)
     out: list[list[Found]] = [[] for _ in rects]
     todo: list[int] = []
     axes = [rect_axes(rect) for rect in rects]
     for i, (rect, (along, across, length, depth)) in enumerate(zip(rects, axes, strict=True)):
         centre = np.array(rect[0], np.float64)
+        # One tile, its long side either way (with its share of the slack: the shadow of a
+        # deep blob's outer row lengthens a lone last discard in it).
+        one = th + (slacks[i] - 4) * PX_PER_MM
         if length < one and depth < one:
             out[i] = [tile_at(centre, along if length >= depth else across, th, tw)]
-        elif depth > th + slack_mm * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
+        elif depth > th + slacks[i] * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
             out[i] = [obstruction_at(centre, depth, length, along)]
         else:
             todo.append(i)

@@ -11,7 +11,7 @@ from vision.calibration import Calibration
 from vision.geometry import TableGeometry
 from vision.image import Image
 
-from .deep_rows import cut_rows
+from .deep_rows import cut_rows, row_parts
 from .found import PX_PER_MM, Found, Rect, obstruction_at, rect_axes
 from .one_row import split_row
 from .outline import every_pixel, grid_rect, row_direction
@@ -22,6 +22,24 @@ def blob_rect(points: NDArray[np.float32], least: Rect, g: TableGeometry) -> Rec
     """The blob's rectangle turned the way its rows run (its outline ``points``, its
     smallest-area rectangle ``least``)."""
     return grid_rect(points, row_direction(points, least, g))
+
+
+def first_rows(
+    points: NDArray[np.float32], rect: Rect, grey: Image, mask: Image, calibration: Calibration
+) -> tuple[list[Rect], list[float]]:
+    """The rows a blob of this rectangle (:func:`blob_rect`) is cut into first, before
+    they are cut into tiles, and each one's slack (mm): itself when it is one row deep,
+    its rows running along it when it is deeper (:func:`row_parts`), none otherwise."""
+    g = calibration.geometry
+    along, across, length, depth = rect_axes(rect)
+    depth_mm = depth / PX_PER_MM
+    if depth_mm < g.tile_w_mm - 6 or depth_mm >= MAX_ROWS * (g.tile_h_mm + 16):
+        return [], []
+    if depth_mm <= one_row_mm(g):
+        return [rect], [8.0]
+    outline = every_pixel(points)
+    parts, slack = row_parts(outline, grey, mask, calibration, rect, across, depth, along, length)
+    return parts, [slack] * len(parts)
 
 
 def one_row_deep(rect: Rect, g: TableGeometry) -> bool:
@@ -42,8 +60,9 @@ def split_blob(
 ) -> list[Found]:
     """The tiles of a blob (its outline ``points``, its smallest-area rectangle ``least``):
     one row cut at its seams, or rows one behind another cut apart first. ``given``: its
-    :func:`blob_rect`, and ``row`` that cut as one row (:func:`split_rows`, every row of a
-    frame at once), when it was."""
+    :func:`blob_rect`, and ``row`` that cut as one row, or as rows running along it
+    (:func:`first_rows`; :func:`split_rows` cuts every row of a frame at once), when it
+    was."""
     g = calibration.geometry
 
     def or_along_least(found: list[Found]) -> list[Found]:
@@ -92,7 +111,10 @@ def split_blob(
     # Every pixel of the outline, so that each row gets its own sides (a compressed outline
     # keeps only the ends of straight runs: a row between two corners got none of them).
     outline = every_pixel(points)
-    found = cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
+    if row is None:
+        found = cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
+    else:
+        found = row
     near_square = length < 1.35 * depth and length < deepest_mm * PX_PER_MM
     score = cutting_score(found, area, g)
     if near_square and score[:2] != (0, 0):
