@@ -20,8 +20,9 @@ cloth), ``blobs`` (its blobs), ``dice_blobs`` (one die or two), ``split`` (a blo
 ``seams`` for where they are, ``deep_rows`` for rows one behind another), ``strips`` (every
 row of the frame cut out and profiled at once), ``body`` (the set's body colour that tiles cut
 from deep rows must show), ``finding`` (every blob looked at, every row cut at once, then each
-blob's tiles) and ``crops`` (each tile cut from the camera frame). ``found`` holds what is reported, ``sizes``
-what a tile and rows of tiles measure, ``stats`` fast medians and percentiles.
+blob's tiles) and ``crops`` (each tile cut from the camera frame). ``found`` holds what is
+reported, ``sizes`` what a tile and rows of tiles measure, ``stats`` fast medians and
+percentiles.
 """
 
 from .body import set_body
