@@ -21,7 +21,7 @@ from .cloth import Cloth, cloth_mask, cloth_of
 from .dice_blobs import dice_in
 from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
 from .markers import marker_boxes
-from .one_row import split_rows
+from .one_row import needs_cutting, split_rows
 from .outline import blob_rects
 from .sizes import fills, one_row_mm
 from .split import first_rows, split_blob
@@ -141,18 +141,30 @@ def _find_in(
         first_rows(look.points, look.rect, grey, mask, calibration) if look.rect else ([], [])
         for look in looked
     ]
-    cuts = iter(
-        split_rows(
-            [r for parts, _ in firsts for r in parts],
+    # Blobs that need no cutting (one tile, dice, an obstruction) first: their tiles go to the
+    # network (``on_tiles``) while the rows are being cut. Reported in the blobs' order.
+    cut_later = [
+        any(needs_cutting(r, slack, g) for r, slack in zip(*first, strict=True)) for first in firsts
+    ]
+    per_blob: list[tuple[list[Found], list[tuple[list[Found], Found]]]] = [([], []) for _ in looked]
+    for wave in (False, True):
+        now = [k for k, later in enumerate(cut_later) if later == wave]
+        rows_cut = split_rows(
+            [r for k in now for r in firsts[k][0]],
             grey,
             mask,
             calibration,
-            [slack for _, slacks in firsts for slack in slacks],
+            [slack for k in now for slack in firsts[k][1]],
         )
-    )
-    for look, (parts, _) in zip(looked, firsts, strict=True):
-        row = [f for _ in parts for f in next(cuts)] if parts else None
-        _add_blob(look, row, grey, mask, calibration, found, deep, on_tiles)
+        cuts = iter(rows_cut)
+        for k in now:
+            parts = firsts[k][0]
+            row = [f for _ in parts for f in next(cuts)] if parts else None
+            blob_found, blob_deep = per_blob[k]
+            _add_blob(looked[k], row, grey, mask, calibration, blob_found, blob_deep, on_tiles)
+    for blob_found, blob_deep in per_blob:
+        found += blob_found
+        deep += blob_deep
     dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
     if deep:
         found += rows_or_obstruction(top, faces_up(found, g, dx, dy), deep, body)

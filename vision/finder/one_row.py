@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.calibration import Calibration
+from vision.geometry import TableGeometry
 from vision.image import Image
 
 from .cutting import cut_runs
@@ -30,6 +31,28 @@ def split_row(
 ) -> list[Found]:
     """The tiles of one row; deeper than a tile's length and ``slack_mm``, not a row."""
     return split_rows([rect], grey, mask, calibration, slack_mm)[0]
+
+
+def needs_cutting(rect: Rect, slack_mm: float, g: TableGeometry) -> bool:
+    """Whether :func:`split_rows` cuts this row at its seams (it is neither one tile nor too
+    deep or shallow for a row)."""
+    return _without_cutting(rect, slack_mm, g) is None
+
+
+def _without_cutting(rect: Rect, slack_mm: float, g: TableGeometry) -> list[Found] | None:
+    """A row's tiles when no cutting is needed: one tile, its long side either way (with its
+    share of the slack: the shadow of a deep blob's outer row lengthens a lone last discard
+    in it), or an obstruction when deeper than a tile's length and ``slack_mm`` or shallower
+    than a tile's width; None when the row must be cut."""
+    tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
+    along, across, length, depth = rect_axes(rect)
+    centre = np.array(rect[0], np.float64)
+    one = th + (slack_mm - 4) * PX_PER_MM
+    if length < one and depth < one:
+        return [tile_at(centre, along if length >= depth else across, th, tw)]
+    if depth > th + slack_mm * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
+        return [obstruction_at(centre, depth, length, along)]
+    return None
 
 
 @dataclass(frozen=True)
@@ -60,17 +83,12 @@ def split_rows(
     out: list[list[Found]] = [[] for _ in rects]
     todo: list[int] = []
     axes = [rect_axes(rect) for rect in rects]
-    for i, (rect, (along, across, length, depth)) in enumerate(zip(rects, axes, strict=True)):
-        centre = np.array(rect[0], np.float64)
-        # One tile, its long side either way (with its share of the slack: the shadow of a
-        # deep blob's outer row lengthens a lone last discard in it).
-        one = th + (slacks[i] - 4) * PX_PER_MM
-        if length < one and depth < one:
-            out[i] = [tile_at(centre, along if length >= depth else across, th, tw)]
-        elif depth > th + slacks[i] * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
-            out[i] = [obstruction_at(centre, depth, length, along)]
-        else:
+    for i, rect in enumerate(rects):
+        plain = _without_cutting(rect, slacks[i], g)
+        if plain is None:
             todo.append(i)
+        else:
+            out[i] = plain
     if todo:
         depths = np.array([axes[i][3] for i in todo], np.float64)
         rows = _Rows(
