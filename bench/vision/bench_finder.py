@@ -225,9 +225,44 @@ def random_table(art: str, seed: int, **layout_options: Any) -> Rendered:
     return render(layout, style, rng, geometry)
 
 
-def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[str, Any]:
+def _compared(ours: list[Any], theirs: list[Any], args: argparse.Namespace) -> dict[str, Any]:
+    """Whether another finder's output for a table differs from ours at all (to the last
+    bit), and why it differs beyond the tolerance (None: it does not)."""
+    return {
+        "bitwise_differing_tables": _exactly(theirs) != _exactly(ours),
+        "beyond_tolerance_tables": within_tolerance(ours, theirs, args.tol_mm, args.tol_deg),
+    }
+
+
+def _complete_arts(only: list[str] | None) -> list[str]:
+    """The art sets that draw every kind (``only``: of these)."""
     complete = [a for a in ART_SETS if all(lab in load_set(a) for lab in LABELS)]
-    complete = [a for a in complete if not args.arts or a in args.arts]
+    return [a for a in complete if not only or a in only]
+
+
+def scenes_of(art: str, args: argparse.Namespace) -> list[tuple[str, Rendered]]:
+    """Every table of parts 1 to 5 for one art set, each with its part's name."""
+    scenes = [("frames", t) for t in frames(args.frames, art, args.seed)]
+    scenes += [
+        ("late", late_table(art, per_seat, seed))
+        for seed, per_seat in ((1, 13), (2, 16), (3, 18), (4, 21), (5, 24))
+    ]
+    scenes += [
+        ("started", late_table(art, per_seat, seed))
+        for seed, per_seat in ((6, 7), (7, 8), (8, 9), (9, 10), (10, 11))
+    ]
+    scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
+    scenes += [("walls", random_table(art, 2000 + seed)) for seed in range(args.walls)]
+    scenes += [
+        ("shown", hand_laid_out(art, 3000 + seed, apart))
+        for seed in range(args.shown)
+        for apart in (0.0, 1.5)
+    ]
+    return scenes
+
+
+def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[str, Any]:
+    complete = _complete_arts(args.arts)
     keys = list(finders)
     out: dict[str, Any] = {"arts": complete, "per_art": {}, "totals": {}}
     totals: dict[str, dict[str, float]] = {k: {} for k in keys}
@@ -259,33 +294,16 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
             ratios[key].append(took[key] / took[keys[0]])
         seen = {key: seen[key] for key in keys}
         for key in keys[1:]:
-            add(
-                key, "bitwise_differing_tables", int(_exactly(seen[key]) != _exactly(seen[keys[0]]))
-            )
-            why = within_tolerance(seen[keys[0]], seen[key], args.tol_mm, args.tol_deg)
-            add(key, "beyond_tolerance_tables", int(why is not None))
-            if why is not None:
-                beyond.append({"table": label[0], "why": why})
+            compared = _compared(seen[keys[0]], seen[key], args)
+            for name, value in compared.items():
+                add(key, name, int(value is not None and value is not False))
+            if compared["beyond_tolerance_tables"] is not None:
+                beyond.append({"table": label[0], "why": str(compared["beyond_tolerance_tables"])})
         return seen
 
     for art in complete:
         row: dict[str, Any] = {k: {} for k in keys}
-        scenes = [("frames", t) for t in frames(args.frames, art, args.seed)]
-        scenes += [
-            ("late", late_table(art, per_seat, seed))
-            for seed, per_seat in ((1, 13), (2, 16), (3, 18), (4, 21), (5, 24))
-        ]
-        scenes += [
-            ("started", late_table(art, per_seat, seed))
-            for seed, per_seat in ((6, 7), (7, 8), (8, 9), (9, 10), (10, 11))
-        ]
-        scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
-        scenes += [("walls", random_table(art, 2000 + seed)) for seed in range(args.walls)]
-        scenes += [
-            ("shown", hand_laid_out(art, 3000 + seed, apart))
-            for seed in range(args.shown)
-            for apart in (0.0, 1.5)
-        ]
+        scenes = scenes_of(art, args)
         for n, (part, table) in enumerate(scenes):
             label[0] = f"{art} {part} #{n}"
             for key, found in look(table).items():

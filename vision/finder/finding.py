@@ -116,9 +116,6 @@ def _find_in(
         mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
     grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
     die_area = g.die_mm**2 * PX_PER_MM**2
-    found: list[Found] = []
-    # Blobs cut into rows: a seat's discards late in a hand, or a hand over them.
-    deep: list[tuple[list[Found], Found]] = []
     covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
     looked: list[_Look] = []
     for blob in blobs_of(mask, 0.5 * die_area):
@@ -130,6 +127,28 @@ def _find_in(
                 return None
             covered[by : by + bh, bx : bx + bw] |= pixels > 0
         looked.append(_look(blob, grey, calibration))
+    found, deep = _blobs_found(looked, grey, mask, calibration, on_tiles)
+    dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
+    if deep:
+        found += rows_or_obstruction(top, faces_up(found, g, dx, dy), deep, body)
+    if origin != (0, 0):
+        found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
+    return found, covered
+
+
+def _blobs_found(
+    looked: list[_Look],
+    grey: Image,
+    mask: NDArray[np.uint8],
+    calibration: Calibration,
+    on_tiles: TilesFound | None,
+) -> tuple[list[Found], list[tuple[list[Found], Found]]]:
+    """What the blobs looked at are, in their order: the tiles, dice and obstructions found,
+    and the blobs cut into rows one behind another (a seat's discards late in a hand, or a
+    hand over them), judged once the plain rows are known."""
+    g = calibration.geometry
+    found: list[Found] = []
+    deep: list[tuple[list[Found], Found]] = []
     # Every blob's rectangle turned the way its rows run, at once.
     to_cut = [k for k, look in enumerate(looked) if look.to_cut]
     rects = blob_rects([looked[k].points for k in to_cut], [looked[k].least for k in to_cut], g)
@@ -165,12 +184,7 @@ def _find_in(
     for blob_found, blob_deep in per_blob:
         found += blob_found
         deep += blob_deep
-    dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
-    if deep:
-        found += rows_or_obstruction(top, faces_up(found, g, dx, dy), deep, body)
-    if origin != (0, 0):
-        found = [replace(f, x=f.x + dx, y=f.y + dy) for f in found]
-    return found, covered
+    return found, deep
 
 
 @dataclass(frozen=True)
