@@ -222,14 +222,12 @@ class Scanner:
         return result
 
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
-        helper = self._helper()  # idle until the first tiles are found
-        top = rectify(frame, self.calibration, helper=helper)
+        top = rectify(frame, self.calibration)
         cloth = cloth_of(top, self.calibration.geometry)
         ahead = None
         if self.memory is None and self.ahead and not self.recogniser.shift_px:
             ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
-        on_tiles = None if ahead is None else ahead.add
-        found = find(frame, self.calibration, top, cloth, on_tiles, helper)
+        found = find(frame, self.calibration, top, cloth, None if ahead is None else ahead.add)
         tiles = [f for f in found if f.kind == "tile"]
         if self.memory is not None:
             identities = self.memory.identify(

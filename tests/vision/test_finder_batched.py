@@ -5,7 +5,6 @@ reference, run by run."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import cv2
@@ -14,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.calibration import calibrate
-from vision.finder import cloth_mask, cutting, find, rectify
+from vision.finder import cloth_mask, cutting, rectify
 from vision.finder.blobs import blobs_of
 from vision.finder.found import rect_axes
 from vision.finder.seams import cut_strip, seam_profile
@@ -92,13 +91,3 @@ def test_strips_cut_at_once_are_each_rows_own_strip_and_profile() -> None:
             mine = (begins >= lines.start) & (begins < lines.stop)
             assert list(begins[mine] - lines.start) == list(np.flatnonzero(edges == 1))
             assert list(ends[mine] - lines.start) == list(np.flatnonzero(edges == -1))
-
-
-def test_a_second_thread_flattens_and_masks_the_same_pixels() -> None:
-    table = rendered_table(732, "xmj-real")
-    cal = calibrate(table.image, table.geometry)
-    with ThreadPoolExecutor(1) as helper:
-        top = rectify(table.image, cal, helper=helper)
-        assert np.array_equal(top, rectify(table.image, cal))
-        assert np.array_equal(cloth_mask(top, helper=helper), cloth_mask(top))
-        assert find(table.image, cal, helper=helper) == find(table.image, cal)

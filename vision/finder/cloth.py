@@ -4,7 +4,6 @@ lies on it (looked at coarse first, then at full resolution near what that found
 
 from __future__ import annotations
 
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +14,6 @@ from numpy.typing import NDArray
 from vision.geometry import TableGeometry
 from vision.image import Image
 
-from .found import Box
 from .markers import marker_boxes
 from .stats import median_uint8
 
@@ -135,16 +133,12 @@ def _sampled(lo: int, hi: int) -> tuple[int, int]:
 
 
 def cloth_mask(
-    top: Image,
-    cloth: Cloth | None = None,
-    origin: tuple[int, int] = (0, 0),
-    helper: Executor | None = None,
+    top: Image, cloth: Cloth | None = None, origin: tuple[int, int] = (0, 0)
 ) -> NDArray[np.uint8]:
     """255 where something lies on the cloth. The cloth is the image's dominant colour
     (``cloth``: given, for a part of the table whose first pixel is ``origin`` of the whole);
     light changes its brightness more than its hue, so brightness counts for less, except
-    where a pixel is clearly brighter than the cloth around it. ``helper``: a second thread
-    that looks at every other place in full (OpenCV lets go of the interpreter)."""
+    where a pixel is clearly brighter than the cloth around it."""
     cloth = cloth_of(top) if cloth is None else cloth
     scalar: Any = (*cloth.lab, 0.0)  # an OpenCV Scalar
     rows, cols = top.shape[:2]
@@ -175,20 +169,9 @@ def cloth_mask(
     boxes += [(0, 0, cols, edge), (0, max(0, rows - edge), cols, rows)]
     boxes += [(0, 0, edge, rows), (max(0, cols - edge), 0, cols, rows)]
     mask = np.zeros((rows, cols), np.uint8)
-
-    def look(some: list[Box]) -> None:
-        # Places may overlap: a pixel looked at twice is marked alike both times.
-        for x0, y0, x1, y1 in some:
-            lab = np.asarray(cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2LAB), np.uint8)
-            mask[y0:y1, x0:x1] = _off_cloth(lab, scalar, _part(brighter, np.s_[y0:y1, x0:x1]))
-
-    if helper is not None and len(boxes) > 1:
-        boxes.sort(key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), reverse=True)
-        theirs = helper.submit(look, boxes[1::2])
-        look(boxes[::2])
-        theirs.result()
-    else:
-        look(boxes)
+    for x0, y0, x1, y1 in boxes:
+        lab = np.asarray(cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2LAB), np.uint8)
+        mask[y0:y1, x0:x1] = _off_cloth(lab, scalar, _part(brighter, np.s_[y0:y1, x0:x1]))
     mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, _KERNEL3), np.uint8)
     # A face close to the cloth's colour may show only its shaded rim: fill what it encloses.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

@@ -5,7 +5,6 @@ on the cloth looked at in turn.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 
 import cv2
@@ -37,15 +36,13 @@ def find(
     top: Image | None = None,
     cloth: Cloth | None = None,
     on_tiles: TilesFound | None = None,
-    helper: Executor | None = None,
 ) -> list[Found]:
     """Every tile, die and obstruction in the frame (table mm). ``on_tiles`` is told each
     blob's tiles as soon as they are cut, for work on them to begin. Rows one behind another
     are told of too, though their tiles are judged only at the end: those of a hand over the
-    table cut into rows are not among the tiles found. ``helper``: a second thread for half
-    of the whole-image work (the flattening, the cloth mask)."""
-    top = rectify(frame, calibration, helper=helper) if top is None else top
-    found = _find_in(top, calibration, cloth, on_tiles=on_tiles, helper=helper)
+    table cut into rows are not among the tiles found."""
+    top = rectify(frame, calibration) if top is None else top
+    found = _find_in(top, calibration, cloth, on_tiles=on_tiles)
     assert found is not None  # only a part of the table can cut a blob
     return found[0]
 
@@ -96,7 +93,6 @@ def _find_in(
     core: Box | None = None,
     on_tiles: TilesFound | None = None,
     body: NDArray[np.float32] | None = None,
-    helper: Executor | None = None,
 ) -> tuple[list[Found], NDArray[np.bool_]] | None:
     """:func:`find` on a top-down image whose first pixel is ``origin`` of the whole one.
     With ``core``, only blobs that meet it count, and one reaching the image's edge gives
@@ -106,10 +102,7 @@ def _find_in(
     g = calibration.geometry
     if cloth is None and origin == (0, 0):
         cloth = cloth_of(top, g)
-    # (Called as the reference computation in the tests is, without a helper.)
-    mask = (
-        cloth_mask(top, cloth, origin) if helper is None else cloth_mask(top, cloth, origin, helper)
-    )
+    mask = cloth_mask(top, cloth, origin)
     rows, cols = mask.shape
     # The printed markers are not tiles.
     for x0, y0, x1, y1 in marker_boxes(g, origin):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Executor
-
 import cv2
 import numpy as np
 
@@ -13,19 +11,10 @@ from vision.image import Image
 from .found import PX_PER_MM, Box
 
 
-def rectify(
-    frame: Image, calibration: Calibration, box: Box | None = None, helper: Executor | None = None
-) -> Image:
+def rectify(frame: Image, calibration: Calibration, box: Box | None = None) -> Image:
     """The table from straight above at ``PX_PER_MM`` (table mm -> image px); ``box``: only
-    that part of it (the same pixels as that part of the whole). ``helper``: a second thread
-    that flattens the lower half of the table while this one does the upper (the warp lets
-    go of the interpreter; the same pixels)."""
+    that part of it (the same pixels as that part of the whole)."""
     size = round(calibration.geometry.size_mm * PX_PER_MM)
-    if box is None and helper is not None:
-        half = size // 2
-        lower = helper.submit(rectify, frame, calibration, (0, half, size, size))
-        upper = rectify(frame, calibration, (0, 0, size, half))
-        return np.asarray(np.vstack([upper, lower.result()]), np.uint8)
     scale = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
     to_frame = calibration.homography @ scale
     dsize = (size, size)
