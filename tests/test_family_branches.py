@@ -17,7 +17,6 @@ PICKER = "controller/families/"
 NOT_YET = frozenset({
     "controller/american_mirror.py",
     "controller/american_table.py",
-    "controller/american_world.py",
     "controller/commands/replay_store.py",
 })
 # The family's and its rulesets' names, and its messages' JSON types ("american/Discard").

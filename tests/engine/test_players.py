@@ -1,67 +1,60 @@
-"""The one door the command line plays, replays and scores through, whichever family: a card
-is asked for only when the ruleset (or the log) is played from one."""
+"""Each family's bots play a whole hand through ``engine.family.players_for`` alone: the same
+code deals, seats the bots and plays any family's hand to its end, every command accepted,
+and the same seed plays the same hand."""
 
 from __future__ import annotations
 
-from typing import NoReturn
+import random
+from typing import Any
 
 import pytest
 
-from config.cards import CompiledCard, default_card
-from engine import players, rulesets
-from engine.errors import MalformedInput
+from config.cards import default_card
+from engine.commands import Command
+from engine.errors import RuleViolation
+from engine.family import RuleFamily, family_for, players_for
+from engine.seats import Seat
 
 
-def _no_card(*_: object) -> NoReturn:
-    raise AssertionError("a classical hand asked for a card")
+class _Hand:
+    """A hand in play that keeps every command the bots sent and refuses nothing quietly."""
+
+    def __init__(self, family: RuleFamily[Any], state: Any) -> None:
+        self.family, self.state = family, state
+        self.sent: list[Command] = []
+        self.pauses = 0
+
+    def send(self, command: Command, trial: bool = False) -> bool:
+        try:
+            self.state, _ = self.family.apply(self.state, command)
+        except RuleViolation:
+            if trial:
+                return False
+            raise
+        self.sent.append(command)
+        return True
 
 
-def test_a_classical_log_is_replayed_without_asking_for_a_card() -> None:
-    lines: list[str] = []
-    summary = players.play("pungchow", 2, 7, players=4, names=list("ABCD"), write=lines.append)
-    assert summary["violations"] == 0 and summary["ruleset"] == "pungchow"
-    report = players.replay(lines, card=_no_card)
-    assert (report["hands"], report["matched"], report["mismatches"]) == (2, 2, [])
+def _played(name: str, seed: int) -> _Hand:
+    family = family_for(name, default_card())
+    players = players_for(family, random.Random(seed), hand=1, prevailing=Seat.E)
+    hand = _Hand(family, players.dealt)
+    for _ in players.play(hand):
+        hand.pauses += 1
+    return hand
 
 
-def test_a_log_played_from_a_card_is_replayed_on_the_card_it_asks_for() -> None:
-    lines: list[str] = []
-    asked: list[str] = []
-    summary = players.play("american/3", 1, 4, players=3, names=list("xyz"),
-                           card=default_card(), write=lines.append)
-    assert summary["ruleset"] == "american/3" and summary["names"] == ["x", "y", "z"]
-
-    def card() -> CompiledCard:
-        asked.append("card")
-        return default_card()
-
-    report = players.replay(lines, card=card)
-    assert asked == ["card"] and report["matched"] == 1 and report["mismatches"] == []
+@pytest.mark.parametrize("name", ["code1924/mixed", "pungchow", "classical", "american",
+                                  "american/3"])
+def test_the_bots_play_any_family_to_the_end(name: str) -> None:
+    hand = _played(name, 4)
+    assert hand.state.result  # a Mah-jongg or a drawn hand, as each family records its end
+    assert hand.pauses > 10 and len(hand.sent) >= hand.pauses
+    again = _played(name, 4)
+    assert [c.to_json() for c in again.sent] == [c.to_json() for c in hand.sent]
+    assert [c.to_json() for c in _played(name, 5).sent] != [c.to_json() for c in hand.sent]
 
 
-def test_a_tampered_classical_log_is_a_mismatch_and_a_broken_one_names_its_line() -> None:
-    lines: list[str] = []
-    players.play("code1924/mixed", 1, 3, players=4, names=list("ABCD"), write=lines.append)
-    tampered = [*lines[:-1], lines[-1].replace('"digest":"', '"digest":"0')]
-    assert players.replay(tampered, card=_no_card)["mismatches"]
-    with pytest.raises(MalformedInput) as caught:
-        players.replay([lines[0], "{not json"], card=_no_card)
-    assert caught.value.where == "line 2"
-
-
-def test_a_table_size_without_laws_is_refused_naming_the_sizes() -> None:
-    with pytest.raises(ValueError, match="american/3 is played by 3 players, not 4"):
-        players.play("american/3", 1, 0, players=4, names=list("ABCD"), card=default_card())
-
-
-def test_the_scorer_is_the_one_the_document_names() -> None:
-    drawn = {"ruleset": "american", "players": ["E", "S", "W"]}
-    scored = rulesets.score(drawn, card=lambda path: default_card())
-    assert scored["mahjong"]["rule"] == "American W-1" and list(scored["net"]) == ["E", "S", "W"]
-    # The document names the family exactly; any other spelling is the tables' unknown name.
-    for name in ("American", "american/3"):
-        with pytest.raises(MalformedInput, match=f"unknown ruleset '{name}'"):
-            rulesets.score({"ruleset": name}, card=lambda path: default_card())
-    classical = rulesets.score({"ruleset": "classical/bmja", "prevailing_wind": "E"},
-                               card=_no_card)
-    assert classical["ruleset"] == "classical/bmja"
+def test_a_family_without_bots_is_refused() -> None:
+    with pytest.raises(TypeError, match="no bots"):
+        players_for(object(), random.Random(1))  # type: ignore[arg-type]
