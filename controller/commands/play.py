@@ -14,6 +14,7 @@ from controller.cli import CommandInputError, emit_json
 
 if TYPE_CHECKING:
     from config.cards import CompiledCard
+    from engine.rulesets import RulesetEntry
 
 HELP = "bots play whole hands under the full engine"
 
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     args.players = args.players or played.players[-1]
     names = _names(args)
     _check_hands(args.hands)
-    card = _card(played.name, args.card)
+    card = _card(played, args.card)
     log = _open_log(args.log)
 
     def write(line: str) -> None:
@@ -88,12 +89,15 @@ def run(args: argparse.Namespace) -> int:
     return 0 if summary["violations"] == 0 else 1
 
 
-def _card(ruleset: str, path: str) -> CompiledCard | None:
-    """The card ``ruleset`` is played from (`--card`, else the bundled one), if any."""
-    from config.cards import CardError, card_for
+def _card(played: RulesetEntry, path: str) -> CompiledCard | None:
+    """The card ``played`` is played from (`--card`, else the bundled one); ``None``, with
+    nothing of the cards loaded (a bot hand is timed from start-up), for one played without."""
+    if not played.needs_card:
+        return None
+    from config.cards import CardError, card_at
 
     try:
-        return card_for(ruleset, path)
+        return card_at(path)
     except (CardError, OSError) as exc:
         raise CommandInputError(f"the American card does not load: {exc}", "--card") from None
 

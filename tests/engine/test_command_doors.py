@@ -65,3 +65,18 @@ def test_the_scorer_is_the_one_the_document_names() -> None:
     classical = rulesets.score({"ruleset": "classical/bmja", "prevailing_wind": "E"},
                                card=_no_card)
     assert classical["ruleset"] == "classical/bmja"
+
+
+def test_a_classical_play_loads_nothing_of_the_cards() -> None:
+    """`mjtable play --hands 1` is timed from start-up (bench/bench_engine.py)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, io, contextlib; from controller import cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    cli.main(['play', '--ruleset', 'pungchow', '--hands', '0'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('config.cards', "
+            "'engine.american'))))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
