@@ -8,6 +8,7 @@ table would show. Any disagreement counts as a violation; the exit code is 1 if 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from controller.cli import CommandInputError, emit_json
@@ -72,15 +73,10 @@ def run(args: argparse.Namespace) -> int:
     _check_hands(args.hands)
     card = _card(played, args.card)
     log = _open_log(args.log)
-
-    def write(line: str) -> None:
-        if log is not None:
-            log.write(line + "\n")
-
     try:  # the ruleset, the table's size and the card are checked above: what the engine
         # would refuse with a ValueError has been answered already, naming the argument
         summary = players.play(asked.name, args.hands, args.seed, players=args.players,
-                               names=names, card=card, write=write,
+                               names=names, card=card, write=_lines_to(log),
                                cross_check=not args.no_checks)
     finally:
         if log is not None:
@@ -105,6 +101,19 @@ def _card(played: RulesetEntry, path: str) -> CompiledCard | None:
 def _check_hands(hands: int) -> None:
     if hands < 0:
         raise CommandInputError(f"--hands must be 0 or more, not {hands}", "--hands")
+
+
+def _lines_to(log: IO[str] | None) -> Callable[[str], None] | None:
+    """What receives the event log line by line: the `--log` file; ``None`` without one, so
+    that the engine does not build lines nobody reads."""
+    if log is None:
+        return None
+    file = log
+
+    def write(line: str) -> None:
+        file.write(line + "\n")
+
+    return write
 
 
 def _open_log(path: str | None) -> IO[str] | None:
