@@ -13,13 +13,14 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from controller.american_table import AmericanTable, rebuild_hand
+from controller.families.american import AmericanPart
 from controller.inputs import Observation, ObservationKind
-from controller.live_table import LiveTable
+from controller.table import Table
 from controller.world import Claims, Step, World
 from engine.american import commands as am
 from engine.american.bots import GreedyBot, PlayStats, advance, shown_at_mahjong
 from engine.american.compiled import CompiledCard
+from engine.american.family import options_for
 from engine.american.game import AmericanHand, AmericanOptions, apply, new_hand, public_view
 from engine.commands import Command
 from engine.errors import RuleViolation
@@ -120,22 +121,25 @@ class AmericanSimulation:
     """The American game's world (:class:`AmericanHandWorld`, on the table's card) and its
     checks."""
 
-    def __init__(self, table: LiveTable) -> None:
-        assert isinstance(table, AmericanTable)
+    def __init__(self, table: Table) -> None:
+        assert isinstance(table.part, AmericanPart)
         self.table = table
+        self.card: CompiledCard = table.part.card
+        self.options: AmericanOptions = options_for(table.settings.ruleset, self.card)
 
-    def world(self, table: LiveTable, rng: random.Random) -> World:
-        return AmericanHandWorld(self.table.card, self.table.options, rng)
+    def world(self, table: Table, rng: random.Random) -> World:
+        return AmericanHandWorld(self.card, self.options, rng)
 
-    def views(self, table: LiveTable, world: Any,
+    def views(self, table: Table, world: Any,
               hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
-        mirror = rebuild_hand(table.store, hand, self.table.card, self.table.options)
+        mirror = table.family.rebuild(table.store.events_of_hand(hand))
+        assert mirror is not None
         a, b = public_view(world.result()), public_view(mirror)
         a.pop("mode")
         b.pop("mode")
         return a, b
 
-    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
+    def check_score(self, table: Table, world: Any, hand: int) -> list[str]:
         """The scoresheet's entry for the hand settles as the game did (the League's
         payments, SC-1..SC-12)."""
         result = world.result().result or {}

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from controller.inputs import Observation, ObservationKind
-from controller.live_table import LiveTable
 from controller.scoresheet import net_of
 from controller.store import EventStore
 from controller.table import ENVELOPE, TABLE_EVENTS, Table
@@ -189,14 +188,14 @@ class SimulatedFamily(Protocol):
     """How one rule family's world is played and the table's mirror checked against it
     (:func:`controller.families.simulation_for` picks it)."""
 
-    def world(self, table: LiveTable, rng: random.Random) -> World: ...
+    def world(self, table: Table, rng: random.Random) -> World: ...
 
-    def views(self, table: LiveTable, world: Any,
+    def views(self, table: Table, world: Any,
               hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
         """The game's public view of ``hand`` and the table's mirror's, to be equal."""
         ...
 
-    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
+    def check_score(self, table: Table, world: Any, hand: int) -> list[str]:
         """Where the table's scoresheet entry for ``hand`` differs from the game's."""
         ...
 
@@ -216,27 +215,29 @@ class ClassicalSimulation:
     def __init__(self, ruleset: str) -> None:
         self.ruleset = get_ruleset(ruleset)
 
-    def world(self, table: LiveTable, rng: random.Random) -> World:
+    def world(self, table: Table, rng: random.Random) -> World:
         prevailing = Seat[table.prevailing] if table.prevailing else None
         return SimulatedHand(self.ruleset, rng, prevailing, table.hand_no)
 
-    def views(self, table: LiveTable, world: Any,
+    def views(self, table: Table, world: Any,
               hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
         a, b = public_view(world.result()), public_view(_mirror_of_hand(table.store, hand))
         a.pop("mode")
         b.pop("mode")
         return a, b
 
-    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
+    def check_score(self, table: Table, world: Any, hand: int) -> list[str]:
         """The table's settlement of a won hand against the game's: every hand as the game
         dealt it, scored as the table scores (nothing, if the table has no scorer)."""
-        assert isinstance(table, Table)
+        from controller.families.classical import ClassicalPart
+
+        assert isinstance(table.part, ClassicalPart)
         state = world.result()
         shown = {
             seat.name: [tile_name(t) for t in state.concealed_tiles(seat)]
             for seat in state.others_in_turn(state.winner)
         } if state.winner is not None else {}
-        result = table.score(state, shown)
+        result = table.part.score(state, shown)
         if result is None:
             return []
         truth = net_of(result)
