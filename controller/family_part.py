@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from controller.inputs import Observation, Press
 from controller.referee import RefereeCommand
 from engine.commands import Command
+from engine.errors import RuleViolation
 from engine.events import Event
 from engine.family import RuleFamily
 from engine.seats import Seat
@@ -32,6 +33,14 @@ class Outcome:
     error: str = ""
     rule: str = ""
     asked: int | None = None
+
+
+def refusal_of(exc: Exception) -> tuple[str, str]:
+    """The one shape of a refusal the table publishes, whichever family refused: the rule that
+    refuses (empty for input it cannot read), and why, without the rule again."""
+    if isinstance(exc, RuleViolation):
+        return exc.rule, exc.message
+    return "", str(exc)
 
 
 # What the table does with an observation it cannot apply: hold it and ask, or (the referee's

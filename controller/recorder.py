@@ -11,12 +11,14 @@ was applied. Then the publisher is woken. Nothing here waits on the network.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from controller.mqtt import Topics
 from controller.store import EventStore, dumps
+from engine.family import Recorded
 
 Message = tuple[str, bytes, int | None]  # topic, payload, the seq it publishes (if an event)
 
@@ -31,9 +33,10 @@ class BoardEventMark:
 
 
 class Recorder:
-    def __init__(self, store: EventStore, publish: Callable[[], bool],
+    def __init__(self, store: EventStore, topics: Topics, publish: Callable[[], bool],
                  wallclock: Callable[[], float], on_append: Callable[[], None]) -> None:
         self.store = store
+        self.topics = topics
         self.publish = publish  # False: no broker configured, so nothing goes to the outbox
         self.wallclock = wallclock
         self.on_append = on_append
@@ -61,6 +64,33 @@ class Recorder:
         self.seq += 1
         ts = datetime.fromtimestamp(self.wallclock(), UTC).isoformat(timespec="milliseconds")
         return {"seq": self.seq, "hand": hand, "ts": ts}
+
+    def entries(self, kept: Sequence[Recorded], table_events: Sequence[Mapping[str, Any]],
+                hand: Callable[[], int], fold: Callable[[dict[str, Any]], None],
+                ) -> tuple[list[dict[str, Any]], list[Message]]:
+        """The engine's events as its family keeps them (``kept``) and the table's own
+        ``table_events``, each in its envelope with the messages it publishes, and each
+        ``fold`` ed in turn (a hand begun moves ``hand`` on for what follows it)."""
+        records: list[dict[str, Any]] = []
+        messages: list[Message] = []
+        for one in kept:
+            started = one.body["type"] == "HandStarted"
+            env = self.envelope(hand() + 1 if started else hand())
+            record = {**env, **one.body}
+            records.append(record)
+            messages.append((self.topics.events, dumps({**env, **one.public}).encode(),
+                             env["seq"]))
+            if one.decision is not None:  # a closed call window's adjudication, with its rule
+                decision = {"seq": env["seq"], "hand": env["hand"], "type": "decision",
+                            **one.decision}
+                messages.append((self.topics.adjudications, dumps(decision).encode(), None))
+            fold(record)
+        for body in table_events:
+            record = {**self.envelope(hand()), **body}
+            records.append(record)
+            messages.append((self.topics.events, dumps(record).encode(), record["seq"]))
+            fold(record)
+        return records, messages
 
     def write(self, records: list[dict[str, Any]], messages: list[Message],
               retained: Mapping[str, bytes],

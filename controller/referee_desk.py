@@ -1,4 +1,5 @@
-"""The referee's desk: the part of the table that answers ``cmd/<verb>`` messages.
+"""The referee's desk: the part of the table that answers ``cmd/<verb>`` messages, and puts
+the table's questions (an observation held) and refusals to the referee and the players.
 
 Each message is parsed into a typed command (controller/referee.py) and answered exactly once
 on ``cmd/<verb>/result``, never raising into the service: the table's status, the hand's
@@ -34,6 +35,7 @@ from engine.errors import MalformedInput, RuleViolation
 if TYPE_CHECKING:
     from controller.table import Table
 
+HELD = "ObservationHeld"
 SETTLED = "ObservationSettled"
 
 
@@ -75,6 +77,38 @@ class RefereeDesk:
                 return self._settle(settle, now_us)
             case command:
                 return table.part.table_command(command, now_us)
+
+    # -- questions put to the referee, and refusals ---------------------------------------
+
+    def refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
+        """A call button refused: the seat's "no" lit, the refusal published with its rule."""
+        table = self.table
+        table.refused += 1
+        table.presses_refused += 1
+        table.cues.refused(press.seat)
+        table.message(table.topics.adjudications, {
+            "seq": table.seq, "hand": table.hand_no, "type": "refused", "seat": press.seat,
+            "kind": press.button, "time_us": press.time_us, "rule": rule, "reason": message})
+        return Outcome(False, error=message, rule=rule)
+
+    def refuse(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
+        """The referee's own word refused: answered, not held again."""
+        self.table.refused += 1
+        return Outcome(False, error=reason, rule=rule)
+
+    def ask(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
+        """An observation the table cannot apply: held, and the table asked about it."""
+        table = self.table
+        table.refused += 1
+        pid = table.next_pending
+        body: dict[str, Any] = {"type": HELD, "id": pid, "observation": obs.to_json(),
+                                "reason": reason}
+        if rule:
+            body["rule"] = rule
+        records = table.record(table_events=[body])
+        table.cues.ask(obs.seat)
+        table.message(table.topics.prompts, {"seat": obs.seat, **body})
+        return Outcome(False, records, error=reason, rule=rule, asked=pid)
 
     def _game(self, body: Mapping[str, Any]) -> dict[str, Any]:
         table = self.table

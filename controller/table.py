@@ -40,7 +40,7 @@ from typing import Any
 from controller import penalties
 from controller.call_window import CallWindow
 from controller.cues import Cues
-from controller.family_part import FamilyPart, Outcome, Refuse
+from controller.family_part import FamilyPart, Outcome, Refuse, refusal_of
 from controller.games import FOLDED, GAME_EVENTS, GameBook
 from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog
@@ -113,7 +113,7 @@ class Table:
         self.cues = Cues(self.lights, settings.courtesy_pause_ms)  # what the LEDs show
         # Not in the log: the call window's clock and counters.
         self.window = CallWindow(settings.courtesy_pause_ms, settings.press_latency_ms)
-        self.recorder = Recorder(store, lambda: self.settings.publish, wallclock,
+        self.recorder = Recorder(store, self.topics, lambda: self.settings.publish, wallclock,
                                  on_append or (lambda: None))
         self.parts_status = parts_status
         self.refused = 0
@@ -204,25 +204,9 @@ class Table:
                table_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
         """Number, fold and store the engine's ``events`` (caused by ``command``) and the
         table's own, each with the messages it publishes, in one transaction."""
-        records: list[dict[str, Any]] = []
-        messages: list[Message] = []
-        for kept in self.family.records_of(events, command):
-            started = kept.body["type"] == "HandStarted"
-            env = self.recorder.envelope(self.hand_no + 1 if started else self.hand_no)
-            record = {**env, **kept.body}
-            records.append(record)
-            messages.append((self.topics.events, dumps({**env, **kept.public}).encode(),
-                             env["seq"]))
-            if kept.decision is not None:
-                decision = {"seq": env["seq"], "hand": env["hand"], "type": "decision",
-                            **kept.decision}
-                messages.append((self.topics.adjudications, dumps(decision).encode(), None))
-            self._fold(record)
-        for body in table_events:
-            record = {**self.recorder.envelope(self.hand_no), **body}
-            records.append(record)
-            messages.append((self.topics.events, dumps(record).encode(), record["seq"]))
-            self._fold(record)
+        records, messages = self.recorder.entries(
+            self.family.records_of(events, command), table_events, lambda: self.hand_no,
+            self._fold)
         self.since_snapshot += len(records)
         snapshot = None
         if self.since_snapshot >= self.settings.snapshot_every or any(
@@ -422,7 +406,7 @@ class Table:
         try:
             records = self.apply(self.part.mirror.claim_for(press), now_us)
         except (RuleViolation, MalformedInput, InputError) as exc:
-            refused = self._refuse_press(press, *refusal_of(exc))
+            refused = self.desk.refuse_press(press, *refusal_of(exc))
             refused.records[:0] = finished
             return refused
         return Outcome(True, finished + records)
@@ -433,7 +417,7 @@ class Table:
         ``ask=False`` (the referee's own word): a refusal is returned, not held again."""
         if self.state is None:
             self.start()
-        return self.part.observe(obs, now_us, self._ask if ask else self._refuse)
+        return self.part.observe(obs, now_us, self.desk.ask if ask else self.desk.refuse)
 
     def apply_observed(self, obs: Observation, now_us: int, refuse: Refuse) -> Outcome:
         """An observation made a command and applied, calls made before it adjudicated first;
@@ -454,33 +438,6 @@ class Table:
     def next_thrower(self) -> str:
         """The seat whose dice throw the table expects next (the board's dice are his)."""
         return self.part.next_thrower()
-
-    # -- refusals and held observations ------------------------------------------------------
-
-    def _refuse_press(self, press: Press, rule: str, message: str) -> Outcome:
-        self.refused += 1
-        self.presses_refused += 1
-        self.cues.refused(press.seat)
-        self.message(self.topics.adjudications, {
-            "seq": self.seq, "hand": self.hand_no, "type": "refused", "seat": press.seat,
-            "kind": press.button, "time_us": press.time_us, "rule": rule, "reason": message})
-        return Outcome(False, error=message, rule=rule)
-
-    def _refuse(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
-        self.refused += 1
-        return Outcome(False, error=reason, rule=rule)
-
-    def _ask(self, obs: Observation, reason: str, rule: str = "") -> Outcome:
-        self.refused += 1
-        pid = self.next_pending
-        body: dict[str, Any] = {"type": HELD, "id": pid, "observation": obs.to_json(),
-                                "reason": reason}
-        if rule:
-            body["rule"] = rule
-        records = self.record(table_events=[body])
-        self.cues.ask(obs.seat)
-        self.message(self.topics.prompts, {"seat": obs.seat, **body})
-        return Outcome(False, records, error=reason, rule=rule, asked=pid)
 
     # -- the referee -------------------------------------------------------------------------
 
@@ -529,12 +486,4 @@ class Table:
         """The referee's ``cmd/correct`` body putting ``tile`` for ``seat``'s last discard of
         the hand in play (None: it has none)."""
         return self.part.amendment(seat, tile)
-
-
-def refusal_of(exc: Exception) -> tuple[str, str]:
-    """The one shape of a refusal the table publishes: the rule that refuses (empty for input
-    it cannot read), and why, without the rule again."""
-    if isinstance(exc, RuleViolation):
-        return exc.rule, exc.message
-    return "", str(exc)
 
