@@ -15,8 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from controller.call_window import CallWindow
+from controller.cues import Cues
+from controller.games import GameBook
 from controller.inputs import Observation, Press
+from controller.mqtt import Topics
 from controller.referee import RefereeCommand
+from controller.scorekeeper import Scorekeeper
+from controller.settings import TableSettings
+from controller.store import EventStore
 from engine.commands import Command
 from engine.errors import RuleViolation
 from engine.events import Event
@@ -168,3 +175,55 @@ class FamilyPart(Protocol):
     def hand_shown_taken(self, seat: str) -> bool: ...
 
     def won_on_draw_now(self) -> bool: ...
+
+
+class TableHost(Protocol):
+    """What a family's part and the referee's desk see of the table they serve
+    (:class:`controller.table.Table`): the hand in play, the table's parts, and the moves
+    through which they change it."""
+
+    settings: TableSettings
+    store: EventStore
+    topics: Topics
+    window: CallWindow
+    cues: Cues
+    scorekeeper: Scorekeeper
+    part: FamilyPart
+    state: Any  # the family's hand in play (None: none yet)
+    hand_no: int
+    pending: dict[int, dict[str, Any]]
+    next_pending: int
+    last_dice: tuple[int, ...]
+    refused: int
+    presses_refused: int
+    parts_status: Callable[[], dict[str, Any]]
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def players(self) -> dict[str, str]: ...
+
+    @property
+    def games(self) -> GameBook: ...
+
+    def record(self, events: Sequence[Event] = (), command: Command | None = None,
+               table_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]: ...
+
+    def message(self, topic: str, body: Mapping[str, Any]) -> None: ...
+
+    def apply(self, command: Command, now_us: int) -> list[dict[str, Any]]: ...
+
+    def apply_observed(self, obs: Observation, now_us: int, refuse: Refuse) -> Outcome: ...
+
+    def moved_on(self) -> list[dict[str, Any]]: ...
+
+    def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome: ...
+
+    def press(self, press: Press, now_us: int) -> Outcome: ...
+
+    def status(self) -> dict[str, Any]: ...
+
+    def moves(self) -> list[dict[str, Any]]: ...
+
+    def hand_moved(self) -> bool: ...

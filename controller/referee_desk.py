@@ -11,11 +11,11 @@ LED dice, a challenge, an amendment of a move).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller import penalties
 from controller.amendments import check_fresh
-from controller.family_part import Outcome
+from controller.family_part import Outcome, TableHost
 from controller.games import GameCommandError
 from controller.inputs import InputError, Observation, Press
 from controller.referee import (
@@ -32,15 +32,12 @@ from controller.referee import (
 )
 from engine.errors import MalformedInput, RuleViolation
 
-if TYPE_CHECKING:
-    from controller.table import Table
-
 HELD = "ObservationHeld"
 SETTLED = "ObservationSettled"
 
 
 class RefereeDesk:
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableHost) -> None:
         self.table = table
 
     def command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
@@ -146,16 +143,20 @@ class RefereeDesk:
         return {**self.outcome(outcome), "pending": pid}
 
     def outcome(self, outcome: Outcome) -> dict[str, Any]:
-        out: dict[str, Any] = {"ok": outcome.accepted, "seq": self.table.seq}
-        if outcome.records:
-            out["events"] = [r["type"] for r in outcome.records]
-        if outcome.error:
-            out["error"] = outcome.error
-        if outcome.rule:
-            out["rule"] = outcome.rule
-        if outcome.asked is not None:
-            out["asked"] = outcome.asked
-        return out
+        return answer_of(outcome, self.table.seq)
+
+def answer_of(outcome: Outcome, seq: int) -> dict[str, Any]:
+    """A command's answer for what became of the input it entered."""
+    out: dict[str, Any] = {"ok": outcome.accepted, "seq": seq}
+    if outcome.records:
+        out["events"] = [r["type"] for r in outcome.records]
+    if outcome.error:
+        out["error"] = outcome.error
+    if outcome.rule:
+        out["rule"] = outcome.rule
+    if outcome.asked is not None:
+        out["asked"] = outcome.asked
+    return out
 
 
 def unknown(command: RefereeCommand) -> CommandError:

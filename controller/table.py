@@ -104,7 +104,7 @@ class Table:
         classical families), ``roll`` throws the LED dice, ``card`` is a compiled American
         card (None: ``settings.card``); ``parts_status``: the parts around the table (the
         board) for ``cmd/status``."""
-        from controller.families import part_for  # the one place that knows the families
+        from controller.families.parts import part_for  # the one place that knows families
 
         self.settings = settings
         self.store = store

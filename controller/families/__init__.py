@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from controller.family_part import FamilyPart
+from controller.families.parts import part_for, rule_family
 from controller.lights import LightLog
 from controller.scoresheet import Scorer
 from controller.settings import TableSettings
 from controller.store import EventStore
-from engine.family import American as AmericanFamily
-from engine.family import Classical, RuleFamily, family_for
-from engine.rules import get_ruleset
 from engine.rulesets import entry
+
+__all__ = ["part_for", "rule_family", "simulation_for", "table_for"]
 
 if TYPE_CHECKING:  # the simulation's worlds load only for `mjtable simulate`
     from controller.table import Table
@@ -41,37 +40,6 @@ def table_for(
     from controller.table import Table
 
     return Table(settings, store, lights, on_append, scorer=scorer, parts_status=parts_status)
-
-
-def part_for(table: Table, scorer: Scorer | None, roll: Callable[[], int],
-             card: Any = None) -> FamilyPart:
-    """The family's part of ``table`` (:class:`~controller.family_part.FamilyPart`), with
-    the engine's family inside it. An unknown ruleset fails here, not mid-game; an American
-    table without ``card`` loads ``table.settings.card`` (empty: the bundled card)."""
-    ruleset = table.settings.ruleset
-    found = entry(ruleset)
-    if found.family == "american":
-        from config.cards import card_at
-        from controller.families.american import AmericanPart
-        from engine.american.family import options_for
-
-        card = card_at(table.settings.card) if card is None else card
-        options_for(ruleset, card)  # an unknown table size: ValueError
-        return AmericanPart(table, AmericanFamily(found.name, card))
-    from controller.families.classical import ClassicalPart
-
-    get_ruleset(ruleset)  # an unknown family fails here, not mid-game
-    return ClassicalPart(table, Classical(found.plays), scorer, roll)
-
-
-def rule_family(ruleset: str, card_path: str = "") -> RuleFamily[Any]:
-    """The engine's family that plays ``ruleset``, a card loaded where it plays from one
-    (``card_path``; empty: the bundled card)."""
-    if entry(ruleset).family == "american":
-        from config.cards import card_at
-
-        return family_for(ruleset, card_at(card_path))
-    return family_for(ruleset)
 
 
 def simulation_for(table: Table) -> SimulatedFamily:

@@ -14,14 +14,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.amendments import shown_command
 from controller.families.american_mirror import AmericanMirror
-from controller.family_part import Outcome, Refuse
+from controller.family_part import Outcome, Refuse, TableHost
 from controller.inputs import Observation, ObservationKind
 from controller.referee import Amend, Challenge, CommandError, RefereeCommand
-from controller.referee_desk import unknown
+from controller.referee_desk import answer_of, unknown
 from engine.american import commands as am
 from engine.american import events as ev
 from engine.american.compiled import CompiledCard
@@ -32,9 +32,6 @@ from engine.events import Event
 from engine.family import AMENDED, American, decode_command
 from engine.seats import Seat
 
-if TYPE_CHECKING:
-    from controller.table import Table
-
 SCORED = "HandScored"
 
 
@@ -43,7 +40,7 @@ class AmericanPart:
     first_prevailing: str | None = None  # prevailing winds have no place in the game
     mirror = AmericanMirror()
 
-    def __init__(self, table: Table, family: American) -> None:
+    def __init__(self, table: TableHost, family: American) -> None:
         self.table = table
         self.family = family
 
@@ -177,7 +174,7 @@ class AmericanPart:
                 # A seat calls another's hand dead (DH-1); the engine upholds it on visible
                 # evidence (DH-3) or records it disputed until the tiles are shown (DH-6).
                 records = self.table.apply(am.Challenge(Seat[seat], Seat[target]), now_us)
-                return self.table.desk.outcome(Outcome(True, records))
+                return answer_of(Outcome(True, records), self.table.seq)
             case Amend() as amend:
                 return self._amend(amend)
         raise unknown(command)

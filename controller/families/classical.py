@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.amendments import classical_moves
 from controller.families.classical_mirror import ClassicalMirror, command_for
 from controller.families.classical_mirror import showing_hands as hands_showing
-from controller.family_part import Outcome, Refuse
+from controller.family_part import Outcome, Refuse, TableHost
 from controller.inputs import InputError, Observation, ObservationKind
 from controller.mirror import observed_tiles
 from controller.referee import Amend, RefereeCommand, Roll
-from controller.referee_desk import unknown
+from controller.referee_desk import answer_of, unknown
 from controller.scoresheet import Scorer, hand_document, mahjong_declared, net_of
 from engine import commands as cm
 from engine import events as ev
@@ -31,9 +31,6 @@ from engine.game import HandState
 from engine.seats import Seat
 from engine.tiles import copies_in_set, parse_tile, tile_name
 from engine.wall import breaker
-
-if TYPE_CHECKING:
-    from controller.table import Table
 
 AWAITED = "LosersAwaited"
 LOSER_SHOWN = "LoserHandShown"
@@ -51,7 +48,7 @@ class ClassicalPart:
     first_prevailing: str | None = "E"
     mirror = ClassicalMirror()
 
-    def __init__(self, table: Table, family: Classical, scorer: Scorer | None,
+    def __init__(self, table: TableHost, family: Classical, scorer: Scorer | None,
                  roll: Callable[[], int]) -> None:
         self.table = table
         self.family = family
@@ -321,7 +318,7 @@ class ClassicalPart:
     def table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
         match command:
             case Roll(seat=seat):
-                return self.table.desk.outcome(self.throw_dice(seat, now_us))
+                return answer_of(self.throw_dice(seat, now_us), self.table.seq)
             case Amend() as amend:
                 # The engine's Correct of event ``at`` of this hand's standing record.
                 raw = amend.command
