@@ -33,12 +33,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from engine import events as ev
 from engine.commands import Command
 from engine.errors import MalformedInput
 from engine.events import Event
 from engine.messages import COMMANDS, EVENTS
 from engine.rulesets import entry
 from engine.seats import Seat
+from engine.tiles import tile_name
 
 if TYPE_CHECKING:
     from engine.american.compiled import CompiledCard
@@ -153,9 +155,6 @@ class Classical:
 
 def _decision(event: Event) -> dict[str, Any] | None:
     """A classical call window's adjudication (Code 1924, Laws 50-52), as published."""
-    from engine import events as ev
-    from engine.tiles import tile_name
-
     if not isinstance(event, ev.ClaimsClosed):
         return None
     return {
