@@ -6,8 +6,8 @@ whose stores the tests keep reading:
     gzip -9 -n OUT/*.sqlite3
 
 (the stores here were written so by the code of the commit before the classical and American
-tables became one). Each table plays with publishing on (its outbox keeps every message it published), a referee
-question held, and is cut in a hand whose call window is open.
+tables became one). Each table plays with publishing on (its outbox keeps every message it
+published), a referee question held, and is cut in a hand whose call window is open.
 """
 
 from __future__ import annotations
@@ -93,8 +93,9 @@ def classical(folder: Path) -> None:
 
 
 def american(folder: Path) -> None:
-    from config.cards import default_card
     from controller.american_table import AmericanTable  # type: ignore[import-not-found]
+
+    from config.cards import default_card
     from controller.american_world import AmericanHandWorld
     from engine.american.family import options_for
 
