@@ -13,6 +13,7 @@ right / wrong / abstained.
 
 from __future__ import annotations
 
+import collections
 import copy
 import json
 import sys
@@ -69,17 +70,19 @@ def score_identities(ids: Sequence[Named], truth: list[str]) -> dict[str, float]
     bonus_kinds = BONUS_KINDS
     bonus = [(i.label, t) for i, t in zip(ids, truth, strict=True) if t in bonus_kinds]
     # A bonus tile named as any other tile, or any other tile named as a bonus tile.
-    crossed = sum(
-        1
+    crossings = collections.Counter(
+        f"{t}->{i.label}"
         for i, t in zip(ids, truth, strict=True)
         if i.label is not None and (i.label in bonus_kinds) != (t in bonus_kinds)
     )
+    crossed = sum(crossings.values())
     return {
         "n": len(truth),
         "bonus_n": len(bonus),
         "bonus_top1": sum(1 for lab, t in bonus if lab == t) / max(1, len(bonus)),
         "bonus_abstain": sum(1 for lab, _ in bonus if lab is None) / max(1, len(bonus)),
         "bonus_suit_crossings": crossed,
+        "crossings": dict(crossings.most_common()),
         "top1": correct / len(truth),
         "top1_per_tile_of_a_set": sum(w for w, ok in weighted if ok) / sum(w for w, _ in weighted),
         "top1_no_abstain": best_correct / len(truth),

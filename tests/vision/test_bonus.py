@@ -8,10 +8,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from vision.bonus import BONUS_FILE, BONUS_KINDS, BonusReader, BonusReading
+from vision.bonus import BONUS_FILE, BONUS_KINDS, NOT_BONUS, BonusReader, BonusReading
 from vision.embedder import MODELS_DIR, Embedder, ModelError
-from vision.identify import Identity, Recogniser
+from vision.identify import (
+    GATE_SHARE,
+    SIDE_MARGIN,
+    Identity,
+    Recogniser,
+    bonus_evidence,
+    gate,
+    gated,
+)
 from vision.synth.artwork import load_set
 from vision.synth.bonus_faces import HELD_OUT_FONTS, bonus_faces
 from vision.synth.crops import synthetic_crop
@@ -56,19 +66,80 @@ def test_a_reading_names_a_bonus_tile_only_when_sure_and_its_number_agrees() -> 
     assert BonusReading("not-bonus", 0.99, 1, 0.9).label() is None
 
 
-def test_the_second_look_reads_only_crops_named_some_bonus_tile(reader: BonusReader) -> None:
-    """A crop first named as a suit tile is never handed to the reader, whatever it shows; a
-    bonus tile the first look abstained on is read; the reader's name is a bonus tile."""
+def _first(label: str | None, conf: float, best: str, share: float) -> Identity:
+    """A first look: the likeliest bonus kind F2 and other kind 9D on each side."""
+    return Identity(label, conf, best, share, "F2", 0.9, "9D", 0.9)
+
+
+def _reading(bonus_p: float, kind: str = "F2", conf: float = 0.95, number: int = 2) -> BonusReading:
+    return BonusReading(kind, conf, number, 0.9, bonus_p, "F2", 0.95)
+
+
+def test_the_gate_reads_what_leans_towards_the_bonus_tiles_or_is_unsure() -> None:
+    assert not gated(_first("3B", 0.99, "3B", 0.0))  # sure, nothing on the bonus tiles
+    assert gated(_first("3B", 0.99, "3B", GATE_SHARE))  # sure, yet leaning
+    assert gated(_first(None, 0.4, "3B", 0.0))  # abstained
+    assert gated(_first("F1", 0.8, "F1", 0.95))  # a bonus tile, not sure
+    assert not gated(_first("F1", 0.95, "F1", 0.99))
+
+
+def test_a_suit_reading_the_gate_calls_bonus_never_stays_a_suit_tile() -> None:
+    """The first look names 9D, leaning towards the bonus tiles; the reader is sure of F2 and
+    reads its 2: the answer is F2 (or an abstention), never 9D."""
+    after = gate(_first("9D", 0.7, "9D", 0.3), _reading(0.999))
+    assert after.label == "F2"
+    assert gate(_first("9D", 0.6, "9D", 0.3), _reading(0.999, number=3)).label in (None, "F2")
+
+
+def test_a_bonus_reading_the_gate_calls_no_bonus_tile_becomes_its_best_other_kind() -> None:
+    after = gate(_first("F2", 0.55, "F2", 0.6), _reading(0.0001, "not-bonus"))
+    assert after.label in (None, "9D")
+    assert gate(_first(None, 0.4, "F2", 0.6), _reading(0.0001, "not-bonus")).label is None
+
+
+def test_when_the_two_looks_disagree_the_gate_abstains() -> None:
+    assert gate(_first("F2", 0.6, "F2", 0.6), _reading(0.2, "not-bonus", 0.8)).label is None
+    assert gate(_first("9D", 0.8, "9D", 0.05), _reading(0.8, "F2", 0.7)).label is None
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(
+    label=st.sampled_from([None, "F2", "S3", "9D", "WD"]),
+    conf=st.floats(0.0, 1.0),
+    share=st.floats(0.0, 1.0),
+    other_conf=st.floats(0.0, 1.0),
+    bonus_p=st.floats(0.0, 1.0),
+    kind=st.sampled_from([*BONUS_KINDS, NOT_BONUS]),
+    number=st.integers(1, 4),
+)
+def test_the_gate_names_a_kind_only_of_the_side_both_looks_put_it_on(
+    label: str | None,
+    conf: float,
+    share: float,
+    other_conf: float,
+    bonus_p: float,
+    kind: str,
+    number: int,
+) -> None:
+    """Whatever the looks say, a bonus tile comes out only where the two looks' evidence
+    puts the crop among the bonus tiles, and another kind only where it puts it among the
+    others."""
+    first = Identity(label, conf, label or "9D", share, "S3", 0.9, "9D", other_conf)
+    reading = BonusReading(kind, 0.9, number, 0.9, bonus_p, "S3", 0.9)
+    after = gate(first, reading)
+    evidence = bonus_evidence(first, reading)
+    if after.label in BONUS_KINDS:
+        assert evidence >= SIDE_MARGIN
+    elif after.label is not None:
+        assert evidence <= -SIDE_MARGIN
+
+
+def test_without_a_reader_the_first_look_stands() -> None:
     rng = np.random.default_rng(7)
-    faces = load_set("kde-traditional")
-    crops = [synthetic_crop(faces["S2"], rng, strength=0.3) for _ in range(2)]
+    crops = [synthetic_crop(load_set("kde-traditional")["S2"], rng) for _ in range(2)]
     recogniser = Recogniser(Embedder(), ["1D"], np.ones((1, 64), np.float32))
-    recogniser.bonus_reader = reader
-    firsts = [Identity("3B", 0.8, "3B", 0.1), Identity(None, 0.4, "F1", 0.6)]
-    after = recogniser.bonus_look(crops, firsts)
-    assert after[0] == firsts[0]
-    assert after[1].label in (None, *BONUS_KINDS)
     recogniser.bonus_reader = None
+    firsts = [Identity("3B", 0.8, "3B", 0.1), Identity(None, 0.4, "F1", 0.6)]
     assert recogniser.bonus_look(crops, firsts) == firsts
 
 
