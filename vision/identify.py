@@ -102,6 +102,7 @@ class Identity:
     best_other: str | None = None
     other_confidence: float = 0.0
     similar: bool = True  # like something enrolled (False: abstained as unlike everything)
+    similarity: float = 1.0  # the cosine similarity to the best kind's nearest prototype
 
     @property
     def some_bonus_tile(self) -> bool:
@@ -118,19 +119,24 @@ class Identity:
 # than any reading of its print (mixed sets, the enrolled ones' bonus tiles: 87.9 % right
 # without the reader, 81.8 % with it at 0.9; bench/vision/README.md, bonus tiles).
 KEEP_FIRST_LOOK_ABOVE = 0.7
-# The bonus gate (Recogniser.bonus_look): every crop whose first look is a bonus tile, has
-# GATE_SHARE of its probability on the bonus tiles, or is less sure than GATE_BELOW is read by
-# the bonus-tile reader, and the two looks' evidence that it is some bonus tile is added as
+# The bonus gate (Recogniser.bonus_look, :func:`gated`): a crop whose first look abstained,
+# is less like its kind's prototypes than GATE_SIMILARITY, names a bonus tile less surely
+# than GATE_BELOW, or puts GATE_SHARE of its probability on the bonus tiles is read by the
+# bonus-tile reader, and the two looks' evidence that it is some bonus tile is added as
 # log-odds (the first look's bonus share weighted SHARE_WEIGHT, the reader's bonus
 # probability 1). At SIDE_MARGIN or more the crop is a bonus tile, at -SIDE_MARGIN or less it
 # is not, between the two it is abstained on: a flower read as a bamboo changes a score, an
-# abstention makes the table ask. Measured on mixed sets (bench/vision/README.md).
+# abstention makes the table ask. Chosen on mixed-set crops of seeds the benchmark does not
+# use (bench/vision/README.md, fourteenth round).
 GATE_BELOW = 0.9
 GATE_SHARE = 0.01
+GATE_SIMILARITY = 0.75
 SHARE_WEIGHT = 1.0
 SIDE_MARGIN = 3.0
-# On the bonus side, a bonus kind both looks put first is answered when each gives it this
-# much of its bonus probability, though neither alone is sure.
+# On the bonus side, the reader's name is taken when it is this sure and the number it reads
+# agrees; and a bonus kind both looks put first is answered when each gives it AGREE of its
+# bonus probability, though neither alone is sure.
+READ_SURE = DEFAULT_SURE
 AGREE = 0.5
 
 
@@ -205,7 +211,17 @@ class Recogniser:
             similar = float(score[k]) >= self.min_similarity
             sure = conf >= self.threshold and similar
             label = kinds[k] if sure else None
-            out.append(Identity(label, conf, kinds[k], float(share), *side, similar=similar))
+            out.append(
+                Identity(
+                    label,
+                    conf,
+                    kinds[k],
+                    float(share),
+                    *side,
+                    similar=similar,
+                    similarity=float(score[k]),
+                )
+            )
         return out
 
     def identify(self, crops: Sequence[Image], helper: Executor | None = None) -> list[Identity]:
@@ -465,11 +481,13 @@ class _Banks:
 
 
 def gated(first: Identity) -> bool:
-    """Whether the bonus gate reads a crop: its first look abstained, named a bonus tile
-    less surely than ``GATE_BELOW``, or named another kind with at least ``GATE_SHARE`` of its
-    probability on the bonus tiles. (A table's own enrolled set puts next to nothing on the
-    bonus tiles for its other kinds: the gate reads about one crop a frame of it.)"""
-    if first.label is None:
+    """Whether the bonus gate reads a crop: its first look abstained, found it less like its
+    best kind's nearest prototype than ``GATE_SIMILARITY`` (a tile of a set never enrolled,
+    however sure the softmax), named a bonus tile less surely than ``GATE_BELOW``, or named
+    another kind with at least ``GATE_SHARE`` of its probability on the bonus tiles. (A
+    table's own enrolled set puts next to nothing on the bonus tiles for its other kinds:
+    the gate reads about one crop a frame of it.)"""
+    if first.label is None or first.similarity < GATE_SIMILARITY:
         return True
     if first.best in BONUS_KINDS:
         return first.confidence < GATE_BELOW
@@ -497,7 +515,7 @@ def _bonus_side(first: Identity, reading: BonusReading) -> Identity:
     named = first.label in BONUS_KINDS
     if named and first.confidence >= KEEP_FIRST_LOOK_ABOVE:
         return first
-    read = reading.label(DEFAULT_SURE)
+    read = reading.label(READ_SURE)
     if read is not None:
         return replace(first, label=read, confidence=reading.confidence, best=read)
     if named:
