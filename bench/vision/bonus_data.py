@@ -89,7 +89,8 @@ def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
         "fonts": font_faces(fonts_count, TRAINING_FONTS, seed),
         "sets_bonus": art_bonus,
         "drawn_bonus": drawn_bonus,
-        "other": art_other + drawn_other,
+        "sets_other": art_other,
+        "other": drawn_other,
     }
 
 
