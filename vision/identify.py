@@ -133,8 +133,8 @@ GATE_SHARE = 0.01
 GATE_SIMILARITY = 0.75
 SHARE_WEIGHT = 1.0
 SIDE_MARGIN = 3.0
-# On the bonus side, the reader's name is taken when it is this sure and the number it reads
-# agrees; and a bonus kind both looks put first is answered when each gives it AGREE of its
+# On the bonus side, the reader's name is taken when it holds this much of the reader's bonus
+# probability and the number it reads agrees; and a bonus kind both looks put first is answered when each gives it AGREE of its
 # bonus probability, though neither alone is sure.
 READ_SURE = DEFAULT_SURE
 AGREE = 0.5
@@ -515,9 +515,9 @@ def _bonus_side(first: Identity, reading: BonusReading) -> Identity:
     named = first.label in BONUS_KINDS
     if named and first.confidence >= KEEP_FIRST_LOOK_ABOVE:
         return first
-    read = reading.label(READ_SURE)
-    if read is not None:
-        return replace(first, label=read, confidence=reading.confidence, best=read)
+    read = reading.best_bonus
+    if reading.best_bonus_share >= READ_SURE and reading.number == int(read[1]):
+        return replace(first, label=read, confidence=reading.best_bonus_share, best=read)
     if named:
         return first
     agreed = first.best_bonus == reading.best_bonus and first.similar
