@@ -132,12 +132,16 @@ GATE_BELOW = 0.9
 GATE_SHARE = 0.01
 GATE_SIMILARITY = 0.75
 SHARE_WEIGHT = 1.0
-SIDE_MARGIN = 3.0
-# On the bonus side, the reader's name is taken when it holds this much of the reader's bonus
-# probability and the number it reads agrees; and a bonus kind both looks put first is answered when each gives it AGREE of its
-# bonus probability, though neither alone is sure.
+SIDE_MARGIN = 2.0
+# On the bonus side, the reader's name is taken when it holds READ_SURE of the reader's bonus
+# probability and the number it reads agrees; and a bonus kind both looks put first is
+# answered when each gives it AGREE of its bonus probability, though neither alone is sure.
 READ_SURE = DEFAULT_SURE
 AGREE = 0.5
+# A crop less like its kind's prototypes than UNLIKE_BELOW is abstained on when the reader
+# gives the other side more than DOUBT, however the evidence adds up.
+UNLIKE_BELOW = 0.82
+DOUBT = 0.1
 
 
 @dataclass
@@ -499,11 +503,15 @@ def gate(first: Identity, reading: BonusReading, threshold: float = DEFAULT_THRE
     side from both looks' evidence, then that side's answer (:func:`_bonus_side`,
     :func:`_other_side`); between the sides, an abstention."""
     evidence = bonus_evidence(first, reading)
-    if evidence >= SIDE_MARGIN:
+    if abs(evidence) < SIDE_MARGIN:
+        return first.abstained()
+    # A crop unlike what the first look named it: the reader's doubt alone is enough.
+    doubt = reading.bonus_probability if evidence < 0 else 1.0 - reading.bonus_probability
+    if first.similarity < UNLIKE_BELOW and doubt > DOUBT:
+        return first.abstained()
+    if evidence > 0:
         return _bonus_side(first, reading)
-    if evidence <= -SIDE_MARGIN:
-        return _other_side(first, threshold)
-    return first.abstained()
+    return _other_side(first, threshold)
 
 
 def _bonus_side(first: Identity, reading: BonusReading) -> Identity:

@@ -4,6 +4,7 @@ art it never saw in training, and never a bonus tile for any other tile or the r
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from vision.identify import (
     DEFAULT_MODEL_DIR,
     GATE_SHARE,
     SIDE_MARGIN,
+    UNLIKE_BELOW,
     Identity,
     Recogniser,
     bonus_evidence,
@@ -102,6 +104,16 @@ def test_a_bonus_reading_the_gate_calls_no_bonus_tile_becomes_its_best_other_kin
 def test_when_the_two_looks_disagree_the_gate_abstains() -> None:
     assert gate(_first("F2", 0.6, "F2", 0.6), _reading(0.2, "not-bonus", 0.8)).label is None
     assert gate(_first("9D", 0.8, "9D", 0.05), _reading(0.8, "F2", 0.7)).label is None
+
+
+def test_a_crop_unlike_its_prototypes_is_abstained_on_when_the_reader_doubts() -> None:
+    """Named 9D with next to nothing on the bonus tiles, but far from every 9D enrolled (a
+    set never enrolled): a reader giving the bonus tiles a third is enough to ask."""
+    far = replace(_first("9D", 0.95, "9D", 0.001), similarity=UNLIKE_BELOW - 0.05)
+    near = replace(far, similarity=0.95)
+    doubting = _reading(0.3, "not-bonus", 0.7)
+    assert gate(far, doubting).label is None
+    assert gate(near, doubting).label == "9D"
 
 
 @settings(max_examples=400, derandomize=True, deadline=None)
