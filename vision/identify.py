@@ -139,7 +139,8 @@ SIDE_MARGIN = 2.0
 READ_SURE = DEFAULT_SURE
 AGREE = 0.5
 # A crop less like its kind's prototypes than UNLIKE_BELOW is abstained on when the reader
-# gives the other side more than DOUBT, however the evidence adds up.
+# gives the other side more than DOUBT, however the evidence adds up (unless the reader reads
+# the bonus tile the first look put first).
 UNLIKE_BELOW = 0.82
 DOUBT = 0.1
 
@@ -505,9 +506,11 @@ def gate(first: Identity, reading: BonusReading, threshold: float = DEFAULT_THRE
     evidence = bonus_evidence(first, reading)
     if abs(evidence) < SIDE_MARGIN:
         return first.abstained()
-    # A crop unlike what the first look named it: the reader's doubt alone is enough.
+    # A crop unlike what the first look named it: the reader's doubt alone is enough, unless
+    # it reads the very bonus tile the first look put first.
     doubt = reading.bonus_probability if evidence < 0 else 1.0 - reading.bonus_probability
-    if first.similarity < UNLIKE_BELOW and doubt > DOUBT:
+    confirmed = evidence > 0 and reading.best_bonus == first.best_bonus
+    if first.similarity < UNLIKE_BELOW and doubt > DOUBT and not confirmed:
         return first.abstained()
     if evidence > 0:
         return _bonus_side(first, reading)
