@@ -22,20 +22,20 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from controller.families import world_for
 from controller.inputs import Press
 from controller.lights import LightLog
 from controller.published import hand_in_play
 from controller.store import EventStore
 from controller.table import Table, TableSettings
 from controller.web.feed import Feed
-from controller.world import Claims, SimulatedHand
-from engine.rules import get_ruleset
+from controller.world import Claims
 from engine.seats import Seat
 
 
 def played(path: Path, steps: int) -> Table:
     table = Table(TableSettings("bench", courtesy_pause_ms=100), EventStore(path), LightLog())
-    world = SimulatedHand(get_ruleset("code1924/mixed"), random.Random(7), Seat.E, 1)
+    world = world_for("code1924/mixed", random.Random(7), prevailing=Seat.E, hand=1)
     now = 1_000_000
     every = list(world.steps())
     for step in every[:min(steps, len(every) - 6)]:  # the hand still in play at the end

@@ -43,7 +43,7 @@ from controller.mqtt import BrokerSettings, Topics
 from controller.scoresheet import Scorer, engine_scorer
 from controller.service import Service, ServiceOptions
 from controller.table import Outcome
-from controller.world import Claims, SimulatedFamily
+from controller.world import Claims, Simulation
 
 SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
 # What a camera above the table sees (the rest comes straight from the game: draws, the deal,
@@ -303,7 +303,7 @@ class _Table:
     board: Any
     cfg: TableConfig
     camera: Any
-    family: SimulatedFamily
+    family: Simulation
     progress: Progress
 
 

@@ -1,11 +1,16 @@
 """The simulated table's real world: a full-information hand played by the engine's bots.
 
-``mjtable simulate`` needs players and a camera. Here the engine plays a whole hand in full
-mode with its bots, step by step, and each step is turned into what the table would show:
-an :class:`Observation` (the camera's view: dice, deal, draws, flowers, discards, sets laid,
-the hand shown at Mah-jongg) or button :class:`Press`es (the bots' claims on a discard). The
-service never sees this world's state; it mirrors the game from those inputs alone, so
-comparing the two at the end of a hand checks the whole chain.
+``mjtable simulate`` needs players and a camera. Here the engine's bots play a whole hand in
+full mode (``engine.family.players_for``), step by step, and each command is turned into what
+the table would show: an :class:`Observation` (the camera's view: dice, the deal, draws,
+flowers, discards, sets laid, passes, the hand shown at Mah-jongg) or button presses (the
+bots' calls on a discard, gathered into one :class:`Claims` per call window). The service
+never sees this world's state; it mirrors the game from those inputs alone, so comparing the
+two at the end of a hand checks the whole chain.
+
+The world knows no family: it plays through the engine's family interface, and each family
+gives only what is its own (:class:`FamilyWorld`, in ``controller/families/``): what the table
+shows of a command, the table's mirror of a hand, and what the hand settles.
 """
 
 from __future__ import annotations
@@ -15,235 +20,137 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from controller.inputs import Observation, ObservationKind
+from controller.inputs import Observation, Press
 from controller.live_table import LiveTable
-from controller.scoresheet import net_of
-from controller.store import EventStore
-from controller.table import ENVELOPE, TABLE_EVENTS, Table
-from engine import commands as cm
-from engine import events as ev
-from engine.bots import GreedyBot, SeatView
-from engine.game import HandState, apply, new_hand, public_view, rebuild
-from engine.rules import Ruleset, get_ruleset
-from engine.seats import SEATS, Seat
-from engine.tiles import tile_name
-from engine.wall import breaker, throw_dice
-
-MAX_STEPS = 2000
+from engine.commands import Command
+from engine.errors import RuleViolation
+from engine.events import Event
+from engine.family import RuleFamily, players_for
+from engine.seats import Seat
 
 
 @dataclass(frozen=True)
 class Claims:
     """The seats that call on the discard just shown, in the order they press."""
 
-    presses: tuple[tuple[str, str], ...]  # (seat, kind)
+    presses: tuple[tuple[str, str], ...]  # (seat, button)
 
 
 Step = Observation | Claims
 
 
-def _obs(
-    kind: ObservationKind, seat: Seat | None, tiles: Sequence[int] = (), **kw: object
-) -> Observation:
-    return Observation(
-        kind,
-        None if seat is None else seat.name,
-        tuple(tile_name(t) for t in tiles),
-        source="simulated",
-        **kw,  # type: ignore[arg-type]
-    )
+@dataclass(frozen=True)
+class Settlement:
+    """What a hand settles by the game's own hands: each seat's net, or None where the
+    table's scorer answers with an error instead (the sheet then holds none either)."""
+
+    net: dict[str, int] | None
 
 
-class SimulatedHand:
-    """One hand of the world. Iterate :meth:`steps` to play it."""
+class FamilyWorld(Protocol):
+    """What is a rule family's own in the simulated world (``controller/families/``)."""
 
-    def __init__(
-        self,
-        ruleset: Ruleset,
-        rng: random.Random,
-        prevailing: Seat | None,
-        hand: int,
-        bots: Sequence[GreedyBot] | None = None,
-    ) -> None:
-        self.rng = rng
-        self.state, _ = new_hand(ruleset, "full", rng=rng, prevailing=prevailing, hand=hand)
-        self.bots = list(bots) if bots else [GreedyBot(random.Random(rng.random())) for _ in SEATS]
-        self.views = [SeatView(self.state, s) for s in SEATS]
+    def shown(self, before: Any, command: Command, after: Any,
+              events: Sequence[Event]) -> Sequence[Observation | Press]:
+        """What the table shows of ``command``, just applied to the hand ``before`` (the
+        same object as ``after`` where the family's engine moves its hand on in place)
+        giving ``after`` and ``events``: what the camera sees, or a call button pressed."""
+        ...
 
-    def _do(self, command: cm.Command) -> list[ev.Event]:
-        _, events = apply(self.state, command)
-        return events
+    def mirror(self, table: LiveTable, hand: int) -> Any:
+        """The table's mirror of hand ``hand``, as its store holds it."""
+        ...
 
-    def _shown(self, command: cm.Command, events: list[ev.Event]) -> Observation | None:
-        """What the camera sees of a command the world just applied."""
-        if isinstance(command, cm.Throw):
-            return _obs(ObservationKind.DICE, command.seat, dice=tuple(command.dice))
-        if isinstance(command, cm.Deal):
-            return _obs(ObservationKind.DEAL, None)
-        if isinstance(command, cm.Draw):
-            return _obs(ObservationKind.DRAW, command.seat)
-        if isinstance(command, cm.GroundFlower):
-            return _obs(ObservationKind.FLOWER, command.seat, (command.tile,))
-        if isinstance(command, cm.Discard):
-            return _obs(ObservationKind.DISCARD, command.seat, (command.tile,))
-        if isinstance(command, cm.Expose):
-            return _obs(ObservationKind.EXPOSURE, command.seat, command.tiles)
-        if isinstance(command, cm.DeclareKong):
-            return _obs(ObservationKind.CONCEALED_KONG, command.seat, (command.tile,))
-        if isinstance(command, cm.AddKong):
-            return _obs(ObservationKind.ADDED_KONG, command.seat, (command.tile,))
-        if isinstance(command, cm.DeclareMahjong):
-            for e in events:
-                if isinstance(e, ev.MahjongDeclared):
-                    return _obs(
-                        ObservationKind.HAND_SHOWN, e.seat, e.concealed,
-                        winning=tile_name(e.win_tile),
-                    )
-                if isinstance(e, ev.FalseMahjong):
-                    return _obs(
-                        ObservationKind.HAND_SHOWN, e.seat, e.concealed or (),
-                        winning="" if e.tile is None else tile_name(e.tile),
-                    )
-        return None
+    def settles(self, table: LiveTable, state: Any) -> Settlement | None:
+        """What the ended hand ``state`` settles, scored as the table scores (None: the
+        table keeps no score of it)."""
+        ...
+
+
+class HandWorld:
+    """One hand of the world, any family's. Iterate :meth:`steps` to play it; :attr:`state`
+    is the full hand as it stands (what the rendered camera lays out)."""
+
+    def __init__(self, family: RuleFamily[Any], part: FamilyWorld, rng: random.Random, *,
+                 hand: int = 1, prevailing: Seat | None = Seat.E) -> None:
+        self.family = family
+        self.part = part
+        self.players = players_for(family, rng, hand=hand, prevailing=prevailing)
+        self.state: Any = self.players.dealt
+        self._shown: list[Step] = []
+        self._presses: list[tuple[str, str]] = []
+
+    def send(self, command: Command, trial: bool = False) -> bool:
+        """Play a bot's command (``engine.family.HandInPlay``) and note what it shows."""
+        before = self.state
+        try:
+            self.state, events = self.family.apply(self.state, command)
+        except RuleViolation as exc:
+            if trial:
+                return False
+            raise RuntimeError(f"the world refused a bot's {command.to_json()}: {exc}") from exc
+        seen = self.part.shown(before, command, self.state, events)
+        if not seen:
+            self._close_calls()  # the next move of the game ends the window's presses
+        for step in seen:
+            if isinstance(step, Press):
+                self._presses.append((step.seat, step.button))
+            else:
+                self._close_calls()
+                self._shown.append(step)
+        return True
+
+    def _close_calls(self) -> None:
+        if self._presses:
+            self._shown.append(Claims(tuple(self._presses)))
+            self._presses = []
 
     def steps(self) -> Iterator[Step]:
         """Play the hand; yield what the table shows, step by step."""
-        state = self.state
-        first = throw_dice(self.rng)
-        throws = (
-            cm.Throw(seat=Seat.E, dice=first),
-            cm.Throw(seat=breaker(sum(first)), dice=throw_dice(self.rng)),
-        )
-        for throw in throws:  # Laws 15-16
-            self._do(throw)
-            yield _obs(ObservationKind.DICE, throw.seat, dice=tuple(throw.dice))
-        self._do(cm.Deal())
-        yield _obs(ObservationKind.DEAL, None)
-        # Law 22: beginning with East, each grounds flowers and replaces them.
-        for seat in SEATS:
-            while state.phase == "play":
-                command = self.bots[seat].act(self.views[seat])
-                if not isinstance(command, cm.GroundFlower | cm.Draw | cm.DeclareKong):
-                    break
-                shown = self._shown(command, self._do(command))
-                if shown is not None:
-                    yield shown
-        for _ in range(MAX_STEPS):
-            if state.phase == "ended":
-                return
-            if state.phase in ("claims", "rob"):
-                owner = (
-                    state.claimable[1]
-                    if state.phase == "claims" and state.claimable
-                    else (state.rob[1] if state.rob else state.turn)
-                )
-                presses: list[tuple[str, str]] = []
-                for k in range(1, 4):
-                    seat = SEATS[(owner + k) % 4]
-                    command = self.bots[seat].act(self.views[seat])
-                    if isinstance(command, cm.Claim):
-                        self._do(command)
-                        presses.append((seat.name, command.kind))
-                self._do(cm.CloseClaims())
-                if presses:
-                    yield Claims(tuple(presses))
-                continue
-            if state.phase == "award":
-                assert state.award is not None
-                seat = state.award[0]
-            else:
-                owing = [s for s in SEATS if state.seats[s].owed_loose]
-                seat = owing[0] if owing else state.turn
-            command = self.bots[seat].act(self.views[seat])
-            if command is None:
-                raise RuntimeError(f"{seat} has nothing to do in phase {state.phase}")
-            shown = self._shown(command, self._do(command))
-            if shown is not None:
-                yield shown
-            if state.result == "mahjong":
-                yield from self._losers_shown()
-        raise RuntimeError("the simulated hand did not end")
+        for _ in self.players.play(self):
+            self._close_calls()
+            yield from self._take()
+        yield from self._take()
 
-    def _losers_shown(self) -> Iterator[Observation]:
-        """After a Mah-jongg, each of the others in turn to the right exposes his hand
-        (Law 82), so that they settle among themselves."""
-        state = self.state
-        assert state.winner is not None
-        for seat in state.others_in_turn(state.winner):
-            yield _obs(ObservationKind.HAND_SHOWN, seat, state.concealed_tiles(seat))
+    def _take(self) -> list[Step]:
+        shown, self._shown = self._shown, []
+        return shown
 
-    def result(self) -> HandState:
+    def result(self) -> Any:
         return self.state
 
 
-class World(Protocol):
-    """One hand of the simulated world: what the table shows, step by step."""
+class Simulation:
+    """How ``mjtable simulate`` plays a table's family: the bots' world, and the checks of the
+    table's mirror and scoresheet against it (:func:`controller.families.simulation_for`)."""
 
-    @property
-    def state(self) -> Any: ...
+    def __init__(self, family: RuleFamily[Any], part: FamilyWorld) -> None:
+        self.family = family
+        self.part = part
 
-    def steps(self) -> Iterator[Step]: ...
+    def world(self, table: LiveTable, rng: random.Random) -> HandWorld:
+        prevailing = Seat[table.prevailing] if table.prevailing else None
+        return HandWorld(self.family, self.part, rng, hand=table.hand_no,
+                         prevailing=prevailing)
 
-
-class SimulatedFamily(Protocol):
-    """How one rule family's world is played and the table's mirror checked against it
-    (:func:`controller.families.simulation_for` picks it)."""
-
-    def world(self, table: LiveTable, rng: random.Random) -> World: ...
-
-    def views(self, table: LiveTable, world: Any,
+    def views(self, table: LiveTable, world: HandWorld,
               hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
         """The game's public view of ``hand`` and the table's mirror's, to be equal."""
-        ...
-
-    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
-        """Where the table's scoresheet entry for ``hand`` differs from the game's."""
-        ...
-
-
-def _mirror_of_hand(store: EventStore, hand: int) -> HandState:
-    events = [
-        ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
-        for r in store.events_of_hand(hand)
-        if r["type"] not in TABLE_EVENTS
-    ]
-    return rebuild(events)
-
-
-class ClassicalSimulation:
-    """The classical families' world (:class:`SimulatedHand`) and its checks."""
-
-    def __init__(self, ruleset: str) -> None:
-        self.ruleset = get_ruleset(ruleset)
-
-    def world(self, table: LiveTable, rng: random.Random) -> World:
-        prevailing = Seat[table.prevailing] if table.prevailing else None
-        return SimulatedHand(self.ruleset, rng, prevailing, table.hand_no)
-
-    def views(self, table: LiveTable, world: Any,
-              hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
-        a, b = public_view(world.result()), public_view(_mirror_of_hand(table.store, hand))
+        a = self.family.public_view(world.result())
+        b = self.family.public_view(self.part.mirror(table, hand))
         a.pop("mode")
         b.pop("mode")
         return a, b
 
-    def check_score(self, table: LiveTable, world: Any, hand: int) -> list[str]:
-        """The table's settlement of a won hand against the game's: every hand as the game
-        dealt it, scored as the table scores (nothing, if the table has no scorer)."""
-        assert isinstance(table, Table)
-        state = world.result()
-        shown = {
-            seat.name: [tile_name(t) for t in state.concealed_tiles(seat)]
-            for seat in state.others_in_turn(state.winner)
-        } if state.winner is not None else {}
-        result = table.score(state, shown)
-        if result is None:
+    def check_score(self, table: LiveTable, world: HandWorld, hand: int) -> list[str]:
+        """Where the table's scoresheet entry for ``hand`` differs from what the game's own
+        hands settle (nothing, if the table keeps no score of it)."""
+        truth = self.part.settles(table, world.result())
+        if truth is None:
             return []
-        truth = net_of(result)
         entry: dict[str, Any] = next(
-            (e for e in reversed(table.sheet) if e.get("hand") == hand), {}
-        )
-        if entry.get("net") != truth:
+            (e for e in reversed(table.sheet) if e.get("hand") == hand), {})
+        if entry.get("net") != truth.net:
             return [f"hand {hand}: the table settled {entry.get('net')}, the game's hands "
-                    f"settle {truth}"]
+                    f"settle {truth.net}"]
         return []

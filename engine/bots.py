@@ -13,16 +13,18 @@ chows when the two tiles are not doing better work.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 from engine import commands as cm
 from engine.game import can_win
 from engine.rules import Ruleset
-from engine.seats import Seat
+from engine.seats import SEATS, Seat
 from engine.simclock import SimClock
 from engine.state import HandState, Meld
 from engine.tiles import NUM_KINDS, WINDS, Tile
 from engine.turns import heads_in, may_wash
+from engine.wall import breaker, throw_dice
 
 
 class SeatView:
@@ -379,3 +381,81 @@ class GreedyBot:
         if singles:
             a, b = singles[0]
         return cm.Expose(seat=seat, tiles=tuple(sorted((a, b, tile))), time_us=view.now_us)
+
+
+# -- at a table: the bots play a whole hand (engine.family.players_for) -------------------------
+
+MAX_STEPS = 2000  # a hand has at most a few hundred steps; more means a loop
+
+
+class HandInPlay(Protocol):
+    """What the bots play against (``engine.family.HandInPlay``, on a classical hand)."""
+
+    @property
+    def state(self) -> HandState: ...
+
+    def send(self, command: cm.Command, trial: bool = False) -> bool: ...
+
+
+class ClassicalPlayers:
+    """Four greedy bots at one full-information hand of a classical ruleset, played as a
+    table plays it: the dice, the deal, the flowers grounded in turn, then whoever may act."""
+
+    def __init__(self, ruleset: Ruleset | str, rng: random.Random, *, hand: int = 1,
+                 prevailing: Seat | None = Seat.E) -> None:
+        from engine.game import new_hand
+
+        self.rng = rng
+        self.dealt, _ = new_hand(ruleset, "full", rng=rng, prevailing=prevailing, hand=hand)
+        self.bots = [GreedyBot(random.Random(rng.random())) for _ in SEATS]
+
+    def play(self, hand: HandInPlay) -> Iterator[None]:
+        state: HandState = hand.state  # the classical engine moves this very hand on
+        views = [SeatView(state, s) for s in SEATS]
+        first = throw_dice(self.rng)
+        throws = (cm.Throw(seat=Seat.E, dice=first),
+                  cm.Throw(seat=breaker(sum(first)), dice=throw_dice(self.rng)))
+        for throw in (*throws, cm.Deal()):  # Laws 15-16, then the deal
+            hand.send(throw)
+            yield
+        # Law 22: beginning with East, each grounds flowers and replaces them.
+        for seat in SEATS:
+            while state.phase == "play":
+                command = self.bots[seat].act(views[seat])
+                if not isinstance(command, cm.GroundFlower | cm.Draw | cm.DeclareKong):
+                    break
+                hand.send(command)
+                yield
+        for _ in range(MAX_STEPS):
+            if state.phase == "ended":
+                return
+            if state.phase in ("claims", "rob"):
+                self._calls(hand, state, views)
+            else:
+                seat = self._to_act(state)
+                command = self.bots[seat].act(views[seat])
+                if command is None:
+                    raise RuntimeError(f"{seat} has nothing to do in phase {state.phase}")
+                hand.send(command)
+            yield
+        raise RuntimeError("the simulated hand did not end")
+
+    def _calls(self, hand: HandInPlay, state: HandState, views: list[SeatView]) -> None:
+        """Each other seat in turn answers the discard (or the kong to rob); then the window
+        closes."""
+        owner = (state.claimable[1] if state.phase == "claims" and state.claimable
+                 else (state.rob[1] if state.rob else state.turn))
+        for k in range(1, 4):
+            seat = SEATS[(owner + k) % 4]
+            command = self.bots[seat].act(views[seat])
+            if isinstance(command, cm.Claim):
+                hand.send(command)
+        hand.send(cm.CloseClaims())
+
+    @staticmethod
+    def _to_act(state: HandState) -> Seat:
+        if state.phase == "award":
+            assert state.award is not None
+            return state.award[0]
+        owing = [s for s in SEATS if state.seats[s].owed_loose]
+        return owing[0] if owing else state.turn

@@ -22,7 +22,8 @@ ValueError: american is played from a card: pass the compiled card (config.cards
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -118,3 +119,51 @@ def family_for(ruleset: str, card: CompiledCard | None = None) -> RuleFamily[Any
         raise ValueError(f"{found.name} is played from a card: pass the compiled card "
                          "(config.cards.card_at)")
     return American(found.name, card)
+
+
+# -- Bots: each family's players, for a hand played with no table -----------------------------
+# `mjtable simulate`'s world plays a whole hand through these without knowing the family: it
+# deals with ``players_for`` and lets the players send their commands through ``HandInPlay``.
+
+
+class HandInPlay(Protocol):
+    """What a family's bots play against: the hand as it stands, and a way to send a command
+    (the hand moves on when it is accepted; a refused ``trial`` is no fault and answers False,
+    any other refusal raises)."""
+
+    @property
+    def state(self) -> Any: ...
+
+    def send(self, command: Command, trial: bool = False) -> bool: ...
+
+
+class Players(Protocol):
+    """A family's bots at one full-information hand, dealt when they sat down."""
+
+    @property
+    def dealt(self) -> Any:
+        """The hand as dealt (the full engine's, every tile known)."""
+        ...
+
+    def play(self, hand: HandInPlay) -> Iterator[None]:
+        """Play ``hand`` (begun from :attr:`dealt`) to its end through ``hand.send``, pausing
+        after each step a table shows at once (a discard, a call window's claims, a round of
+        Charleston passes); RuntimeError if it does not end."""
+        ...
+
+
+def players_for(family: RuleFamily[Any], rng: random.Random, *, hand: int = 1,
+                prevailing: Seat | None = Seat.E) -> Players:
+    """The family's bots, with a hand dealt from ``rng`` (then each bot seeded from it), as
+    hand ``hand`` of a game whose prevailing wind is ``prevailing`` (the American game has
+    none)."""
+    if isinstance(family, American):
+        from engine.american.bots import AmericanPlayers
+        from engine.american.family import options_for
+
+        return AmericanPlayers(family.card, options_for(family.ruleset, family.card), rng)
+    if isinstance(family, Classical):
+        from engine.bots import ClassicalPlayers
+
+        return ClassicalPlayers(family.ruleset, rng, hand=hand, prevailing=prevailing)
+    raise TypeError(f"no bots for {family!r}")

@@ -53,7 +53,7 @@ class EmbedAhead:
         self._recogniser = recogniser
         self._batch = batch
         self._waiting: list[Found] = []
-        self._runs: list[tuple[list[Found], list[Image], Future[Output]]] = []
+        self._runs: list[tuple[list[Found], list[Image], Output, Future[Output]]] = []
 
     def add(self, tiles: list[Found]) -> None:
         self._waiting += tiles
@@ -61,24 +61,36 @@ class EmbedAhead:
             tiles, self._waiting = self._waiting, []
             crops = tile_crops(self._frame, self._calibration, tiles)
             embedder = self._recogniser.embedder
+            blob = embedder.blob(crops)
             self._runs.append(
-                (tiles, crops, self._worker.submit(embedder.forward, embedder.blob(crops), True))
+                (tiles, crops, blob, self._worker.submit(embedder.forward, blob, True))
             )
 
     def identities(self, tiles: list[Found]) -> list[Identity]:
         """The identity of each of ``tiles`` (the finder's, in its order). Those not yet run
         (held back for a batch, or never handed over) are embedded on this thread while the
         other finishes its runs; then all are named at once (the prototypes' product is
-        cheaper once than batch by batch). A run's error is raised here."""
+        cheaper once than batch by batch). A run's error is raised here.
+
+        Runs the other thread has not begun are taken back, the last first, and run here
+        (the finder may hand over most of a table's tiles at its end: they are then shared
+        between the two threads, not left to the other)."""
         recogniser = self._recogniser
-        handed = {id(t) for batch, _, _ in self._runs for t in batch}
+        embedder = recogniser.embedder
+        runs, self._runs, self._waiting = self._runs, [], []
+        taken_back: dict[int, Output] = {}
+        for k in reversed(range(len(runs))):
+            if not runs[k][3].cancel():
+                break  # begun or done: so are the ones before it
+            taken_back[k] = embedder.forward(runs[k][2], True)
+        handed = {id(t) for batch, _, _, _ in runs for t in batch}
         rest = [t for t in tiles if id(t) not in handed]
         crops = tile_crops(self._frame, self._calibration, rest)
-        vectors = recogniser.embedder.embed(crops, shared=bool(self._runs))
+        vectors = embedder.embed(crops, shared=bool(runs))
         ready = dict(zip(map(id, rest), zip(crops, vectors, strict=True), strict=True))
-        runs, self._runs, self._waiting = self._runs, [], []
-        for batch, crops, run in runs:
-            vectors = recogniser.embedder.vectors(run.result())
+        for k, (batch, crops, _, run) in enumerate(runs):
+            output = taken_back[k] if k in taken_back else run.result()
+            vectors = embedder.vectors(output)
             ready.update(zip(map(id, batch), zip(crops, vectors, strict=True), strict=True))
         if not tiles:
             return []

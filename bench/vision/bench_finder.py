@@ -21,9 +21,16 @@ A tile counts as found when a found tile lies within 8 mm of it, and as *turned*
 found there has its long side across the true tile's (more than 45 degrees off): it is then
 cut out sideways, squashed, and misread. With ``--against REV`` the
 finder of that git revision (only the finder, ``vision/finder.py`` or the package
-``vision/finder/``, on the rest of this tree) finds the same frames, side by side, and the
-tables where its output is not exactly this tree's, to the last bit of every number, are
-counted (``differing_tables``; ``--same`` exits 1 when there is one).
+``vision/finder/``, on the rest of this tree) finds the same frames, side by side, and each
+table's two outputs are compared within a tolerance (``beyond_tolerance_tables``): the same
+things found, matched one to one kind by kind (tiles, dice, obstructions), each centre within
+``--tol-mm`` (0.5 mm) and each direction within ``--tol-deg`` (1 degree), an obstruction's
+sides within ``--tol-mm`` too, and the same flags (a tile's long side along the table's x or y
+axis: sideways in its seat or not). Whole-image arithmetic sums in another order than blob by
+blob and differs in the last bit, so the tables that differ at all are only counted beside it
+(``bitwise_differing_tables``). Each table beyond the tolerance is listed with the reason
+(``beyond_tolerance``). ``--same`` exits 1 when a table differs beyond the tolerance or any
+count (missed, false, turned, hands seen) differs.
 """
 
 from __future__ import annotations
@@ -114,6 +121,58 @@ def _exactly(found: list[Any]) -> list[str]:
     return [repr((f.kind, f.x, f.y, f.angle, f.w, f.h)) for f in found]
 
 
+def _folded(angle: float, period: float) -> float:
+    """How far apart two directions are, in degrees, for things that look the same turned by
+    ``period`` (180 for a tile or an obstruction, 90 for a die)."""
+    off = angle % period
+    return min(off, period - off)
+
+
+def _matched(ours: list[Any], theirs: list[Any], tol_mm: float) -> list[tuple[Any, Any]] | None:
+    """``ours`` and ``theirs`` (one kind) paired one to one, nearest centres first; None when
+    the counts differ or a pair lies ``tol_mm`` or more apart."""
+    if len(ours) != len(theirs):
+        return None
+    if not ours:
+        return []
+    a = np.array([[f.x, f.y] for f in ours])
+    b = np.array([[f.x, f.y] for f in theirs])
+    dist = np.linalg.norm(a[:, None] - b[None], axis=2)
+    pairs: list[tuple[Any, Any]] = []
+    free_a, free_b = np.ones(len(a), bool), np.ones(len(b), bool)
+    for flat in np.argsort(dist, axis=None, kind="stable"):
+        i, j = divmod(int(flat), len(b))
+        if free_a[i] and free_b[j]:
+            if dist[i, j] >= tol_mm:
+                return None
+            free_a[i] = free_b[j] = False
+            pairs.append((ours[i], theirs[j]))
+    return pairs
+
+
+def within_tolerance(
+    ours: list[Any], theirs: list[Any], tol_mm: float = 0.5, tol_deg: float = 1.0
+) -> str | None:
+    """Why two finders' outputs for one table differ beyond the tolerance, or None: per kind
+    the same count, matched one to one within ``tol_mm``, directions within ``tol_deg``, the
+    same flags (a tile along x or along y), an obstruction's sides within ``tol_mm``."""
+    for kind, period in (("tile", 180.0), ("die", 90.0), ("obstruction", 180.0)):
+        mine = [f for f in ours if f.kind == kind]
+        other = [f for f in theirs if f.kind == kind]
+        pairs = _matched(mine, other, tol_mm)
+        if pairs is None:
+            return f"{kind}s: {len(mine)} against {len(other)}, or not matched within {tol_mm} mm"
+        for a, b in pairs:
+            where = f"{kind} at ({a.x:.1f}, {a.y:.1f})"
+            if _folded(a.angle - b.angle, period) >= tol_deg:
+                return f"{where}: turned {a.angle:.2f} against {b.angle:.2f} degrees"
+            if kind == "tile" and (_folded(a.angle, 180) < 45) != (_folded(b.angle, 180) < 45):
+                return f"{where}: along another axis ({a.angle:.2f} against {b.angle:.2f})"
+            if max(abs(a.w - b.w), abs(a.h - b.h)) >= tol_mm:
+                return f"{where}: {a.w:.1f} x {a.h:.1f} against {b.w:.1f} x {b.h:.1f} mm"
+    return None
+
+
 def _missed(table: Rendered, found: list[Any]) -> tuple[int, int, int]:
     """Tiles of the table no found tile lies within 8 mm of; found tiles near no tile; tiles
     found with their long side across the true one's."""
@@ -166,9 +225,44 @@ def random_table(art: str, seed: int, **layout_options: Any) -> Rendered:
     return render(layout, style, rng, geometry)
 
 
-def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[str, Any]:
+def _compared(ours: list[Any], theirs: list[Any], args: argparse.Namespace) -> dict[str, Any]:
+    """Whether another finder's output for a table differs from ours at all (to the last
+    bit), and why it differs beyond the tolerance (None: it does not)."""
+    return {
+        "bitwise_differing_tables": _exactly(theirs) != _exactly(ours),
+        "beyond_tolerance_tables": within_tolerance(ours, theirs, args.tol_mm, args.tol_deg),
+    }
+
+
+def _complete_arts(only: list[str] | None) -> list[str]:
+    """The art sets that draw every kind (``only``: of these)."""
     complete = [a for a in ART_SETS if all(lab in load_set(a) for lab in LABELS)]
-    complete = [a for a in complete if not args.arts or a in args.arts]
+    return [a for a in complete if not only or a in only]
+
+
+def scenes_of(art: str, args: argparse.Namespace) -> list[tuple[str, Rendered]]:
+    """Every table of parts 1 to 5 for one art set, each with its part's name."""
+    scenes = [("frames", t) for t in frames(args.frames, art, args.seed)]
+    scenes += [
+        ("late", late_table(art, per_seat, seed))
+        for seed, per_seat in ((1, 13), (2, 16), (3, 18), (4, 21), (5, 24))
+    ]
+    scenes += [
+        ("started", late_table(art, per_seat, seed))
+        for seed, per_seat in ((6, 7), (7, 8), (8, 9), (9, 10), (10, 11))
+    ]
+    scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
+    scenes += [("walls", random_table(art, 2000 + seed)) for seed in range(args.walls)]
+    scenes += [
+        ("shown", hand_laid_out(art, 3000 + seed, apart))
+        for seed in range(args.shown)
+        for apart in (0.0, 1.5)
+    ]
+    return scenes
+
+
+def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[str, Any]:
+    complete = _complete_arts(args.arts)
     keys = list(finders)
     out: dict[str, Any] = {"arts": complete, "per_art": {}, "totals": {}}
     totals: dict[str, dict[str, float]] = {k: {} for k in keys}
@@ -178,6 +272,8 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         totals[key][name] = totals[key].get(name, 0) + value
 
     looked = [0]
+    label = [""]  # the table being looked at, for the list of those beyond the tolerance
+    beyond: list[dict[str, str]] = []
     ratios: dict[str, list[float]] = {k: [] for k in keys[1:]}
 
     def look(table: Rendered) -> dict[str, list[Any]]:
@@ -198,28 +294,18 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
             ratios[key].append(took[key] / took[keys[0]])
         seen = {key: seen[key] for key in keys}
         for key in keys[1:]:
-            add(key, "differing_tables", int(_exactly(seen[key]) != _exactly(seen[keys[0]])))
+            compared = _compared(seen[keys[0]], seen[key], args)
+            for name, value in compared.items():
+                add(key, name, int(value is not None and value is not False))
+            if compared["beyond_tolerance_tables"] is not None:
+                beyond.append({"table": label[0], "why": str(compared["beyond_tolerance_tables"])})
         return seen
 
     for art in complete:
         row: dict[str, Any] = {k: {} for k in keys}
-        scenes = [("frames", t) for t in frames(args.frames, art, args.seed)]
-        scenes += [
-            ("late", late_table(art, per_seat, seed))
-            for seed, per_seat in ((1, 13), (2, 16), (3, 18), (4, 21), (5, 24))
-        ]
-        scenes += [
-            ("started", late_table(art, per_seat, seed))
-            for seed, per_seat in ((6, 7), (7, 8), (8, 9), (9, 10), (10, 11))
-        ]
-        scenes += [("blocks", block_table(art, seed)) for seed in range(args.blocks)]
-        scenes += [("walls", random_table(art, 2000 + seed)) for seed in range(args.walls)]
-        scenes += [
-            ("shown", hand_laid_out(art, 3000 + seed, apart))
-            for seed in range(args.shown)
-            for apart in (0.0, 1.5)
-        ]
-        for part, table in scenes:
+        scenes = scenes_of(art, args)
+        for n, (part, table) in enumerate(scenes):
+            label[0] = f"{art} {part} #{n}"
             for key, found in look(table).items():
                 missed, false, turned = _missed(table, found)
                 for name, value in (
@@ -239,6 +325,7 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         table = random_table(art, 1000 + n, hand=1.0)
         assert table.layout.hand is not None
         hx, hy = table.layout.hand
+        label[0] = f"{art} hand #{n}"
         for key, found in look(table).items():
             # Its rectangle must hold the fingers' middle (the forearm runs on to the edge).
             seen = any(
@@ -252,7 +339,18 @@ def measure(finders: dict[str, ModuleType], args: argparse.Namespace) -> dict[st
         if key in ratios:  # its time over this tree's, table by table
             totals[key]["median_time_ratio"] = round(float(np.median(ratios[key])), 3)
     out["totals"] = totals
+    out["beyond_tolerance"] = beyond
     return out
+
+
+def counts_differ(totals: dict[str, dict[str, float]], rev: str) -> list[str]:
+    """The counts (tiles missed, false, turned, tables all found, hands seen) where the
+    finder of ``rev`` and this tree's differ."""
+    ours, theirs = totals["now"], totals[rev]
+    skip = ("seconds_finding", "median_time_ratio")
+    names = [k for k in ours if not k.endswith("differing_tables") and k not in skip]
+    names = [k for k in names if not k.startswith("beyond_tolerance")]
+    return [k for k in names if ours[k] != theirs.get(k)]
 
 
 def main() -> int:
@@ -267,8 +365,12 @@ def main() -> int:
     parser.add_argument("--against", metavar="REV", help="also the finder of git revision REV")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument(
-        "--same", action="store_true", help="exit 1 when REV's finder differs on any table"
+        "--same",
+        action="store_true",
+        help="exit 1 when REV's finder differs beyond the tolerance on a table, or a count differs",
     )
+    parser.add_argument("--tol-mm", type=float, default=0.5, help="centres and sides (mm)")
+    parser.add_argument("--tol-deg", type=float, default=1.0, help="directions (degrees)")
     args = parser.parse_args()
     finders: dict[str, ModuleType] = {"now": finder}
     with tempfile.TemporaryDirectory() as workdir:
@@ -279,8 +381,17 @@ def main() -> int:
     print(json.dumps(report["totals"], indent=1))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
-    differing = report["totals"].get(args.against, {}).get("differing_tables", 0)
-    return 1 if args.same and differing else 0
+    if not args.against:
+        return 0
+    differing = report["totals"][args.against]["beyond_tolerance_tables"]
+    counts = counts_differ(report["totals"], args.against)
+    report["counts_differ"] = counts
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    for entry in report["beyond_tolerance"]:
+        print(f"beyond the tolerance: {entry['table']}: {entry['why']}")
+    print(f"{differing} tables beyond the tolerance; counts that differ: {counts or 'none'}")
+    return 1 if args.same and (differing or counts) else 0
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Each rule family's objects: the one package where the service's parts learn which family a
 ruleset belongs to (engine/rulesets.py), so that nothing else branches on it: the live table,
-and the world `mjtable simulate` plays it against.
+and each family's part of the world `mjtable simulate` plays it against (``*_world.py``).
 
 The classical families share one engine (``engine.game``) and one table
 (:class:`controller.table.Table`); the American game plays from its card
@@ -10,16 +10,21 @@ The classical families share one engine (``engine.game``) and one table
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from controller.lights import LightLog
 from controller.live_table import LiveTable, TableSettings
 from controller.scoresheet import Scorer
 from controller.store import EventStore
 from engine.rulesets import entry
+from engine.seats import Seat
 
 if TYPE_CHECKING:  # the simulation's worlds load only for `mjtable simulate`
-    from controller.world import SimulatedFamily
+    import random
+
+    from controller.world import FamilyWorld, HandWorld, Simulation
+    from engine.american.compiled import CompiledCard
+    from engine.family import RuleFamily
 
 
 def table_for(
@@ -40,14 +45,35 @@ def table_for(
     return Table(settings, store, lights, on_append, scorer=scorer)
 
 
-def simulation_for(table: LiveTable) -> SimulatedFamily:
+def simulation_for(table: LiveTable) -> Simulation:
     """How ``mjtable simulate`` plays ``table``'s family: the bots' world and the checks of the
     table's mirror against it."""
-    found = entry(table.settings.ruleset)
-    if found.family == "american":
-        from controller.american_world import AmericanSimulation
+    from controller.world import Simulation
 
-        return AmericanSimulation(table)
-    from controller.world import ClassicalSimulation
+    return Simulation(table.family, world_part_for(table.family))
 
-    return ClassicalSimulation(found.plays)
+
+def world_part_for(family: RuleFamily[Any]) -> FamilyWorld:
+    """What is ``family``'s own in the simulated world."""
+    if entry(family.ruleset).family == "american":
+        from controller.families.american_world import AmericanWorld
+
+        return AmericanWorld()
+    from controller.families.classical_world import ClassicalWorld
+
+    return ClassicalWorld()
+
+
+def world_for(ruleset: str, rng: random.Random, *, hand: int = 1,
+              prevailing: Seat | None = Seat.E, card: CompiledCard | None = None) -> HandWorld:
+    """One hand of the simulated world for ``ruleset`` with no table (``card``: the American
+    game's; the bundled one by default)."""
+    from controller.world import HandWorld
+    from engine.family import family_for
+
+    if card is None and entry(ruleset).family == "american":
+        from config.cards import default_card
+
+        card = default_card()
+    family = family_for(ruleset, card)
+    return HandWorld(family, world_part_for(family), rng, hand=hand, prevailing=prevailing)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -333,6 +333,30 @@ def shown_at_mahjong(state: AmericanHand, seat: Seat) -> tuple[Tile, ...]:
         shown.append(state.called_tile)
     return tuple(shown)
 
+
+
+MAX_ROUNDS = 2000  # a hand has at most a few hundred steps; more means a loop
+
+
+class AmericanPlayers:
+    """Four greedy bots at one full-information American hand (engine.family.players_for),
+    played one step of :func:`advance` at a time."""
+
+    def __init__(self, card: CompiledCard, options: AmericanOptions,
+                 rng: random.Random) -> None:
+        self.dealt, _ = new_hand(card, options, "full", rng)
+        self.bots = {s: GreedyBot(random.Random(rng.random())) for s in SEATS}
+        self.stats = PlayStats()
+
+    def play(self, hand: HandInPlay) -> Iterator[None]:
+        if self.bots[Seat.E].complete(hand.state, Seat.E):
+            hand.send(cm.DeclareMahJongg(Seat.E))  # a Heavenly Hand (CH-9)
+        for _ in range(MAX_ROUNDS):
+            if hand.state.result is not None:
+                return
+            advance(hand, self.bots, self.stats)
+            yield
+        raise RuntimeError("the simulated American hand did not end")
 
 @dataclass
 class _BotHand:

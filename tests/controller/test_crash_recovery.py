@@ -16,11 +16,11 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from controller.broker import LocalMosquitto
+from controller.families import world_for
 from controller.store import EventStore
 from controller.table import Table, TableSettings
-from controller.world import Claims, SimulatedHand
+from controller.world import Claims
 from engine.game import public_view
-from engine.rules import get_ruleset
 from engine.seats import Seat
 from firmware_bridge.emulator import EmulatedBoard
 from tests.waiting import wait_until
@@ -120,7 +120,7 @@ def _run_trials(
         service = service_process(config, store)
         service.start()
         rng = random.Random(seed)
-        world = SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), Seat.E, 1)
+        world = world_for("code1924/mixed", random.Random(seed), prevailing=Seat.E, hand=1)
         steps = list(world.steps())
         kill_at = set(rng.sample(range(5, len(steps) - 1), kills))
         checked = 0

@@ -183,11 +183,9 @@ def test_world_steps_show_no_concealed_faces() -> None:
     """The simulated camera counts passes and draws; it never names a face-down tile."""
     import random
 
-    from controller.american_world import AmericanHandWorld
-    from engine.american.family import options_for
+    from controller.families import world_for
 
-    card = default_card()
-    world = AmericanHandWorld(card, options_for("american", card), random.Random(1))
+    world = world_for("american", random.Random(1), card=default_card())
     steps = list(world.steps())
     for step in steps:
         if isinstance(step, Claims):

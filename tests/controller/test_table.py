@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from controller.families import world_for
 from controller.inputs import Observation, ObservationKind, Press
 from controller.lights import LightLog, Show
 from controller.store import EventStore
 from controller.table import HELD, SETTLED, Table, TableSettings
-from controller.world import Claims, SimulatedHand
+from controller.world import Claims
 from engine.game import public_view
-from engine.rules import get_ruleset
 from engine.seats import Seat
 
 PAUSE_US = 100_000
@@ -195,7 +195,7 @@ def test_roll_uses_the_injected_dice_and_applies_the_throw(tmp_path: Path) -> No
 
 def _play(table: Table, steps: int, seed: int) -> int:
     """Feed ``steps`` steps of a bots' hand to the table; the time reached."""
-    world = SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), Seat.E, 1)
+    world = world_for("code1924/mixed", random.Random(seed), prevailing=Seat.E, hand=1)
     now = 1_000_000
     for i, step in enumerate(world.steps()):
         if i >= steps:
@@ -259,8 +259,8 @@ def test_recovering_twice_counts_nothing_twice(tmp_path: Path) -> None:
 
 def _play_whole_hand(table: Table, seed: int) -> None:
     prevailing = Seat[table.prevailing] if table.prevailing else None
-    world = SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), prevailing,
-                          table.hand_no)
+    world = world_for("code1924/mixed", random.Random(seed), prevailing=prevailing,
+                      hand=table.hand_no)
     now = 1_000_000 + seed * 1_000_000_000
     hand = table.hand_no
     for step in world.steps():

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from controller.families import world_for
 from controller.store import EventStore
-from controller.world import Claims, SimulatedHand
-from engine.rules import get_ruleset
+from controller.world import Claims
 from engine.seats import Seat
 from firmware_bridge.emulator import EmulatedBoard
 from tests.faults.mqtt_probe import Probe
@@ -135,8 +135,8 @@ def play_with_kills(folder: Path, seed: int, kills: int,
     with running_table(folder, seed) as (broker, service, store):
         referee = Referee(broker)
         rng = random.Random(seed)
-        steps = list(SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), Seat.E,
-                                   1).steps())
+        steps = list(world_for("code1924/mixed", random.Random(seed), prevailing=Seat.E,
+                              hand=1).steps())
         # Not between a discard and the calls made on it: here the referee enters the calls
         # (cmd/claim, timed when they arrive), and a restart outlasts the courtesy pause.
         # Board presses in flight at a kill: tests/faults/test_kill_mid_window.py.

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from controller.broker import LocalMosquitto
+from controller.families import world_for
 from controller.inputs import Press
 from controller.scoresheet import engine_scorer
 from controller.store import EventStore
 from controller.table import Table, TableSettings
-from controller.world import Claims, SimulatedHand, Step
-from engine.rules import get_ruleset
+from controller.world import Claims, Step
 from engine.seats import Seat
 from firmware_bridge.emulator import EmulatedBoard
 from tests.faults.local_referee import LocalReferee
@@ -65,8 +65,8 @@ def a_won_hand(folder: Path) -> tuple[list[Step], int, dict[str, Any]]:
     """A bots' hand won at Mah-jongg, the index of the step whose input scores it, and the
     scoresheet entry of a table that never dies."""
     for seed in range(60):
-        steps = list(SimulatedHand(get_ruleset("code1924/mixed"), random.Random(seed), Seat.E,
-                                   1).steps())
+        steps = list(world_for("code1924/mixed", random.Random(seed), prevailing=Seat.E,
+                              hand=1).steps())
         store = EventStore(folder / f"scratch{seed}.sqlite3")
         table = Table(TableSettings("ref", courtesy_pause_ms=PAUSE_MS, publish=False), store,
                       scorer=engine_scorer)

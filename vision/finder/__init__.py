@@ -17,10 +17,12 @@ are simply not seen in that frame.
 The package, stage by stage: ``topdown`` (the table flattened), ``cloth`` (what lies on the
 cloth), ``blobs`` (its blobs), ``dice_blobs`` (one die or two), ``split`` (a blob's tiles:
 ``outline`` for its rows' direction, ``one_row`` and ``cutting`` to cut a row at its seams,
-``seams`` for where they are, ``deep_rows`` for rows one behind another), ``body`` (the set's
-body colour that tiles cut from deep rows must show), ``finding`` (every blob in turn) and
-``crops`` (each tile cut from the camera frame). ``found`` holds what is reported, ``sizes``
-what a tile and rows of tiles measure, ``stats`` fast medians and percentiles.
+``seams`` for where they are, ``deep_rows`` for rows one behind another), ``strips`` (every
+row of the frame cut out and profiled at once), ``body`` (the set's body colour that tiles cut
+from deep rows must show), ``finding`` (every blob looked at, every row cut at once, then each
+blob's tiles) and ``crops`` (each tile cut from the camera frame). ``found`` holds what is
+reported, ``sizes`` what a tile and rows of tiles measure, ``stats`` fast medians and
+percentiles.
 """
 
 from .body import set_body

@@ -40,43 +40,82 @@ def partition(
 
     ``depth_cover`` is the fraction of the row's depth covered in each column: an upright
     tile (``lengths[0]``) covers it all, a sideways one only ``shallow`` of it; pieces are
-    charged for covering otherwise.
+    charged for covering otherwise. (:func:`partition_many` with one run.)"""
+    covers = None if depth_cover is None else [depth_cover]
+    return partition_many([profile], lengths, tol, covers, shallow, gap)[0]
+
+
+def partition_many(
+    profiles: list[NDArray[np.float64]],
+    lengths: list[float],
+    tol: float,
+    depth_covers: list[NDArray[np.float64]] | None = None,
+    shallow: float = 1.0,
+    gap: float = 0.0,
+) -> list[Cutting | None]:
+    """:func:`partition` of each run (its ``profiles`` and ``depth_covers``), all runs at
+    once: padded to the longest, each run's best costs one row of an array.
 
     A piece is at least ``lo`` long, so the best cuts up to ``end`` depend only on cuts at
-    least ``lo`` earlier: a block of ``lo`` ends is solved at once, in numpy, and every
+    least ``lo`` earlier: a block of ``lo`` ends of every run is solved at once, and every
     term that does not depend on earlier cuts is computed for all ends beforehand (added in
     the same order as one end at a time would, so the sums round the same)."""
-    n = len(profile)
+    if not profiles:
+        return []
     key = (tuple(lengths), tol, shallow, gap)
     size, size_cost, size_length, target = _piece_sizes(*key)
     shift = int(size.max())
-    ends, starts, index = _ends_and_starts(n, *key)
-    seam = np.append(np.asarray(profile, np.float64)[: n - 1], 0.0)[:, None]  # cut at end
+    # Longest first: the runs still being solved at any end are always the first few.
+    order = sorted(range(len(profiles)), key=lambda r: -len(profiles[r]))
+    n = np.array([len(profiles[r]) for r in order])
+    longest = int(n[0])
+    ends, starts, index = _ends_and_starts(longest, *key)
+    seam = np.zeros((len(order), longest, 1))  # cut at each end; none at the run's end
+    for i, r in enumerate(order):
+        seam[i, : n[i] - 1, 0] = profiles[r][: n[i] - 1]
     charge = None
-    if depth_cover is not None:
-        csum = np.concatenate([[0.0], np.cumsum(depth_cover)])
-        covered = (csum[ends, None] - csum[np.maximum(starts, 0)]) / (ends[:, None] - starts)
-        charge = 3.0 * np.abs(covered - target[None, :])
+    if depth_covers is not None:
+        csum = np.zeros((len(order), longest + 1))
+        for i, r in enumerate(order):
+            np.cumsum(depth_covers[r], out=csum[i, 1 : n[i] + 1])
+            csum[i, n[i] + 1 :] = csum[i, n[i]]
+        covered = (csum[:, ends, None] - csum[:, np.maximum(starts, 0)]) / (ends[:, None] - starts)
+        charge = 3.0 * np.abs(covered - target)
     # Best cost of cutting [0, end), stored ``shift`` further on so that a negative start
     # reads infinity.
-    best = np.full(n + 1 + shift, np.inf)
-    best[shift] = 0.0
-    prev = np.zeros(n + 1, np.int64)
-    cut_as = np.zeros(n + 1, np.int64)
+    best = np.full((len(order), longest + 1 + shift), np.inf)
+    best[:, shift] = 0.0
+    prev = np.zeros((len(order), longest + 1), np.int64)
+    cut_as = np.zeros((len(order), longest + 1), np.int64)
     step = max(1, int(size.min()))
-    for e0 in range(0, n, step):
-        block = slice(e0, min(n, e0 + step))
-        cost = best[index[block]]
-        cost += seam[block]
+    width = len(size)
+    for e0 in range(0, longest, step):
+        m = int(np.count_nonzero(n > e0))  # the runs that reach this block
+        block = slice(e0, min(longest, e0 + step))
+        cost = best[:m, index[block]]
+        cost += seam[:m, block]
         cost += size_cost
         if charge is not None:
-            cost += charge[block]
-        k = cost.argmin(axis=1)
-        rows = np.arange(len(k))
-        best[e0 + 1 + shift : block.stop + 1 + shift] = cost[rows, k]
-        prev[e0 + 1 : block.stop + 1] = starts[block][rows, k]
-        cut_as[e0 + 1 : block.stop + 1] = size_length[k]
-    if best[n + shift] == np.inf:
+            cost += charge[:m, block]
+        k = cost.argmin(axis=2)
+        best[:m, e0 + 1 + shift : block.stop + 1 + shift] = np.take_along_axis(
+            cost, k[:, :, None], axis=2
+        )[:, :, 0]
+        flat = np.arange(k.shape[1])[None, :] * width + k
+        prev[:m, e0 + 1 : block.stop + 1] = starts[block].ravel()[flat]
+        cut_as[:m, e0 + 1 : block.stop + 1] = size_length[k]
+    out: list[Cutting | None] = [None] * len(order)
+    for i, r in enumerate(order):
+        out[r] = _pieces(prev[i], cut_as[i], int(n[i]), float(best[i, n[i] + shift]))
+    return out
+
+
+def _pieces(
+    prev: NDArray[np.int64], cut_as: NDArray[np.int64], n: int, cost: float
+) -> Cutting | None:
+    """The cutting of [0, n) whose best cut before each end is ``prev`` (None: there is no
+    cutting)."""
+    if cost == np.inf:
         return None
     pieces = []
     end = n
@@ -84,7 +123,7 @@ def partition(
         start = int(prev[end])
         pieces.append((start, end, int(cut_as[end])))
         end = start
-    return Cutting(pieces[::-1], float(best[n + shift]))
+    return Cutting(pieces[::-1], cost)
 
 
 PieceSizes = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]
@@ -174,7 +213,19 @@ def cut_run(
     tw: float,
     upright_row: bool,
 ) -> list[tuple[int, int, int]] | None:
-    """One run of a row's tiles cut at its seams (:func:`partition`).
+    """One run of a row's tiles cut at its seams (:func:`cut_runs` of one run)."""
+    return cut_runs([profile], lengths, [depth_cover], shallow, tw, upright_row)[0]
+
+
+def cut_runs(
+    profiles: list[NDArray[np.float64]],
+    lengths: list[float],
+    depth_covers: list[NDArray[np.float64]],
+    shallow: float,
+    tw: float,
+    upright_row: bool,
+) -> list[list[tuple[int, int, int]] | None]:
+    """Runs of rows' tiles cut at their seams (:func:`partition_many`, all at once).
 
     A cut is charged by how much less like a seam its line is than the run's median line:
     where seams hardly show (tiles touching, a hand laid out), every cut cost about the same,
@@ -182,16 +233,19 @@ def cut_run(
     and the faces' engravings are darker (dots, bamboo), the cuts followed the engravings
     instead, half a tile off: a long run of upright tiles is also cut on each even pitch its
     length allows, and kept so when that is cheaper, the pitch counted."""
-    n = len(profile)
     tol, gap = 3.5 * PX_PER_MM, _GAP_MM * PX_PER_MM
-    seams = profile - median(profile)
-    best = partition(seams, lengths, tol, depth_cover, shallow, gap)
-    if best is None or not upright_row or n < _EVEN_ROW_TILES * tw:
-        return None if best is None else best.pieces
-    # Tiles touching, or apart by up to the gap (and a pixel of measuring either way).
-    for count in range(int(np.ceil(n / (tw + gap + 1))), int(n / (tw - 1)) + 1):
-        prior = _EVEN_PITCH_CREDIT / (count - 1) * _off_pitch(n, count)
-        even = partition(seams + prior, lengths, tol, depth_cover, shallow, gap)
-        if even is not None and even.cost < best.cost:
-            best = even
-    return best.pieces
+    seams = [profile - median(profile) for profile in profiles]
+    cuts = partition_many(seams, lengths, tol, depth_covers, shallow, gap)
+    out: list[list[tuple[int, int, int]] | None] = []
+    for run, best, cover in zip(seams, cuts, depth_covers, strict=True):
+        n = len(run)
+        if best is not None and upright_row and n >= _EVEN_ROW_TILES * tw:
+            # Tiles touching, or apart by up to the gap (and a pixel of measuring either way).
+            counts = range(int(np.ceil(n / (tw + gap + 1))), int(n / (tw - 1)) + 1)
+            priors = [_EVEN_PITCH_CREDIT / (c - 1) * _off_pitch(n, c) for c in counts]
+            evens = [run + prior for prior in priors]
+            for even in partition_many(evens, lengths, tol, [cover] * len(evens), shallow, gap):
+                if even is not None and even.cost < best.cost:
+                    best = even
+        out.append(None if best is None else best.pieces)
+    return out

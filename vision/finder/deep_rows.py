@@ -13,7 +13,7 @@ from vision.calibration import Calibration
 from vision.image import Image
 
 from .found import PX_PER_MM, Found, Rect
-from .one_row import split_row
+from .one_row import split_rows
 from .outline import grid_rect
 from .seams import cut_strip, seam_lines, seam_profile
 from .sizes import MAX_ROWS, two_rows_mm
@@ -34,6 +34,23 @@ def cut_rows(
     taken as rows running ``along``, one behind another ``across``: as many rows as the depth
     holds (two at least), each cut from the next at the darkest line across the blob near
     where the seam is expected, then each row cut into its tiles."""
+    parts, slack = row_parts(outline, grey, mask, calibration, rect, across, depth, along, length)
+    return [f for row in split_rows(parts, grey, mask, calibration, slack) for f in row]
+
+
+def row_parts(
+    outline: NDArray[np.float32],
+    grey: Image,
+    mask: Image,
+    calibration: Calibration,
+    rect: Rect,
+    across: NDArray[np.float64],
+    depth: float,
+    along: NDArray[np.float64],
+    length: float,
+) -> tuple[list[Rect], float]:
+    """:func:`cut_rows`'s rows before they are cut into tiles: each row's rectangle, and the
+    slack (mm) a row of them may take beyond a tile's length."""
     g = calibration.geometry
     centre = np.array(rect[0], np.float64)
     depth_mm = depth / PX_PER_MM
@@ -74,7 +91,7 @@ def cut_rows(
     # two rows, a row of six discards cut from the first of the next measured 38-39 mm and
     # was taken for a hand over the table in 8 of 30 renders.)
     slack = 10.0 if rows == 2 else 12.0
-    found: list[Found] = []
+    parts: list[Rect] = []
     for a, b in itertools.pairwise(bounds):
         # A row shorter than the one beside it (the last discards) is where the blob fills
         # the row's band: the other row's edge, running on past it beside the cut, is not.
@@ -84,5 +101,5 @@ def cut_rows(
         filled = np.convolve(filled, np.ones(7), mode="same") > 0  # and its rim
         part = outline[(offset >= a) & (offset < b) & filled[line]]
         if len(part) >= 8:
-            found += split_row(grid_rect(part, rect[2]), grey, mask, calibration, slack)
-    return found
+            parts.append(grid_rect(part, rect[2]))
+    return parts, slack

@@ -20,8 +20,10 @@ from .cloth import Cloth, cloth_mask, cloth_of
 from .dice_blobs import dice_in
 from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
 from .markers import marker_boxes
+from .one_row import needs_cutting, split_rows
+from .outline import blob_rects
 from .sizes import fills, one_row_mm
-from .split import split_blob
+from .split import first_rows, split_blob
 from .topdown import rectify
 
 # What is told of each blob's tiles as soon as they are cut (see find).
@@ -107,10 +109,8 @@ def _find_in(
         mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
     grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
     die_area = g.die_mm**2 * PX_PER_MM**2
-    found: list[Found] = []
-    # Blobs cut into rows: a seat's discards late in a hand, or a hand over them.
-    deep: list[tuple[list[Found], Found]] = []
     covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
+    looked: list[_Look] = []
     for blob in blobs_of(mask, 0.5 * die_area):
         _, (bx, by, bw, bh), pixels = blob
         if core is not None:
@@ -119,7 +119,8 @@ def _find_in(
             if bx == 0 or by == 0 or bx + bw >= cols or by + bh >= rows:
                 return None
             covered[by : by + bh, bx : bx + bw] |= pixels > 0
-        _add_blob(blob, grey, mask, calibration, found, deep, on_tiles)
+        looked.append(_look(blob, grey, calibration))
+    found, deep = _blobs_found(looked, grey, mask, calibration, on_tiles)
     dx, dy = origin[0] / PX_PER_MM, origin[1] / PX_PER_MM
     if deep:
         found += rows_or_obstruction(top, faces_up(found, g, dx, dy), deep, body)
@@ -128,8 +129,89 @@ def _find_in(
     return found, covered
 
 
+def _blobs_found(
+    looked: list[_Look],
+    grey: Image,
+    mask: NDArray[np.uint8],
+    calibration: Calibration,
+    on_tiles: TilesFound | None,
+) -> tuple[list[Found], list[tuple[list[Found], Found]]]:
+    """What the blobs looked at are, in their order: the tiles, dice and obstructions found,
+    and the blobs cut into rows one behind another (a seat's discards late in a hand, or a
+    hand over them), judged once the plain rows are known."""
+    g = calibration.geometry
+    found: list[Found] = []
+    deep: list[tuple[list[Found], Found]] = []
+    # Every blob's rectangle turned the way its rows run, at once.
+    to_cut = [k for k, look in enumerate(looked) if look.to_cut]
+    rects = blob_rects([looked[k].points for k in to_cut], [looked[k].least for k in to_cut], g)
+    for k, rect in zip(to_cut, rects, strict=True):
+        looked[k] = replace(looked[k], rect=rect)
+    # Every blob's rows cut at once (their strips and profiles in whole arrays): a blob one
+    # row deep, or the rows of a deeper one as it is cut first.
+    firsts = [
+        first_rows(look.points, look.rect, grey, mask, calibration) if look.rect else ([], [])
+        for look in looked
+    ]
+    # Blobs that need no cutting (one tile, dice, an obstruction) first: their tiles go to the
+    # network (``on_tiles``) while the rows are being cut. Reported in the blobs' order.
+    cut_later = [
+        any(needs_cutting(r, slack, g) for r, slack in zip(*first, strict=True)) for first in firsts
+    ]
+    per_blob: list[tuple[list[Found], list[tuple[list[Found], Found]]]] = [([], []) for _ in looked]
+    for wave in (False, True):
+        now = [k for k, later in enumerate(cut_later) if later == wave]
+        rows_cut = split_rows(
+            [r for k in now for r in firsts[k][0]],
+            grey,
+            mask,
+            calibration,
+            [slack for k in now for slack in firsts[k][1]],
+        )
+        cuts = iter(rows_cut)
+        for k in now:
+            parts = firsts[k][0]
+            row = [f for _ in parts for f in next(cuts)] if parts else None
+            blob_found, blob_deep = per_blob[k]
+            _add_blob(looked[k], row, grey, mask, calibration, blob_found, blob_deep, on_tiles)
+    for blob_found, blob_deep in per_blob:
+        found += blob_found
+        deep += blob_deep
+    return found, deep
+
+
+@dataclass(frozen=True)
+class _Look:
+    """A blob's first look: its outline's points, pixel area and smallest-area rectangle;
+    the dice it is, if any; and, when it is to be cut into tiles, its rectangle turned the
+    way its rows run (:func:`blob_rects`, every blob's at once; None: dice, or too small
+    for a tile)."""
+
+    points: NDArray[np.float32]
+    area: int
+    least: Rect
+    dice: list[Found]
+    to_cut: bool
+    rect: Rect | None = None
+
+
+def _look(blob: Blob, grey: Image, calibration: Calibration) -> _Look:
+    outline, (bx, by, _, _), pixels = blob
+    g = calibration.geometry
+    tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
+    area = int(np.count_nonzero(pixels))
+    points = outline.reshape(-1, 2).astype(np.float32)
+    (cx, cy), (rw, rh), turn = cv2.minAreaRect(points)
+    least: Rect = ((cx, cy), (rw, rh), turn)  # the smallest-area rectangle, for its rows
+    if area < 0.5 * g.die_mm**2 * PX_PER_MM**2:
+        return _Look(points, area, least, [], False)
+    dice = dice_in(pixels, grey, bx, by, area, (rw, rh), g)
+    return _Look(points, area, least, dice, not dice and area >= 0.55 * tile_area)
+
+
 def _add_blob(
-    blob: Blob,
+    look: _Look,
+    row: list[Found] | None,
     grey: Image,
     mask: NDArray[np.uint8],
     calibration: Calibration,
@@ -138,33 +220,24 @@ def _add_blob(
     on_tiles: TilesFound | None,
 ) -> None:
     """What one blob is, added to ``found``: dice, tiles or an obstruction; or, cut into rows
-    one behind another, to ``deep``, judged once the plain rows are known."""
-    outline, (bx, by, _, _), pixels = blob
+    one behind another, to ``deep``, judged once the plain rows are known. ``row``: the
+    blob cut as one row, when it is one row deep."""
+    found += look.dice
+    if look.rect is None:
+        return
     g = calibration.geometry
-    tile_area = g.tile_w_mm * g.tile_h_mm * PX_PER_MM**2
-    area = int(np.count_nonzero(pixels))
-    if area < 0.5 * g.die_mm**2 * PX_PER_MM**2:
-        return
-    points = outline.reshape(-1, 2).astype(np.float32)
-    (cx, cy), (rw, rh), turn = cv2.minAreaRect(points)
-    least: Rect = ((cx, cy), (rw, rh), turn)  # the smallest-area rectangle, for its rows
-    dice = dice_in(pixels, grey, bx, by, area, (rw, rh), g)
-    if dice:
-        found += dice
-        return
-    if area < 0.55 * tile_area:
-        return
-    cut = split_blob(points, least, area, grey, mask, calibration)
+    cut = split_blob(look.points, look.least, look.area, grey, mask, calibration, look.rect, row)
     pieces = [f for f in cut if f.kind == "tile"]
     # Tiles fill their blob; a blob much larger than the tiles cut from it is something
     # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut
     # into rows, its tiles must also share the table's body colour (a hand cut into two
     # rows of tile-sized pieces fills them as well as tiles do).
-    filled = fills(area, len(pieces), g)
+    filled = fills(look.area, len(pieces), g)
+    rw, rh = look.least[1]
     if not filled:
-        found.append(_obstruction(least))
+        found.append(_obstruction(look.least))
     elif min(rw / PX_PER_MM, rh / PX_PER_MM) > one_row_mm(g):
-        deep.append((pieces, _obstruction(least)))  # judged once the plain rows are known
+        deep.append((pieces, _obstruction(look.least)))  # judged once the plain rows are known
     else:
         found += pieces
     if on_tiles is not None and pieces and filled:

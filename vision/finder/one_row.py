@@ -1,22 +1,21 @@
-"""One row of tiles cut into its tiles, upright or sideways as the cutting took them."""
+"""Rows of tiles cut into their tiles, upright or sideways as the cutting took them: every row
+of a frame at once (their strips and seam profiles in whole-array operations, vision/finder/
+strips.py), then each run of a row cut at its seams."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.calibration import Calibration
+from vision.geometry import TableGeometry
 from vision.image import Image
 
-from .cutting import cut_run
+from .cutting import cut_runs
 from .found import PX_PER_MM, Found, Rect, obstruction_at, rect_axes, tile_at
-from .seams import cut_strip, seam_profile
-
-
-def _runs(covered: NDArray[np.bool_]) -> list[tuple[int, int]]:
-    edges = np.diff(np.concatenate([[0], covered.astype(np.int8), [0]]))
-    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True))
-
+from .strips import Strips, cut_strips, runs_of, seam_profiles
 
 # Between tiles of one row, a seam's rim crosses a tile's whole depth; an engraving (a column
 # of dots, bamboo) may cross three quarters of it. Judged by the brightest twentieth of each
@@ -31,48 +30,141 @@ def split_row(
     rect: Rect, grey: Image, mask: Image, calibration: Calibration, slack_mm: float = 8.0
 ) -> list[Found]:
     """The tiles of one row; deeper than a tile's length and ``slack_mm``, not a row."""
-    g = calibration.geometry
+    return split_rows([rect], grey, mask, calibration, slack_mm)[0]
+
+
+def needs_cutting(rect: Rect, slack_mm: float, g: TableGeometry) -> bool:
+    """Whether :func:`split_rows` cuts this row at its seams (it is neither one tile nor too
+    deep or shallow for a row)."""
+    return _without_cutting(rect, slack_mm, g) is None
+
+
+def _without_cutting(rect: Rect, slack_mm: float, g: TableGeometry) -> list[Found] | None:
+    """A row's tiles when no cutting is needed: one tile, its long side either way (with its
+    share of the slack: the shadow of a deep blob's outer row lengthens a lone last discard
+    in it), or an obstruction when deeper than a tile's length and ``slack_mm`` or shallower
+    than a tile's width; None when the row must be cut."""
     tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
-    centre = np.array(rect[0], np.float64)
     along, across, length, depth = rect_axes(rect)
-    # One tile, its long side either way (with its share of the slack: the shadow of a deep
-    # blob's outer row lengthens a lone last discard in it).
+    centre = np.array(rect[0], np.float64)
     one = th + (slack_mm - 4) * PX_PER_MM
     if length < one and depth < one:
-        if length >= depth:
-            return [tile_at(centre, along, th, tw)]
-        return [tile_at(centre, across, th, tw)]
+        return [tile_at(centre, along if length >= depth else across, th, tw)]
     if depth > th + slack_mm * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
         return [obstruction_at(centre, depth, length, along)]
-    upright_row = abs(depth - th) < abs(depth - tw)
-    lengths = [tw, th] if upright_row else [th]
-    strip = cut_strip(grey, centre, along, across, length, depth)
-    cover2d = cut_strip(mask, centre, along, across, length, depth) > 127
-    cover = cover2d.mean(axis=0)
-    profile = seam_profile(strip, cover2d, _ALONG_ROW_BRIGHTER_PART) * np.clip(cover * 1.5, 0, 1)
-    # Per line across the row, how much of it is covered up to each column (a piece's share
-    # is a difference of two: each piece's mean, without a pass over its pixels).
-    covered_to = np.zeros((cover2d.shape[0], cover2d.shape[1] + 1), np.int64)
-    np.cumsum(cover2d, axis=1, out=covered_to[:, 1:])
-    out = []
-    for a0, b0 in _runs(cover > 0.3):
-        if b0 - a0 < tw - 6 * PX_PER_MM:
-            continue
-        pieces = cut_run(
-            profile[a0:b0], lengths, cover[a0:b0] * depth / th, tw / th, tw, upright_row
+    return None
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The rows being cut: per row its centre, unit vectors along and across it, its length
+    and depth (pixels), and whether its tiles stand upright in it."""
+
+    centre: NDArray[np.float64]
+    along: NDArray[np.float64]
+    across: NDArray[np.float64]
+    length: NDArray[np.float64]
+    depth: NDArray[np.float64]
+    upright: NDArray[np.bool_]
+
+
+def split_rows(
+    rects: list[Rect],
+    grey: Image,
+    mask: Image,
+    calibration: Calibration,
+    slack_mm: float | list[float] = 8.0,
+) -> list[list[Found]]:
+    """The tiles of each row (:func:`split_row` of each, ``slack_mm`` one for all or one
+    each), the rows' strips cut at once."""
+    g = calibration.geometry
+    tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
+    slacks = slack_mm if isinstance(slack_mm, list) else [slack_mm] * len(rects)
+    out: list[list[Found]] = [[] for _ in rects]
+    todo: list[int] = []
+    axes = [rect_axes(rect) for rect in rects]
+    for i, rect in enumerate(rects):
+        plain = _without_cutting(rect, slacks[i], g)
+        if plain is None:
+            todo.append(i)
+        else:
+            out[i] = plain
+    if todo:
+        depths = np.array([axes[i][3] for i in todo], np.float64)
+        rows = _Rows(
+            np.array([rects[i][0] for i in todo], np.float64),
+            np.array([axes[i][0] for i in todo]),
+            np.array([axes[i][1] for i in todo]),
+            np.array([axes[i][2] for i in todo], np.float64),
+            depths,
+            np.abs(depths - th) < np.abs(depths - tw),
         )
-        if pieces is None:
-            c = centre + along * ((a0 + b0) / 2 - length / 2)
-            out.append(obstruction_at(c, depth, b0 - a0, along))
-            continue
-        for a, b, cut_as in pieces:
-            a, b = a + a0, b + a0
-            # Where across the row this piece lies (a sideways tile is shallower than the row).
-            rows = np.flatnonzero((covered_to[:, b] - covered_to[:, a]) / (b - a) > 0.5)
-            lo, hi = (rows[0], rows[-1] + 1) if len(rows) else (0, strip.shape[0])
-            c = centre + along * ((a + b) / 2 - length / 2) + across * ((lo + hi) / 2 - depth / 2)
-            if upright_row and cut_as == 0:
-                out.append(tile_at(c, across, th, tw))  # upright: long side across the row
-            else:
-                out.append(tile_at(c, along, th, tw))  # sideways: long side along the row
+        for i, found in zip(todo, _cut(rows, grey, mask, tw, th), strict=True):
+            out[i] = found
     return out
+
+
+def _cut(rows: _Rows, grey: Image, mask: Image, tw: float, th: float) -> list[list[Found]]:
+    """Each row cut at its seams, run by run (a run: where the blob covers the row)."""
+    strips = cut_strips(grey, mask, rows.centre, rows.along, rows.across, rows.length, rows.depth)
+    cover = strips.line_cover()
+    profile = seam_profiles(strips, _ALONG_ROW_BRIGHTER_PART) * np.clip(cover * 1.5, 0, 1)
+    out: list[list[Found | None]] = [[] for _ in strips.start]
+    runs = [
+        (int(b0), int(e0))
+        for b0, e0 in zip(*runs_of(cover > 0.3, strips), strict=True)
+        if e0 - b0 >= tw - 6 * PX_PER_MM
+    ]
+    cuts: dict[int, list[tuple[int, int, int]] | None] = {}
+    for upright in (True, False):  # rows of upright tiles and rows of sideways ones apart
+        mine = [(b0, e0) for b0, e0 in runs if rows.upright[strips.owner[b0]] == upright]
+        depth = [rows.depth[strips.owner[b0]] for b0, _ in mine]
+        cut = cut_runs(
+            [profile[b0:e0] for b0, e0 in mine],
+            [tw, th] if upright else [th],
+            [cover[b0:e0] * d / th for (b0, e0), d in zip(mine, depth, strict=True)],
+            tw / th,
+            tw,
+            upright,
+        )
+        cuts.update(zip((b0 for b0, _ in mine), cut, strict=True))
+    pieces: list[tuple[int, int, int, int]] = []  # strip, first line, line after, cut as
+    for b0, e0 in runs:
+        s = int(strips.owner[b0])
+        pieces_of_run = cuts[b0]
+        if pieces_of_run is None:
+            a0 = b0 - int(strips.start[s])
+            c = rows.centre[s] + rows.along[s] * ((a0 + a0 + e0 - b0) / 2 - rows.length[s] / 2)
+            out[s].append(obstruction_at(c, float(rows.depth[s]), e0 - b0, rows.along[s]))
+            continue
+        for a, b, cut_as in pieces_of_run:
+            pieces.append((s, b0 + a, b0 + b, cut_as))
+            out[s].append(None)  # its tile, once every piece's place is known
+    tiles = iter(_tiles(pieces, rows, strips, tw, th))
+    return [[f if f is not None else next(tiles) for f in found] for found in out]
+
+
+def _tiles(
+    pieces: list[tuple[int, int, int, int]], rows: _Rows, strips: Strips, tw: float, th: float
+) -> list[Found]:
+    """Each piece (its strip, its lines in the whole arrays, the length it was cut as) as a
+    tile: across the row, where the blob covers more than half of the piece's lines (a
+    sideways tile is shallower than the row); upright, its long side across the row."""
+    if not pieces:
+        return []
+    s, a, b, cut_as = (np.array(column, np.int64) for column in zip(*pieces, strict=True))
+    covered_to = strips.covered_to()
+    share = (covered_to[b] - covered_to[a]) / (b - a)[:, None]
+    held = (share > 0.5) & strips.inside[a]
+    anywhere = held.any(axis=1)
+    lo = np.where(anywhere, held.argmax(axis=1), 0)
+    hi = np.where(anywhere, held.shape[1] - held[:, ::-1].argmax(axis=1), strips.depth[s])
+    start = strips.start[s]
+    mid_along = ((a - start) + (b - start)) / 2 - rows.length[s] / 2
+    mid_across = (lo + hi) / 2 - rows.depth[s] / 2
+    centre = (
+        rows.centre[s] + rows.along[s] * mid_along[:, None] + rows.across[s] * mid_across[:, None]
+    )
+    upright = rows.upright[s] & (cut_as == 0)
+    long_axis = np.where(upright[:, None], rows.across[s], rows.along[s])
+    return [tile_at(c, axis, th, tw) for c, axis in zip(centre, long_axis, strict=True)]

@@ -73,3 +73,52 @@ def grid_rect(points: NDArray[np.float32], degrees: float) -> Rect:
         (float(u1 - u0) + 1, float(v1 - v0) + 1),
         float(np.degrees(theta)),
     )
+
+
+def blob_rects(
+    outlines: list[NDArray[np.float32]], leasts: list[Rect], g: TableGeometry
+) -> list[Rect]:
+    """:func:`grid_rect` of each blob turned to :func:`row_direction`, every blob at once
+    (its outline's points, its smallest-area rectangle): the edges' directions summed per
+    blob, the points' extents along and across taken per blob, over all blobs' arrays."""
+    if not outlines:
+        return []
+    polys = [
+        cv2.approxPolyDP(p.reshape(-1, 1, 2), 1.5 * PX_PER_MM, True).reshape(-1, 2)
+        for p in outlines
+    ]
+    # In single precision, as the outline's points are (and the blob-by-blob sums were).
+    corners = np.concatenate(polys).astype(np.float32)
+    starts = np.cumsum([0] + [len(q) for q in polys[:-1]])
+    following = np.arange(1, len(corners) + 1)
+    following[np.append(starts[1:], len(corners)) - 1] = starts  # each outline wraps
+    seg = corners[following] - corners
+    weight = np.hypot(seg[:, 0], seg[:, 1])
+    theta4 = 4 * np.arctan2(seg[:, 1], seg[:, 0])
+    sin4 = np.add.reduceat(weight * np.sin(theta4), starts)
+    cos4 = np.add.reduceat(weight * np.cos(theta4), starts)
+    edges = np.degrees(np.arctan2(sin4, cos4)).astype(np.float64) / 4
+    sides = np.array([least[1] for least in leasts], np.float64)
+    least_deg = np.array([least[2] for least in leasts], np.float64)
+    off = (edges - least_deg) % 90
+    one_long_row = (sides.max(axis=1) >= 2 * g.tile_h_mm * PX_PER_MM) & (
+        sides.min(axis=1) <= one_row_mm(g) * PX_PER_MM
+    )
+    near = np.minimum(off, 90 - off) < _TRUE_WITHIN_DEG
+    degrees = np.where(one_long_row & near, least_deg, edges)
+    # Each blob's points along and across its rows.
+    points = np.concatenate(outlines).astype(np.float32)
+    first = np.cumsum([0] + [len(p) for p in outlines[:-1]])
+    owner = np.repeat(np.arange(len(outlines)), [len(p) for p in outlines])
+    theta = np.radians(degrees)
+    u = np.stack([np.cos(theta), np.sin(theta)], axis=1).astype(np.float32)
+    v = np.stack([-np.sin(theta), np.cos(theta)], axis=1).astype(np.float32)
+    pu = points[:, 0] * u[owner, 0] + points[:, 1] * u[owner, 1]
+    pv = points[:, 0] * v[owner, 0] + points[:, 1] * v[owner, 1]
+    u0, u1 = np.minimum.reduceat(pu, first), np.maximum.reduceat(pu, first)
+    v0, v1 = np.minimum.reduceat(pv, first), np.maximum.reduceat(pv, first)
+    centre = u * ((u0 + u1) / 2)[:, None] + v * ((v0 + v1) / 2)[:, None]
+    return [
+        ((float(c[0]), float(c[1])), (float(a) + 1, float(b) + 1), float(d))
+        for c, a, b, d in zip(centre, u1 - u0, v1 - v0, np.degrees(theta), strict=True)
+    ]

@@ -11,11 +11,41 @@ from vision.calibration import Calibration
 from vision.geometry import TableGeometry
 from vision.image import Image
 
-from .deep_rows import cut_rows
+from .deep_rows import cut_rows, row_parts
 from .found import PX_PER_MM, Found, Rect, obstruction_at, rect_axes
 from .one_row import split_row
 from .outline import every_pixel, grid_rect, row_direction
 from .sizes import MAX_ROWS, fills, one_row_mm
+
+
+def blob_rect(points: NDArray[np.float32], least: Rect, g: TableGeometry) -> Rect:
+    """The blob's rectangle turned the way its rows run (its outline ``points``, its
+    smallest-area rectangle ``least``)."""
+    return grid_rect(points, row_direction(points, least, g))
+
+
+def first_rows(
+    points: NDArray[np.float32], rect: Rect, grey: Image, mask: Image, calibration: Calibration
+) -> tuple[list[Rect], list[float]]:
+    """The rows a blob of this rectangle (:func:`blob_rect`) is cut into first, before
+    they are cut into tiles, and each one's slack (mm): itself when it is one row deep,
+    its rows running along it when it is deeper (:func:`row_parts`), none otherwise."""
+    g = calibration.geometry
+    along, across, length, depth = rect_axes(rect)
+    depth_mm = depth / PX_PER_MM
+    if depth_mm < g.tile_w_mm - 6 or depth_mm >= MAX_ROWS * (g.tile_h_mm + 16):
+        return [], []
+    if depth_mm <= one_row_mm(g):
+        return [rect], [8.0]
+    outline = every_pixel(points)
+    parts, slack = row_parts(outline, grey, mask, calibration, rect, across, depth, along, length)
+    return parts, [slack] * len(parts)
+
+
+def one_row_deep(rect: Rect, g: TableGeometry) -> bool:
+    """Whether a blob of this rectangle (:func:`blob_rect`) is cut as one row."""
+    depth_mm = rect_axes(rect)[3] / PX_PER_MM
+    return g.tile_w_mm - 6 <= depth_mm <= one_row_mm(g)
 
 
 def split_blob(
@@ -25,9 +55,14 @@ def split_blob(
     grey: Image,
     mask: Image,
     calibration: Calibration,
+    given: Rect | None = None,
+    row: list[Found] | None = None,
 ) -> list[Found]:
     """The tiles of a blob (its outline ``points``, its smallest-area rectangle ``least``):
-    one row cut at its seams, or rows one behind another cut apart first."""
+    one row cut at its seams, or rows one behind another cut apart first. ``given``: its
+    :func:`blob_rect`, and ``row`` that cut as one row, or as rows running along it
+    (:func:`first_rows`; :func:`split_rows` cuts every row of a frame at once), when it
+    was."""
     g = calibration.geometry
 
     def or_along_least(found: list[Found]) -> list[Found]:
@@ -60,7 +95,7 @@ def split_blob(
             return found
         return other if cutting_score(other, area, g) < score else found
 
-    rect = grid_rect(points, row_direction(points, least, g))
+    rect = blob_rect(points, least, g) if given is None else given
     centre = np.array(rect[0], np.float64)
     along, across, length, depth = rect_axes(rect)
     depth_mm = depth / PX_PER_MM
@@ -68,7 +103,7 @@ def split_blob(
     if depth_mm < g.tile_w_mm - 6 or depth_mm >= deepest_mm:
         return [obstruction_at(centre, depth, length, along)]
     if depth_mm <= one_row_mm(g):
-        return or_along_least(split_row(rect, grey, mask, calibration))
+        return or_along_least(row if row is not None else split_row(rect, grey, mask, calibration))
     # Rows one behind another. A blob about as deep as it is long may hold its rows either
     # way (a seat's late discards, four tiles wide and three deep, were cut into columns and
     # a seam between two of them missed): unless the first cutting explains it cleanly, it
@@ -76,7 +111,10 @@ def split_blob(
     # Every pixel of the outline, so that each row gets its own sides (a compressed outline
     # keeps only the ends of straight runs: a row between two corners got none of them).
     outline = every_pixel(points)
-    found = cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
+    if row is None:
+        found = cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
+    else:
+        found = row
     near_square = length < 1.35 * depth and length < deepest_mm * PX_PER_MM
     score = cutting_score(found, area, g)
     if near_square and score[:2] != (0, 0):

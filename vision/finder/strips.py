@@ -1,0 +1,187 @@
+"""Rows of tiles cut out of the top-down image all at once: every row's strip (its rotated
+rectangle turned so that the row runs along it) sampled in one ``cv2.remap`` of the grey image
+and one of the mask, laid side by side, and each strip's seam profile computed over all of
+them in a few whole-array operations.
+
+The strips are stored transposed: one array line per column of a strip (a line across its
+row), the strips one after another, each as deep as its row and padded to the deepest. Every
+per-column measure (how much of the line the blob covers, the brightness of its brighter
+part, the notches at the row's edges) is then one operation over the whole array, masked to
+each strip's own depth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.image import Image
+
+# The widest map one remap may take (OpenCV's limit on an image side, with room).
+_MAX_LINES = 30000
+
+
+@dataclass(frozen=True)
+class Strips:
+    """Rows cut out side by side. Strip ``s`` has ``depth[s]`` lines along its row and
+    ``length[s]`` lines across it, the latter from ``start[s]`` of the arrays; ``grey`` and
+    ``cover`` are (lines, deepest), valid where ``inside``."""
+
+    start: NDArray[np.int64]
+    length: NDArray[np.int64]
+    depth: NDArray[np.int64]
+    owner: NDArray[np.int64]  # per line, its strip
+    grey: NDArray[np.uint8]
+    cover: NDArray[np.bool_]
+    inside: NDArray[np.bool_]
+
+    def line_cover(self) -> NDArray[np.float64]:
+        """Per line, the share of it the blob covers (the strip's column mean)."""
+        return np.asarray(self.cover.sum(axis=1) / self.depth[self.owner], np.float64)
+
+    def covered_to(self) -> NDArray[np.int64]:
+        """Per line and depth, how many of the strip's lines before it are covered there
+        (with one line more at the end: the prefix sums over all strips; a piece's share
+        of a depth is a difference of two lines of one strip)."""
+        out = np.zeros((self.cover.shape[0] + 1, self.cover.shape[1]), np.int64)
+        np.cumsum(self.cover, axis=0, out=out[1:])
+        return out
+
+
+def cut_strips(
+    grey: Image,
+    mask: Image,
+    centre: NDArray[np.float64],
+    along: NDArray[np.float64],
+    across: NDArray[np.float64],
+    length: NDArray[np.float64],
+    depth: NDArray[np.float64],
+) -> Strips:
+    """Each rectangle (``centre``, unit vectors ``along`` and ``across`` it, (n, 2) each;
+    its ``length`` along and ``depth`` across) cut out of ``grey`` and ``mask`` (bilinear,
+    the border repeated) with ``along`` running down the lines, as ``cv2.warpAffine``
+    with the rectangle's own matrix cuts it."""
+    n_len = np.maximum(1, _rounded(length))
+    n_dep = np.maximum(1, _rounded(depth))
+    start = np.concatenate([[0], np.cumsum(n_len)[:-1]]).astype(np.int64)
+    total, deepest = int(n_len.sum()), int(n_dep.max())
+    owner = np.repeat(np.arange(len(n_len)), n_len)
+    x = (np.arange(total) - start[owner]).astype(np.float64)  # along the row
+    y = np.arange(deepest, dtype=np.float64)  # across it
+    origin = centre - along * (length / 2)[:, None] - across * (depth / 2)[:, None]
+    maps = [
+        (origin[owner, k] + along[owner, k] * x)[:, None] + across[owner, k][:, None] * y[None]
+        for k in (0, 1)
+    ]
+    map_x, map_y = (m.astype(np.float32) for m in maps)
+    grey_strips = _remap(grey, map_x, map_y)
+    cover = _remap(mask, map_x, map_y) > 127
+    inside = y[None, :] < n_dep[owner][:, None]
+    return Strips(start, n_len, n_dep, owner, grey_strips, cover & inside, inside)
+
+
+def _rounded(values: NDArray[np.floating[Any]]) -> NDArray[np.int64]:
+    """Python's ``round`` of each value (halves to even, as numpy's ``rint``)."""
+    return np.asarray(np.rint(values), np.int64)
+
+
+def _remap(image: Image, map_x: NDArray[np.float32], map_y: NDArray[np.float32]) -> Image:
+    parts = [
+        cv2.remap(
+            image,
+            map_x[i : i + _MAX_LINES],
+            map_y[i : i + _MAX_LINES],
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        for i in range(0, len(map_x), _MAX_LINES)
+    ]
+    return np.asarray(parts[0] if len(parts) == 1 else np.concatenate(parts), np.uint8)
+
+
+def seam_profiles(strips: Strips, brighter_part: float) -> NDArray[np.float64]:
+    """Per line of every strip, how unlike a seam it is (low at a seam or a gap), as
+    :func:`vision.finder.seams.seam_profile` gives it strip by strip: the brightness of the
+    line's brighter part within the middle three fifths of the row's depth, smoothed over
+    three lines and as a share of what only a tenth of the strip's lines exceed, times the
+    fuller of the two long edges' cover, smoothed alike."""
+    depth = strips.depth[strips.owner][:, None]
+    y = np.arange(strips.grey.shape[1])[None, :]
+    core_lo = _rounded(strips.depth * 0.2)
+    core_hi = np.maximum(_rounded(strips.depth * 0.8), core_lo + 1)
+    core = (y >= core_lo[strips.owner][:, None]) & (y < core_hi[strips.owner][:, None])
+    bright = _masked_percentile_of_lines(strips.grey, core, brighter_part)
+    prof = _smoothed(bright, strips)
+    top = np.maximum(1.0, _percentile_per_strip(prof, strips, 90.0))
+    prof = np.clip(prof / top[strips.owner], 0, 1)
+    band = np.maximum(2, _rounded(strips.depth * 0.15))[strips.owner][:, None]
+    near = strips.cover & (y < band)
+    far = strips.cover & (y >= depth - band)
+    edge = np.maximum(near.sum(axis=1), far.sum(axis=1)) / band[:, 0]
+    return np.asarray(prof * _smoothed(edge, strips))
+
+
+def _masked_percentile_of_lines(
+    values: NDArray[np.uint8], where: NDArray[np.bool_], q: float
+) -> NDArray[np.float64]:
+    """Per line, ``np.percentile`` (linear) of its values that ``where`` holds (every line
+    holds one at least). Sorted with the others below every value, the held ones are each
+    line's last."""
+    width = values.shape[1]
+    ordered = np.sort(np.where(where, values.astype(np.int16), -1), axis=1)
+    held = where.sum(axis=1)
+    index = (width - held) + q / 100 * (held - 1)
+    lo = np.floor(index).astype(np.int64)
+    hi = np.minimum(lo + 1, width - 1)
+    below = np.take_along_axis(ordered, lo[:, None], axis=1)[:, 0].astype(np.float64)
+    above = np.take_along_axis(ordered, hi[:, None], axis=1)[:, 0].astype(np.float64)
+    t = index - lo
+    return np.asarray(
+        np.where(t >= 0.5, above - (above - below) * (1 - t), below + (above - below) * t)
+    )
+
+
+def _smoothed(values: NDArray[np.float64], strips: Strips) -> NDArray[np.float64]:
+    """Each strip's values smoothed over three lines, nothing beyond its ends (as
+    ``np.convolve(values, np.ones(3) / 3, mode="same")`` strip by strip)."""
+    before = np.concatenate([[0.0], values[:-1]])
+    after = np.concatenate([values[1:], [0.0]])
+    before[strips.start] = 0.0
+    after[strips.start + strips.length - 1] = 0.0
+    return np.asarray((before + values + after) / 3)
+
+
+def _percentile_per_strip(
+    values: NDArray[np.float64], strips: Strips, q: float
+) -> NDArray[np.float64]:
+    """Per strip, ``np.percentile`` (linear) of its lines' values."""
+    order = np.lexsort((values, strips.owner))
+    ordered = values[order]
+    index = q / 100 * (strips.length - 1)
+    lo = np.floor(index).astype(np.int64)
+    hi = np.minimum(lo + 1, strips.length - 1)
+    below, above = ordered[strips.start + lo], ordered[strips.start + hi]
+    t = index - lo
+    return np.asarray(
+        np.where(t >= 0.5, above - (above - below) * (1 - t), below + (above - below) * t)
+    )
+
+
+def runs_of(
+    covered: NDArray[np.bool_], strips: Strips
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The runs of covered lines within each strip: their first lines and the lines after
+    their last (positions in the whole arrays; no run crosses from one strip to the next)."""
+    first = np.zeros(len(covered), bool)
+    first[strips.start] = True
+    last = np.zeros(len(covered), bool)
+    last[strips.start + strips.length - 1] = True
+    before = np.concatenate([[False], covered[:-1]]) & ~first
+    after = np.concatenate([covered[1:], [False]]) & ~last
+    begins = np.flatnonzero(covered & ~before)
+    ends = np.flatnonzero(covered & ~after) + 1
+    return begins, ends
