@@ -109,9 +109,10 @@ class Identity:
         """Named, or nearly, as one of the flowers and seasons."""
         return self.best in BONUS_KINDS or self.bonus_share >= 0.5
 
-    def abstained(self, best: str | None = None) -> Identity:
-        """The same look, abstaining (``best``: the likeliest kind to log instead)."""
-        return replace(self, label=None, best=best or self.best)
+    def abstained(self) -> Identity:
+        """The same look, abstaining (its best kind kept: the scan tells face-down and blank
+        tiles by it)."""
+        return replace(self, label=None)
 
 
 # A first look this sure of a bonus tile is kept when the gate puts the crop among the bonus
@@ -534,7 +535,7 @@ def _bonus_side(first: Identity, reading: BonusReading) -> Identity:
     agreed = first.best_bonus == reading.best_bonus and first.similar
     if agreed and min(first.bonus_confidence, reading.best_bonus_share) >= AGREE:
         return replace(first, label=reading.best_bonus, best=reading.best_bonus)
-    return first.abstained(first.best_bonus or reading.best_bonus)
+    return first.abstained()
 
 
 def _other_side(first: Identity, threshold: float) -> Identity:
@@ -546,7 +547,7 @@ def _other_side(first: Identity, threshold: float) -> Identity:
     other = first.best_other
     if first.label is not None and other is not None and first.other_confidence >= threshold:
         return replace(first, label=other, confidence=first.other_confidence, best=other)
-    return first.abstained(other)
+    return first.abstained()
 
 
 def bonus_evidence(first: Identity, reading: BonusReading) -> float:
