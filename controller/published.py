@@ -2,22 +2,21 @@
 from the store when the service starts (controller/web/feed.py), draws the hand in play as a
 page that never left drew it.
 
-Each family's table publishes its records as it logs them (``_record``); these functions
-(and the American table's own, for its records' shape) give the same messages from the log
-alone, in the same order. Only what is not in the log cannot come back: a call button's
+The table publishes its records as it logs them (``Table.record``); these functions give the
+same messages from the log alone, in the same order, each family's engine saying what of its
+records is public (``engine.family``). Only what is not in the log cannot come back: a call button's
 refusal is a message, not an event (docs/face.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from controller.mqtt import Topics
 from controller.penalties import PENALTY_HELD
 from controller.store import EventStore, dumps
-from engine import events as ev
-from engine.tiles import tile_name
+from engine.family import RuleFamily
 
 HELD = "ObservationHeld"
 ENVELOPE = ("seq", "hand", "ts")
@@ -43,22 +42,16 @@ def table_event_messages(record: Mapping[str, Any], topics: Topics) -> Published
     return out
 
 
-def classical_messages(record: Mapping[str, Any], topics: Topics,
-                       table_events: Iterable[str]) -> Published:
-    """A Chinese family's record (controller/table.py): an engine event's public form, and a
-    closed call window's decision on ``adjudications``."""
-    if record["type"] in table_events:
+def messages_of(record: Mapping[str, Any], topics: Topics, family: RuleFamily[Any]) -> Published:
+    """A logged record's messages: the engine's event's public form (its family says which
+    records are its engine's, and what of them is public), and a closed call window's
+    decision on ``adjudications``; the table's own events as :func:`table_event_messages`."""
+    kept = family.published_of(record)
+    if kept is None:
         return table_event_messages(record, topics)
-    env = {k: record[k] for k in ENVELOPE}
-    event = ev.event_from_json({k: v for k, v in record.items() if k not in ENVELOPE})
-    out = [(topics.events, dumps({**env, **event.public_json()}).encode())]
-    if isinstance(event, ev.ClaimsClosed):
+    out = [(topics.events, dumps(kept.public).encode())]
+    if kept.decision is not None:
         out.append((topics.adjudications, dumps({
-            "seq": env["seq"], "hand": env["hand"], "type": "decision",
-            "discard": tile_name(event.discard), "discarder": event.discarder.name,
-            "claims": list(event.claims),
-            "winner": None if event.winner is None else event.winner.name,
-            "kind": event.kind, "rule": event.rule,
-            "opened_us": event.opened_us, "closed_us": event.closed_us,
-        }).encode()))
+            "seq": record["seq"], "hand": record["hand"], "type": "decision",
+            **kept.decision}).encode()))
     return out

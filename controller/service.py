@@ -40,10 +40,10 @@ from controller.inbox import (
 )
 from controller.inputs import Observation, ObservationKind, Press
 from controller.lights import LightLog
-from controller.live_table import LiveTable, TableSettings
 from controller.mqtt import BrokerSettings, MqttLink
 from controller.scoresheet import Scorer
 from controller.store import EventStore, StoreError
+from controller.table import Table, TableSettings
 
 if TYPE_CHECKING:
     from controller.board_io import BoardLights
@@ -143,12 +143,13 @@ class Service:
                 options.client_id or cfg.table.id,
                 on_command=self._command_from_thread,
             )
-        self.table: LiveTable = table_for(
+        self.table: Table = table_for(
             settings_of(cfg),
             self.store,
             self.lights,
             on_append=self.mqtt.kick if self.mqtt else None,
             scorer=options.scorer,
+            parts_status=self._parts_status,
         )
         self.board: Board | None = None  # the link once open
         self._board_link: BoardLink | None = None
@@ -397,7 +398,6 @@ class Service:
         )
         self._board_link = link
         self._note_board_state("connecting", f"opening {self.options.board_url}", self.started)
-        self.table.parts_status = lambda: {"board": self.board_state}
         self.board_lights = BoardLights(
             link, [s.name for s in self.cfg.leds.segments], self.cfg.leds.brightness
         )
@@ -412,6 +412,10 @@ class Service:
             lambda v, t, key: inbox.put_nowait((BoardIn(DiceIn(tuple(v), t), key), None)),
             self._board_event_taken,
         )
+
+    def _parts_status(self) -> dict[str, Any]:
+        """The parts around the table, for ``cmd/status``: the board, once its link opened."""
+        return {} if self.board_state is None else {"board": self.board_state}
 
     def _note_board_state(self, state: str, detail: str, since: float) -> None:
         """The board's state as watchers see it: ``status``, ``cmd/status`` and the retained

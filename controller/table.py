@@ -1,4 +1,5 @@
-"""The table: a real game mirrored through the engine and adjudicated live.
+"""The table: a real game mirrored through the engine and adjudicated live, whichever rule
+family it plays.
 
 Inputs (observations and button presses, with the table time) become engine commands; the
 engine accepts them, producing events, or refuses them, citing the rule. Every accepted event
@@ -8,68 +9,71 @@ waits on the network: publishing is the MQTT link's business, from the outbox.
 
 The call window: a discard named by the table opens it. Claims (buttons) are recorded at once
 with their board time; after the courtesy pause the claims made are closed and the engine
-adjudicates by its priority rules (Code 1924, Laws 50-52, and each family's equivalent). The
-next player's draw also closes it. Where the family keeps the discard claimable after that
-draw (Law 53) the engine says so, and a late claim reopens the window.
+adjudicates by its priority rules (Code 1924, Laws 50-52; American C-9). The next player's
+draw also closes it.
 
 Low-confidence or contradictory observations are never guessed at: the observation is held,
 the table is asked (an LED prompt on the seat, a message on ``prompts``), and a referee
 ``cmd/confirm``, ``cmd/correct`` or ``cmd/dismiss`` settles it. Holding and settling are
 events in the log too.
 
+The table is assembled from parts with one job each: the recorder (controller/recorder.py)
+numbers and stores, the call window's clock (call_window.py), the cues on the LEDs (cues.py),
+the scorekeeper (scorekeeper.py), the referee's desk (referee_desk.py). What differs between
+rule families is injected: the engine's :class:`~engine.family.RuleFamily` (how a command
+moves a hand, how its events are kept and a hand rebuilt) and the family's part of the table
+(:class:`~controller.family_part.FamilyPart`: what an observation means, when the window
+closes, how a hand is settled). The table never asks which family it plays.
+
 Single-threaded: call it from one loop. Time is handed in (microseconds of the table clock).
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from contextlib import AbstractContextManager
 from typing import Any
 
-from controller.amendments import classical_moves
-from controller.games import GAME_EVENTS
-from controller.inputs import InputError, Observation, ObservationKind, Press
+from controller import penalties
+from controller.call_window import CallWindow
+from controller.cues import Cues
+from controller.family_part import FamilyPart, Outcome, Refuse, refusal_of
+from controller.games import FOLDED, GAME_EVENTS, GameBook
+from controller.inputs import InputError, Observation, Press
 from controller.lights import LightLog
-from controller.live_table import (
-    HELD,
-    PENALTY_EVENTS,
-    SCORED,
-    SETTLED,
-    LiveTable,
-    Outcome,
-    TableSettings,
-)
-from controller.mirror import claim_for, command_for, observed_tiles, showing_hands
-from controller.published import classical_messages
-from controller.referee import Amend, CommandError, RefereeCommand, Roll
-from controller.scoresheet import Scorer, hand_document, mahjong_declared, net_of
+from controller.mqtt import Topics
+from controller.published import Published, messages_of
+from controller.recorder import BoardEventMark, Message, Recorder
+from controller.referee import CommandError
+from controller.referee_desk import RefereeDesk
+from controller.scorekeeper import Scorekeeper
+from controller.scoresheet import Scorer
+from controller.settings import TableSettings
 from controller.store import EventStore, dumps
-from engine import commands as cm
-from engine import events as ev
-from engine.errors import MalformedInput, RuleViolation
-from engine.family import family_for
-from engine.game import HandState, rebuild
-from engine.rules import get_ruleset
+from engine.commands import Command
+from engine.errors import EngineError, MalformedInput, RuleViolation
+from engine.events import Event
 from engine.seats import Seat
-from engine.tiles import copies_in_set, parse_tile, tile_name
-from engine.wall import breaker
 
-# After a Mah-jongg the others expose their hands and settle among themselves (Law 82): the
-# table waits for them (``LosersAwaited``) and records each (``LoserHandShown``) before it
-# scores the hand; the next hand's first input scores it with what was shown.
+# Events of the table itself, beside the engine's.
+HELD = "ObservationHeld"  # an observation the table is asked about
+SETTLED = "ObservationSettled"  # ... and how it was settled (confirmed, corrected, dismissed)
+SCORED = "HandScored"  # the scoresheet entry of a finished hand
+# A false Mah-jongg's penalty asked of the referee, and the answer (controller/penalties.py)
+PENALTY_EVENTS = frozenset({penalties.PENALTY_HELD, penalties.PENALTY_SETTLED})
+# After a Mah-jongg the others expose their hands and settle among themselves (Code 1924,
+# Law 82): the table waits for them and records each before it scores the hand.
 AWAITED = "LosersAwaited"
 LOSER_SHOWN = "LoserHandShown"
 TABLE_EVENTS = frozenset({HELD, SETTLED, SCORED, AWAITED, LOSER_SHOWN, *GAME_EVENTS,
                           *PENALTY_EVENTS})
 ENVELOPE = ("seq", "hand", "ts")
-# What the camera reports by the faces of its tiles: without any, it saw the tiles land but
-# could not read them (vision/observe.py), and the table asks for them.
-TILES_SHOWN = frozenset({
-    ObservationKind.DISCARD, ObservationKind.FLOWER, ObservationKind.EXPOSURE,
-    ObservationKind.HAND_SHOWN,
-})
+# Records of a hand's deal: a hand with nothing else has not moved yet.
+DEAL_RECORDS = frozenset({"HandStarted", "DiceThrown", "WallBroken", "Dealt", HELD, SETTLED,
+                          *PENALTY_EVENTS})
 
 __all__ = [
     "AWAITED", "ENVELOPE", "HELD", "LOSER_SHOWN", "SCORED", "SETTLED", "TABLE_EVENTS",
@@ -77,11 +81,12 @@ __all__ = [
 ]
 
 
-class Table(LiveTable):
-    FIRST_PREVAILING = "E"
+def _roll() -> int:
+    return secrets.randbelow(6) + 1
 
-    awaiting: list[str]  # after a Mah-jongg, the others in turn whose hands are to be shown
-    losers_shown: dict[str, list[str]]  # and those shown, by seat
+
+class Table:
+    log = logging.getLogger("mjtable.table")
 
     def __init__(
         self,
@@ -91,28 +96,77 @@ class Table(LiveTable):
         on_append: Callable[[], None] | None = None,
         scorer: Scorer | None = None,
         wallclock: Callable[[], float] = time.time,
-        roll: Callable[[], int] = lambda: secrets.randbelow(6) + 1,
+        roll: Callable[[], int] = _roll,
+        card: Any = None,
+        parts_status: Callable[[], dict[str, Any]] = dict,
     ) -> None:
-        get_ruleset(settings.ruleset)  # an unknown family fails here, not mid-game
-        self.family = family_for(settings.ruleset)
-        self._setup(settings, store, lights, on_append, wallclock)
-        self.scorer = scorer
-        self.roll = roll
-        self.state: HandState | None = None
-        self._reset()
+        """``scorer`` scores a won hand where the family's engine does not settle it (the
+        classical families), ``roll`` throws the LED dice, ``card`` is a compiled American
+        card (None: ``settings.card``); ``parts_status``: the parts around the table (the
+        board) for ``cmd/status``."""
+        from controller.families.parts import part_for  # the one place that knows families
+
+        self.settings = settings
+        self.store = store
+        self.topics = Topics(settings.table_id, settings.topic_prefix)
+        self.lights = lights or LightLog()
+        self.cues = Cues(self.lights, settings.courtesy_pause_ms)  # what the LEDs show
+        # Not in the log: the call window's clock and counters.
+        self.window = CallWindow(settings.courtesy_pause_ms, settings.press_latency_ms)
+        self.recorder = Recorder(store, self.topics, lambda: self.settings.publish, wallclock,
+                                 on_append or (lambda: None))
+        self.parts_status = parts_status
+        self.refused = 0
+        self.presses_refused = 0  # of those, call buttons
+        self.last_dice: tuple[int, ...] = ()
         self.since_snapshot = 0
+        self.state: Any = None
+        self.part: FamilyPart = part_for(self, scorer=scorer, roll=roll, card=card)
+        self.family = self.part.family  # the engine's one interface to the rules played
+        self.desk = RefereeDesk(self)
         self.recover()
 
-    # -- recovery: the state is a fold of the log ------------------------------------------
+    @property
+    def seq(self) -> int:
+        return self.recorder.seq
+
+    def caused_by(self, key: tuple[int, int]) -> AbstractContextManager[BoardEventMark]:
+        """Apply a board event: whatever it causes is stored with its ``key`` in the same
+        transaction (:meth:`Recorder.caused_by`)."""
+        return self.recorder.caused_by(key)
+
+    # -- the fold of the log ---------------------------------------------------------------
+
+    def _reset(self) -> None:
+        """The fold of an empty log."""
+        self.hand_no = 0
+        self.state = None
+        self.scorekeeper = Scorekeeper(self.settings.players, self.settings.ruleset,
+                                       self.settings.hands_per_game, self.part.first_prevailing,
+                                       self.store.events_of_types(FOLDED))
+        self.pending: dict[int, dict[str, Any]] = {}
+        self.next_pending = 1
+        self.part.reset()
+
+    def _fold(self, record: Mapping[str, Any]) -> None:
+        """What one logged record changes at the table (the engine folds its own)."""
+        kind = record["type"]
+        self.scorekeeper.fold(kind, record)
+        if kind == "HandStarted":
+            self.hand_no = int(record["hand"])
+        elif kind in (HELD, penalties.PENALTY_HELD):
+            held = record["observation"] if kind == HELD else penalties.question_fields(record)
+            self.pending[int(record["id"])] = dict(held)
+            self.next_pending = max(self.next_pending, int(record["id"]) + 1)
+        elif kind in (SETTLED, penalties.PENALTY_SETTLED):
+            self.pending.pop(int(record["id"]), None)
+        self.part.fold(record)
 
     def _service_state(self) -> dict[str, Any]:
         return {
-            "hand": self.hand_no,
-            **self.scorekeeper.snapshot(),
+            "hand": self.hand_no, **self.scorekeeper.snapshot(),
             "pending": {str(k): v for k, v in self.pending.items()},
-            "next_pending": self.next_pending,
-            "awaiting": self.awaiting,
-            "losers_shown": self.losers_shown,
+            "next_pending": self.next_pending, **self.part.snapshot(),
         }
 
     def _load_service(self, svc: Mapping[str, Any]) -> None:
@@ -120,290 +174,242 @@ class Table(LiveTable):
         self.scorekeeper.load(svc)
         self.pending = {int(k): v for k, v in svc["pending"].items()}
         self.next_pending = int(svc["next_pending"])
-        self.awaiting = list(svc.get("awaiting", []))
-        self.losers_shown = {k: list(v) for k, v in svc.get("losers_shown", {}).items()}
-
-    def _reset(self) -> None:
-        super()._reset()
-        self.awaiting = []
-        self.losers_shown = {}
-
-    def _fold(self, record: Mapping[str, Any]) -> None:
-        """The table-level effect of one logged event (the engine folds its own)."""
-        kind = record["type"]
-        if kind == "HandEnded":
-            if not record["east_stays"]:
-                self.scorekeeper.east_passes()
-            if record.get("next_prevailing"):
-                self.scorekeeper.prevailing = record["next_prevailing"]
-        elif kind == AWAITED:
-            self.awaiting = list(record["seats"])
-            self.losers_shown = {}
-        elif kind == LOSER_SHOWN:
-            self.losers_shown[record["seat"]] = list(record["tiles"])
-        else:
-            if kind == SCORED:
-                self.awaiting, self.losers_shown = [], {}
-            self._fold_table(kind, record)
+        self.part.load(svc)
 
     def recover(self) -> None:
-        """Come back to exactly the state the log describes (after a restart or a crash)."""
+        """Come back to exactly the state the log describes (after a restart or a crash): the
+        table's part from its latest snapshot and the records after it, the hand in play
+        rebuilt by its family from the hand's records. A snapshot without the table's state
+        (an American log's, before one table served every family) is passed over."""
         self._reset()
         snapshot = self.store.latest_snapshot()
         after = 0
-        if snapshot is not None:
-            after, svc = snapshot
-            self._load_service(svc)
+        if snapshot is not None and "pending" in snapshot[1]:
+            after = snapshot[0]
+            self._load_service(snapshot[1])
         for record in self.store.events(after):
             self._fold(record)
-        self.seq = self.store.last_seq()
+        self.recorder.recovered()
         self.state = None
         if self.hand_no:
-            hand_events = [
-                ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
-                for r in self.store.events_of_hand(self.hand_no)
-                if r["type"] not in TABLE_EVENTS
-            ]
-            if hand_events:
-                self.state = rebuild(hand_events)
-        if self.state is not None and self.state.phase in ("claims", "rob"):
-            self.window.open_at_restart(self.state.window_opened_us)
+            self.state = self.family.rebuild(self.store.events_of_hand(self.hand_no))
+        if self.state is not None:
+            opened = self.part.window_at_restart()
+            if opened is not None:
+                self.window.open_at_restart(opened or None)
 
     # -- recording ---------------------------------------------------------------------------
 
-    def _envelope(self, hand: int) -> dict[str, Any]:
-        self.seq += 1
-        return {"seq": self.seq, "hand": hand, "ts": self._ts()}
-
-    def _record(
-        self,
-        engine_events: list[ev.Event],
-        table_events: list[dict[str, Any]] | None = None,
-        extra_messages: list[tuple[str, bytes, int | None]] | None = None,
-    ) -> list[dict[str, Any]]:
-        records: list[dict[str, Any]] = []
-        messages: list[tuple[str, bytes, int | None]] = []
-        for event in engine_events:
-            hand = event.number if isinstance(event, ev.HandStarted) else self.hand_no
-            env = self._envelope(hand)
-            record = {**env, **event.to_json()}
-            public = {**env, **event.public_json()}
-            records.append(record)
-            messages.append((self.topics.events, dumps(public).encode(), env["seq"]))
-            if isinstance(event, ev.ClaimsClosed):
-                decision = {
-                    "seq": env["seq"],
-                    "hand": hand,
-                    "type": "decision",
-                    "discard": tile_name(event.discard),
-                    "discarder": event.discarder.name,
-                    "claims": list(event.claims),
-                    "winner": None if event.winner is None else event.winner.name,
-                    "kind": event.kind,
-                    "rule": event.rule,
-                    "opened_us": event.opened_us,  # the window on the table's clock
-                    "closed_us": event.closed_us,
-                }
-                messages.append((self.topics.adjudications, dumps(decision).encode(), None))
-            self._fold(record)
-        for body in table_events or []:
-            env = self._envelope(self.hand_no)
-            record = {**env, **body}
-            records.append(record)
-            messages.append((self.topics.events, dumps(record).encode(), env["seq"]))
-            self._fold(record)
-        messages.extend(extra_messages or [])
+    def record(self, events: Sequence[Event] = (), command: Command | None = None,
+               table_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+        """Number, fold and store the engine's ``events`` (caused by ``command``) and the
+        table's own, each with the messages it publishes, in one transaction."""
+        records, messages = self.recorder.entries(
+            self.family.records_of(events, command), table_events, lambda: self.hand_no,
+            self._fold)
         self.since_snapshot += len(records)
         snapshot = None
         if self.since_snapshot >= self.settings.snapshot_every or any(
-            r["type"] == "HandStarted" for r in records
-        ):
+                r["type"] == "HandStarted" for r in records):
             snapshot = (self.seq, self._service_state())
             self.since_snapshot = 0
         return self._store(records, messages, snapshot)
 
-    def _record_table(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return self._record([], bodies)
-
-    # -- the game --------------------------------------------------------------------------
-
-    def _record_events(self, events: Sequence[ev.Event]) -> list[dict[str, Any]]:
-        return self._record(list(events))
-
-    def _apply(self, command: cm.Command, now_us: int) -> list[dict[str, Any]]:
-        """Apply one command to the mirror; raises RuleViolation/MalformedInput untouched."""
-        assert self.state is not None
-        if getattr(command, "time_us", 0) is None:
-            # The table's time on every command of play: the log then shows when each call
-            # window opened and closed, beside each press's own time (docs/engine-api.md).
-            command = replace(command, time_us=now_us)  # type: ignore[type-var]
-        self.state, events = self.family.apply(self.state, command)
-        records = self._record(list(events))
-        self._after(events, now_us)
-        if self.state.phase == "ended":
-            records += self._end_of_hand()
+    def _store(self, records: list[dict[str, Any]], messages: list[Message],
+               snapshot: tuple[int, dict[str, Any]] | None) -> list[dict[str, Any]]:
+        """Store folded ``records`` with the retained ``state`` (and ``scores`` when a hand
+        starts or is scored); a store that refuses (disk full?) leaves the log the truth."""
+        retained = {self.topics.state: dumps(self.public_state()).encode()}
+        if any(r["type"] in (SCORED, "HandStarted", *GAME_EVENTS, *PENALTY_EVENTS)
+               for r in records):
+            retained[self.topics.scores] = dumps(self.scores()).encode()
+        try:
+            self.recorder.write(records, messages, retained, snapshot)
+        except BaseException:
+            # No press waits on the board here: the window closes on time.
+            self.recover()
+            self.window.release()
+            raise
         return records
 
-    def _end_of_hand(self) -> list[dict[str, Any]]:
-        """Score the hand now, or, after a Mah-jongg where the others settle among themselves
-        (Law 82), wait for their hands first."""
-        state = self.state
-        assert state is not None
-        if (
-            state.result != "mahjong"
-            or state.winner is None
-            or not self.settings.options.get("losers_settle", True)
-        ):
-            return self._finish_hand()
-        # Each of the others in turn to the right (Law 82).
-        seats = [seat.name for seat in state.others_in_turn(state.winner)]
-        return self._record_table([{"type": AWAITED, "seats": seats}])
+    def message(self, topic: str, body: Mapping[str, Any]) -> None:
+        """A message that is not an event (a prompt, a command result): outbox only."""
+        self.recorder.message(topic, body)
 
-    def _shown_before(self, seat: str | None) -> list[str] | None:
-        """The tiles (sorted tokens) ``seat`` showed at the end of this hand, if any."""
-        state = self.state
-        assert state is not None
-        if seat in self.losers_shown:
-            return sorted(self.losers_shown[seat])
-        if state.winner is not None and state.winner.name == seat:
-            declared = mahjong_declared(state)
-            if declared is not None:
-                return sorted(tile_name(t) for t in declared.concealed)
-        return None
+    def published(self, record: Mapping[str, Any]) -> Published:
+        """The messages a logged record published (controller/published.py)."""
+        return messages_of(record, self.topics, self.family)
 
-    def _moved_on(self) -> list[dict[str, Any]]:
-        """An input that is not a hand awaited: a hand still ended (its others' hands
-        awaited) is scored first."""
-        if self.state is not None and self.state.phase == "ended":
-            return self._new_hand() if self._scored_already() else self._finish_hand()
-        return []
+    # -- the scoresheet's, read by the service, the simulation and the console ---------------
+
+    @property
+    def players(self) -> dict[str, str]:
+        return self.scorekeeper.players
+
+    @property
+    def prevailing(self) -> str | None:
+        return self.scorekeeper.prevailing
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return self.scorekeeper.totals
+
+    @property
+    def sheet(self) -> list[dict[str, Any]]:
+        return self.scorekeeper.sheet
+
+    @property
+    def games(self) -> GameBook:
+        return self.scorekeeper.games
+
+    # -- views -------------------------------------------------------------------------------
+
+    def public_state(self) -> dict[str, Any]:
+        view = self.family.public_view(self.state) if self.state is not None else {}
+        view.update({
+            "seq": self.seq, "table": self.settings.table_id, "hand": self.hand_no,
+            "players": self.players,
+            "pending": [{"id": k, **v} for k, v in sorted(self.pending.items())],
+        })
+        view.update(self.part.public_extras())
+        return view
+
+    def scores(self) -> dict[str, Any]:
+        return {"seq": self.seq, "table": self.settings.table_id, **self.scorekeeper.scores()}
+
+    def status(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "table": self.settings.table_id, "ruleset": self.settings.ruleset, "seq": self.seq,
+            "hand": self.hand_no, "phase": None if state is None else state.phase,
+            "turn": None if state is None else state.turn.name, "pending": sorted(self.pending),
+            "refused": self.refused, "outbox": self.store.outbox_size(),
+        }
+
+    # -- the hand ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin the first hand if the log has none; finish at once a hand whose end a crash
+        cut (its score, or the next hand, not yet logged), not at the next input."""
+        if self.state is None:
+            self._new_hand()
+        else:
+            self._resume_end()
+
+    def _new_hand(self) -> list[dict[str, Any]]:
+        """Begin the next hand; its records."""
+        prevailing = Seat[self.prevailing] if self.prevailing else None
+        state, events = self.family.new_hand("mirror", hand=self.hand_no + 1,
+                                             prevailing=prevailing)
+        self.state = state
+        self.window.shut()
+        return self.record(events)
+
+    def apply(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        """One command to the mirror, stamped with the table's time where the family logs it;
+        raises the engine's refusal untouched. A hand it ends is settled."""
+        assert self.state is not None
+        command = self.part.stamped(command, now_us)
+        self.state, events = self.family.apply(self.state, command)
+        records = self.record(events, command)
+        self.part.after(events, now_us)
+        if self.family.ended(self.state):
+            waiting = self.part.end_of_hand()
+            records += self._finish_hand() if waiting is None else waiting
+        return records
+
+    def _scored_already(self) -> bool:
+        """Whether the hand in play is on the scoresheet (a crash came between its score and
+        the next hand: it must not be scored twice)."""
+        return bool(self.hand_no and self.sheet and self.sheet[-1].get("hand") == self.hand_no)
 
     def _resume_end(self) -> list[dict[str, Any]]:
-        """At a restart: a hand ended but not scored is scored now (or, after a Mah-jongg,
-        the others' hands are awaited first, Law 82); one scored gets its next hand."""
-        if self.state is None or self.state.phase != "ended":
+        """At a restart: a hand ended but not settled is settled now (or waits for what the
+        family still needs); one settled gets its next hand."""
+        if self.state is None or not self.family.ended(self.state):
             return []
         if self._scored_already():
             return self._new_hand()
-        if not self.awaiting:
-            return self._end_of_hand()
-        if all(seat in self.losers_shown for seat in self.awaiting):
-            return self._finish_hand()
-        return []  # the others' hands are still awaited (Law 82)
+        waiting = self.part.resume_end()
+        return self._finish_hand() if waiting is None else waiting
 
-    def _loser_shown(
-        self, obs: Observation, now_us: int, refuse: Callable[..., Outcome]
-    ) -> Outcome:
-        """One of the others' hands, exposed after the Mah-jongg (Law 82)."""
-        state = self.state
-        assert state is not None and obs.seat is not None
-        if obs.confidence < self.settings.min_confidence:
-            return refuse(obs, self._too_unsure(obs))
-        try:
-            tiles = observed_tiles(obs)
-        except InputError as exc:
-            return refuse(obs, str(exc))
-        held = state.seats[Seat[obs.seat]].n
-        if len(tiles) != held:
-            return refuse(obs, f"hand_shown.tiles: {obs.seat} holds {held} tiles, "
-                               f"the hand shown has {len(tiles)}")
-        seen = list(state.seen)
-        for other in self.losers_shown.values():
-            for token in other:
-                seen[parse_tile(token)] += 1
-        for t in tiles:
-            seen[t] += 1
-            if seen[t] > copies_in_set(t, state.ruleset.tiles):
-                return refuse(obs, f"hand_shown.tiles: more {tile_name(t)} on the table than "
-                                   "the set holds")
-        records = self._record_table(
-            [{"type": LOSER_SHOWN, "seat": obs.seat, "tiles": [tile_name(t) for t in tiles]}]
-        )
-        if all(seat in self.losers_shown for seat in self.awaiting):
-            records += self._finish_hand()
-        return Outcome(True, records)
-
-    def _after(self, events: Sequence[ev.Event], now_us: int) -> None:
-        """The call window and the LEDs follow what just happened."""
-        assert self.state is not None
-        for event in events:
-            if isinstance(event, ev.Discarded | ev.KongAdded):
-                self.window.open(now_us)
-                self.cues.window_opened()
-            elif isinstance(event, ev.ClaimMade):
-                self.window.reopen(now_us)  # a late claim (Law 53) reopens it
-                self.cues.call_heard(event.seat.name)
-            elif isinstance(event, ev.ClaimsClosed):
-                self.window.shut()
-                winner = None if event.winner is None else event.winner.name
-                self.cues.window_decided(winner, (c.split(":")[0] for c in event.claims))
-                if winner is None:
-                    self.cues.turn(self.state.turn.name)
-            elif isinstance(event, ev.Drew):
-                if not event.loose:
-                    self.window.shut()
-                self.cues.turn(event.seat.name)
-                if self.state.live_left() <= 1:
-                    self.cues.last_tile(event.seat.name)
-            elif isinstance(event, ev.WallBroken):
-                self.cues.wall_broken(event.wall_of.name, event.stack)
-            elif isinstance(event, ev.HandEnded):
-                self.window.shut()
-                self.cues.hand_over(None if event.winner is None else event.winner.name)
+    def moved_on(self) -> list[dict[str, Any]]:
+        """An input while the hand in play is over: it is settled first (what it still
+        awaited is not coming), or, settled, the next hand begins."""
+        if self.state is not None and self.family.ended(self.state):
+            return self._new_hand() if self._scored_already() else self._finish_hand()
+        return []
 
     def _finish_hand(self) -> list[dict[str, Any]]:
-        """Score the finished hand onto the sheet, then open the next hand."""
-        assert self.state is not None
-        state = self.state
-        winner = None if state.winner is None else state.winner.name
-        players = self.players_before_rotation(state)
-        result = self.score(state, self.losers_shown)
-        if result is None:
-            entry = self.scorekeeper.entry(state.result, winner, state.end_rule, players)
-        else:
-            net = net_of(result)
-            error = str(result.get("error", "not scored")) if net is None else None
-            entry = self.scorekeeper.entry(state.result, winner, state.end_rule, players, net,
-                                           result.get("payments", []), result, error)
-        return self._book_scored(entry) + self._new_hand()
+        """The finished hand's scoresheet entry (the family settles it), then the next
+        hand."""
+        return self._book_scored(self.part.settle()) + self._new_hand()
 
-    def score(
-        self, state: HandState, shown: Mapping[str, list[str]]
-    ) -> dict[str, Any] | None:
-        """The scorer's result for a finished hand and the others' hands ``shown`` (Law
-        82); None for a hand not won, or a table without a scorer."""
-        doc = hand_document(state, self.settings.options, shown)
-        if doc is None or self.scorer is None:
-            return None
-        if self.settings.scoring:
-            doc["ruleset"] = self.settings.scoring
-        return self.scorer(doc)
+    def _book_scored(self, entry: dict[str, Any]) -> list[dict[str, Any]]:
+        """A finished hand's ``HandScored``, a false Mah-jongg's penalty asked of the referee
+        before it is booked (controller/penalties.py)."""
+        records = self.record(table_events=penalties.hold(entry, self.next_pending))
+        for record in records[1:]:  # the question
+            self.cues.ask(record["seat"] or None)
+            self.message(self.topics.prompts, record)
+        return records
 
-    def players_before_rotation(self, state: HandState) -> dict[str, str]:
-        # _fold has already rotated the seats if East passed: undo that for this hand's names.
-        if state.east_stays is False:
-            return self.scorekeeper.players_before_east_passed()
-        return dict(self.players)
+    def hand_moved(self) -> bool:
+        """Whether the hand in play has moves beyond its deal (then it belongs to the game
+        going on, and players are seated between hands)."""
+        return bool(self.hand_no and any(
+            r["type"] not in DEAL_RECORDS for r in self.store.events_of_hand(self.hand_no)))
 
-    # -- inputs ----------------------------------------------------------------------------
+    # -- the call window ---------------------------------------------------------------------
+
+    def tick(self, now_us: int) -> list[dict[str, Any]]:
+        """Close a call window that is over (:class:`~controller.call_window.CallWindow`): its
+        courtesy pause, and the press latency after it."""
+        if self.state is None:
+            return []
+        deadline = self.window.over(now_us)
+        if deadline is None:
+            return []
+        if not self.part.closes_at_pause():
+            self.part.stays_open()
+            return []
+        try:
+            records = self.apply(self.part.closing(), now_us)
+        except EngineError as exc:  # the engine's view wins; show it, lose nothing
+            self.log.warning("closing the call window: %s", exc)
+            self.cues.error()
+            return []
+        won = self.cues.last_won()  # timed from the window's end to the winner's LED
+        self.window.decided(deadline, None if won is None else won.at_ns // 1000)
+        return records
+
+    def _close_before(self, command: Command, now_us: int) -> list[dict[str, Any]]:
+        """Adjudicate the calls made before ``command`` shows the table moved on."""
+        if self.state is not None and self.part.closes_before(command):
+            return self.apply(self.part.closing(), now_us)
+        return []
+
+    def _close_for_late_press(self, press: Press, now_us: int) -> list[dict[str, Any]]:
+        """A press made after the courtesy pause, arriving before the tick closed the window:
+        the window closes first, as it would have at the tick, and the press is judged after."""
+        at = self.window.closes_before(press.time_us, now_us)
+        return [] if at is None else self.tick(at)
+
+    # -- inputs ------------------------------------------------------------------------------
 
     def press(self, press: Press, now_us: int) -> Outcome:
         """A call button. The claim goes to the engine at once, stamped with its table time;
         a refusal lights the seat's "no" and is published with its rule."""
         if self.state is None:
             self.start()
-        finished = self._moved_on() + self._close_for_late_press(press, now_us)
-        command = claim_for(press)
+        finished = self.moved_on() + self._close_for_late_press(press, now_us)
         try:
-            records = self._apply(command, now_us)
-        except RuleViolation as exc:
-            refused = self._refuse_press(press, exc.rule, exc.message)
-        except MalformedInput as exc:
-            refused = self._refuse_press(press, "", str(exc))
-        else:
-            return Outcome(True, finished + records)
-        refused.records[:0] = finished
-        return refused
+            records = self.apply(self.part.mirror.claim_for(press), now_us)
+        except (RuleViolation, MalformedInput, InputError) as exc:
+            refused = self.desk.refuse_press(press, *refusal_of(exc))
+            refused.records[:0] = finished
+            return refused
+        return Outcome(True, finished + records)
 
     def observe(self, obs: Observation, now_us: int, ask: bool = True) -> Outcome:
         """Something the table showed. Applied if sure and lawful, otherwise held and asked.
@@ -411,188 +417,73 @@ class Table(LiveTable):
         ``ask=False`` (the referee's own word): a refusal is returned, not held again."""
         if self.state is None:
             self.start()
-        refuse = self._ask if ask else self._refuse
-        assert self.state is not None
-        if obs.kind is ObservationKind.HAND_SHOWN and self.state.phase == "ended":
-            if obs.seat in self.awaiting and obs.seat not in self.losers_shown:
-                return self._loser_shown(obs, now_us, refuse)
-            # A hand shown already, seen again (the camera lost and found its tiles): the
-            # same is nothing new; another is asked. Neither moves the table on.
-            before = self._shown_before(obs.seat)
-            if before is not None and sorted(obs.tiles) == before:
-                return Outcome(True)
-            return refuse(obs, f"hand_shown: the hand is over and {obs.seat}'s hand was "
-                               f"shown as {' '.join(before or []) or 'nothing'}")
-        finished = self._moved_on()
-        outcome = self._observe(obs, now_us, refuse)
-        outcome.records[:0] = finished
-        return outcome
+        return self.part.observe(obs, now_us, self.desk.ask if ask else self.desk.refuse)
 
-    def _observe(
-        self, obs: Observation, now_us: int, refuse: Callable[..., Outcome]
-    ) -> Outcome:
-        if obs.kind is ObservationKind.DICE and obs.seat is None:
-            # The camera sees dice, not hands: it is the throw of whoever throws next.
-            obs = replace(obs, seat=self.next_thrower())
-        if obs.kind is not ObservationKind.DICE and obs.confidence < self.settings.min_confidence:
-            return refuse(obs, self._too_unsure(obs))
-        if obs.kind is ObservationKind.HAND_SHOWN and obs.source == "vision":
-            false = self._false_reading(obs)
-            if false is not None:
-                # One misread tile would turn a win into a false Mah-jongg and its penalty
-                # (Code 1924, Law 86; each family has its own): only the table's word may.
-                return refuse(obs, f"the camera read a hand that is no Mah-jongg: {false[1]}",
-                              false[0])
-        return self._apply_observed(obs, command_for, now_us, refuse)
-
-    def _too_unsure(self, obs: Observation) -> str:
-        if not obs.tiles and obs.kind in TILES_SHOWN:
-            return f"{obs.kind}: the camera saw it but could not read its tiles"
-        return f"confidence {obs.confidence:.2f} is below {self.settings.min_confidence}"
-
-    def _false_reading(self, obs: Observation) -> tuple[str, str] | None:
-        """``(rule, reason)`` if the hand the observation shows, applied now, would be a
-        false Mah-jongg (tried on a copy of the mirror; nothing changes)."""
-        assert self.state is not None
-        trial = self.state.copy()
+    def apply_observed(self, obs: Observation, now_us: int, refuse: Refuse) -> Outcome:
+        """An observation made a command and applied, calls made before it adjudicated first;
+        what the mirror cannot read or refuses goes to ``refuse`` (held and asked, or not)."""
         try:
-            command = command_for(obs)
-            if _closes_window_first(trial, command):
-                trial, _ = self.family.apply(trial, cm.CloseClaims())
-            _, events = self.family.apply(trial, command)
-        except (InputError, RuleViolation, MalformedInput):
-            return None  # refused either way: the ordinary path says why
-        false = next((e for e in events if isinstance(e, ev.FalseMahjong)), None)
-        return None if false is None else (false.rule, false.reason)
-
-    def public_state(self) -> dict[str, Any]:
-        view = super().public_state()
-        if self.awaiting:  # after a Mah-jongg, the others' hands (Law 82)
-            view["hands_awaited"] = [s for s in self.awaiting if s not in self.losers_shown]
-            view["hands_shown"] = dict(self.losers_shown)
-        return view
-
-    def showing_hands(self) -> dict[str, int]:
-        """The seats that may be laying their hands out now, with how many tiles each hand
-        holds (:func:`controller.mirror.showing_hands`). Read by the camera's thread: a stale
-        answer costs one frame's context."""
-        if self.state is None:
-            return {}
-        return showing_hands(self.state, [s for s in self.awaiting if s not in self.losers_shown])
-
-    def _closing(self) -> cm.Command:
-        return cm.CloseClaims()
-
-    def _closes_before(self, command: cm.Command) -> bool:
-        """A draw or a laid set shows the table has moved on: claims made before it are
-        adjudicated first (the window closes on the next player's action)."""
-        return self.state is not None and _closes_window_first(self.state, command)
-
-    def _closes_at_pause(self) -> bool:
-        """With claims made, the pause ends the window. Without, it ends it only where the
-        family does not keep the discard claimable after the next draw (Law 53), or when no
-        draw can follow (the last discard of a drawn hand)."""
-        state = self.state
-        assert state is not None
-        return state.phase == "rob" or (
-            state.phase == "claims"
-            and (
-                bool(state.claims)
-                or not state.ruleset.claims_after_next_draw
-                or (state.need_draw and state.live_left() <= 0)
-            )
-        )
-
-    def _stays_open(self) -> None:
-        assert self.state is not None
-        self.cues.turn(self.state.turn.name)
+            command = self.part.mirror.command_for(obs)
+            records = self._close_before(command, now_us)
+            records += self.apply(command, now_us)
+        except (RuleViolation, MalformedInput, InputError) as exc:
+            rule, reason = refusal_of(exc)
+            return refuse(obs, reason, rule)
+        return Outcome(True, records)
 
     def throw_dice(self, seat: str, now_us: int) -> Outcome:
-        """Roll the LED dice (``secrets``) for ``seat`` and apply the throw."""
-        dice = (self.roll(), self.roll())
-        self.last_dice = dice
-        obs = Observation(ObservationKind.DICE, seat, dice=dice, source="led-dice")
-        return self.observe(obs, now_us)
+        """Roll the LED dice for ``seat``; the throw is applied where the family follows it."""
+        return self.part.throw_dice(seat, now_us)
 
     def next_thrower(self) -> str:
-        """Who throws next: East first (Law 15), then the seat East's throw selects (Law 16)."""
-        if self.state is None or not self.state.throws:
-            return "E"
-        return breaker(self.state.throws[0][1]).name
+        """The seat whose dice throw the table expects next (the board's dice are his)."""
+        return self.part.next_thrower()
 
-    # -- what the simulated camera asks of the mirror ----------------------------------------
+    # -- the referee -------------------------------------------------------------------------
 
-    def next_in_turn(self, state: HandState, seat: Seat) -> Seat:
-        return state.others_in_turn(seat)[0]
-
-    def throws_seen(self, state: HandState) -> int | None:
-        return len(state.throws)
-
-    def hand_shown_taken(self, seat: str) -> bool:
-        """The winner's ends the hand, the others' (Law 82) are recorded."""
-        state = self.state
-        if state is None or state.phase != "ended":
-            return False
-        return seat in self.losers_shown or (
-            state.winner is not None and state.winner.name == seat)
-
-    def won_on_draw_now(self) -> bool:
-        return self.state is not None and self.state.phase == "play"
-
-    def amendment(self, seat: str, tile: str) -> dict[str, Any] | None:
-        """The engine's Correct of the seat's last discard: ``at`` its standing index."""
-        standing = [] if self.state is None else self.state.standing
-        last = next((i for i in range(len(standing) - 1, -1, -1)
-                     if isinstance(standing[i], ev.Discarded)
-                     and standing[i].seat.name == seat), None)  # type: ignore[attr-defined]
-        if last is None:
-            return None
-        return {"at": last, "command": {"type": "Discard", "seat": seat, "tile": tile},
-                "reason": "referee: the camera misread it"}
-
-    # -- referee commands --------------------------------------------------------------------
-
-    VERBS = ("claim", "confirm", "correct", "dismiss", "observe", "roll", "status")
-
-    def _table_command(self, command: RefereeCommand, now_us: int) -> dict[str, Any]:
-        match command:
-            case Roll(seat=seat):
-                return self._outcome(self.throw_dice(seat, now_us))
-            case Amend() as amend:
-                return self._amend(amend, now_us)
-        return super()._table_command(command, now_us)
+    def command(self, verb: str, payload: bytes, now_us: int) -> dict[str, Any]:
+        """A ``cmd/<verb>`` message. Always answers on ``cmd/<verb>/result``; never raises."""
+        return self.desk.command(verb, payload, now_us)
 
     def moves(self) -> list[dict[str, Any]]:
-        return classical_moves(self.state)
+        """The hand's moves as ``cmd/moves`` lists them (controller/amendments.py)."""
+        return self.part.moves()
 
-    def published(self, record: Mapping[str, Any]) -> list[tuple[str, bytes]]:
-        return classical_messages(record, self.topics, TABLE_EVENTS)
+    # -- what the camera's watcher and the simulated camera ask of the mirror ---------------
 
-    def _held(self, pid: int) -> Observation | None:
-        return Observation.from_json(self.pending[pid], "held")
+    def passing(self) -> set[str]:
+        """The seats that owe a Charleston pass now (empty: none, or no Charleston)."""
+        return self.part.passing()
 
-    def _certain(self, obs: Observation) -> Observation:
-        # A referee's word is certain: it is applied at full confidence.
-        return Observation(
-            obs.kind, obs.seat, obs.tiles, 1.0, obs.time_us, obs.zone, obs.dice,
-            "referee", obs.winning,
-        )
+    def showing_hands(self) -> dict[str, int]:
+        """The seats that may be laying their hands out now, with how many tiles each lays
+        (vision/observe.py). Read by the camera's thread: a stale answer costs one frame."""
+        return self.part.showing_hands()
 
-    def _amend(self, amend: Amend, now_us: int) -> dict[str, Any]:
-        """``{"at": n, "command": {...} | null, "reason": "..."}``: the engine's Correct of
-        event ``at`` of this hand's record."""
-        raw = amend.command
-        command = None if raw is None else cm.command_from_json(raw, "command")
-        correct = cm.Correct(at=amend.at, command=command, reason=amend.reason)
-        records = self._apply(correct, now_us)
-        return {"ok": True, "seq": self.seq, "events": [r["type"] for r in records]}
+    def view_of(self, state: Any) -> dict[str, Any]:
+        """The public view of a hand of this table's family: its mirror's, or a world's."""
+        return self.family.public_view(state)
 
+    def next_in_turn(self, state: Any, seat: Seat) -> Seat:
+        return self.part.next_in_turn(state, seat)
 
-def _closes_window_first(state: HandState, command: cm.Command) -> bool:
-    """Whether the call window must be closed (its claims adjudicated) before ``command``: the
-    kong's owner going on (its loose tile) shows nobody robbed it (Law 90); a draw, a laid set,
-    a Mah-jongg or a discard shows the table has moved on past the claims made."""
-    if state.phase == "rob":
-        return True
-    moving_on = isinstance(command, cm.Draw | cm.Expose | cm.DeclareMahjong | cm.Discard)
-    return moving_on and state.phase == "claims" and bool(state.claims)
+    def throws_seen(self, state: Any) -> int | None:
+        return self.part.throws_seen(state)
+
+    def passes_taken(self) -> int:
+        return self.part.passes_taken()
+
+    def passes_waiting(self) -> int:
+        return self.part.passes_waiting()
+
+    def hand_shown_taken(self, seat: str) -> bool:
+        return self.part.hand_shown_taken(seat)
+
+    def won_on_draw_now(self) -> bool:
+        return self.part.won_on_draw_now()
+
+    def amendment(self, seat: str, tile: str) -> dict[str, Any] | None:
+        """The referee's ``cmd/correct`` body putting ``tile`` for ``seat``'s last discard of
+        the hand in play (None: it has none)."""
+        return self.part.amendment(seat, tile)
+

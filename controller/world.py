@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from controller.inputs import Observation, Press
-from controller.live_table import LiveTable
+from controller.table import Table
 from engine.commands import Command
 from engine.errors import RuleViolation
 from engine.events import Event
@@ -57,11 +57,11 @@ class FamilyWorld(Protocol):
         giving ``after`` and ``events``: what the camera sees, or a call button pressed."""
         ...
 
-    def mirror(self, table: LiveTable, hand: int) -> Any:
+    def mirror(self, table: Table, hand: int) -> Any:
         """The table's mirror of hand ``hand``, as its store holds it."""
         ...
 
-    def settles(self, table: LiveTable, state: Any) -> Settlement | None:
+    def settles(self, table: Table, state: Any) -> Settlement | None:
         """What the ended hand ``state`` settles, scored as the table scores (None: the
         table keeps no score of it)."""
         ...
@@ -128,12 +128,12 @@ class Simulation:
         self.family = family
         self.part = part
 
-    def world(self, table: LiveTable, rng: random.Random) -> HandWorld:
+    def world(self, table: Table, rng: random.Random) -> HandWorld:
         prevailing = Seat[table.prevailing] if table.prevailing else None
         return HandWorld(self.family, self.part, rng, hand=table.hand_no,
                          prevailing=prevailing)
 
-    def views(self, table: LiveTable, world: HandWorld,
+    def views(self, table: Table, world: HandWorld,
               hand: int) -> tuple[dict[str, Any], dict[str, Any]]:
         """The game's public view of ``hand`` and the table's mirror's, to be equal."""
         a = self.family.public_view(world.result())
@@ -142,7 +142,7 @@ class Simulation:
         b.pop("mode")
         return a, b
 
-    def check_score(self, table: LiveTable, world: HandWorld, hand: int) -> list[str]:
+    def check_score(self, table: Table, world: HandWorld, hand: int) -> list[str]:
         """Where the table's scoresheet entry for ``hand`` differs from what the game's own
         hands settle (nothing, if the table keeps no score of it)."""
         truth = self.part.settles(table, world.result())

@@ -8,6 +8,13 @@ Both refuse a command with a :class:`~engine.errors.RuleViolation` carrying the 
 stable ``code``, and settle in :class:`~engine.payment.Payment` s. A caller that holds a
 :class:`RuleFamily` never asks which family it is.
 
+The family also says how its events are kept: ``records_of`` turns the events a command caused
+into the bodies a log stores and the parts it may publish (:class:`Recorded`), ``published_of``
+gives those parts again from a stored record, and ``rebuild`` brings a hand back from its
+stored records. The classical engine stores each event's JSON and folds the events again; the
+American one stores each event's public and private parts with the command that caused it, and
+applies the commands again. Either way the caller only hands records over.
+
 >>> from engine import commands as cm
 >>> family = family_for("classical/dmjl")  # a scoring preset plays as its family
 >>> state, _ = family.new_hand("mirror", hand=1)
@@ -23,14 +30,18 @@ ValueError: american is played from a card: pass the compiled card (config.cards
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from engine import events as ev
 from engine.commands import Command
+from engine.errors import MalformedInput
 from engine.events import Event
+from engine.messages import COMMANDS, EVENTS
 from engine.rulesets import entry
 from engine.seats import Seat
+from engine.tiles import tile_name
 
 if TYPE_CHECKING:
     from engine.american.compiled import CompiledCard
@@ -38,6 +49,25 @@ if TYPE_CHECKING:
     from engine.state import HandState, Mode
 
 S = TypeVar("S")
+Record = Mapping[str, Any]
+ENVELOPE = ("seq", "hand", "ts")  # what the table adds to each body it stores
+# A referee's amendment of an American move, kept as a record of the table's own: the rebuild
+# applies ``replacement`` (a command's JSON, or None: struck out) in place of move ``at``.
+AMENDED = "Amended"
+# The keys of a stored American record that are published (its ``private`` and ``command``
+# never are: concealed tiles never leave the table, American DH-4, M-1).
+AMERICAN_PUBLIC = ("seq", "hand", "ts", "type", "seat", "public", "time_us")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One event as a log keeps it: ``body`` is stored (the table adds its envelope),
+    ``public`` is published on the events topic, ``decision`` (a closed call window's
+    adjudication, with its rule) on the adjudications topic."""
+
+    body: dict[str, Any]
+    public: dict[str, Any]
+    decision: dict[str, Any] | None = None
 
 
 class RuleFamily(Protocol, Generic[S]):
@@ -55,6 +85,29 @@ class RuleFamily(Protocol, Generic[S]):
     def apply(self, state: S, command: Command) -> tuple[S, Sequence[Event]]: ...
 
     def public_view(self, state: S) -> dict[str, Any]: ...
+
+    def ended(self, state: S) -> bool:
+        """Whether the hand is over (won, drawn, thrown in): it is settled next."""
+        ...
+
+    def records_of(self, events: Sequence[Event],
+                   command: Command | None = None) -> list[Recorded]:
+        """The events ``command`` caused (None: a new hand's), as the log keeps them."""
+        ...
+
+    def published_of(self, record: Record) -> Recorded | None:
+        """A stored record's published parts again (its envelope included); None for a record
+        that is not this family's engine's (the table's own)."""
+        ...
+
+    def rebuild(self, records: Sequence[Record]) -> S | None:
+        """A hand brought back from its stored records (the table's own among them are
+        skipped); None when no record of its engine's is among them."""
+        ...
+
+
+def _body(record: Record) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in ENVELOPE}
 
 
 @dataclass(frozen=True)
@@ -78,6 +131,41 @@ class Classical:
         from engine.views import public_view
 
         return public_view(state)
+
+    def ended(self, state: HandState) -> bool:
+        return state.phase == "ended"
+
+    def records_of(self, events: Sequence[Event],
+                   command: Command | None = None) -> list[Recorded]:
+        return [Recorded(e.to_json(), e.public_json(), _decision(e)) for e in events]
+
+    def published_of(self, record: Record) -> Recorded | None:
+        if record["type"] not in EVENTS.types:
+            return None
+        event: Event = EVENTS.decode(_body(record))  # type: ignore[assignment]
+        envelope = {k: record[k] for k in ENVELOPE}
+        return Recorded(dict(record), {**envelope, **event.public_json()}, _decision(event))
+
+    def rebuild(self, records: Sequence[Record]) -> HandState | None:
+        from engine.game import rebuild
+
+        events: list[Event] = [EVENTS.decode(_body(r))  # type: ignore[misc]
+                               for r in records if r["type"] in EVENTS.types]
+        return rebuild(events) if events else None
+
+
+def _decision(event: Event) -> dict[str, Any] | None:
+    """A classical call window's adjudication (Code 1924, Laws 50-52), as published."""
+    if not isinstance(event, ev.ClaimsClosed):
+        return None
+    return {
+        "discard": tile_name(event.discard), "discarder": event.discarder.name,
+        "claims": list(event.claims),
+        "winner": None if event.winner is None else event.winner.name,
+        "kind": event.kind, "rule": event.rule,
+        "opened_us": event.opened_us,  # the window on the table's clock
+        "closed_us": event.closed_us,
+    }
 
 
 @dataclass(frozen=True)
@@ -105,6 +193,63 @@ class American:
         from engine.american.game import public_view
 
         return public_view(state)
+
+    def ended(self, state: AmericanHand) -> bool:
+        return state.result is not None
+
+    def records_of(self, events: Sequence[Event],
+                   command: Command | None = None) -> list[Recorded]:
+        from engine.american import commands as am
+        from engine.american.events import AmericanEvent
+
+        out = []
+        for i, event in enumerate(events):
+            assert isinstance(event, AmericanEvent), "the American family's events"
+            body: dict[str, Any] = {
+                "type": event.kind, "seat": None if event.seat is None else event.seat.name,
+                "public": event.public, "private": event.private}
+            if i == 0 and command is not None:  # the rebuild applies it again
+                body["command"] = command.to_json()
+                if isinstance(command, am.Call) and command.time_us is not None:
+                    body["time_us"] = command.time_us  # the board's time of the press (C-9)
+            out.append(self._recorded(body, event.kind == "WindowClosed"))
+        return out
+
+    def _recorded(self, record: Record, decided: bool) -> Recorded:
+        public = {k: record[k] for k in AMERICAN_PUBLIC if k in record}
+        # A closed window's decision is its public part, with its rule (C-9).
+        return Recorded(dict(record), public, dict(record["public"] or {}) if decided else None)
+
+    def published_of(self, record: Record) -> Recorded | None:
+        if "public" not in record:  # the table's own records carry no public/private parts
+            return None
+        return self._recorded(record, record["type"] == "WindowClosed")
+
+    def rebuild(self, records: Sequence[Record]) -> AmericanHand | None:
+        """A fresh mirror given every command the table accepted, as the referee amended
+        them (``Amended`` records: seq to the command that replaces its own, None to strike
+        it out; a later amendment of the same move wins)."""
+        from engine.american.family import options_for
+        from engine.american.game import apply, new_hand
+
+        if not any("public" in r for r in records):
+            return None
+        replaced = {int(r["at"]): r.get("replacement") for r in records
+                    if r["type"] == AMENDED}
+        state, _ = new_hand(self.card, options_for(self.ruleset, self.card), "mirror")
+        for record in records:
+            raw = replaced.get(record["seq"], record.get("command"))
+            if raw is not None and record.get("command") is not None:
+                state, _ = apply(state, decode_command(raw, f"seq {record['seq']}: command"))
+        return state
+
+
+def decode_command(raw: Any, where: str) -> Command:
+    """An engine command from its JSON form; :class:`MalformedInput` naming ``where``."""
+    command = COMMANDS.decode(raw, where)
+    if not isinstance(command, Command):
+        raise MalformedInput(where, "not a command")
+    return command
 
 
 def family_for(ruleset: str, card: CompiledCard | None = None) -> RuleFamily[Any]:

@@ -10,8 +10,6 @@ from typing import Any
 
 from controller.cli import CommandInputError
 
-ENVELOPE = ("seq", "hand", "ts")
-
 
 def replay_store(path: str) -> dict[str, Any]:
     from controller.commands.export import open_store_records
@@ -54,36 +52,19 @@ def replay_store(path: str) -> dict[str, Any]:
 
 
 def _rebuilt_view(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The public view of one hand rebuilt from its records, by the engine that wrote them."""
+    """The public view of one hand rebuilt from its records, by the family of the engine that
+    wrote them (the ruleset its ``HandStarted`` names)."""
+    from controller.families import rule_family
+
     first = next(r for r in records if r["type"] == "HandStarted")
-    if "public" in first:  # the American engine's records (controller/american_table.py)
-        from config.cards import default_card
-        from controller.american_table import rebuild_hand
-        from engine.american.family import options_for
-        from engine.american.game import public_view
-
-        card = default_card()
-        store: Any = _Records(records)  # it reads only events_of_hand
-        return public_view(rebuild_hand(store, records[0]["hand"], card,
-                                        options_for("american", card)))
-    from controller.table import TABLE_EVENTS
-    from engine import events as ev
-    from engine.game import public_view as classical_view
-    from engine.game import rebuild
-
-    events = [ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
-              for r in records if r["type"] not in TABLE_EVENTS]
-    return classical_view(rebuild(events))
-
-
-class _Records:
-    """One hand's records, read as the store gives them (``rebuild_hand`` reads a store)."""
-
-    def __init__(self, records: list[dict[str, Any]]) -> None:
-        self.records = records
-
-    def events_of_hand(self, hand: int) -> list[dict[str, Any]]:
-        return [r for r in self.records if r["hand"] == hand]
+    ruleset = first.get("ruleset") or (first.get("public") or {}).get("ruleset")
+    if not isinstance(ruleset, str):
+        raise ValueError(f"seq {first['seq']}: the hand's HandStarted names no ruleset")
+    family = rule_family(ruleset)
+    state = family.rebuild(records)
+    if state is None:
+        raise ValueError(f"hand {first['hand']}: no record of its engine's")
+    return family.public_view(state)
 
 
 def _retained(path: str) -> dict[str, Any]:

@@ -1,10 +1,10 @@
 """Each rule family's objects: the one package where the service's parts learn which family a
-ruleset belongs to (engine/rulesets.py), so that nothing else branches on it: the live table,
-and each family's part of the world `mjtable simulate` plays it against (``*_world.py``).
+ruleset belongs to (engine/rulesets.py), so that nothing else branches on it: the family's part
+of the one live table (:class:`controller.table.Table`), and each family's part of the world
+`mjtable simulate` plays it against (``*_world.py``).
 
-The classical families share one engine (``engine.game``) and one table
-(:class:`controller.table.Table`); the American game plays from its card
-(:class:`controller.american_table.AmericanTable`).
+The classical families share one engine (``engine.game``) and their part of the table
+(``classical.py``); the American game plays from its card (``american.py``).
 """
 
 from __future__ import annotations
@@ -12,16 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from controller.families.parts import part_for, rule_family
 from controller.lights import LightLog
-from controller.live_table import LiveTable, TableSettings
 from controller.scoresheet import Scorer
+from controller.settings import TableSettings
 from controller.store import EventStore
 from engine.rulesets import entry
 from engine.seats import Seat
 
+__all__ = ["part_for", "rule_family", "simulation_for", "table_for"]
+
 if TYPE_CHECKING:  # the simulation's worlds load only for `mjtable simulate`
     import random
 
+    from controller.table import Table
     from controller.world import FamilyWorld, HandWorld, Simulation
     from engine.american.compiled import CompiledCard
     from engine.family import RuleFamily
@@ -33,19 +37,17 @@ def table_for(
     lights: LightLog | None = None,
     on_append: Callable[[], None] | None = None,
     scorer: Scorer | None = None,
-) -> LiveTable:
+    parts_status: Callable[[], dict[str, Any]] = dict,
+) -> Table:
     """The live table that plays ``settings.ruleset``, recovered from ``store``. ``scorer``
-    scores the classical families' hands; the American game settles its own by the card."""
-    if entry(settings.ruleset).family == "american":
-        from controller.american_table import AmericanTable
-
-        return AmericanTable(settings, store, lights, on_append)
+    scores the hands of a family whose engine does not settle them (the classical ones); the
+    American game settles its own by the card."""
     from controller.table import Table
 
-    return Table(settings, store, lights, on_append, scorer=scorer)
+    return Table(settings, store, lights, on_append, scorer=scorer, parts_status=parts_status)
 
 
-def simulation_for(table: LiveTable) -> Simulation:
+def simulation_for(table: Table) -> Simulation:
     """How ``mjtable simulate`` plays ``table``'s family: the bots' world and the checks of the
     table's mirror against it."""
     from controller.world import Simulation

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.american_table import AmericanTable, rebuild_hand
 from controller.inputs import Observation, ObservationKind, Press
-from controller.live_table import LiveTable
+from controller.table import Table
 from controller.world import Settlement
 from engine.american import commands as am
 from engine.american.bots import shown_at_mahjong
@@ -54,11 +53,12 @@ class AmericanWorld:
                          zone=f"rack-{command.owner.name}")]
         return []  # CloseWindow: the table closes it by itself (the courtesy pause, a draw)
 
-    def mirror(self, table: LiveTable, hand: int) -> AmericanHand:
-        assert isinstance(table, AmericanTable)
-        return rebuild_hand(table.store, hand, table.card, table.options)
+    def mirror(self, table: Table, hand: int) -> AmericanHand:
+        mirror = table.family.rebuild(table.store.events_of_hand(hand))
+        assert mirror is not None, f"hand {hand} is not in the table's store"
+        return mirror  # type: ignore[no-any-return]
 
-    def settles(self, table: LiveTable, state: AmericanHand) -> Settlement:
+    def settles(self, table: Table, state: AmericanHand) -> Settlement:
         """The card's settlement, as the engine made it."""
         result = state.result or {}
         return Settlement({str(k): int(v) for k, v in (result.get("net") or {}).items()})

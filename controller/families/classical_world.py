@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from controller.inputs import Observation, ObservationKind, Press
-from controller.live_table import LiveTable
 from controller.scoresheet import net_of
 from controller.table import ENVELOPE, TABLE_EVENTS, Table
 from controller.world import Settlement
@@ -68,21 +67,23 @@ class ClassicalWorld:
         found = _SHOWN.get(type(command))
         return [] if found is None else found(command, after, events)
 
-    def mirror(self, table: LiveTable, hand: int) -> HandState:
+    def mirror(self, table: Table, hand: int) -> HandState:
         return rebuild([
             ev.event_from_json({k: v for k, v in r.items() if k not in ENVELOPE})
             for r in table.store.events_of_hand(hand)
             if r["type"] not in TABLE_EVENTS
         ])
 
-    def settles(self, table: LiveTable, state: HandState) -> Settlement | None:
+    def settles(self, table: Table, state: HandState) -> Settlement | None:
         """Every hand as the game dealt it, scored as the table scores."""
-        assert isinstance(table, Table)
+        from controller.families.classical import ClassicalPart
+
+        assert isinstance(table.part, ClassicalPart)
         shown = {
             seat.name: [tile_name(t) for t in state.concealed_tiles(seat)]
             for seat in state.others_in_turn(state.winner)
         } if state.winner is not None else {}
-        result = table.score(state, shown)
+        result = table.part.score(state, shown)
         return None if result is None else Settlement(net_of(result))
 
 

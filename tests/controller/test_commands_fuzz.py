@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from controller.families.classical import ClassicalPart
 from controller.lights import LightLog
 from controller.store import EventStore
 from controller.table import Table, TableSettings
@@ -24,7 +25,7 @@ KEYS = st.sampled_from(
      "winning", "type"]
 )
 FIELDS = st.dictionaries(KEYS, JSON, max_size=5)
-VERBS = st.sampled_from(Table.VERBS) | st.text(max_size=10)
+VERBS = st.sampled_from(ClassicalPart.verbs) | st.text(max_size=10)
 
 
 @settings(

@@ -9,17 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from controller.inputs import Press
-from controller.live_table import LiveTable
 from controller.published import hand_in_play
 from controller.store import EventStore
-from controller.table import TableSettings
+from controller.table import Table, TableSettings
 from controller.web.feed import Feed
 
 from .test_simulate_american import _east_discarded
 from .test_table import _play, _table, obs
 
 
-def _sent(table: LiveTable) -> list[tuple[str, Any]]:
+def _sent(table: Table) -> list[tuple[str, Any]]:
     """What the table put in its outbox: every message but a command's answer or a refused
     call (messages with no event in the log)."""
     out = []
@@ -31,7 +30,7 @@ def _sent(table: LiveTable) -> list[tuple[str, Any]]:
     return out
 
 
-def _derived(table: LiveTable) -> list[tuple[str, Any]]:
+def _derived(table: Table) -> list[tuple[str, Any]]:
     return [(topic, json.loads(payload)) for record in table.store.events(0)
             for topic, payload in table.published(record)]
 

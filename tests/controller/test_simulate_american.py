@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from config.cards import default_card
-from controller.american_table import AmericanTable
 from controller.broker import LocalMosquitto
+from controller.families.american import AmericanPart
 from controller.inbox import ObserveIn
 from controller.inputs import Observation, ObservationKind, Press
 from controller.live_view import describe
 from controller.simulation import SimulationSettings, simulate
 from controller.store import EventStore
-from controller.table import TableSettings
+from controller.table import Table, TableSettings
 from controller.world import Claims
 
 from .conftest import until
@@ -61,7 +61,7 @@ def test_american_hands_arrive_once_in_order_concealed_tiles_never_published(
     won = [d for d in decisions if d["winner"]]
     assert won and all(d["rule"].startswith("American C-") for d in won)
     # The retained state and scores are what a replay of the log gives.
-    replayed = AmericanTable(TableSettings("sim", "american"), EventStore(store))
+    replayed = Table(TableSettings("sim", "american"), EventStore(store))
     late = recorder_factory(broker.host, broker.port, "mahjong/v1/sim/+", "late")
     assert late.wait_for(lambda: len(late.json_on("/state")) and len(late.json_on("/scores")))
     assert late.json_on("/state")[-1] == json.loads(json.dumps(replayed.public_state()))
@@ -73,12 +73,12 @@ def test_american_hands_arrive_once_in_order_concealed_tiles_never_published(
                                 "N": "Player 2"}
 
 
-def _table(tmp_path: Path) -> AmericanTable:
+def _table(tmp_path: Path) -> Table:
     settings = TableSettings("t", "american", courtesy_pause_ms=100, publish=False)
-    return AmericanTable(settings, EventStore(str(tmp_path / "t.sqlite3")), card=default_card())
+    return Table(settings, EventStore(str(tmp_path / "t.sqlite3")), card=default_card())
 
 
-def _charleston(table: AmericanTable) -> None:
+def _charleston(table: Table) -> None:
     """Three passes each way, nobody stops... then a vote to stop and no courtesy."""
     for _ in range(3):
         for seat in "ESWN":
@@ -94,7 +94,7 @@ def _charleston(table: AmericanTable) -> None:
     assert table.state is not None and table.state.phase == "play"
 
 
-def _east_discarded(tmp_path: Path, tile: str) -> AmericanTable:
+def _east_discarded(tmp_path: Path, tile: str) -> Table:
     """A table in play: the Charleston done, East's first discard ``tile`` at 1 000 µs."""
     table = _table(tmp_path)
     table.start()
@@ -217,7 +217,7 @@ def test_run_serves_an_american_table_a_gpio_button_calls(tmp_path: Path) -> Non
     factory = pin_factory("mock")
     service = Service(cfg, ServiceOptions(store_path=str(tmp_path / "store.sqlite3"),
                                           gpio_factory=factory))
-    assert isinstance(service.table, AmericanTable)
+    assert isinstance(service.table.part, AmericanPart)
 
     async def scenario() -> list[dict[str, Any]]:
         stop = asyncio.Event()
@@ -342,7 +342,7 @@ def test_american_hands_seen_through_the_rendered_camera(tmp_path: Path) -> None
     assert kinds.count("CharlestonPassOffered") >= 24  # two hands' first Charlestons at least
 
 
-def _discarded(table: AmericanTable) -> list[dict[str, Any]]:
+def _discarded(table: Table) -> list[dict[str, Any]]:
     return [r for r in table.store.events_of_hand(table.hand_no) if r["type"] == "Discarded"]
 
 

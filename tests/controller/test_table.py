@@ -404,7 +404,7 @@ def test_law_82_the_others_show_their_hands_before_the_hand_is_scored(tmp_path: 
     table = _scoring_table(tmp_path, docs)
     now = _won_by_south(table)
     assert table.hand_no == 1 and docs == []  # not scored: the others' hands come first
-    assert table.awaiting == ["W", "N", "E"]
+    assert table.part.awaiting == ["W", "N", "E"]
     for i, seat in enumerate(("W", "N", "E")):
         outcome = table.observe(obs("hand_shown", seat, *LOSERS[seat]), now + (i + 1) * 1_000)
         assert outcome.accepted, outcome.error
@@ -439,7 +439,7 @@ def test_a_hand_shown_of_the_wrong_size_or_a_fifth_copy_is_asked(tmp_path: Path)
     # South showed three 5C (East's discard it won on among them): two more make five.
     fifth = table.observe(obs("hand_shown", "W", "5C", "5C", *LOSER_13[2:]), now + 2_000)
     assert not fifth.accepted and "more 5C" in fifth.error
-    assert table.awaiting == ["W", "N", "E"] and table.losers_shown == {}
+    assert table.part.awaiting == ["W", "N", "E"] and table.part.losers_shown == {}
 
 
 def test_the_hands_awaited_come_back_after_a_restart(tmp_path: Path) -> None:
@@ -447,7 +447,8 @@ def test_the_hands_awaited_come_back_after_a_restart(tmp_path: Path) -> None:
     now = _won_by_south(table)
     assert table.observe(obs("hand_shown", "W", *LOSER_13), now + 1_000).accepted
     again = Table(table.settings, EventStore(tmp_path / "table.sqlite3"), LightLog(), scorer=None)
-    assert again.awaiting == ["W", "N", "E"] and again.losers_shown == {"W": list(LOSER_13)}
+    assert again.part.awaiting == ["W", "N", "E"]
+    assert again.part.losers_shown == {"W": list(LOSER_13)}
     assert again.showing_hands() == {"N": 13, "E": 13}
     state = again.public_state()
     assert state["hands_awaited"] == ["N", "E"] and state["hands_shown"] == {"W": list(LOSER_13)}

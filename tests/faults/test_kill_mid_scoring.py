@@ -151,21 +151,20 @@ def test_an_american_hand_settled_but_not_booked_is_booked_at_the_restart(
     scoresheet entry. The restarted table books it at once (it refused every input
     before: the hand is settled), and a second restart books nothing twice."""
     from config.cards import default_card
-    from controller.american_table import AmericanTable
     from controller.inputs import Observation, ObservationKind
 
-    def table() -> AmericanTable:
+    def table() -> Table:
         settings = TableSettings("t", "american", courtesy_pause_ms=100, publish=False)
-        return AmericanTable(settings, EventStore(str(tmp_path / "t.sqlite3")),
+        return Table(settings, EventStore(str(tmp_path / "t.sqlite3")),
                              card=default_card())
 
     first = table()
     first.start()
 
-    def dies(self: AmericanTable) -> list[dict[str, Any]]:
+    def dies(self: Table) -> list[dict[str, Any]]:
         raise Killed
 
-    monkeypatch.setattr(AmericanTable, "_finish_hand", dies)
+    monkeypatch.setattr(Table, "_finish_hand", dies)
     with pytest.raises(Killed):
         first.observe(Observation(ObservationKind.PASS, "E", count=2), 0)
     monkeypatch.undo()

@@ -26,8 +26,8 @@ import pytest
 from controller.broker import LocalMosquitto
 from controller.families import table_for
 from controller.inputs import Observation, ObservationKind, Press
-from controller.live_table import TableSettings
 from controller.store import EventStore
+from controller.table import TableSettings
 from engine import rulesets
 from firmware_bridge.emulator import EmulatedBoard
 from tests.faults.local_referee import LocalReferee

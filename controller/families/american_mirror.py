@@ -1,6 +1,6 @@
 """The American game's observations and buttons become American engine commands.
 
-Pure, like :mod:`controller.mirror` for the classical families: the camera counts what goes
+Pure, like the classical families' (``classical_mirror.py``): the camera counts what goes
 face down (Charleston and courtesy passes) and reads what goes face up (discards, exposures,
 Joker exchanges, the hand shown at Mah Jongg); a seat's buttons call (C-1) or call Mah Jongg.
 Anything missing or unreadable is an :class:`InputError` naming the field.
@@ -68,3 +68,13 @@ def claim_for(press: Press) -> am.Call:
     if kind is None:
         raise InputError(f"press.button: {press.button!r} is not a call button")
     return am.Call(Seat[press.seat], kind, time_us=press.time_us)
+
+
+class AmericanMirror:
+    """:class:`controller.family_part.Mirror` for the American game."""
+
+    def command_for(self, obs: Observation) -> Command:
+        return command_for(obs)
+
+    def claim_for(self, press: Press) -> Command:
+        return claim_for(press)
