@@ -514,11 +514,11 @@ def gate(first: Identity, reading: BonusReading, threshold: float = DEFAULT_THRE
     if first.similarity < UNLIKE_BELOW and doubt > DOUBT and not confirmed:
         return first.abstained()
     if evidence > 0:
-        return _bonus_side(first, reading)
+        return _bonus_side(first, reading, threshold)
     return _other_side(first, threshold)
 
 
-def _bonus_side(first: Identity, reading: BonusReading) -> Identity:
+def _bonus_side(first: Identity, reading: BonusReading, threshold: float) -> Identity:
     """The first look's bonus tile when it is ``KEEP_FIRST_LOOK_ABOVE`` sure; else the
     reader's when it reads the name sure and the number agrees; else the first look's bonus
     tile if it named one; else the bonus kind both looks put first, when each gives it at
@@ -528,12 +528,13 @@ def _bonus_side(first: Identity, reading: BonusReading) -> Identity:
     if named and first.confidence >= KEEP_FIRST_LOOK_ABOVE:
         return first
     read = reading.best_bonus
-    if reading.best_bonus_share >= READ_SURE and reading.number == int(read[1]):
+    # No answer is surer than the recogniser's own bar allows (``threshold``).
+    if reading.best_bonus_share >= max(READ_SURE, threshold) and reading.number == int(read[1]):
         return replace(first, label=read, confidence=reading.best_bonus_share, best=read)
     if named:
         return first
     agreed = first.best_bonus == reading.best_bonus and first.similar
-    if agreed and min(first.bonus_confidence, reading.best_bonus_share) >= AGREE:
+    if agreed and min(first.bonus_confidence, reading.best_bonus_share) >= max(AGREE, threshold):
         return replace(first, label=reading.best_bonus, best=reading.best_bonus)
     return first.abstained()
 
