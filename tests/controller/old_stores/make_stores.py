@@ -94,9 +94,9 @@ def classical(folder: Path) -> None:
 
 def american(folder: Path) -> None:
     from controller.american_table import AmericanTable  # type: ignore[import-not-found]
+    from controller.american_world import AmericanHandWorld
 
     from config.cards import default_card
-    from controller.american_world import AmericanHandWorld
     from engine.american.family import options_for
 
     path = folder / "american.sqlite3"
