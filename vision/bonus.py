@@ -1,15 +1,16 @@
-"""The bonus-tile reader: a second look at a crop named "some bonus tile".
+"""The bonus-tile reader: a second look at crops that are, or may be, bonus tiles.
 
 The embedding (vision/identify.py) knows a set's flowers and seasons by their pictures, and
 every maker draws those its own way: of a set never enrolled, most bonus tiles were abstained
 on or named as another. What every set prints on them alike is what a person reads them by:
-the number, 1 to 4 (Arabic or Chinese), and the name, one character (梅 蘭 菊 竹, 春 夏 秋 冬).
-This small network, trained on those drawn in many fonts and on the packaged sets' art
-(bench/vision/train_bonus.py), reads both from the crop: which of the eight it is, or that it
-is no bonus tile at all, and the number on it. It names a bonus tile only when sure of the
-name and when the number it reads agrees, and never names anything but a bonus tile: a crop
-it finds is no bonus tile stays abstained on, so a bonus tile is never read as a suit tile,
-nor the reverse, by this look.
+the number, 1 to 4 (Arabic or Chinese), and the name, one character (梅 蘭 菊 竹, 春 夏 秋 冬)
+or an English word (PLUM, ORCHID, SPRING). This small network, trained on those drawn in many
+fonts and on the packaged sets' art (bench/vision/train_bonus.py), reads both from the crop:
+which of the eight it is, or that it is no bonus tile at all, and the number on it. The
+recogniser's bonus gate (``vision.identify.gate``) weighs its "some bonus tile or not"
+together with the first look's, so that a bonus tile is never named as a suit tile nor the
+reverse unless both looks agree; the reader's name counts only when it is sure of it and the
+number it reads agrees.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ class BonusReading:
     confidence: float
     number: int  # 1-4: the likeliest number printed on it
     number_confidence: float
+    # The probability that it is some bonus tile (1 - that of NOT_BONUS), the likeliest of
+    # the eight, and that one's share of the bonus probability.
+    bonus_probability: float = 0.0
+    best_bonus: str = BONUS_KINDS[0]
+    best_bonus_share: float = 0.0
 
     def label(self, sure: float = DEFAULT_SURE) -> str | None:
         """The bonus tile it names, or None: not sure, the number disagrees, or no bonus
@@ -75,8 +81,18 @@ class BonusReader:
         readings = []
         for kind_p, number_p in zip(kinds, numbers, strict=True):
             k, m = int(kind_p.argmax()), int(number_p.argmax())
+            bonus_p = float(kind_p[: len(BONUS_KINDS)].sum())
+            b = int(kind_p[: len(BONUS_KINDS)].argmax())
             readings.append(
-                BonusReading(READ_KINDS[k], float(kind_p[k]), m + 1, float(number_p[m]))
+                BonusReading(
+                    READ_KINDS[k],
+                    float(kind_p[k]),
+                    m + 1,
+                    float(number_p[m]),
+                    bonus_p,
+                    BONUS_KINDS[b],
+                    float(kind_p[b]) / max(bonus_p, 1e-9),
+                )
             )
         return readings
 

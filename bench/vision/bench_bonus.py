@@ -7,7 +7,9 @@ the bonus tiles of drawn sets lettered in those fonts; the bonus tiles of the th
 packaged sets (``xmj-real``, scans of a real set, ``kde-traditional``, ``gnome-smooth``); and
 every other face of those sets, which the reader must never name as a bonus tile. For each
 source and each bar of sureness: named right, named wrong (another bonus tile), abstained;
-for the other faces, the share named as a bonus tile. The number head alone is scored too.
+for the other faces, the share named as a bonus tile. The number head alone is scored too, and
+the reader's probability that a crop is some bonus tile (what the bonus gate weighs), on bonus
+tiles and on the other faces.
 """
 
 from __future__ import annotations
@@ -39,6 +41,15 @@ def score(reader: BonusReader, faces: Faces, count: int, seed: int) -> dict[str,
     out: dict[str, Any] = {"n": count}
     bonus = [(r, t) for r, t in zip(readings, truth, strict=True) if t != NOT_BONUS]
     other = [r for r, t in zip(readings, truth, strict=True) if t == NOT_BONUS]
+    # What the bonus gate (vision/identify.py) takes from the reader: how sure it is that a
+    # crop is some bonus tile, on bonus tiles and on every other face.
+    for name, group in (("bonus", [r for r, _ in bonus]), ("other", other)):
+        if group:
+            p = np.array([r.bonus_probability for r in group])
+            out[f"{name}_bonus_probability_quartiles"] = np.round(
+                np.quantile(p, [0.1, 0.25, 0.5, 0.75, 0.9]), 3
+            ).tolist()
+            out[f"{name}_bonus_probability_over_half"] = float(np.mean(p > 0.5))
     if bonus:
         out["number_right"] = float(np.mean([r.number == int(t[1]) for r, t in bonus]))
         out["kind_right_no_bar"] = float(np.mean([r.kind == t for r, t in bonus]))

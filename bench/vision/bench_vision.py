@@ -29,13 +29,9 @@ import argparse
 import collections
 import copy
 import importlib
-import io
 import json
-import os
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
@@ -48,6 +44,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from identity_parts import (  # noqa: E402
+    HELD_OUT,
+    held_out_enrolled,
+    identity_by_width,
+    mixed_sets,
+    recognisers,
+)
+from other_revision import OtherRevision  # noqa: E402
 from scan_worker import scan_once, stage_times  # noqa: E402
 
 from controller.scene import shown_hand_layout  # noqa: E402
@@ -56,169 +60,15 @@ from vision.capture import DEFAULT_FRAME_SIZE  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.geometry import TableGeometry  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
-from vision.labels import BACK, BLANK, CHINESE_LABELS, JOKER, LABELS  # noqa: E402
+from vision.labels import BACK, BLANK, CHINESE_LABELS, LABELS  # noqa: E402
 from vision.scan import Scanner  # noqa: E402
-from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
+from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
 from vision.synth.layout import TilePlacement, random_layout  # noqa: E402
-from vision.synth.procedural import procedural_set  # noqa: E402
 from vision.synth.render import CameraPose, Rendered, Style, render, render_still  # noqa: E402
 from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 META = json.loads((MODELS_DIR / "tile_embed.json").read_text())
-HELD_OUT: list[str] = META["held_out_sets"]
-
-
-def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) -> dict[str, float]:
-    ids = recogniser.identify(crops)
-    answered = [(i.label, t) for i, t in zip(ids, truth, strict=True) if i.label is not None]
-    correct = sum(1 for lab, t in answered if lab == t)
-    best_correct = sum(1 for i, t in zip(ids, truth, strict=True) if i.best == t)
-    # 32 kinds carry the same numerals, dots, sticks and characters in every set; the bonus
-    # tiles, the white dragon and the one bamboo are pictures each maker draws their own way.
-    own_art = {*CHINESE_LABELS[34:], "WD", "1B", JOKER, BLANK, BACK}
-    common = [(i, t) for i, t in zip(ids, truth, strict=True) if t not in own_art]
-    # Weighted as the faces of a 152-tile American set are: 4 of each of the 34 kinds, one of
-    # each flower and season, 8 Jokers (what a photo of the table holds; blanks and backs are
-    # not faces of play and are left out of this figure only).
-    copies = {**dict.fromkeys(CHINESE_LABELS[:34], 4), **dict.fromkeys(CHINESE_LABELS[34:], 1)}
-    copies[JOKER] = 8
-    weighted = [(copies[t], i.label == t) for i, t in zip(ids, truth, strict=True) if t in copies]
-    bonus_kinds = set(CHINESE_LABELS[34:42])
-    bonus = [(i.label, t) for i, t in zip(ids, truth, strict=True) if t in bonus_kinds]
-    # A bonus tile named as any other tile, or any other tile named as a bonus tile.
-    crossed = sum(
-        1
-        for i, t in zip(ids, truth, strict=True)
-        if i.label is not None and (i.label in bonus_kinds) != (t in bonus_kinds)
-    )
-    return {
-        "n": len(truth),
-        "bonus_n": len(bonus),
-        "bonus_top1": sum(1 for lab, t in bonus if lab == t) / max(1, len(bonus)),
-        "bonus_abstain": sum(1 for lab, _ in bonus if lab is None) / max(1, len(bonus)),
-        "bonus_suit_crossings": crossed,
-        "top1": correct / len(truth),
-        "top1_per_tile_of_a_set": sum(w for w, ok in weighted if ok) / sum(w for w, _ in weighted),
-        "top1_no_abstain": best_correct / len(truth),
-        "abstain": 1 - len(answered) / len(truth),
-        "acc_answered": correct / max(1, len(answered)),
-        "top1_common_kinds": sum(1 for i, t in common if i.label == t) / max(1, len(common)),
-    }
-
-
-def recognisers(embedder: Embedder, samples: list[tuple[str, np.ndarray]]) -> dict[str, Any]:
-    """The enrolment methods compared side by side on the same crops:
-    ``old``: one prototype per photo, leave-one-out fit, one look at each crop (the method
-    before 2026-12);
-    ``new, one look``: each photo augmented into 12 prototypes, leave-one-photo-out fit, the
-    bundled prototypes kept behind the enrolled ones;
-    ``new``: that, and crops named with confidence under 0.7 looked at again through four
-    3-px shifts (what ``mjtable vision enroll`` and the scanner now do);
-    ``new+tta``: every test crop averaged over four 3-px shifts (5x the embedding)."""
-    old = Recogniser.enrol(embedder, samples, augment=False)
-    old.retry_below = 0.0
-    new = Recogniser.enrol(embedder, samples)
-    new.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
-    one_look = copy.copy(new)
-    one_look.retry_below = 0.0
-    tta = copy.copy(new)
-    tta.shift_px = 3
-    no_reader = copy.copy(new)
-    no_reader.bonus_reader = None
-    return {
-        "old": old,
-        "new, one look": one_look,
-        "new, no bonus reader": no_reader,
-        "new": new,
-        "new+tta": tta,
-    }
-
-
-def held_out_enrolled(
-    embedder: Embedder, per_kind: int, rng: np.random.Generator
-) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    unseen: dict[str, dict[str, np.ndarray]] = {name: load_set(name) for name in HELD_OUT}
-    for seed in range(3):  # procedural sets drawn with seeds training never used
-        unseen[f"procedural#{90_000 + seed}"] = procedural_set(90_000 + seed)
-    for name, faces in unseen.items():
-        enrol = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(3)]
-        tests = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(per_kind)]
-        out[name] = {
-            method: _score(recogniser, [c for _, c in tests], [lab for lab, _ in tests])
-            for method, recogniser in recognisers(embedder, enrol).items()
-        }
-        # The same set without enrolment: only the bundled prototypes of other sets.
-        default = Recogniser.load(DEFAULT_MODEL_DIR)
-        out[name + " (not enrolled)"] = _score(
-            default, [c for _, c in tests], [lab for lab, _ in tests]
-        )
-    return out
-
-
-def identity_by_width(
-    embedder: Embedder, per_kind: int, widths: list[int], rng: np.random.Generator
-) -> dict[str, Any]:
-    """Part 1 again at fixed tile widths in the camera's pixels, enrolment photos and test
-    crops alike (the owner enrols with the table's own camera): how the held-out sets' top-1
-    depends on the pixels a tile covers, which the camera's resolution and height decide."""
-    out: dict[str, Any] = {}
-    for name in HELD_OUT:
-        faces = load_set(name)
-        out[name] = {}
-        for width in widths:
-            enrol = [
-                (lab, synthetic_crop(f, rng, camera_width=width))
-                for lab, f in faces.items()
-                for _ in range(3)
-            ]
-            tests = [
-                (lab, synthetic_crop(f, rng, camera_width=width))
-                for lab, f in faces.items()
-                for _ in range(per_kind)
-            ]
-            new = recognisers(embedder, enrol)["new"]
-            out[name][str(width)] = _score(new, [c for _, c in tests], [lab for lab, _ in tests])
-    return out
-
-
-def mixed_sets(embedder: Embedder, per_kind: int, rng: np.random.Generator) -> dict[str, Any]:
-    sets = {name: load_set(name) for name in ART_SETS}
-    enrolled: dict[str, set[str]] = {}
-    samples = []
-    for label in LABELS:
-        having = [n for n, f in sets.items() if label in f]
-        for _ in range(3):
-            name = having[int(rng.integers(len(having)))]
-            enrolled.setdefault(label, set()).add(name)
-            samples.append((label, synthetic_crop(sets[name][label], rng)))
-    methods = recognisers(embedder, samples)
-    groups: dict[str, tuple[list[np.ndarray], list[str]]] = {
-        "enrolled set": ([], []),
-        "never enrolled": ([], []),
-        "never enrolled, never trained": ([], []),
-    }
-    for name, faces in sets.items():
-        for label, face in faces.items():
-            for _ in range(max(1, per_kind // 2)):
-                crop = synthetic_crop(face, rng)
-                if name in enrolled[label]:
-                    key = "enrolled set"
-                elif name in HELD_OUT:
-                    key = "never enrolled, never trained"
-                else:
-                    key = "never enrolled"
-                groups[key][0].append(crop)
-                groups[key][1].append(label)
-                if key == "never enrolled, never trained":
-                    groups["never enrolled"][0].append(crop)
-                    groups["never enrolled"][1].append(label)
-    return {
-        k: {method: _score(r, c, t) for method, r in methods.items()}
-        for k, (c, t) in groups.items()
-        if t
-    }
 
 
 def frames(
@@ -255,88 +105,6 @@ def _match(truth_xy: np.ndarray, x: float, y: float, tol: float = 10.0) -> int |
     d = np.linalg.norm(truth_xy - np.array([x, y]), axis=1)
     k = int(d.argmin())
     return k if d[k] < tol else None
-
-
-class OtherRevision:
-    """The scanner of another git revision, run by ``scan_worker.py`` in its own process on
-    the frames and prototypes of this run: two revisions timed side by side, alternately."""
-
-    def __init__(self, rev: str, workdir: Path) -> None:
-        self.workdir = workdir
-        self.rev = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        tree = workdir / "tree"
-        tree.mkdir()
-        archive = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(ROOT),
-                "archive",
-                "--format=tar",
-                rev,
-                "vision",
-                "engine",
-                "controller",
-            ],
-            capture_output=True,
-            check=True,
-        ).stdout
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(tree, filter="data")
-        # OpenBLAS threads spin for a while after each product before they sleep: in the
-        # other process that would take the CPU from the scan timed next in this one.
-        env = {**os.environ, "OPENBLAS_THREAD_TIMEOUT": "4"}
-        self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("scan_worker.py")), str(tree)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        self._models: dict[int, Path] = {}
-
-    def shared_model(self, recogniser: Recogniser) -> tuple[Recogniser, Path]:
-        """The recogniser as both sides load it (prototypes are stored as float16)."""
-        folder = self.workdir / f"model-{len(self._models)}"
-        recogniser.save(folder, images=0)
-        self._models[id(recogniser)] = folder
-        return Recogniser.load(folder), folder
-
-    def scan(
-        self,
-        frame: np.ndarray,
-        calibration: Any,
-        model: Path,
-        stages: bool = False,
-        dice: bool = False,
-    ) -> dict[str, Any]:
-        np.save(self.workdir / "frame.npy", frame)
-        calibration.save(self.workdir / "calibration.json")
-        request = {
-            "frame": str(self.workdir / "frame.npy"),
-            "calibration": str(self.workdir / "calibration.json"),
-            "model": str(model),
-            "stages": stages,
-            "dice": dice,
-        }
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the scanner at {self.rev} stopped (see its error above)")
-        reply: dict[str, Any] = json.loads(line)
-        return reply
-
-    def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        self.process.wait(timeout=30)
 
 
 def _side_metrics(
@@ -937,27 +705,21 @@ def main() -> int:
         report["hands_by_frame_size"] = hands
         print(json.dumps(report["scan_by_frame_size"], indent=1), flush=True)
         print(json.dumps(report["hands_by_frame_size"], indent=1), flush=True)
-        if args.json:
-            args.json.write_text(json.dumps(report, indent=1) + "\n")
-        return 0
+        return _write(report, args.json)
     if args.widths:
         report["identity_by_width"] = identity_by_width(embedder, args.per_kind, args.widths, rng)
         print(json.dumps(report["identity_by_width"], indent=1), flush=True)
-        if args.json:
-            args.json.write_text(json.dumps(report, indent=1) + "\n")
-        return 0
-    if not args.scan_only and not args.live_only and not args.hands_only:
-        report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng)
-        print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
-        report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng)
-        print(json.dumps(report["mixed_sets"], indent=1), flush=True)
-    if args.identity_only:
-        if args.json:
-            args.json.write_text(json.dumps(report, indent=1) + "\n")
-        return 0
+        return _write(report, args.json)
     with tempfile.TemporaryDirectory() as tmp:
         other = OtherRevision(args.against, Path(tmp)) if args.against else None
         try:
+            if not args.scan_only and not args.live_only and not args.hands_only:
+                report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng, other)
+                print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
+                report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng, other)
+                print(json.dumps(report["mixed_sets"], indent=1), flush=True)
+                if args.identity_only:
+                    return _write(report, args.json)
             if not args.live_only and args.hands > 0:
                 report["hands"] = [
                     hands_bench(embedder, art, args.hands, args.seed + 300, other)
@@ -988,8 +750,12 @@ def main() -> int:
         finally:
             if other is not None:
                 other.close()
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return _write(report, args.json)
+
+
+def _write(report: dict[str, Any], path: Path | None) -> int:
+    if path is not None:
+        path.write_text(json.dumps(report, indent=1) + "\n")
     return 0
 
 

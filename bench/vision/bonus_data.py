@@ -87,8 +87,10 @@ def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
     drawn_bonus, drawn_other = art_faces(drawn_sets(drawn, TRAINING_FONTS))
     return {
         "fonts": font_faces(fonts_count, TRAINING_FONTS, seed),
-        "art_bonus": art_bonus + drawn_bonus,
-        "other": art_other + drawn_other,
+        "sets_bonus": art_bonus,
+        "drawn_bonus": drawn_bonus,
+        "sets_other": art_other,
+        "other": drawn_other,
     }
 
 

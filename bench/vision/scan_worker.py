@@ -8,6 +8,8 @@ One JSON request per line on stdin, one JSON reply per line on stdout:
 
     {"frame": "f.npy", "calibration": "cal.json", "model": "model-dir", "stages": false}
     -> {"s": 0.021, "cpu_s": 0.020, "tiles": [[x_mm, y_mm, tile, best, face_down], ...]}
+    {"crops": "crops.npy", "model": "model-dir"}     (tile crops to name, N x H x W x 3)
+    -> {"identities": [[label or null, best], ...]}
 
 With ``"stages": true`` the reply also holds the time of each stage (:func:`stage_times`);
 with ``"dice": true`` the dice the scan saw (``[[x_mm, y_mm, pips], ...]``).
@@ -81,6 +83,11 @@ def main() -> int:
         if request["model"] not in models:
             models[request["model"]] = Recogniser.load(Path(request["model"]))
         recogniser = models[request["model"]]
+        if "crops" in request:  # crops to name, not a frame
+            crops = list(np.load(request["crops"]))
+            named = [[i.label, i.best] for i in recogniser.identify(crops)]
+            print(json.dumps({"identities": named}), flush=True)
+            continue
         frame = np.load(request["frame"])
         calibration = Calibration.load(Path(request["calibration"]))
         elapsed, cpu, tiles = scan_once(Scanner(calibration, recogniser), frame)

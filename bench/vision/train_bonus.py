@@ -5,8 +5,9 @@
 Data (bench/vision/bonus_data.py): bonus faces drawn in the training fonts, the bonus tiles
 of the packaged sets and of drawn sets lettered in those fonts, and every other face of those
 sets as "no bonus tile"; held out: three packaged sets, five fonts and the drawn sets
-lettered in them. Each batch: a third font-drawn bonus faces, a sixth the sets' bonus tiles,
-half other faces, every one a fresh camera-like crop.
+lettered in them. Each batch (``SHARES``): 25 % font-drawn bonus faces, 12 % the packaged sets'
+bonus tiles and 20 % their other faces, 8 % the drawn sets' bonus tiles and 35 % their other
+faces, every one a fresh camera-like crop.
 
 The network: four convolution blocks (the detail kept at half the crop's size, where a
 corner's number is a few pixels), global average pooling, two heads: which of the eight bonus
@@ -14,8 +15,12 @@ tiles or none (9), and the number printed on it (4; learnt on bonus tiles only).
 outputs both as probabilities, side by side (13 columns).
 
 Runs on one thread, writing a checkpoint every few minutes and at the end (``--checkpoint``);
-a run started again resumes from it, so runs of at most an hour add up. Writes
-``vision/models/bonus_read.onnx`` and ``bonus_read.json`` (provenance).
+a run started again resumes from it, so runs of at most an hour add up. With no checkpoint it
+starts from the exported model (``--init``, by default the committed
+``vision/models/bonus_read.onnx``: its weights loaded, a fresh optimiser, the learning rate
+where that model's training left it), never from nothing while a trained model exists.
+Writes ``vision/models/bonus_read.onnx`` and ``bonus_read.json`` (provenance: every run's
+minutes and steps).
 """
 
 from __future__ import annotations
@@ -41,11 +46,17 @@ from bonus_data import (
     crops_of,
     training_pools,
 )
+from train_embedding import unfold_convolutions
 
 from vision.bonus import BONUS_FILE
 from vision.crops import CROP_H, CROP_W
 from vision.embedder import MODELS_DIR
-from vision.synth.bonus_faces import HELD_OUT_FONTS, TRAINING_FONTS
+from vision.synth.bonus_faces import (
+    HELD_OUT_FONTS,
+    HELD_OUT_LATIN,
+    TRAINING_FONTS,
+    TRAINING_LATIN,
+)
 
 NOT_BONUS_INDEX = len(KINDS) - 1
 
@@ -89,15 +100,19 @@ class Exported(nn.Module):
         return torch.cat([F.softmax(kind, dim=1), F.softmax(number, dim=1)], dim=1)
 
 
+# A batch's shares: font-drawn bonus faces, the packaged sets' bonus tiles and their other
+# faces (56 and 306 faces: without shares of their own they were a twentieth of their pools,
+# their bonus tiles read at 8-43 % and their dragons and winds taken for bonus tiles), the
+# drawn sets' bonus tiles, and the rest the drawn sets' other faces.
+SHARES = {"fonts": 0.25, "sets_bonus": 0.12, "drawn_bonus": 0.08, "sets_other": 0.2}
+
+
 def batch(
     pools: dict[str, Faces], rng: np.random.Generator, size: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    fonts, art = size // 3, size // 6
-    parts = [
-        crops_of(pools["fonts"], rng, fonts),
-        crops_of(pools["art_bonus"], rng, art),
-        crops_of(pools["other"], rng, size - fonts - art),
-    ]
+    counts = {name: round(share * size) for name, share in SHARES.items()}
+    counts["other"] = size - sum(counts.values())
+    parts = [crops_of(pools[name], rng, count) for name, count in counts.items()]
     xs = np.concatenate([p[0] for p in parts])
     ys = np.concatenate([p[1] for p in parts])
     return torch.from_numpy(xs / 127.5 - 1.0).float(), torch.from_numpy(ys)
@@ -124,27 +139,41 @@ def main() -> int:
         "--checkpoint", type=Path, default=ROOT / "build" / "bonus" / "checkpoint.pt"
     )
     parser.add_argument("--out", type=Path, default=MODELS_DIR / BONUS_FILE)
+    parser.add_argument(
+        "--init",
+        type=Path,
+        default=MODELS_DIR / BONUS_FILE,
+        help="with no checkpoint, start from this exported model (a missing file: from nothing)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     net = BonusNet()
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
-    step, trained_s, runs = 0, 0.0, 0
+    step, trained_s, history = 0, 0.0, []
+    pools = training_pools(args.font_faces, args.drawn, args.seed)
+    print({k: len(v) for k, v in pools.items()}, flush=True)
     if args.checkpoint.exists():
         state = torch.load(args.checkpoint, weights_only=False)
         net.load_state_dict(state["net"])
         opt.load_state_dict(state["opt"])
-        step, trained_s, runs = state["step"], state["seconds"], state["runs"]
+        step, trained_s, history = state["step"], state["seconds"], state.get("history", [])
         print(f"resumed at step {step} ({trained_s / 60:.1f} min trained)", flush=True)
-    rng = np.random.default_rng([args.seed, runs])
-    pools = training_pools(args.font_faces, args.drawn, args.seed)
-    print({k: len(v) for k, v in pools.items()}, flush=True)
+    elif args.init is not None and args.init.exists():
+        step, trained_s, history = start_from_onnx(net, args.init, pools)
+        print(f"from {args.init}: step {step}, {trained_s / 60:.1f} min trained", flush=True)
+    rng = np.random.default_rng([args.seed, step])
+    first_step, fresh_optimiser = step, step > 0 and not args.checkpoint.exists()
 
     def save() -> None:
         args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
         state = {"net": net.state_dict(), "opt": opt.state_dict(), "step": step}
-        state |= {"seconds": trained_s + time.monotonic() - start, "runs": runs + 1}
+        state |= {"seconds": trained_s + time.monotonic() - start, "history": runs_so_far()}
         torch.save(state, args.checkpoint)
+
+    def runs_so_far() -> list[dict[str, float]]:
+        this = {"minutes": round((time.monotonic() - start) / 60, 1), "steps": step - first_step}
+        return [*history, this]
 
     start = time.monotonic()
     last_save = start
@@ -153,8 +182,10 @@ def main() -> int:
     while time.monotonic() - start < args.minutes * 60:
         # A slow cosine decay over about three hours of training, from where the last run left.
         t = min(1.0, (trained_s + time.monotonic() - start) / (3 * 3600))
+        # A fresh optimiser warms up over its first 300 steps.
+        warm = min(1.0, (step - first_step + 1) / 300) if fresh_optimiser else 1.0
         for group in opt.param_groups:
-            group["lr"] = 2e-3 * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
+            group["lr"] = 2e-3 * warm * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
         x, y = batch(pools, rng, args.batch)
         loss, acc = loss_of(net, x, y)
         opt.zero_grad()
@@ -170,12 +201,35 @@ def main() -> int:
             save()
             last_save = time.monotonic()
     save()
-    export(net, args, step, trained_s + time.monotonic() - start, float(np.mean(losses[-200:])))
+    seconds = trained_s + time.monotonic() - start
+    export(net, args, step, seconds, float(np.mean(losses[-200:])), runs_so_far())
     return 0
 
 
+def start_from_onnx(
+    net: BonusNet, onnx_path: Path, pools: dict[str, Faces]
+) -> tuple[int, float, list[dict[str, float]]]:
+    """The exported model's weights (batch norms fitted to reproduce them on a batch of
+    training crops), and where its training stood: steps, seconds, runs."""
+    x, _ = batch(pools, np.random.default_rng(0), 512)
+    weights = unfold_convolutions(net.features, onnx_path, (x + 1.0) * 127.5)
+    with torch.no_grad():
+        for head in ("kind", "number"):
+            layer = getattr(net, head)
+            layer.weight.copy_(torch.from_numpy(weights[f"net.{head}.weight"].copy()))
+            layer.bias.copy_(torch.from_numpy(weights[f"net.{head}.bias"].copy()))
+    meta = json.loads(onnx_path.with_suffix(".json").read_text())
+    history = meta.get("runs") or [{"minutes": meta["minutes"], "steps": meta["steps"]}]
+    return int(meta["steps"]), 60.0 * float(meta["minutes"]), list(history)
+
+
 def export(
-    net: BonusNet, args: argparse.Namespace, steps: int, seconds: float, loss: float
+    net: BonusNet,
+    args: argparse.Namespace,
+    steps: int,
+    seconds: float,
+    loss: float,
+    runs: list[dict[str, float]],
 ) -> None:
     net.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -195,6 +249,8 @@ def export(
         "kinds": list(KINDS),
         "training_fonts": list(TRAINING_FONTS),
         "held_out_fonts": list(HELD_OUT_FONTS),
+        "training_latin_fonts": list(TRAINING_LATIN),
+        "held_out_latin_fonts": list(HELD_OUT_LATIN),
         "held_out_sets": list(HELD_OUT_SETS),
         "font_faces": args.font_faces,
         "drawn_sets": args.drawn,
@@ -202,6 +258,7 @@ def export(
         "batch": args.batch,
         "seed": args.seed,
         "minutes": round(seconds / 60, 1),
+        "runs": runs,
         "final_loss": round(loss, 4),
         "torch": torch.__version__,
     }

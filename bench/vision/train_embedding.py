@@ -101,26 +101,38 @@ class Exported(nn.Module):
 
 
 def start_from_onnx(net: TileNet, onnx_path: Path, calibration: torch.Tensor) -> None:
-    """Begin where an exported network left off (its .pt gone): the export folded each batch
-    norm into its convolution, so the convolutions take the folded weights and each batch
-    norm is set to reproduce the folded bias, both in evaluation and under batch statistics
-    (its scale and shift are the spread and mean of the convolution's output on
-    ``calibration``). The class weights are imprinted: each kind's mean embedding."""
+    """Begin where an exported network left off (its .pt gone): the convolutions as
+    :func:`unfold_convolutions` sets them, the class weights imprinted (each kind's mean
+    embedding)."""
+    weights = unfold_convolutions(net.features, onnx_path, calibration)
+    with torch.no_grad():
+        net.embed.weight.copy_(torch.from_numpy(weights["net.embed.weight"].copy()))
+        net.embed.bias.copy_(torch.from_numpy(weights["net.embed.bias"].copy()))
+    net.eval()
+
+
+def unfold_convolutions(
+    features: nn.Sequential, onnx_path: Path, calibration: torch.Tensor
+) -> dict[str, np.ndarray]:
+    """Set ``features`` (convolution, batch norm, ReLU blocks and pooling between them) to an
+    exported network's: the export folded each batch norm into its convolution, so the
+    convolutions take the folded weights and each batch norm is set to reproduce the folded
+    bias, both in evaluation and under batch statistics (its scale and shift are the spread
+    and mean of the convolution's output on ``calibration``, BGR 0-255 crops). Returns every
+    weight of the export by name (the heads' are the caller's to load)."""
     import onnx
     from onnx import numpy_helper
 
     model = onnx.load(str(onnx_path))
     weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
-    blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
+    blocks = [m for m in features if isinstance(m, nn.Sequential)]
     if len(convs) != len(blocks):
         raise SystemExit(f"{onnx_path}: {len(convs)} convolutions, the network has {len(blocks)}")
     exported = iter(convs)
     x = calibration / 127.5 - 1.0
     with torch.no_grad():
-        net.embed.weight.copy_(torch.from_numpy(weights["net.embed.weight"].copy()))
-        net.embed.bias.copy_(torch.from_numpy(weights["net.embed.bias"].copy()))
-        for layer in net.features:
+        for layer in features:
             if not isinstance(layer, nn.Sequential):  # pooling between blocks, as it runs
                 x = layer(x)
                 continue
@@ -135,7 +147,7 @@ def start_from_onnx(net: TileNet, onnx_path: Path, calibration: torch.Tensor) ->
             norm.weight.copy_(torch.sqrt(var + norm.eps))
             norm.bias.copy_(bias + mean)
             x = relu(norm.eval()(out))
-    net.eval()
+    return weights
 
 
 def imprint(net: TileNet, crops: torch.Tensor, labels: torch.Tensor) -> None:

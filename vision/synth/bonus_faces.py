@@ -6,8 +6,12 @@ Arabic or Chinese, often small in a corner and often coloured, and its name, one
 beside a picture of the plant or the season. This module draws those parts at random: the
 name in one of the Chinese fonts the set-up installs (traditional or simplified), the number
 in any corner or beside the name, a picture made of strokes and petals or none, in random
-inks on a random body; on a fifth of them the name is in English instead (PLUM, ORC, SPRING),
-as sets made for Western players print it, and some have a frame printed around. ``fonts``
+inks on a random body; on a third of them the name is in English instead (PLUM, ORC, SPRING),
+as sets made for Western players print it, and some have a frame printed around. Half the
+pictures are of the tile's own plant or season (plum blossom, orchid, chrysanthemum, bamboo,
+a budding branch, a sun, a maple leaf, a snowflake), drawn loosely: sets draw them their own
+way, and a reader must lean on them only as a person does. Names are sometimes tiny (9-16 px
+on a 72 px face: a few pixels in the camera), numbers in any ink. ``fonts``
 chooses the fonts, so that a measure can hold some out.
 Faces are ``FACE_W x FACE_H``, as the packaged sets' (vision/synth/artwork.py).
 """
@@ -32,18 +36,19 @@ NAMES = {
     "S4": "冬",
 }
 SIMPLIFIED = {"F2": "兰"}
-# Sets made for Western players print the name in English, whole or cut short.
+# Sets made for Western players print the name in English, whole or cut short, often under a
+# picture that fills most of the face and with no number.
 ENGLISH = {
-    "F1": ("PLUM", "Plum"),
+    "F1": ("PLUM", "Plum", "PLUM BLOSSOM"),
     "F2": ("ORCHID", "ORC", "Orchid"),
-    "F3": ("MUM", "CHRYS", "Chrysanthemum", "Mum"),
+    "F3": ("MUM", "CHRYS", "Chrysanthemum", "CHRYSANTHEMUM", "Mum"),
     "F4": ("BAMBOO", "BAM", "Bamboo"),
     "S1": ("SPRING", "SPR", "Spring"),
     "S2": ("SUMMER", "SUM", "Summer"),
     "S3": ("AUTUMN", "AUT", "FALL", "Autumn"),
     "S4": ("WINTER", "WIN", "Winter"),
 }
-_ENGLISH_SHARE = 0.2
+_ENGLISH_SHARE = 0.35
 CHINESE_NUMBERS = "一二三四"
 
 # The reader trains on these; the others (a rounded, two Ming and a Mincho design) are kept
@@ -64,7 +69,17 @@ TRAINING_FONTS = (
     "IPAGothic",
 )
 HELD_OUT_FONTS = ("cwTeXYen", "HanaMinA", "AR PL Mingti2L Big5", "IPAMincho", "Noto Serif CJK TC")
-_LATIN_FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono")
+# English names and Arabic numbers: these for training; "DejaVu Serif" (and the held-out
+# fonts' own Latin letters) for measuring.
+TRAINING_LATIN = (
+    "DejaVu Sans",
+    "DejaVu Sans Mono",
+    "DejaVu Sans Condensed",
+    "Noto Sans CJK TC",
+    "WenQuanYi Zen Hei",
+    "IPAGothic",
+)
+HELD_OUT_LATIN = ("DejaVu Serif", "Noto Serif CJK TC", "IPAMincho")
 
 _INKS = ("#1b3fa0", "#1d7a2e", "#c0201a", "#111111", "#2a6f8f", "#0d5c3a", "#8a1010", "#6a2c8f")
 _LIGHT_INKS = ("#d4a017", "#c9a227", "#e0a020", "#b8860b", "#d98c3a", "#6fae5f", "#5d9bd1")
@@ -134,36 +149,146 @@ def _picture(rng: np.random.Generator, cx: float, cy: float, r: float) -> str:
     return "".join(parts)
 
 
-def _face_svg(rng: np.random.Generator, kind: str, fonts: tuple[str, ...]) -> str:
-    """One bonus face: the name somewhere, the number somewhere, maybe a picture."""
-    font = str(rng.choice(fonts))
-    weight = "bold" if rng.random() < 0.3 else "normal"
-    name = SIMPLIFIED.get(kind, NAMES[kind]) if rng.random() < 0.25 else NAMES[kind]
-    number = int(kind[1])
-    light = rng.random() < 0.2
-    ink = str(rng.choice(_LIGHT_INKS if light else _INKS))
-    body = f'<rect width="{FACE_W}" height="{FACE_H}" fill="{rng.choice(_BODIES)}"/>'
-    layout = int(rng.integers(4))
-    picture = rng.random() < 0.6 and layout != 3
+def _plant(rng: np.random.Generator, kind: str, cx: float, cy: float, r: float) -> str:
+    """A picture of what the tile is named after, as sets draw it: plum blossom (five round
+    petals), orchid (long petals and leaves), chrysanthemum (many thin petals), bamboo
+    (jointed stalks), and for the seasons a budding branch, a sun, a maple leaf, a snowflake.
+    Drawn loosely and in varied inks: sets draw these their own way."""
+    ink = str(rng.choice(_PETALS))
+    stroke = float(rng.uniform(1.0, 2.4))
+    parts: list[str] = []
+
+    def petals(count: int, length: float, width: float, centre: str) -> None:
+        turn = float(rng.uniform(0, 360))
+        for k in range(count):
+            a = turn + 360 * k / count
+            parts.append(
+                f'<ellipse cx="{cx:.1f}" cy="{cy - length / 2:.1f}" rx="{width:.1f}" '
+                f'ry="{length / 2:.1f}" fill="{ink}" '
+                f'transform="rotate({a:.0f} {cx:.1f} {cy:.1f})"/>'
+            )
+        parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.18:.1f}" fill="{centre}"/>')
+
+    if kind == "F1":
+        petals(5, r * 0.9, r * 0.38, "#5a1a1a")
+    elif kind == "F2":
+        for a in (-35.0, 0.0, 35.0):  # leaves
+            parts.append(
+                f'<path d="M{cx:.1f},{cy + r:.1f} Q{cx + r * np.sin(np.radians(a)) * 2:.1f},'
+                f'{cy:.1f} {cx + r * np.sin(np.radians(a)) * 1.6:.1f},{cy - r:.1f}" '
+                f'fill="none" stroke="#1d7a2e" stroke-width="{stroke:.1f}"/>'
+            )
+        petals(int(rng.integers(3, 6)), r * 0.8, r * 0.16, "#e0c020")
+    elif kind == "F3":
+        petals(int(rng.integers(14, 26)), r * 1.0, r * 0.08, "#c08020")
+    elif kind == "F4":
+        for dx in rng.uniform(-r * 0.7, r * 0.7, size=int(rng.integers(1, 4))):
+            x = cx + float(dx)
+            parts.append(
+                f'<line x1="{x:.1f}" y1="{cy + r:.1f}" x2="{x:.1f}" y2="{cy - r:.1f}" '
+                f'stroke="#2f8a2e" stroke-width="{stroke * 1.8:.1f}"/>'
+            )
+            for y in np.arange(cy - r + r * 0.5, cy + r, r * 0.5):
+                parts.append(
+                    f'<line x1="{x - stroke:.1f}" y1="{y:.1f}" x2="{x + stroke:.1f}" '
+                    f'y2="{y:.1f}" stroke="#0d4c1a" stroke-width="1"/>'
+                    f'<ellipse cx="{x + r * 0.35:.1f}" cy="{y - 2:.1f}" rx="{r * 0.35:.1f}" '
+                    f'ry="{r * 0.08:.1f}" fill="#2f8a2e" transform="rotate(-30 {x:.1f} {y:.1f})"/>'
+                )
+    elif kind == "S1":
+        parts.append(_picture(rng, cx, cy, r))  # a budding branch
+        petals(5, r * 0.5, r * 0.2, "#e0c020")
+    elif kind == "S2":
+        parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.45:.1f}" fill="#f0c020"/>')
+        for k in range(12):
+            a = np.pi * k / 6
+            parts.append(
+                f'<line x1="{cx + r * 0.6 * np.cos(a):.1f}" y1="{cy + r * 0.6 * np.sin(a):.1f}" '
+                f'x2="{cx + r * np.cos(a):.1f}" y2="{cy + r * np.sin(a):.1f}" stroke="#e07020" '
+                f'stroke-width="{stroke:.1f}"/>'
+            )
+    elif kind == "S3":
+        points = []
+        for k in range(10):  # a maple leaf: a star of five lobes
+            a = np.pi * k / 5 - np.pi / 2
+            rr = r if k % 2 == 0 else r * 0.45
+            points.append(f"{cx + rr * np.cos(a):.1f},{cy + rr * np.sin(a):.1f}")
+        leaf = str(rng.choice(("#c0201a", "#e07020", "#b8860b", "#8a1010")))
+        parts.append(f'<polygon points="{" ".join(points)}" fill="{leaf}"/>')
+    else:
+        snow = str(rng.choice(("#5d9bd1", "#2a6f8f", "#8fb8e0", "#1b3fa0")))
+        for k in range(3):
+            a = np.pi * k / 3
+            dx, dy = r * np.cos(a), r * np.sin(a)
+            parts.append(
+                f'<line x1="{cx - dx:.1f}" y1="{cy - dy:.1f}" x2="{cx + dx:.1f}" '
+                f'y2="{cy + dy:.1f}" stroke="{snow}" stroke-width="{stroke:.1f}"/>'
+            )
+    return "".join(parts)
+
+
+def _name_place(rng: np.random.Generator, layout: int) -> tuple[float, float, float]:
+    """Where the name goes and how large, by layout."""
     if layout == 0:  # the name large in the middle
         nx, ny, size = 36.0, 48.0, float(rng.uniform(40, 58))
     elif layout == 1:  # a picture above, the name below
         nx, ny, size = 36.0, float(rng.uniform(64, 74)), float(rng.uniform(24, 36))
     elif layout == 2:  # the name down one side, the picture beside it
         nx, ny, size = rng.choice([16.0, 56.0]), rng.uniform(30, 70), rng.uniform(20, 30)
-    else:  # the name small in a corner, nothing else but the number
+    elif layout == 3:  # the name small in a corner, nothing else but the number
         nx, ny, size = rng.choice([16.0, 56.0]), rng.choice([16.0, 80.0]), rng.uniform(18, 26)
-    nx, ny = nx + rng.uniform(-3, 3), ny + rng.uniform(-3, 3)
-    if picture:
+    else:  # a large picture, the name tiny in a corner (a few pixels in the camera)
+        nx, ny, size = rng.choice([10.0, 62.0]), rng.choice([12.0, 84.0]), rng.uniform(9, 16)
+    return nx + rng.uniform(-3, 3), ny + rng.uniform(-3, 3), size
+
+
+def _english(rng: np.random.Generator, kind: str, latin: tuple[str, ...]) -> str:
+    """The English name along the bottom or the top, in varied faces, weights and sizes."""
+    word = str(rng.choice(ENGLISH[kind]))
+    wy = float(rng.choice([84.0, 12.0, 84.0]))
+    wsize = min(20.0, 100.0 / len(word)) * float(rng.uniform(0.7, 1.05))
+    weight = "bold" if rng.random() < 0.4 else "normal"
+    return _text(36, wy, wsize, word, str(rng.choice(latin)), str(rng.choice(_INKS)), weight)
+
+
+def _number(
+    rng: np.random.Generator, number: int, font: str, latin: tuple[str, ...], beside: bool
+) -> str:
+    """The number in a corner (or beside the name), Arabic or Chinese, in any ink."""
+    chinese = rng.random() < 0.4
+    numeral = CHINESE_NUMBERS[number - 1] if chinese else str(number)
+    num_font = font if chinese else str(rng.choice(latin))
+    num_ink = str(rng.choice(_INKS + _LIGHT_INKS + _PETALS))
+    corners = [(9.0, 10.0), (63.0, 10.0), (9.0, 86.0), (63.0, 86.0)]
+    cx, cy = corners[int(rng.integers(4))]
+    if beside:
+        cx, cy = 36 + rng.choice([-26.0, 26.0]), 48 + rng.uniform(-20, 20)
+    return _text(cx, cy, rng.uniform(9, 18), numeral, num_font, num_ink, "bold")
+
+
+def _face_svg(
+    rng: np.random.Generator, kind: str, fonts: tuple[str, ...], latin: tuple[str, ...]
+) -> str:
+    """One bonus face: the name somewhere, the number somewhere, maybe a picture."""
+    font = str(rng.choice(fonts))
+    weight = "bold" if rng.random() < 0.3 else "normal"
+    name = SIMPLIFIED.get(kind, NAMES[kind]) if rng.random() < 0.25 else NAMES[kind]
+    light = rng.random() < 0.2
+    ink = str(rng.choice(_LIGHT_INKS if light else _INKS))
+    body = f'<rect width="{FACE_W}" height="{FACE_H}" fill="{rng.choice(_BODIES)}"/>'
+    english = rng.random() < _ENGLISH_SHARE
+    layout = 1 if english and rng.random() < 0.5 else int(rng.integers(5))
+    nx, ny, size = _name_place(rng, layout)
+    if layout == 4 or (rng.random() < 0.6 and layout != 3):
         px = 72 - nx if layout == 2 else 36 + rng.uniform(-6, 6)
-        py = 30 if layout == 1 else 48 if layout == 2 else rng.choice([22.0, 74.0])
-        body += _picture(rng, px, py, rng.uniform(9, 16))
-    if rng.random() < _ENGLISH_SHARE:  # the English name along the bottom or the top
-        word = str(rng.choice(ENGLISH[kind]))
-        wy = float(rng.choice([84.0, 12.0]))
-        wsize = min(16.0, 110.0 / len(word)) * float(rng.uniform(0.8, 1.1))
-        wfont = str(rng.choice(_LATIN_FONTS))
-        body += _text(36, wy, wsize, word, wfont, str(rng.choice(_INKS)), "bold")
+        py = 30 if layout == 1 else 48 if layout in (2, 4) else rng.choice([22.0, 74.0])
+        scale = rng.uniform(16, 24) if layout in (1, 4) else rng.uniform(9, 16)
+        if rng.random() < 0.5:  # the plant or the season's own picture
+            body += _plant(rng, kind, px, py, scale)
+        else:
+            body += _picture(rng, px, py, scale)
+    if english:
+        body += _english(rng, kind, latin)
     else:
         body += _text(nx, ny, size, name, font, ink, weight)
     if rng.random() < 0.15:  # a frame printed around the face
@@ -173,29 +298,29 @@ def _face_svg(rng: np.random.Generator, kind: str, fonts: tuple[str, ...]) -> st
             f'height="{FACE_H - 2 * inset:.1f}" fill="none" stroke="{rng.choice(_INKS)}" '
             f'stroke-width="{rng.uniform(1, 3):.1f}"/>'
         )
-    if rng.random() < 0.9:  # a few sets print no number
-        chinese = rng.random() < 0.4
-        numeral = CHINESE_NUMBERS[number - 1] if chinese else str(number)
-        num_font = font if chinese else str(rng.choice(_LATIN_FONTS))
-        num_ink = str(rng.choice(_INKS))
-        corners = [(9.0, 10.0), (63.0, 10.0), (9.0, 86.0), (63.0, 86.0)]
-        cx, cy = corners[int(rng.integers(4))]
-        if layout == 0 and rng.random() < 0.3:  # the number beside the name
-            cx, cy = 36 + rng.choice([-26.0, 26.0]), 48 + rng.uniform(-20, 20)
-        body += _text(cx, cy, rng.uniform(11, 18), numeral, num_font, num_ink, "bold")
+    if rng.random() < (0.5 if english else 0.85):  # many sets print no number
+        beside = layout == 0 and rng.random() < 0.3
+        body += _number(rng, int(kind[1]), font, latin, beside)
     return body
 
 
 def bonus_faces(
-    seed: int, count: int, fonts: tuple[str, ...] = TRAINING_FONTS
+    seed: int,
+    count: int,
+    fonts: tuple[str, ...] = TRAINING_FONTS,
+    latin: tuple[str, ...] | None = None,
 ) -> list[tuple[str, Image]]:
-    """``count`` random bonus faces (kind, image), drawn in ``fonts``, in one rendering."""
+    """``count`` random bonus faces (kind, image), drawn in ``fonts`` (names and Chinese
+    numbers) and ``latin`` (English names and Arabic numbers: by default the training Latin
+    fonts, or the held-out ones when ``fonts`` are the held-out fonts), in one rendering."""
+    if latin is None:
+        latin = HELD_OUT_LATIN if set(fonts) <= set(HELD_OUT_FONTS) else TRAINING_LATIN
     rng = np.random.default_rng(seed)
     kinds = [BONUS_KINDS[int(k)] for k in rng.integers(len(BONUS_KINDS), size=count)]
     cols = 16
     cells = [
         f'<g transform="translate({(i % cols) * FACE_W} {(i // cols) * FACE_H})">'
-        f"{_face_svg(rng, kind, fonts)}</g>"
+        f"{_face_svg(rng, kind, fonts, latin)}</g>"
         for i, kind in enumerate(kinds)
     ]
     sheet = render_face_sheet(cells, cols)

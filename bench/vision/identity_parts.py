@@ -1,0 +1,245 @@
+"""Parts 1 and 2 of the vision benchmark (bench_vision.py): tile identity on camera-like crops.
+
+1. *Held-out set, enrolled*: each art set held out of training enrolled from 3 crops a kind,
+   ``per_kind`` fresh crops a kind named (and the same without enrolment).
+2. *Mixed sets*: 3 enrolment crops a kind, each from a random set; crops of every set, split
+   by whether that set was enrolled for that kind and whether the network ever saw it.
+
+With another revision (``other``) its recogniser names the very crops in its own process, from
+the same stored prototypes, with its own bonus-tile reader: the key ``at REV`` beside ``new``.
+Every score counts a bonus tile named as any other kind, or the reverse (crossings), and
+right / wrong / abstained.
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from other_revision import OtherRevision  # noqa: E402
+
+from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
+from vision.labels import BACK, BLANK, CHINESE_LABELS, JOKER, LABELS  # noqa: E402
+from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
+from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.procedural import procedural_set  # noqa: E402
+
+HELD_OUT: list[str] = json.loads((MODELS_DIR / "tile_embed.json").read_text())["held_out_sets"]
+BONUS_KINDS = frozenset(CHINESE_LABELS[34:42])
+
+
+class Named(Protocol):
+    @property
+    def label(self) -> str | None: ...
+    @property
+    def best(self) -> str: ...
+
+
+class NamedElsewhere(NamedTuple):
+    """What another revision named a crop."""
+
+    label: str | None
+    best: str
+
+
+def score_identities(ids: Sequence[Named], truth: list[str]) -> dict[str, float]:
+    answered = [(i.label, t) for i, t in zip(ids, truth, strict=True) if i.label is not None]
+    correct = sum(1 for lab, t in answered if lab == t)
+    best_correct = sum(1 for i, t in zip(ids, truth, strict=True) if i.best == t)
+    # 32 kinds carry the same numerals, dots, sticks and characters in every set; the bonus
+    # tiles, the white dragon and the one bamboo are pictures each maker draws their own way.
+    own_art = {*CHINESE_LABELS[34:], "WD", "1B", JOKER, BLANK, BACK}
+    common = [(i, t) for i, t in zip(ids, truth, strict=True) if t not in own_art]
+    # Weighted as the faces of a 152-tile American set are: 4 of each of the 34 kinds, one of
+    # each flower and season, 8 Jokers (what a photo of the table holds; blanks and backs are
+    # not faces of play and are left out of this figure only).
+    copies = {**dict.fromkeys(CHINESE_LABELS[:34], 4), **dict.fromkeys(CHINESE_LABELS[34:], 1)}
+    copies[JOKER] = 8
+    weighted = [(copies[t], i.label == t) for i, t in zip(ids, truth, strict=True) if t in copies]
+    bonus_kinds = BONUS_KINDS
+    bonus = [(i.label, t) for i, t in zip(ids, truth, strict=True) if t in bonus_kinds]
+    # A bonus tile named as any other tile, or any other tile named as a bonus tile.
+    crossings = collections.Counter(
+        f"{t}->{i.label}"
+        for i, t in zip(ids, truth, strict=True)
+        if i.label is not None and (i.label in bonus_kinds) != (t in bonus_kinds)
+    )
+    crossed = sum(crossings.values())
+    return {
+        "n": len(truth),
+        "bonus_n": len(bonus),
+        "bonus_top1": sum(1 for lab, t in bonus if lab == t) / max(1, len(bonus)),
+        "bonus_abstain": sum(1 for lab, _ in bonus if lab is None) / max(1, len(bonus)),
+        "bonus_suit_crossings": crossed,
+        "crossings": dict(crossings.most_common()),
+        "top1": correct / len(truth),
+        "top1_per_tile_of_a_set": sum(w for w, ok in weighted if ok) / sum(w for w, _ in weighted),
+        "top1_no_abstain": best_correct / len(truth),
+        "abstain": 1 - len(answered) / len(truth),
+        "wrong": (len(answered) - correct) / len(truth),
+        "acc_answered": correct / max(1, len(answered)),
+        "top1_common_kinds": sum(1 for i, t in common if i.label == t) / max(1, len(common)),
+    }
+
+
+def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) -> dict[str, float]:
+    return score_identities(recogniser.identify(crops), truth)
+
+
+def _scores(
+    methods: dict[str, Any],
+    crops: list[np.ndarray],
+    truth: list[str],
+    other: tuple[OtherRevision, Path] | None,
+) -> dict[str, Any]:
+    """Every method's score on the crops, and the other revision's with ``new``'s stored
+    prototypes."""
+    out = {method: _score(r, crops, truth) for method, r in methods.items()}
+    if other is not None:
+        revision, folder = other
+        named = [NamedElsewhere(*i) for i in revision.identify(crops, folder)]
+        out[f"at {revision.rev}"] = score_identities(named, truth)
+    return out
+
+
+def _stored(
+    methods: dict[str, Any], other: OtherRevision | None
+) -> tuple[OtherRevision, Path] | None:
+    """With another revision, ``new`` (and ``new`` without the reader) as both sides load it
+    from the stored model: the same prototypes to the bit on both sides."""
+    if other is None:
+        return None
+    shared, folder = other.shared_model(methods["new"])
+    no_reader = copy.copy(shared)
+    no_reader.bonus_reader = None
+    methods["new"], methods["new, no bonus reader"] = shared, no_reader
+    return other, folder
+
+
+def recognisers(embedder: Embedder, samples: list[tuple[str, np.ndarray]]) -> dict[str, Any]:
+    """The enrolment methods compared side by side on the same crops:
+    ``old``: one prototype per photo, leave-one-out fit, one look at each crop (the method
+    before 2026-12);
+    ``new, one look``: each photo augmented into 12 prototypes, leave-one-photo-out fit, the
+    bundled prototypes kept behind the enrolled ones;
+    ``new``: that, and crops named with confidence under 0.7 looked at again through four
+    3-px shifts (what ``mjtable vision enroll`` and the scanner now do);
+    ``new+tta``: every test crop averaged over four 3-px shifts (5x the embedding)."""
+    old = Recogniser.enrol(embedder, samples, augment=False)
+    old.retry_below = 0.0
+    new = Recogniser.enrol(embedder, samples)
+    new.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
+    one_look = copy.copy(new)
+    one_look.retry_below = 0.0
+    tta = copy.copy(new)
+    tta.shift_px = 3
+    no_reader = copy.copy(new)
+    no_reader.bonus_reader = None
+    return {
+        "old": old,
+        "new, one look": one_look,
+        "new, no bonus reader": no_reader,
+        "new": new,
+        "new+tta": tta,
+    }
+
+
+def held_out_enrolled(
+    embedder: Embedder,
+    per_kind: int,
+    rng: np.random.Generator,
+    other: OtherRevision | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    unseen: dict[str, dict[str, np.ndarray]] = {name: load_set(name) for name in HELD_OUT}
+    for seed in range(3):  # procedural sets drawn with seeds training never used
+        unseen[f"procedural#{90_000 + seed}"] = procedural_set(90_000 + seed)
+    for name, faces in unseen.items():
+        enrol = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(3)]
+        tests = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(per_kind)]
+        methods = recognisers(embedder, enrol)
+        against = _stored(methods, other)
+        out[name] = _scores(methods, [c for _, c in tests], [lab for lab, _ in tests], against)
+        # The same set without enrolment: only the bundled prototypes of other sets.
+        default = Recogniser.load(DEFAULT_MODEL_DIR)
+        out[name + " (not enrolled)"] = _score(
+            default, [c for _, c in tests], [lab for lab, _ in tests]
+        )
+    return out
+
+
+def identity_by_width(
+    embedder: Embedder, per_kind: int, widths: list[int], rng: np.random.Generator
+) -> dict[str, Any]:
+    """Part 1 again at fixed tile widths in the camera's pixels, enrolment photos and test
+    crops alike (the owner enrols with the table's own camera): how the held-out sets' top-1
+    depends on the pixels a tile covers, which the camera's resolution and height decide."""
+    out: dict[str, Any] = {}
+    for name in HELD_OUT:
+        faces = load_set(name)
+        out[name] = {}
+        for width in widths:
+            enrol = [
+                (lab, synthetic_crop(f, rng, camera_width=width))
+                for lab, f in faces.items()
+                for _ in range(3)
+            ]
+            tests = [
+                (lab, synthetic_crop(f, rng, camera_width=width))
+                for lab, f in faces.items()
+                for _ in range(per_kind)
+            ]
+            new = recognisers(embedder, enrol)["new"]
+            out[name][str(width)] = _score(new, [c for _, c in tests], [lab for lab, _ in tests])
+    return out
+
+
+def mixed_sets(
+    embedder: Embedder,
+    per_kind: int,
+    rng: np.random.Generator,
+    other: OtherRevision | None = None,
+) -> dict[str, Any]:
+    sets = {name: load_set(name) for name in ART_SETS}
+    enrolled: dict[str, set[str]] = {}
+    samples = []
+    for label in LABELS:
+        having = [n for n, f in sets.items() if label in f]
+        for _ in range(3):
+            name = having[int(rng.integers(len(having)))]
+            enrolled.setdefault(label, set()).add(name)
+            samples.append((label, synthetic_crop(sets[name][label], rng)))
+    methods = recognisers(embedder, samples)
+    against = _stored(methods, other)
+    groups: dict[str, tuple[list[np.ndarray], list[str]]] = {
+        "enrolled set": ([], []),
+        "never enrolled": ([], []),
+        "never enrolled, never trained": ([], []),
+    }
+    for name, faces in sets.items():
+        for label, face in faces.items():
+            for _ in range(max(1, per_kind // 2)):
+                crop = synthetic_crop(face, rng)
+                if name in enrolled[label]:
+                    key = "enrolled set"
+                elif name in HELD_OUT:
+                    key = "never enrolled, never trained"
+                else:
+                    key = "never enrolled"
+                groups[key][0].append(crop)
+                groups[key][1].append(label)
+                if key == "never enrolled, never trained":
+                    groups["never enrolled"][0].append(crop)
+                    groups["never enrolled"][1].append(label)
+    return {k: _scores(methods, c, t, against) for k, (c, t) in groups.items() if t}
