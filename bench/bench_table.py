@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -30,20 +29,11 @@ HERE = Path(__file__).resolve()
 
 
 def _won_hands(n: int) -> list[Any]:
-    """Won hands as the service's mirror holds them at their end: bots play whole hands and
-    a mirror is fed only what the table shows (engine.simulate.mirror_of)."""
-    from engine.rules import RULESETS as PLAYABLE
-    from engine.simulate import default_bots, mirror_of, play_hand
+    """Won hands as the service's mirror holds them at their end (bench_score.py's)."""
+    sys.path.insert(0, str(HERE.parent))
+    from bench_score import mirrored_wins
 
-    rng = random.Random(82)
-    names = sorted(PLAYABLE)
-    wins: list[Any] = []
-    while len(wins) < n:
-        outcome = play_hand(PLAYABLE[names[len(wins) % len(names)]], rng, default_bots(rng),
-                            checks=False, cross_check=False)
-        if outcome.state.result == "mahjong":
-            wins.append(mirror_of(outcome.state))
-    return wins
+    return mirrored_wins(n)
 
 
 def _settler(table: Any) -> Any:
