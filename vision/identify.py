@@ -144,6 +144,8 @@ AGREE = 0.5
 # the bonus tile the first look put first).
 UNLIKE_BELOW = 0.82
 DOUBT = 0.1
+# The first look's bonus share that decides the side alone (:func:`gate`).
+CERTAIN_SIDE = 0.999
 
 
 @dataclass
@@ -505,15 +507,19 @@ def gate(first: Identity, reading: BonusReading, threshold: float = DEFAULT_THRE
     side from both looks' evidence, then that side's answer (:func:`_bonus_side`,
     :func:`_other_side`); between the sides, an abstention."""
     evidence = bonus_evidence(first, reading)
-    if abs(evidence) < SIDE_MARGIN:
+    # A first look with CERTAIN_SIDE of its probability on the bonus tiles has decided the
+    # side (only which flower or season is open): a reader that cannot read a set's print
+    # (scans a few pixels tall) does not overrule the table's own enrolment.
+    certain = first.bonus_share >= CERTAIN_SIDE
+    if abs(evidence) < SIDE_MARGIN and not certain:
         return first.abstained()
     # A crop unlike what the first look named it: the reader's doubt alone is enough, unless
     # it reads the very bonus tile the first look put first.
     doubt = reading.bonus_probability if evidence < 0 else 1.0 - reading.bonus_probability
     confirmed = evidence > 0 and reading.best_bonus == first.best_bonus
-    if first.similarity < UNLIKE_BELOW and doubt > DOUBT and not confirmed:
+    if first.similarity < UNLIKE_BELOW and doubt > DOUBT and not (confirmed or certain):
         return first.abstained()
-    if evidence > 0:
+    if evidence > 0 or certain:
         return _bonus_side(first, reading, threshold)
     return _other_side(first, threshold)
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from vision.bonus import BONUS_FILE, BONUS_KINDS, NOT_BONUS, BonusReader, BonusReading
 from vision.embedder import MODELS_DIR, Embedder, ModelError
 from vision.identify import (
+    CERTAIN_SIDE,
     DEFAULT_MODEL_DIR,
     GATE_SHARE,
     SIDE_MARGIN,
@@ -116,6 +117,18 @@ def test_a_crop_unlike_its_prototypes_is_abstained_on_when_the_reader_doubts() -
     assert gate(near, doubting).label == "9D"
 
 
+def test_a_first_look_certain_of_the_bonus_side_is_not_overruled_by_a_reader_that_cannot_read(
+) -> None:
+    """An enrolled set's own flower, its print too small for the reader (a scanned set): the
+    first look puts all its probability on the bonus tiles, so the side is decided and the
+    table's own enrolment names it; a first look less certain is still asked about."""
+    blind = _reading(0.001, "not-bonus", 0.99)
+    certain = replace(_first("F2", 0.6, "F2", CERTAIN_SIDE), similarity=UNLIKE_BELOW - 0.05)
+    assert gate(certain, blind).label == "F2"
+    leaning = replace(certain, bonus_share=0.97)
+    assert gate(leaning, blind).label is None
+
+
 @settings(max_examples=400, derandomize=True, deadline=None)
 @given(
     label=st.sampled_from([None, "F2", "S3", "9D", "WD"]),
@@ -143,9 +156,9 @@ def test_the_gate_names_a_kind_only_of_the_side_both_looks_put_it_on(
     after = gate(first, reading)
     evidence = bonus_evidence(first, reading)
     if after.label in BONUS_KINDS:
-        assert evidence >= SIDE_MARGIN
+        assert evidence >= SIDE_MARGIN or share >= CERTAIN_SIDE
     elif after.label is not None:
-        assert evidence <= -SIDE_MARGIN
+        assert evidence <= -SIDE_MARGIN and share < CERTAIN_SIDE
 
 
 def test_without_a_reader_the_first_look_stands() -> None:
