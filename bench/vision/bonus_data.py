@@ -29,7 +29,7 @@ from vision.synth.bonus_faces import (  # noqa: E402
     TRAINING_FONTS,
     bonus_faces,
 )
-from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.crops import recolour, synthetic_crop  # noqa: E402
 from vision.synth.procedural import FONTS  # noqa: E402
 
 HELD_OUT_SETS = ("xmj-real", "kde-traditional", "gnome-smooth")
@@ -105,18 +105,6 @@ def held_out_pools(fonts_count: int, drawn: int) -> dict[str, Faces]:
         "sets_bonus": sets_bonus,
         "other": sets_other + drawn_other,
     }
-
-
-def recolour(crop: Image, rng: np.random.Generator) -> Image:
-    """Sometimes the channels swapped or the colour dropped: the reader must go by shapes
-    (sets print the same number in any ink)."""
-    roll = rng.random()
-    if roll < 0.2:
-        return np.ascontiguousarray(crop[:, :, rng.permutation(3)])
-    if roll < 0.3:
-        grey = crop.mean(axis=2, keepdims=True)
-        return np.repeat(grey, 3, axis=2).astype(crop.dtype)
-    return crop
 
 
 def crops_of(

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from vision.crops import CROP_H, CROP_W  # noqa: E402
 from vision.labels import BACK, JOKER, LABELS  # noqa: E402
 from vision.synth.artwork import ART_SETS, back_face, body_colour, joker_face, load_set  # noqa: E402
-from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.crops import recolour, synthetic_crop  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402
 
 EMBED_DIM = 64
@@ -156,18 +156,6 @@ def imprint(net: TileNet, crops: torch.Tensor, labels: torch.Tensor) -> None:
         emb = net(crops / 127.5 - 1.0)
         for k in labels.unique():
             net.weight[int(k)] = F.normalize(emb[labels == k].mean(0), dim=0)
-
-
-def recolour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Colour is the least reliable cue between sets (jade, blue or black inks, yellowed
-    bodies): sometimes swap the channels or drop colour, so the shapes carry the kind."""
-    roll = rng.random()
-    if roll < 0.2:
-        return np.ascontiguousarray(crop[:, :, rng.permutation(3)])
-    if roll < 0.3:
-        grey = crop.mean(axis=2, keepdims=True)
-        return np.repeat(grey, 3, axis=2).astype(crop.dtype)
-    return crop
 
 
 def batch(

@@ -88,6 +88,19 @@ def synthetic_crop(
     return np.asarray(crop, np.uint8)
 
 
+def recolour(crop: Image, rng: np.random.Generator) -> Image:
+    """Sometimes the channels swapped or the colour dropped, for training: colour is the
+    least reliable cue between sets (jade, blue or black inks; a number printed in any ink),
+    so the shapes must carry the kind."""
+    roll = rng.random()
+    if roll < 0.2:
+        return np.ascontiguousarray(crop[:, :, rng.permutation(3)])
+    if roll < 0.3:
+        grey = crop.mean(axis=2, keepdims=True)
+        return np.repeat(grey, 3, axis=2).astype(crop.dtype)
+    return crop
+
+
 def _tile_top(face: Image, size: tuple[int, int], rng: np.random.Generator) -> NDArray[np.float32]:
     """The top of a tile at ``size``: the engraved face inset in the body (by a margin that
     varies from set to set), a darker rounded rim, and the cloth in the rounded corners."""
