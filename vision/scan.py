@@ -22,6 +22,7 @@ from vision.finder import (
     cloth_of,
     find,
     find_changed,
+    flattening_maps,
     rectify,
     set_body,
     tile_crops,
@@ -175,6 +176,8 @@ class Scanner:
         self.memory = ScanMemory() if cache else None
         self.ahead = ahead
         self._worker: ThreadPoolExecutor | None = None
+        # Where each top-down pixel lies in the frame: worked out once, here, not per frame.
+        flattening_maps(calibration)
 
     def close(self) -> None:
         """End the embedding thread, if one was started (a later scan starts another)."""

@@ -31,7 +31,7 @@ from .crops import tile_crop, tile_crops
 from .finding import Changed, TilesFound, find, find_changed
 from .found import PX_PER_MM, Box, Found
 from .sizes import MAX_ROWS
-from .topdown import rectify
+from .topdown import flattening_maps, rectify
 
 __all__ = [
     "MAX_ROWS",
@@ -45,6 +45,7 @@ __all__ = [
     "cloth_of",
     "find",
     "find_changed",
+    "flattening_maps",
     "rectify",
     "set_body",
     "tile_crop",
