@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
@@ -196,9 +197,9 @@ class Recogniser:
             )
         return built
 
-    def _scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
+    def scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
         """Per crop and kind, the best similarity to that kind's enrolled vectors (or, less
-        the margin, to its background vectors)."""
+        the margin, to its background vectors). A crop's row depends on its vector alone."""
         banks = self._banks()
         scores = banks.enrolled.best_per_kind(embeddings)
         if banks.background is not None:
@@ -206,8 +207,11 @@ class Recogniser:
             scores = np.maximum(scores, other - self.background_margin)
         return banks.kinds, scores
 
-    def identify_embeddings(self, embeddings: Vectors) -> list[Identity]:
-        kinds, scores = self._scores(embeddings)
+    def identify_embeddings(
+        self, embeddings: Vectors, scored: NDArray[np.float64] | None = None
+    ) -> list[Identity]:
+        """``scored``: the vectors' :meth:`scores`, when already worked out."""
+        kinds, scores = self.scores(embeddings) if scored is None else (self._banks().kinds, scored)
         probs = _softmax(scores / self.temperature)
         bonus = np.array([k in BONUS_KINDS for k in kinds])
         shares = probs[:, bonus].sum(axis=1)
@@ -432,6 +436,7 @@ class Recogniser:
 
 
 _BLAS: list[ThreadpoolController] = []
+_BLAS_LOCK = threading.Lock()
 
 
 def _blas() -> ThreadpoolController:
@@ -461,8 +466,8 @@ class PrototypeBank:
         if not len(self.present) or not len(embeddings):
             return out
         # A product this small is slower on several BLAS threads than on one, and far slower
-        # when the cores are busy (measured: 16 ms against 0.1 ms beside another job).
-        with _blas().limit(limits=1, user_api="blas"):
+        # when the cores are busy (16 ms against 0.1 ms beside another job); one thread at a time.
+        with _BLAS_LOCK, _blas().limit(limits=1, user_api="blas"):
             sims = embeddings @ self.vectors_t
         out[:, self.present] = np.maximum.reduceat(sims, self.starts, axis=1)
         return out

@@ -22,7 +22,6 @@ from vision.finder import (
     cloth_of,
     find,
     find_changed,
-    flattening_maps,
     rectify,
     set_body,
     tile_crops,
@@ -176,8 +175,6 @@ class Scanner:
         self.memory = ScanMemory() if cache else None
         self.ahead = ahead
         self._worker: ThreadPoolExecutor | None = None
-        # Where each top-down pixel lies in the frame: worked out once, here, not per frame.
-        flattening_maps(calibration)
 
     def close(self) -> None:
         """End the embedding thread, if one was started (a later scan starts another)."""
@@ -225,7 +222,8 @@ class Scanner:
         return result
 
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
-        top = rectify(frame, self.calibration)
+        # The second thread is idle until the first tiles are found: it flattens half.
+        top = rectify(frame, self.calibration, helper=self._helper())
         cloth = cloth_of(top, self.calibration.geometry)
         ahead = None
         if self.memory is None and self.ahead and not self.recogniser.shift_px:

@@ -109,8 +109,23 @@ def _nothing() -> Iterator[None]:
 
 
 def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
-    """Wrap the functions a whole-frame scan calls with the timeline's timers."""
+    """Wrap the functions a whole-frame scan calls with the timeline's timers (the modules'
+    once, the recogniser's own each time)."""
     wrap = timeline.wrap
+    embedder = recogniser.embedder
+    if not hasattr(embedder, "_profiled"):
+        embedder._profiled = True  # type: ignore[attr-defined]
+        wrap(embedder, "blob", "network input")
+        wrap(embedder, "_forward", "network")
+        wrap(embedder, "vectors", "vectors")
+    wrap(recogniser, "identify_embeddings", "match")
+    wrap(recogniser, "second_look", "second look")
+    wrap(recogniser, "bonus_look", "bonus gate")
+    if recogniser.bonus_reader is not None:
+        wrap(recogniser.bonus_reader, "read", "bonus reader")
+    if getattr(scan_module, "_profiled", False):
+        return
+    scan_module._profiled = True  # type: ignore[attr-defined]
     wrap(scan_module, "rectify", "flatten")
     wrap(scan_module, "cloth_of", "cloth colour")
     wrap(finding_module, "cloth_mask", "cloth mask")
@@ -123,30 +138,25 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     wrap(finding_module, "rows_or_obstruction", "deep rows")
     wrap(scan_module, "find", "find (all)")
     wrap(embed_ahead_module, "tile_crops", "crops")
-    embedder = recogniser.embedder
-    wrap(embedder, "blob", "network input")
-    wrap(embedder, "_forward", "network")
-    wrap(embedder, "vectors", "vectors")
-    wrap(recogniser, "identify_embeddings", "match")
-    wrap(recogniser, "second_look", "second look")
-    wrap(recogniser, "bonus_look", "bonus gate")
-    if recogniser.bonus_reader is not None:
-        wrap(recogniser.bonus_reader, "read", "bonus reader")
+    wrap(embed_ahead_module.EmbedAhead, "add", "tiles handed over")
     wrap(scan_module, "count_pips", "dice pips")
     wrap(scan_module, "die_crop", "dice crop")
+
+
+TIMELINE = Timeline()
 
 
 def profile_scans(
     art: str, count: int, repeat: int, seed: int, embedder: Embedder, cprofile: int
 ) -> dict[str, Any]:
     recogniser = enrolled_recogniser(embedder, art, seed, "new")
-    timeline = Timeline()
+    timeline = TIMELINE
     instrument(recogniser, timeline)
     # The ahead runs go through the one-thread session when the finder is busy.
     per_stage: dict[str, list[float]] = collections.defaultdict(list)
     per_stage_cpu: dict[str, list[float]] = collections.defaultdict(list)
     walls, cpus, main_cpu, other_cpu, overlap, after_find = [], [], [], [], [], []
-    waited, alone = [], []
+    waited, alone, handed_at, find_ends = [], [], [], []
     threads_seen: set[str] = set()
     profiler = cProfile.Profile() if cprofile else None
     for r in frames(count, art, seed):
@@ -188,6 +198,9 @@ def profile_scans(
                 per_stage[key].append(sums.get(key, 0.0))
                 per_stage_cpu[key].append(sums_cpu.get(key, 0.0))
             overlap.append(ran_beside)
+            handed = sorted(e[2] - start for e in timeline.events if e[0] == "tiles handed over")
+            handed_at.append(handed[len(handed) // 2] if handed else 0.0)
+            find_ends.append(find_end - start)
             after_find.append(start + wall - find_end)
         scanner.close()
     out: dict[str, Any] = {
@@ -202,6 +215,9 @@ def profile_scans(
         "wall_ms_without_the_second_thread": _ms(alone),
         "other_threads_cpu_ms": _ms(other_cpu),
         "network_beside_the_finder_ms": _ms(overlap),
+        # When the finder hands over its tiles: the middle hand-over, and the finder's end.
+        "middle_hand_over_at_ms": _ms(handed_at),
+        "finder_ends_at_ms": _ms(find_ends),
         "after_the_finder_ms": _ms(after_find),
         "stages_wall_ms": {k: _ms(v) for k, v in sorted(per_stage.items())},
         "stages_thread_cpu_ms": {k: _ms(v) for k, v in sorted(per_stage_cpu.items())},

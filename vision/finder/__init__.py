@@ -31,7 +31,7 @@ from .crops import tile_crop, tile_crops
 from .finding import Changed, TilesFound, find, find_changed
 from .found import PX_PER_MM, Box, Found
 from .sizes import MAX_ROWS
-from .topdown import flattening_maps, rectify
+from .topdown import rectify
 
 __all__ = [
     "MAX_ROWS",
@@ -45,7 +45,6 @@ __all__ = [
     "cloth_of",
     "find",
     "find_changed",
-    "flattening_maps",
     "rectify",
     "set_body",
     "tile_crop",

@@ -1,0 +1,41 @@
+"""Work the scan shares with its second thread gives what one thread gives: the table
+flattened in two halves, and the tiles' scores against the prototypes worked out batch by
+batch beside the network's runs."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from vision.calibration import calibrate
+from vision.finder import rectify
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+
+from .conftest import rendered_table
+
+
+def test_the_table_flattened_in_two_halves_is_the_same_pixels() -> None:
+    table = rendered_table(81, "kde-traditional")
+    cal = calibrate(table.image, table.geometry)
+    alone = rectify(table.image, cal)
+    with ThreadPoolExecutor(1) as helper:
+        assert np.array_equal(rectify(table.image, cal, helper=helper), alone)
+        for box in ((200, 150, 520, 401), (0, 0, 900, 1), (10, 880, 900, 900)):
+            x0, y0, x1, y1 = box
+            part = rectify(table.image, cal, box, helper)
+            assert np.array_equal(part, alone[y0:y1, x0:x1])
+
+
+def test_scores_batch_by_batch_are_the_scores_of_all_at_once() -> None:
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((40, 64)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    kinds, whole = default.scores(vectors)
+    with ThreadPoolExecutor(2) as threads:
+        parts = list(threads.map(lambda k: default.scores(vectors[k : k + 8])[1], range(0, 40, 8)))
+    assert np.array_equal(np.concatenate(parts), whole)
+    named = default.identify_embeddings(vectors, np.concatenate(parts))
+    assert named == default.identify_embeddings(vectors)
+    assert len(kinds) == whole.shape[1]
