@@ -230,6 +230,9 @@ class Scanner:
             ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
         found = find(frame, self.calibration, top, cloth, None if ahead is None else ahead.add)
         tiles = [f for f in found if f.kind == "tile"]
+        result = ScanResult()
+        # The dice and obstructions first: the second thread finishes its runs meanwhile.
+        self._add_others(result, frame, found)
         if self.memory is not None:
             identities = self.memory.identify(
                 frame, self.calibration, tiles, self.recogniser, helper=self._helper()
@@ -238,8 +241,7 @@ class Scanner:
             identities = ahead.identities(tiles)
         else:
             identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
-        result = ScanResult()
-        self._add(result, frame, found, identities)
+        self._add_tiles(result, found, identities)
         # What a later look at a part of the table goes by (only the live cache looks again).
         body = None if self.memory is None else set_body(top, found, self.calibration.geometry)
         return result, cloth, body
@@ -286,13 +288,14 @@ class Scanner:
             [d for d in last.dice if kept(d.x, d.y)],
             [o for o in last.obstructions if still_there(o)],
         )
-        self._add(result, frame, changed.found, identities)
+        self._add_tiles(result, changed.found, identities)
+        self._add_others(result, frame, changed.found)
         return result
 
-    def _add(
-        self, result: ScanResult, frame: Image, found: list[Found], identities: list[Identity]
+    def _add_tiles(
+        self, result: ScanResult, found: list[Found], identities: list[Identity]
     ) -> None:
-        """The tiles (with their identities, in order), dice and obstructions found."""
+        """The tiles found, with their identities, in order."""
         geometry = self.calibration.geometry
         tiles = [f for f in found if f.kind == "tile"]
         for spot, ident in zip(tiles, identities, strict=True):
@@ -315,6 +318,10 @@ class Scanner:
                     ident.best,
                 )
             )
+
+    def _add_others(self, result: ScanResult, frame: Image, found: list[Found]) -> None:
+        """The dice (their pips counted) and obstructions found, in order."""
+        geometry = self.calibration.geometry
         for spot in found:
             if spot.kind == "die":
                 pips, conf = count_pips(

@@ -96,10 +96,8 @@ def _run_delay() -> float:
 def _thread_cpu() -> dict[str, float]:
     """CPU seconds of every thread of this process, by thread id."""
     out = {}
-    tick = os.sysconf("SC_CLK_TCK")
     for task in os.listdir("/proc/self/task"):
-        fields = Path(f"/proc/self/task/{task}/stat").read_text().rsplit(")", 1)[1].split()
-        out[task] = (int(fields[11]) + int(fields[12])) / tick
+        out[task] = int(Path(f"/proc/self/task/{task}/schedstat").read_text().split()[0]) / 1e9
     return out
 
 
