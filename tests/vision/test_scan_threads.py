@@ -4,6 +4,7 @@ batch beside the network's runs."""
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -25,6 +26,19 @@ def test_the_table_flattened_in_two_halves_is_the_same_pixels() -> None:
             x0, y0, x1, y1 = box
             part = rectify(table.image, cal, box, helper)
             assert np.array_equal(part, alone[y0:y1, x0:x1])
+
+
+def test_the_table_is_flattened_whole_when_the_other_thread_never_begins() -> None:
+    table = rendered_table(82, "xmj-real")
+    cal = calibrate(table.image, table.geometry)
+    alone = rectify(table.image, cal)
+    release = threading.Event()
+    with ThreadPoolExecutor(1) as busy:
+        busy.submit(release.wait)  # the thread is taken until the flattening is done
+        try:
+            assert np.array_equal(rectify(table.image, cal, helper=busy), alone)
+        finally:
+            release.set()
 
 
 def test_scores_batch_by_batch_are_the_scores_of_all_at_once() -> None:

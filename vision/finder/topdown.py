@@ -22,7 +22,8 @@ def rectify(
     """The table from straight above at ``PX_PER_MM`` (table mm -> image px); ``box``: only
     that part of it (the same pixels as that part of the whole). ``helper``: an idle thread
     that flattens the lower half meanwhile, into the same image (each half is one
-    ``cv2.warpPerspective`` that lets go of the interpreter: the very same pixels)."""
+    ``cv2.warpPerspective`` that lets go of the interpreter: the very same pixels); if that
+    thread has not begun when this one is done with the upper half, this one does both."""
     size = round(calibration.geometry.size_mm * PX_PER_MM)
     x0, y0, x1, y1 = (0, 0, size, size) if box is None else box
     out = np.empty((y1 - y0, x1 - x0, 3), np.uint8)
@@ -30,9 +31,13 @@ def rectify(
         _warp(frame, calibration, (x0, y0, x1, y1), out)
         return out
     half = (y1 - y0) // 2
-    lower = helper.submit(_warp, frame, calibration, (x0, y0 + half, x1, y1), out[half:])
+    lower_box = (x0, y0 + half, x1, y1)
+    lower = helper.submit(_warp, frame, calibration, lower_box, out[half:])
     _warp(frame, calibration, (x0, y0, x1, y0 + half), out[:half])
-    lower.result()
+    if lower.cancel():  # not begun: the other thread has had no core meanwhile
+        _warp(frame, calibration, lower_box, out[half:])
+    else:
+        lower.result()
     return out
 
 
