@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import threading
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
@@ -30,8 +29,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 from numpy.typing import NDArray
-from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
+from vision.blas import one_blas_thread
 from vision.bonus import (
     BONUS_KINDS,
     DEFAULT_SURE,
@@ -435,17 +434,6 @@ class Recogniser:
             raise ModelError(f"{folder}: model files are damaged: {exc!r:.300}") from exc
 
 
-_BLAS: list[ThreadpoolController] = []
-_BLAS_LOCK = threading.Lock()
-
-
-def _blas() -> ThreadpoolController:
-    """The process's BLAS thread pools (inspected once: that takes milliseconds)."""
-    if not _BLAS:
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0]
-
-
 class PrototypeBank:
     """Prototype vectors grouped by kind, so that the best similarity per kind is one product
     and one segmented maximum (masking the columns kind by kind cost 6 ms a frame against
@@ -465,9 +453,7 @@ class PrototypeBank:
         out = np.full((len(embeddings), self.width), -2.0)
         if not len(self.present) or not len(embeddings):
             return out
-        # A product this small is slower on several BLAS threads than on one, and far slower
-        # when the cores are busy (16 ms against 0.1 ms beside another job); one thread at a time.
-        with _BLAS_LOCK, _blas().limit(limits=1, user_api="blas"):
+        with one_blas_thread():  # slower on several threads (vision/blas.py)
             sims = embeddings @ self.vectors_t
         out[:, self.present] = np.maximum.reduceat(sims, self.starts, axis=1)
         return out

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.blas import one_blas_thread
 from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
 from vision.embed_ahead import EmbedAhead
@@ -201,6 +202,11 @@ class Scanner:
 
     def scan(self, frame: Image) -> ScanResult:
         self.check_frame(frame)
+        # Every product with the prototypes on one BLAS thread, the limit set once a scan.
+        with one_blas_thread():
+            return self._scan(frame)
+
+    def _scan(self, frame: Image) -> ScanResult:
         memory = self.memory
         if memory is None:
             return self._whole(frame)[0]

@@ -1,6 +1,6 @@
 """Work the scan shares with its second thread gives what one thread gives: the table
 flattened in two halves, and the tiles' scores against the prototypes worked out batch by
-batch beside the network's runs."""
+batch beside the network's runs; BLAS kept on one thread while either thread names tiles."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
+from vision.blas import blas_threads, one_blas_thread
 from vision.calibration import calibrate
 from vision.finder import rectify
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
@@ -53,3 +55,21 @@ def test_scores_batch_by_batch_are_the_scores_of_all_at_once() -> None:
     named = default.identify_embeddings(vectors, np.concatenate(parts))
     assert named == default.identify_embeddings(vectors)
     assert len(kinds) == whole.shape[1]
+
+
+def _enter_and_leave() -> None:
+    with one_blas_thread():
+        pass
+
+
+def test_blas_stays_on_one_thread_until_the_last_exit_from_any_thread() -> None:
+    # The libraries' counts are read on this thread (OpenBLAS reports its own elsewhere).
+    with ThreadpoolController().limit(limits=2, user_api="blas"):  # as on a two-core machine
+        before = blas_threads()
+        assert before == [2] * len(before) and before
+        with one_blas_thread():
+            assert all(n == 1 for n in blas_threads())
+            with ThreadPoolExecutor(1) as other:
+                other.submit(_enter_and_leave).result()
+            assert all(n == 1 for n in blas_threads())  # this entry is still open
+        assert blas_threads() == before
