@@ -31,7 +31,6 @@ from vision.image import Image
 BATCH_TILES = 8
 
 Output = NDArray[np.float32]
-Scored = tuple[NDArray[np.float32], NDArray[np.float64]]  # the crops' vectors and scores
 
 
 class EmbedAhead:
@@ -54,7 +53,7 @@ class EmbedAhead:
         self._recogniser = recogniser
         self._batch = batch
         self._waiting: list[Found] = []
-        self._runs: list[tuple[list[Found], list[Image], Output, Future[Scored]]] = []
+        self._runs: list[tuple[list[Found], list[Image], Output, Future[Output]]] = []
 
     def add(self, tiles: list[Found]) -> None:
         self._waiting += tiles
@@ -63,20 +62,15 @@ class EmbedAhead:
             crops = tile_crops(self._frame, self._calibration, tiles)
             embedder = self._recogniser.embedder
             blob = embedder.blob(crops)
-            self._runs.append((tiles, crops, blob, self._worker.submit(self._scored, blob)))
-
-    def _scored(self, blob: Output) -> Scored:
-        """The network's run on a batch, and the crops' vectors and scores against the
-        prototypes: the product, too, lets go of the interpreter, and a crop's scores depend
-        on its vector alone (:meth:`Recogniser.scores`)."""
-        vectors = self._recogniser.embedder.vectors(self._recogniser.embedder.forward(blob, True))
-        return vectors, self._recogniser.scores(vectors)[1]
+            self._runs.append(
+                (tiles, crops, blob, self._worker.submit(embedder.forward, blob, True))
+            )
 
     def identities(self, tiles: list[Found]) -> list[Identity]:
         """The identity of each of ``tiles`` (the finder's, in its order). Those not yet run
         (held back for a batch, or never handed over) are embedded on this thread while the
-        other finishes its runs; then all are named at once (their scores against the
-        prototypes worked out with each run). A run's error is raised here.
+        other finishes its runs; then all are named at once (the prototypes' product is
+        cheaper once than batch by batch). A run's error is raised here.
 
         Runs the other thread has not begun are taken back, the last first, and run here
         (the finder may hand over most of a table's tiles at its end: they are then shared
@@ -84,25 +78,22 @@ class EmbedAhead:
         recogniser = self._recogniser
         embedder = recogniser.embedder
         runs, self._runs, self._waiting = self._runs, [], []
-        taken_back: dict[int, Scored] = {}
+        taken_back: dict[int, Output] = {}
         for k in reversed(range(len(runs))):
             if not runs[k][3].cancel():
                 break  # begun or done: so are the ones before it
-            taken_back[k] = self._scored(runs[k][2])
+            taken_back[k] = embedder.forward(runs[k][2], True)
         handed = {id(t) for batch, _, _, _ in runs for t in batch}
         rest = [t for t in tiles if id(t) not in handed]
         crops = tile_crops(self._frame, self._calibration, rest)
         vectors = embedder.embed(crops, shared=bool(runs))
-        scores = recogniser.scores(vectors)[1]
-        ready = dict(zip(map(id, rest), zip(crops, vectors, scores, strict=True), strict=True))
+        ready = dict(zip(map(id, rest), zip(crops, vectors, strict=True), strict=True))
         for k, (batch, crops, _, run) in enumerate(runs):
-            vectors, scores = taken_back[k] if k in taken_back else run.result()
-            ready.update(zip(map(id, batch), zip(crops, vectors, scores, strict=True), strict=True))
+            output = taken_back[k] if k in taken_back else run.result()
+            vectors = embedder.vectors(output)
+            ready.update(zip(map(id, batch), zip(crops, vectors, strict=True), strict=True))
         if not tiles:
             return []
-        crops = [ready[id(t)][0] for t in tiles]
-        vectors = np.stack([ready[id(t)][1] for t in tiles])
-        first = recogniser.identify_embeddings(vectors, np.stack([ready[id(t)][2] for t in tiles]))
-        return recogniser.bonus_look(
-            crops, recogniser.second_look(crops, vectors, first, self._worker)
-        )
+        pairs = [ready[id(t)] for t in tiles]
+        crops = [c for c, _ in pairs]
+        return recogniser.identify_embedded(crops, np.stack([v for _, v in pairs]), self._worker)

@@ -196,9 +196,9 @@ class Recogniser:
             )
         return built
 
-    def scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
+    def _scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
         """Per crop and kind, the best similarity to that kind's enrolled vectors (or, less
-        the margin, to its background vectors). A crop's row depends on its vector alone."""
+        the margin, to its background vectors)."""
         banks = self._banks()
         scores = banks.enrolled.best_per_kind(embeddings)
         if banks.background is not None:
@@ -206,11 +206,8 @@ class Recogniser:
             scores = np.maximum(scores, other - self.background_margin)
         return banks.kinds, scores
 
-    def identify_embeddings(
-        self, embeddings: Vectors, scored: NDArray[np.float64] | None = None
-    ) -> list[Identity]:
-        """``scored``: the vectors' :meth:`scores`, when already worked out."""
-        kinds, scores = self.scores(embeddings) if scored is None else (self._banks().kinds, scored)
+    def identify_embeddings(self, embeddings: Vectors) -> list[Identity]:
+        kinds, scores = self._scores(embeddings)
         probs = _softmax(scores / self.temperature)
         bonus = np.array([k in BONUS_KINDS for k in kinds])
         shares = probs[:, bonus].sum(axis=1)

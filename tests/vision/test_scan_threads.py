@@ -1,6 +1,6 @@
 """Work the scan shares with its second thread gives what one thread gives: the table
-flattened in two halves, and the tiles' scores against the prototypes worked out batch by
-batch beside the network's runs; BLAS kept on one thread while either thread names tiles."""
+flattened in two halves (or whole, when that thread is busy); and BLAS kept on one thread
+while either thread names tiles."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 from vision.blas import blas_threads, one_blas_thread
 from vision.calibration import calibrate
 from vision.finder import rectify
-from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 
 from .conftest import rendered_table
 
@@ -41,20 +40,6 @@ def test_the_table_is_flattened_whole_when_the_other_thread_never_begins() -> No
             assert np.array_equal(rectify(table.image, cal, helper=busy), alone)
         finally:
             release.set()
-
-
-def test_scores_batch_by_batch_are_the_scores_of_all_at_once() -> None:
-    default = Recogniser.load(DEFAULT_MODEL_DIR)
-    rng = np.random.default_rng(5)
-    vectors = rng.standard_normal((40, 64)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    kinds, whole = default.scores(vectors)
-    with ThreadPoolExecutor(2) as threads:
-        parts = list(threads.map(lambda k: default.scores(vectors[k : k + 8])[1], range(0, 40, 8)))
-    assert np.array_equal(np.concatenate(parts), whole)
-    named = default.identify_embeddings(vectors, np.concatenate(parts))
-    assert named == default.identify_embeddings(vectors)
-    assert len(kinds) == whole.shape[1]
 
 
 def _enter_and_leave() -> None:
