@@ -243,13 +243,19 @@ def main() -> int:
     parser.add_argument("--art", nargs="+", default=list(HELD_OUT))
     parser.add_argument("--cprofile", type=int, default=0, help="top N functions by own time")
     parser.add_argument("--opencv-threads", type=int, default=1)
+    parser.add_argument(
+        "--switch-interval", type=float, help="the interpreter's thread switch interval, in s"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     cv2.setNumThreads(args.opencv_threads)
+    if args.switch_interval:
+        sys.setswitchinterval(args.switch_interval)
     embedder = Embedder()
     report = {
         "load_average": os.getloadavg(),
         "opencv_threads": cv2.getNumThreads(),
+        "switch_interval_s": sys.getswitchinterval(),
         "sets": [
             profile_scans(art, args.frames, args.repeat, args.seed, embedder, args.cprofile)
             for art in args.art
