@@ -106,6 +106,9 @@ def _nothing() -> Iterator[None]:
     yield
 
 
+TIMELINE = Timeline()
+
+
 def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     """Wrap the functions a whole-frame scan calls with the timeline's timers (the modules'
     once, the recogniser's own each time)."""
@@ -141,21 +144,59 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     wrap(scan_module, "die_crop", "dice crop")
 
 
-TIMELINE = Timeline()
+Samples = dict[str, list[float]]
+
+
+def _timeline_of(events: list[Event], start: float, wall: float, samples: Samples) -> None:
+    """One scan's events added to ``samples``: each stage's time on the clock and in CPU
+    (per thread), how long the network ran beside the finder, and when tiles were handed
+    over and the finder ended."""
+    find = [e for e in events if e[0] == "find (all)"]
+    find_start = min((e[2] for e in find), default=start)
+    find_end = max((e[3] for e in find), default=start)
+    sums: dict[str, float] = collections.defaultdict(float)
+    ran_beside = 0.0
+    for stage, thread, t0, t1, cpu in events:
+        key = stage + (" [2nd thread]" if thread != "MainThread" else "")
+        sums["wall " + key] += t1 - t0
+        sums["cpu " + key] += cpu
+        if stage == "network" and thread != "MainThread":
+            ran_beside += max(0.0, min(t1, find_end) - max(t0, find_start))
+    for key in set(sums) | {k for k in samples if k.startswith(("wall ", "cpu "))}:
+        samples[key].append(sums.get(key, 0.0))
+    samples["network_beside_the_finder_ms"].append(ran_beside)
+    handed = sorted(e[2] - start for e in events if e[0] == "tiles handed over")
+    samples["middle_hand_over_at_ms"].append(handed[len(handed) // 2] if handed else 0.0)
+    samples["finder_ends_at_ms"].append(find_end - start)
+    samples["after_the_finder_ms"].append(start + wall - find_end)
+
+
+def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples) -> None:
+    """One scan, timed on the clock, in CPU time per thread and in waiting for a core."""
+    TIMELINE.events.clear()
+    before, me, delay = _thread_cpu(), str(threading.get_native_id()), _run_delay()
+    start, cpu, tcpu = time.perf_counter(), time.process_time(), time.thread_time()
+    with profiler if profiler is not None else _nothing():
+        scanner.scan(frame)
+    wall = time.perf_counter() - start
+    samples["wall_ms"].append(wall)
+    samples["process_cpu_ms"].append(time.process_time() - cpu)
+    samples["scan_thread_cpu_ms"].append(time.thread_time() - tcpu)
+    # Ready to run but without a core (other processes): the rest of wall - CPU on the
+    # scan's thread is waiting (for the interpreter, or for the other thread's runs).
+    samples["scan_thread_waited_for_a_core_ms"].append(_run_delay() - delay)
+    after = _thread_cpu()
+    other = sum(after[t] - before.get(t, 0.0) for t in after if t != me)
+    samples["other_threads_cpu_ms"].append(other)
+    _timeline_of(TIMELINE.events, start, wall, samples)
 
 
 def profile_scans(
     art: str, count: int, repeat: int, seed: int, embedder: Embedder, cprofile: int
 ) -> dict[str, Any]:
     recogniser = enrolled_recogniser(embedder, art, seed, "new")
-    timeline = TIMELINE
-    instrument(recogniser, timeline)
-    # The ahead runs go through the one-thread session when the finder is busy.
-    per_stage: dict[str, list[float]] = collections.defaultdict(list)
-    per_stage_cpu: dict[str, list[float]] = collections.defaultdict(list)
-    walls, cpus, main_cpu, other_cpu, overlap, after_find = [], [], [], [], [], []
-    waited, alone, handed_at, find_ends = [], [], [], []
-    threads_seen: set[str] = set()
+    instrument(recogniser, TIMELINE)
+    samples: Samples = collections.defaultdict(list)
     profiler = cProfile.Profile() if cprofile else None
     for r in frames(count, art, seed):
         cal = calibrate(r.image, r.geometry)
@@ -165,69 +206,20 @@ def profile_scans(
         for _ in range(repeat):
             start = time.perf_counter()
             sequential.scan(r.image)
-            alone.append(time.perf_counter() - start)
-            timeline.events.clear()
-            before = _thread_cpu()
-            me = str(threading.get_native_id())
-            delay = _run_delay()
-            start, cpu, tcpu = time.perf_counter(), time.process_time(), time.thread_time()
-            with profiler if profiler is not None else _nothing():
-                scanner.scan(r.image)
-            wall = time.perf_counter() - start
-            waited.append(_run_delay() - delay)
-            walls.append(wall)
-            cpus.append(time.process_time() - cpu)
-            main_cpu.append(time.thread_time() - tcpu)
-            after = _thread_cpu()
-            other_cpu.append(sum(after[t] - before.get(t, 0.0) for t in after if t != me))
-            threads_seen.update(_threads())
-            sums: dict[str, float] = collections.defaultdict(float)
-            sums_cpu: dict[str, float] = collections.defaultdict(float)
-            find_end = max((e[3] for e in timeline.events if e[0] == "find (all)"), default=start)
-            find_start = min((e[2] for e in timeline.events if e[0] == "find (all)"), default=start)
-            ran_beside = 0.0
-            for stage, thread, t0, t1, tc in timeline.events:
-                key = stage + (" [2nd thread]" if thread != "MainThread" else "")
-                sums[key] += t1 - t0
-                sums_cpu[key] += tc
-                if stage == "network" and thread != "MainThread":
-                    ran_beside += max(0.0, min(t1, find_end) - max(t0, find_start))
-            for key in set(sums) | set(per_stage):
-                per_stage[key].append(sums.get(key, 0.0))
-                per_stage_cpu[key].append(sums_cpu.get(key, 0.0))
-            overlap.append(ran_beside)
-            handed = sorted(e[2] - start for e in timeline.events if e[0] == "tiles handed over")
-            handed_at.append(handed[len(handed) // 2] if handed else 0.0)
-            find_ends.append(find_end - start)
-            after_find.append(start + wall - find_end)
+            samples["wall_ms_without_the_second_thread"].append(time.perf_counter() - start)
+            _profiled_scan(scanner, r.image, profiler, samples)
         scanner.close()
-    out: dict[str, Any] = {
-        "art": art,
-        "scans": len(walls),
-        "wall_ms": _ms(walls),
-        "process_cpu_ms": _ms(cpus),
-        "scan_thread_cpu_ms": _ms(main_cpu),
-        # Ready to run but without a core (other processes): the rest of wall - CPU on the
-        # scan's thread is waiting (for the interpreter, or for the other thread's runs).
-        "scan_thread_waited_for_a_core_ms": _ms(waited),
-        "wall_ms_without_the_second_thread": _ms(alone),
-        "other_threads_cpu_ms": _ms(other_cpu),
-        "network_beside_the_finder_ms": _ms(overlap),
-        # When the finder hands over its tiles: the middle hand-over, and the finder's end.
-        "middle_hand_over_at_ms": _ms(handed_at),
-        "finder_ends_at_ms": _ms(find_ends),
-        "after_the_finder_ms": _ms(after_find),
-        "stages_wall_ms": {k: _ms(v) for k, v in sorted(per_stage.items())},
-        "stages_thread_cpu_ms": {k: _ms(v) for k, v in sorted(per_stage_cpu.items())},
-        "threads": sorted(collections.Counter(_threads()).items()),
-        "threads_seen": sorted(threads_seen),
-    }
+    out: dict[str, Any] = {"art": art, "scans": len(samples["wall_ms"])}
+    out.update({k: _ms(v) for k, v in samples.items() if not k.startswith(("wall ", "cpu "))})
+    for kind, name in (("wall ", "stages_wall_ms"), ("cpu ", "stages_thread_cpu_ms")):
+        stages = {k.removeprefix(kind): v for k, v in samples.items() if k.startswith(kind)}
+        out[name] = {k: _ms(v) for k, v in sorted(stages.items())}
+    out["threads"] = sorted(collections.Counter(_threads()).items())
     if profiler is not None:
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(cprofile)
-        out["cprofile_tottime"] = [line for line in text.getvalue().splitlines() if line.strip()][
-            -cprofile - 1 :
-        ]
+        lines = [line for line in text.getvalue().splitlines() if line.strip()]
+        out["cprofile_tottime"] = lines[-cprofile - 1 :]
     return out
 
 
