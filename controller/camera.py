@@ -136,8 +136,8 @@ class CameraLoop:
         """A scanner for the camera just opened: calibrated from its file, or else anew from
         the corner markers in this frame (the camera may have been moved or changed)."""
         from vision.calibration import Calibration, calibrate
-        from vision.identify import DEFAULT_MODEL_DIR, Recogniser
-        from vision.scan import Scanner
+        from vision.identify import DEFAULT_MODEL_DIR
+        from vision.scan import load_scanner
 
         calibration = None
         if self.calibration_path and Path(self.calibration_path).exists():
@@ -159,8 +159,9 @@ class CameraLoop:
         model = Path(self.model_dir) if self.model_dir else DEFAULT_MODEL_DIR
         # The live-table cache (vision/scan_cache.py): a still table costs a frame comparison,
         # a new discard a look at that part. Simulated hands with it (seeds 1, 2, 5): no
-        # violation, as uncached (docs/vision.md).
-        return Scanner(calibration, Recogniser.load(model), cache=True)
+        # violation, as uncached (docs/vision.md). OpenCV on the scan's own thread, as the
+        # benchmarks measure it (vision/threads.py).
+        return load_scanner(calibration, model, cache=True)
 
     def _table_watcher(self) -> Any:
         """The one watcher of this loop: it keeps what it knows of the table (in table

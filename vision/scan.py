@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from vision.identify import Identity, Recogniser
 from vision.image import Image
 from vision.labels import BACK, BLANK
 from vision.scan_cache import ScanMemory, thumbnail
+from vision.threads import SCAN_THREADS, ScanThreads
 
 
 class FrameError(ValueError):
@@ -162,7 +164,10 @@ class Scanner:
     a frame has its tiles embedded there while the finder goes on (vision/embed_ahead.py);
     with it (whose scans name only the tiles whose crops changed), half of those tiles and
     of any second look are. The same result, sooner on two cores. The thread is started on
-    first use; :meth:`close` ends it."""
+    first use; :meth:`close` ends it.
+
+    ``threads``: OpenCV's threads and the like (vision/threads.py), applied to the process
+    when the scanner is made; the service's and the benchmarks' are :data:`SCAN_THREADS`."""
 
     def __init__(
         self,
@@ -170,7 +175,10 @@ class Scanner:
         recogniser: Recogniser,
         cache: bool = False,
         ahead: bool = True,
+        threads: ScanThreads = SCAN_THREADS,
     ) -> None:
+        threads.apply()
+        self.threads = threads
         self.calibration = calibration
         self.recogniser = recogniser
         self.memory = ScanMemory() if cache else None
@@ -348,3 +356,15 @@ __all__ = [
     "Scanner",
     "TileSeen",
 ]
+
+
+def load_scanner(
+    calibration: Calibration,
+    model_dir: Path,
+    cache: bool = False,
+    threads: ScanThreads = SCAN_THREADS,
+) -> Scanner:
+    """A scanner with the recogniser in ``model_dir``, the threads set before the network's
+    sessions are loaded (they take their threads from OpenCV's setting then)."""
+    threads.apply()
+    return Scanner(calibration, Recogniser.load(model_dir), cache=cache, threads=threads)

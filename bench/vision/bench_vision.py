@@ -67,6 +67,7 @@ from vision.synth.crops import synthetic_crop  # noqa: E402
 from vision.synth.layout import TilePlacement, random_layout  # noqa: E402
 from vision.synth.render import CameraPose, Rendered, Style, render, render_still  # noqa: E402
 from vision.synth.table_enrol import labelled_crops  # noqa: E402
+from vision.threads import SCAN_THREADS  # noqa: E402
 
 META = json.loads((MODELS_DIR / "tile_embed.json").read_text())
 
@@ -692,7 +693,7 @@ def main() -> int:
         "--repeat", type=int, default=1, help="parts 3 and 4: timed runs of each frame per method"
     )
     args = parser.parse_args()
-    cv2.setNumThreads(1)
+    SCAN_THREADS.apply()  # the service's threads (vision/threads.py), before the network loads
     embedder = Embedder()
     rng = np.random.default_rng(args.seed)
     report: dict[str, Any] = {"model": META, "embedding_runtime": embedder.runtime}

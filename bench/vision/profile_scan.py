@@ -44,6 +44,7 @@ from vision.calibration import calibrate  # noqa: E402
 from vision.embedder import Embedder  # noqa: E402
 from vision.identify import Recogniser  # noqa: E402
 from vision.scan import Scanner  # noqa: E402
+from vision.threads import SCAN_THREADS, ScanThreads  # noqa: E402
 
 Event = tuple[str, str, float, float, float]  # stage, thread, start, end, thread CPU seconds
 
@@ -192,7 +193,13 @@ def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples
 
 
 def profile_scans(
-    art: str, count: int, repeat: int, seed: int, embedder: Embedder, cprofile: int
+    art: str,
+    count: int,
+    repeat: int,
+    seed: int,
+    embedder: Embedder,
+    cprofile: int,
+    threads: ScanThreads = SCAN_THREADS,
 ) -> dict[str, Any]:
     recogniser = enrolled_recogniser(embedder, art, seed, "new")
     instrument(recogniser, TIMELINE)
@@ -200,9 +207,9 @@ def profile_scans(
     profiler = cProfile.Profile() if cprofile else None
     for r in frames(count, art, seed):
         cal = calibrate(r.image, r.geometry)
-        scanner = Scanner(cal, recogniser)
+        scanner = Scanner(cal, recogniser, threads=threads)
         scanner.scan(r.image)  # the thread started, the sessions loaded
-        sequential = Scanner(cal, recogniser, ahead=False)
+        sequential = Scanner(cal, recogniser, ahead=False, threads=threads)
         for _ in range(repeat):
             start = time.perf_counter()
             sequential.scan(r.image)
@@ -234,22 +241,26 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--art", nargs="+", default=list(HELD_OUT))
     parser.add_argument("--cprofile", type=int, default=0, help="top N functions by own time")
-    parser.add_argument("--opencv-threads", type=int, default=1)
+    parser.add_argument("--opencv-threads", type=int, default=SCAN_THREADS.opencv)
     parser.add_argument(
-        "--switch-interval", type=float, help="the interpreter's thread switch interval, in s"
+        "--switch-interval",
+        type=float,
+        default=SCAN_THREADS.switch_interval_s,
+        help="the interpreter's thread switch interval, in s (default: the service's)",
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    cv2.setNumThreads(args.opencv_threads)
-    if args.switch_interval:
-        sys.setswitchinterval(args.switch_interval)
+    threads = ScanThreads(args.opencv_threads, args.switch_interval)
+    threads.apply()  # before the network loads: its sessions take OpenCV's setting
     embedder = Embedder()
     report = {
         "load_average": os.getloadavg(),
         "opencv_threads": cv2.getNumThreads(),
         "switch_interval_s": sys.getswitchinterval(),
         "sets": [
-            profile_scans(art, args.frames, args.repeat, args.seed, embedder, args.cprofile)
+            profile_scans(
+                art, args.frames, args.repeat, args.seed, embedder, args.cprofile, threads
+            )
             for art in args.art
         ],
     }

@@ -72,6 +72,8 @@ def main() -> int:
     import cv2
     import numpy as np
 
+    # The scan's threads (vision/threads.py's SCAN_THREADS), set by hand: the other revision
+    # may predate that module.
     cv2.setNumThreads(1)
     from vision.calibration import Calibration
     from vision.identify import Recogniser

@@ -141,11 +141,13 @@ def _scan(args: argparse.Namespace) -> int:
 
     from vision.calibration import Calibration, CalibrationError
     from vision.scan import FrameError, Scanner
+    from vision.threads import SCAN_THREADS
 
     try:
         calibration = Calibration.load(args.calibration)
     except CalibrationError as exc:
         raise CommandInputError(str(exc), "--calibration") from None
+    SCAN_THREADS.apply()  # before the network is loaded: it takes OpenCV's setting
     recogniser = _recogniser(args.model)
     path = Path(args.image)
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR) if path.is_file() else None
