@@ -82,7 +82,10 @@ def _threads() -> list[str]:
     pools show as further python threads)."""
     names = []
     for task in sorted(os.listdir("/proc/self/task")):
-        names.append(Path(f"/proc/self/task/{task}/comm").read_text().strip())
+        try:
+            names.append(Path(f"/proc/self/task/{task}/comm").read_text().strip())
+        except FileNotFoundError:  # ended meanwhile (a scanner's thread, closed)
+            continue
     return names
 
 
