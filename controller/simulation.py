@@ -361,7 +361,13 @@ async def _delivery_problems(service: Service, watcher: Watcher | None,
             highest = seq
             kept.append(seq)
     if kept != expected:
-        problems.append("events reached the watcher out of order or with a gap")
+        pairs = zip(kept, expected, strict=False)
+        at = next((i for i, (k, e) in enumerate(pairs) if k != e), min(len(kept), len(expected)))
+        came = kept[at] if at < len(kept) else "nothing"
+        wanted = expected[at] if at < len(expected) else "nothing"
+        problems.append(f"events reached the watcher out of order or with a gap: after "
+                        f"{kept[at - 1] if at else first_seq} came {came}, not {wanted} "
+                        f"({len(watcher.seqs)} messages for {len(expected)} events)")
     return problems
 
 
