@@ -64,9 +64,9 @@ class BonusReading:
         return self.kind if int(self.kind[1]) == self.number else None
 
     def fused_label(self, sure: float = DEFAULT_SURE) -> str | None:
-        """The bonus tile the name and number give together, or None: not sure of it, or
-        likelier no bonus tile at all."""
-        if self.bonus_probability < 0.5 or self.fused_share < sure:
+        """The bonus tile the name and number give together, or None: not ``sure`` of it (its
+        share of the bonus probability times that probability)."""
+        if self.bonus_probability * self.fused_share < sure:
             return None
         return self.fused
 
@@ -92,7 +92,7 @@ class BonusReader:
         blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
         out = self._forward(blob).reshape(2 * n, -1)
         probs = np.asarray((out[:n] + out[n:]) / 2, np.float32)
-        return [_reading(p[: len(READ_KINDS)], p[len(READ_KINDS) :]) for p in probs]
+        return [reading_from(p[: len(READ_KINDS)], p[len(READ_KINDS) :]) for p in probs]
 
 
 _DEFAULT: list[BonusReader | None] = []
@@ -107,7 +107,7 @@ def default_bonus_reader() -> BonusReader | None:
     return _DEFAULT[0]
 
 
-def _reading(kind_p: np.ndarray, number_p: np.ndarray) -> BonusReading:
+def reading_from(kind_p: np.ndarray, number_p: np.ndarray) -> BonusReading:
     """One crop's reading from its two heads' probabilities."""
     k, m = int(kind_p.argmax()), int(number_p.argmax())
     bonus_p = float(kind_p[: len(BONUS_KINDS)].sum())
