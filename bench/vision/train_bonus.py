@@ -136,7 +136,7 @@ def loss_of(net: BonusNet, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tens
     return loss, float((kind.argmax(1) == y).float().mean())
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=40.0, help="this run's training time")
     parser.add_argument("--batch", type=int, default=96)
@@ -155,7 +155,16 @@ def main() -> int:
         default=MODELS_DIR / BONUS_FILE,
         help="with no checkpoint, start from this exported model (a missing file: from nothing)",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "--export-only", action="store_true", help="export the checkpoint as it stands, and stop"
+    )
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
+    if args.export_only:
+        return export_checkpoint(args)
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     net = BonusNet()
@@ -220,6 +229,17 @@ def main() -> int:
     return 0
 
 
+def export_checkpoint(args: argparse.Namespace) -> int:
+    """The checkpoint as ``--out`` (to measure a run while it goes on, or one cut short)."""
+    if not args.checkpoint.exists():
+        raise SystemExit(f"no checkpoint at {args.checkpoint}")
+    state = torch.load(args.checkpoint, weights_only=False)
+    net = BonusNet()
+    net.load_state_dict(state["net"])
+    export(net, args, state["step"], state["seconds"], None, state.get("history", []))
+    return 0
+
+
 def start_from_onnx(
     net: BonusNet, onnx_path: Path, pools: dict[str, Faces]
 ) -> tuple[int, float, list[dict[str, float | str]]]:
@@ -242,7 +262,7 @@ def export(
     args: argparse.Namespace,
     steps: int,
     seconds: float,
-    loss: float,
+    loss: float | None,
     runs: list[dict[str, float | str]],
 ) -> None:
     net.eval()
@@ -265,7 +285,7 @@ def export(
         "seed": args.seed,
         "minutes": round(seconds / 60, 1),
         "runs": runs,
-        "final_loss": round(loss, 4),
+        "final_loss": None if loss is None else round(loss, 4),
         "torch": torch.__version__,
     }
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
