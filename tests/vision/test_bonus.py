@@ -252,15 +252,16 @@ def test_a_held_out_sets_bonus_tiles_are_read_by_their_name_and_number(
     reader: BonusReader,
 ) -> None:
     """The flowers and seasons of a packaged set held out of training (gnome-smooth), six
-    camera-like crops each: read by parts, half or more are named right and next to none
+    camera-like crops each: read by parts, two thirds are named right and next to none
     wrong (bench/vision/bench_bonus.py, bar 0.8: the name alone with its number asked to
-    agree names 38 % right, read by parts 57.5 %)."""
+    agree names 51.5 % right, read by parts 67.5 %; the reader before this training, 38 and
+    57.5 %, read 27 of these 48 right by parts)."""
     rng = np.random.default_rng(8)
     faces = load_set("gnome-smooth")
     truth = [kind for kind in BONUS_KINDS for _ in range(6)]
     readings = reader.read([synthetic_crop(faces[k], rng) for k in truth])
     named = [r.fused_label() for r in readings]
-    assert sum(n == t for n, t in zip(named, truth, strict=True)) >= 0.5 * len(truth)
+    assert sum(n == t for n, t in zip(named, truth, strict=True)) >= 0.65 * len(truth)
     assert sum(n not in (None, t) for n, t in zip(named, truth, strict=True)) <= 2
 
 
