@@ -47,6 +47,7 @@ def reader() -> BonusReader:
 def test_the_measures_hold_out_what_training_saw() -> None:
     meta = json.loads((MODELS_DIR / BONUS_FILE).with_suffix(".json").read_text())
     assert set(meta["held_out_fonts"]).isdisjoint(meta["training_fonts"])
+    assert set(meta["held_out_hands"]).isdisjoint(meta["training_fonts"])
     assert {"xmj-real", "kde-traditional", "gnome-smooth"} <= set(meta["held_out_sets"])
 
 
