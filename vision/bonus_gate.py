@@ -51,6 +51,16 @@ UNLIKE_BELOW = 0.82
 DOUBT = 0.1
 # The first look's bonus share that decides the side alone (:func:`gate`).
 CERTAIN_SIDE = 0.999
+# A crop unlike its prototypes is still named as the first look's kind, whatever the doubt
+# rule above says, when both looks put it plainly among the other kinds: the first look
+# names a suit or honour with CLEAR_CONFIDENCE, puts under CLEAR_SHARE on the bonus tiles,
+# and the reader under CLEAR_READ. Chosen on the training sets' crops with their own art out
+# of the bundled prototypes (bench_vision.py part 2), where no bar up to 0.1 / 0.5 named one
+# of these wrong; the strictest bars that keep half of what that gains, because on sets the
+# network never saw a looser share let a bonus tile through as a suit tile.
+CLEAR_CONFIDENCE = 0.7
+CLEAR_SHARE = 0.02
+CLEAR_READ = 0.3
 
 
 def gated(first: Identity) -> bool:
@@ -82,11 +92,24 @@ def gate(first: Identity, reading: BonusReading, threshold: float = DEFAULT_THRE
     # it reads the very bonus tile the first look put first.
     doubt = reading.bonus_probability if evidence < 0 else 1.0 - reading.bonus_probability
     confirmed = evidence > 0 and reading.best_bonus == first.best_bonus
-    if first.similarity < UNLIKE_BELOW and doubt > DOUBT and not (confirmed or certain):
+    plain = plainly_other(first, reading)
+    if first.similarity < UNLIKE_BELOW and doubt > DOUBT and not (confirmed or certain or plain):
         return first.abstained(DOUBTED)
     if evidence > 0 or certain:
         return _bonus_side(first, reading, threshold)
     return _other_side(first, threshold)
+
+
+def plainly_other(first: Identity, reading: BonusReading) -> bool:
+    """Both looks put the crop plainly among the other kinds, and the first look named one
+    (``CLEAR_CONFIDENCE``, ``CLEAR_SHARE``, ``CLEAR_READ``)."""
+    named = first.label is not None and first.label not in BONUS_KINDS
+    return (
+        named
+        and first.confidence >= CLEAR_CONFIDENCE
+        and first.bonus_share < CLEAR_SHARE
+        and reading.bonus_probability < CLEAR_READ
+    )
 
 
 def _bonus_side(first: Identity, reading: BonusReading, threshold: float) -> Identity:

@@ -1,0 +1,73 @@
+"""The bonus gate's rules, one test each: the reason every abstention gives, and a crop unlike
+its prototypes that both looks put plainly among the suits and honours."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from vision.bonus import BonusReading
+from vision.bonus_gate import (
+    CLEAR_CONFIDENCE,
+    CLEAR_READ,
+    CLEAR_SHARE,
+    UNLIKE_BELOW,
+    gate,
+)
+from vision.identity import (
+    DOUBTED,
+    NUMBER,
+    OTHER_UNSURE,
+    SIDES,
+    UNLIKE,
+    UNREAD,
+    UNSURE,
+    Identity,
+)
+
+
+def _first(label: str | None, conf: float, share: float, similarity: float = 0.95) -> Identity:
+    """A first look naming ``label`` (its likeliest bonus kind F2, other kind 9D)."""
+    return Identity(label, conf, label or "9D", share, "F2", 0.6, "9D", 0.9, True, similarity)
+
+
+def _reading(bonus_p: float, share: float = 0.95, number: int = 2) -> BonusReading:
+    """The reader: ``bonus_p`` on the bonus tiles, F2 its likeliest with ``share`` of that."""
+    kind = "F2" if bonus_p >= 0.5 else "not-bonus"
+    return BonusReading(kind, 0.9, number, 0.9, bonus_p, "F2", share)
+
+
+def test_every_abstention_says_why() -> None:
+    # The two looks cannot tell the side.
+    assert gate(_first("9D", 0.9, 0.3), _reading(0.6)).why == SIDES
+    # Far from its prototypes, and the reader gives the bonus tiles a third.
+    far = _first("9D", 0.95, 0.001, UNLIKE_BELOW - 0.05)
+    assert gate(far, _reading(0.35)).why == DOUBTED
+    # A bonus tile by both looks, but the reader is unsure which, and so is the first look.
+    assert gate(_first(None, 0.4, 0.99), _reading(0.99, share=0.4)).why == UNREAD
+    # The reader is sure of the name but reads another number.
+    other_flower = replace(_first(None, 0.4, 0.99), best_bonus="F3")
+    assert gate(other_flower, _reading(0.99, number=3)).why == NUMBER
+    # Not a bonus tile, and the first look's bonus tile has no sure other kind.
+    unsure_other = replace(_first("F2", 0.55, 0.02), other_confidence=0.3)
+    assert gate(unsure_other, _reading(0.001)).why == OTHER_UNSURE
+    # An abstained first look keeps its own reason through the gate.
+    assert gate(_first(None, 0.3, 0.0), _reading(0.001)).why == UNSURE
+    unlike = replace(_first(None, 0.9, 0.0, 0.5), similar=False, why=UNLIKE)
+    assert gate(unlike, _reading(0.001)).why == UNLIKE
+    # An answer gives no reason.
+    assert gate(_first("9D", 0.9, 0.02), _reading(0.001)).why is None
+
+
+def test_a_crop_unlike_its_prototypes_both_looks_put_plainly_among_the_others_is_named() -> None:
+    """Far from every 9D enrolled (a set never enrolled), yet named 9D surely, with next to
+    nothing on the bonus tiles by either look: named 9D. Short of any one of the three bars
+    the reader's doubt still makes the table ask."""
+    far = _first("9D", CLEAR_CONFIDENCE, CLEAR_SHARE / 2, UNLIKE_BELOW - 0.05)
+    doubt = CLEAR_READ - 0.05  # more than DOUBT: abstained on before this rule
+    assert gate(far, _reading(doubt)).label == "9D"
+    assert gate(far, _reading(CLEAR_READ)).why == DOUBTED
+    assert gate(replace(far, bonus_share=CLEAR_SHARE), _reading(doubt)).why == DOUBTED
+    assert gate(replace(far, confidence=CLEAR_CONFIDENCE - 0.01), _reading(doubt)).why == DOUBTED
+    # Only a suit or honour the first look named: never a bonus tile, never an abstention.
+    named_bonus = replace(far, label="F2", best="F2")
+    assert gate(named_bonus, _reading(doubt)).label != "F2"
