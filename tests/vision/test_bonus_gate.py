@@ -10,6 +10,8 @@ from vision.bonus_gate import (
     CLEAR_CONFIDENCE,
     CLEAR_READ,
     CLEAR_SHARE,
+    DOUBT,
+    NUMBER_READ,
     UNLIKE_BELOW,
     gate,
 )
@@ -64,10 +66,35 @@ def test_a_crop_unlike_its_prototypes_both_looks_put_plainly_among_the_others_is
     the reader's doubt still makes the table ask."""
     far = _first("9D", CLEAR_CONFIDENCE, CLEAR_SHARE / 2, UNLIKE_BELOW - 0.05)
     doubt = CLEAR_READ - 0.05  # more than DOUBT: abstained on before this rule
-    assert gate(far, _reading(doubt)).label == "9D"
-    assert gate(far, _reading(CLEAR_READ)).why == DOUBTED
-    assert gate(replace(far, bonus_share=CLEAR_SHARE), _reading(doubt)).why == DOUBTED
-    assert gate(replace(far, confidence=CLEAR_CONFIDENCE - 0.01), _reading(doubt)).why == DOUBTED
+    # (the reader's number, 3, is not its likeliest bonus tile's, F2's)
+    assert gate(far, _reading(doubt, number=3)).label == "9D"
+    assert gate(far, _reading(CLEAR_READ, number=3)).why == DOUBTED
+    assert gate(replace(far, bonus_share=CLEAR_SHARE), _reading(doubt, number=3)).why == DOUBTED
+    assert (
+        gate(replace(far, confidence=CLEAR_CONFIDENCE - 0.01), _reading(doubt, number=3)).why
+        == DOUBTED
+    )
     # Only a suit or honour the first look named: never a bonus tile, never an abstention.
     named_bonus = replace(far, label="F2", best="F2")
-    assert gate(named_bonus, _reading(doubt)).label != "F2"
+    assert gate(named_bonus, _reading(doubt, number=3)).label != "F2"
+
+
+def test_a_reader_reading_a_bonus_tiles_number_keeps_the_crop_in_doubt() -> None:
+    """Named East wind plainly by both looks' bonus probability, but the reader reads a 3 sure
+    and its likeliest bonus tile is S3 (a held-out set's SUMMER): still asked about."""
+    far = _first("EW", 0.88, 0.01, UNLIKE_BELOW - 0.05)
+    summer = BonusReading("not-bonus", 0.8, 3, NUMBER_READ, 0.19, "S3", 0.35)
+    assert gate(far, summer).why == DOUBTED
+    assert gate(far, replace(summer, number_confidence=NUMBER_READ - 0.1)).label == "EW"
+    assert gate(far, replace(summer, number=2)).label == "EW"
+
+
+def test_among_the_other_kinds_the_first_looks_own_doubt_counts() -> None:
+    """Named green dragon, far from every one enrolled, the reader unable to read the crop:
+    a sixth of the first look on the bonus tiles is doubt enough to ask; near its
+    prototypes, or with less than DOUBT on the bonus tiles, it is named."""
+    far = _first("GD", 0.6, 0.16, 0.66)
+    unread = _reading(0.06)
+    assert gate(far, unread).why == DOUBTED
+    assert gate(replace(far, similarity=0.9), unread).label == "GD"
+    assert gate(replace(far, bonus_share=DOUBT - 0.02), unread).label == "GD"
