@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+import pytest
+
 from vision.bonus import BonusReading
 from vision.bonus_gate import (
     CLEAR_CONFIDENCE,
@@ -14,7 +17,9 @@ from vision.bonus_gate import (
     NUMBER_READ,
     UNLIKE_BELOW,
     gate,
+    gated,
 )
+from vision.identify import DEFAULT_MODEL_DIR, RETRY_SHIFT_PX, Recogniser
 from vision.identity import (
     DOUBTED,
     NUMBER,
@@ -25,6 +30,10 @@ from vision.identity import (
     UNSURE,
     Identity,
 )
+from vision.synth.artwork import load_set
+from vision.synth.crops import synthetic_crop
+
+from .conftest import HELD_OUT_ART
 
 
 def _first(label: str | None, conf: float, share: float, similarity: float = 0.95) -> Identity:
@@ -98,3 +107,36 @@ def test_among_the_other_kinds_the_first_looks_own_doubt_counts() -> None:
     assert gate(far, unread).why == DOUBTED
     assert gate(replace(far, similarity=0.9), unread).label == "GD"
     assert gate(replace(far, bonus_share=DOUBT - 0.02), unread).label == "GD"
+
+
+def test_a_crop_the_gate_doubts_gets_a_second_look_and_the_gate_again() -> None:
+    """Of a set never enrolled, a crop the gate abstains on as doubted or unplaced, that was
+    sure enough to have no second look, is named from its shifted copies' look through the
+    gate again (with the same reading); every other crop keeps the gate's first answer."""
+    recogniser = Recogniser.load(DEFAULT_MODEL_DIR)
+    reader = recogniser.bonus_reader
+    assert reader is not None
+    rng = np.random.default_rng(8)
+    crops = [synthetic_crop(face, rng) for face in load_set(HELD_OUT_ART).values()]
+    vectors = recogniser.embed(crops)
+    firsts = recogniser.second_look(crops, vectors, recogniser.identify_embeddings(vectors))
+    once = recogniser.bonus_look(crops, firsts)  # without the vectors: no look again
+    shifted = recogniser.identify_embeddings(
+        recogniser.embedder.embed(crops, shift_px=RETRY_SHIFT_PX)
+    )
+    readings = reader.read(crops)
+    again = [
+        n
+        for n, (first, answer) in enumerate(zip(firsts, once, strict=True))
+        if answer.why in (DOUBTED, SIDES) and first.confidence >= recogniser.retry_below
+    ]
+    assert again
+    now = recogniser.identify(crops)
+    for n, (answer, got) in enumerate(zip(once, now, strict=True)):
+        expected = answer
+        if n in again:
+            seen = shifted[n]
+            expected = gate(seen, readings[n]) if gated(seen) else seen
+        assert (got.label, got.why) == (expected.label, expected.why)
+        assert got.confidence == pytest.approx(expected.confidence, abs=1e-4)
+    assert any(now[n].confidence != pytest.approx(once[n].confidence, abs=1e-4) for n in again)
