@@ -29,8 +29,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 from numpy.typing import NDArray
-from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
+from vision.blas import one_blas_thread
 from vision.bonus import BONUS_KINDS, BonusReader, default_bonus_reader
 from vision.bonus_gate import (
     AGREE,
@@ -435,16 +435,6 @@ class Recogniser:
             raise ModelError(f"{folder}: model files are damaged: {exc!r:.300}") from exc
 
 
-_BLAS: list[ThreadpoolController] = []
-
-
-def _blas() -> ThreadpoolController:
-    """The process's BLAS thread pools (inspected once: that takes milliseconds)."""
-    if not _BLAS:
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0]
-
-
 class PrototypeBank:
     """Prototype vectors grouped by kind, so that the best similarity per kind is one product
     and one segmented maximum (masking the columns kind by kind cost 6 ms a frame against
@@ -464,9 +454,7 @@ class PrototypeBank:
         out = np.full((len(embeddings), self.width), -2.0)
         if not len(self.present) or not len(embeddings):
             return out
-        # A product this small is slower on several BLAS threads than on one, and far slower
-        # when the cores are busy (measured: 16 ms against 0.1 ms beside another job).
-        with _blas().limit(limits=1, user_api="blas"):
+        with one_blas_thread():  # slower on several threads (vision/blas.py)
             sims = embeddings @ self.vectors_t
         out[:, self.present] = np.maximum.reduceat(sims, self.starts, axis=1)
         return out

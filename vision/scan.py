@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.blas import one_blas_thread
 from vision.calibration import Calibration, CalibrationError
 from vision.dice import count_pips, die_crop
 from vision.embed_ahead import EmbedAhead
@@ -201,6 +202,11 @@ class Scanner:
 
     def scan(self, frame: Image) -> ScanResult:
         self.check_frame(frame)
+        # Every product with the prototypes on one BLAS thread, the limit set once a scan.
+        with one_blas_thread():
+            return self._scan(frame)
+
+    def _scan(self, frame: Image) -> ScanResult:
         memory = self.memory
         if memory is None:
             return self._whole(frame)[0]
@@ -222,13 +228,17 @@ class Scanner:
         return result
 
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
-        top = rectify(frame, self.calibration)
+        # The second thread is idle until the first tiles are found: it flattens half.
+        top = rectify(frame, self.calibration, helper=self._helper())
         cloth = cloth_of(top, self.calibration.geometry)
         ahead = None
         if self.memory is None and self.ahead and not self.recogniser.shift_px:
             ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
         found = find(frame, self.calibration, top, cloth, None if ahead is None else ahead.add)
         tiles = [f for f in found if f.kind == "tile"]
+        result = ScanResult()
+        # The dice and obstructions first: the second thread finishes its runs meanwhile.
+        self._add_others(result, frame, found)
         if self.memory is not None:
             identities = self.memory.identify(
                 frame, self.calibration, tiles, self.recogniser, helper=self._helper()
@@ -237,8 +247,7 @@ class Scanner:
             identities = ahead.identities(tiles)
         else:
             identities = self.recogniser.identify(tile_crops(frame, self.calibration, tiles))
-        result = ScanResult()
-        self._add(result, frame, found, identities)
+        self._add_tiles(result, found, identities)
         # What a later look at a part of the table goes by (only the live cache looks again).
         body = None if self.memory is None else set_body(top, found, self.calibration.geometry)
         return result, cloth, body
@@ -285,13 +294,14 @@ class Scanner:
             [d for d in last.dice if kept(d.x, d.y)],
             [o for o in last.obstructions if still_there(o)],
         )
-        self._add(result, frame, changed.found, identities)
+        self._add_tiles(result, changed.found, identities)
+        self._add_others(result, frame, changed.found)
         return result
 
-    def _add(
-        self, result: ScanResult, frame: Image, found: list[Found], identities: list[Identity]
+    def _add_tiles(
+        self, result: ScanResult, found: list[Found], identities: list[Identity]
     ) -> None:
-        """The tiles (with their identities, in order), dice and obstructions found."""
+        """The tiles found, with their identities, in order."""
         geometry = self.calibration.geometry
         tiles = [f for f in found if f.kind == "tile"]
         for spot, ident in zip(tiles, identities, strict=True):
@@ -314,6 +324,10 @@ class Scanner:
                     ident.best,
                 )
             )
+
+    def _add_others(self, result: ScanResult, frame: Image, found: list[Found]) -> None:
+        """The dice (their pips counted) and obstructions found, in order."""
+        geometry = self.calibration.geometry
         for spot in found:
             if spot.kind == "die":
                 pips, conf = count_pips(

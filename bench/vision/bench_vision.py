@@ -505,6 +505,19 @@ def _score_detections(
     return len(used)
 
 
+# What each of part 4's keys runs, as the README and bench/vision/README.md name it.
+PEER_CONFIGURATIONS = {
+    "detector": "the peer's whole pipeline: its own ONNX Runtime session, on both cores "
+    "(the README's ratio)",
+    "detector_1thread": "the peer's pipeline with its model on one thread",
+    "detector_sahi": "the peer's pipeline on six 640-px windows, its own session",
+    "ours_default": "our whole scan, bundled prototypes (set never enrolled)",
+    "ours_enrolled": "our whole scan, the set enrolled: OpenCV on one thread, the network "
+    "beside the finder on a second thread",
+    "ours_enrolled_at_rev": "the same scan at the other revision, in its own process",
+}
+
+
 def detector_bench(
     embedder: Embedder,
     art: str,
@@ -614,6 +627,7 @@ def detector_bench(
                         used.add(k)
                 correct[key] += len(used)
     out: dict[str, Any] = {"art": art, "frames": count, "tiles_34_kinds": total}
+    out["configurations"] = {k: v for k, v in PEER_CONFIGURATIONS.items() if k in correct}
     for key in correct:
         out[key] = {
             "accuracy": correct[key] / total,

@@ -1,0 +1,264 @@
+"""Where a whole-frame scan's time goes: per stage on the clock, per thread in CPU time, when
+the network's runs happen beside the finder, which threads OpenCV and ONNX Runtime start,
+and a cProfile of the scan's own thread.
+
+    python bench/vision/profile_scan.py --frames 6 --repeat 3 [--art xmj-real] [--cprofile 20]
+
+Every frame is scanned ``--repeat`` times by ``Scanner.scan`` as the benchmark runs it
+(OpenCV on one thread, the network beside the finder on a second thread); the stages are
+timed by wrapping the functions the scan calls, so the figures are of the real scan, with
+its overlap, not of the stages each alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import cProfile
+import io
+import json
+import os
+import pstats
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_vision import enrolled_recogniser, frames  # noqa: E402
+from identity_parts import HELD_OUT  # noqa: E402
+
+import vision.embed_ahead as embed_ahead_module  # noqa: E402
+import vision.finder.finding as finding_module  # noqa: E402
+import vision.scan as scan_module  # noqa: E402
+from vision.calibration import calibrate  # noqa: E402
+from vision.embedder import Embedder  # noqa: E402
+from vision.identify import Recogniser  # noqa: E402
+from vision.scan import Scanner  # noqa: E402
+
+Event = tuple[str, str, float, float, float]  # stage, thread, start, end, thread CPU seconds
+
+
+class Timeline:
+    """Every wrapped call's start and end (clock) and its thread's CPU time, per scan."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.lock = threading.Lock()
+
+    def wrap(self, owner: Any, name: str, stage: str) -> None:
+        inner: Callable[..., Any] = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start, cpu = time.perf_counter(), time.thread_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                event = (
+                    stage,
+                    threading.current_thread().name,
+                    start,
+                    time.perf_counter(),
+                    time.thread_time() - cpu,
+                )
+                with self.lock:
+                    self.events.append(event)
+
+        setattr(owner, name, timed)
+
+
+def _threads() -> list[str]:
+    """The names of this process's threads (the kernel's: ONNX Runtime's and OpenCV's
+    pools show as further python threads)."""
+    names = []
+    for task in sorted(os.listdir("/proc/self/task")):
+        names.append(Path(f"/proc/self/task/{task}/comm").read_text().strip())
+    return names
+
+
+def _run_delay() -> float:
+    """Seconds this thread has waited for a core while ready to run (other processes on
+    the machine), from the scheduler's statistics."""
+    tid = threading.get_native_id()
+    fields = Path(f"/proc/self/task/{tid}/schedstat").read_text().split()
+    return int(fields[1]) / 1e9
+
+
+def _thread_cpu() -> dict[str, float]:
+    """CPU seconds of every thread of this process, by thread id."""
+    out = {}
+    for task in os.listdir("/proc/self/task"):
+        out[task] = int(Path(f"/proc/self/task/{task}/schedstat").read_text().split()[0]) / 1e9
+    return out
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+TIMELINE = Timeline()
+
+
+def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
+    """Wrap the functions a whole-frame scan calls with the timeline's timers (the modules'
+    once, the recogniser's own each time)."""
+    wrap = timeline.wrap
+    embedder = recogniser.embedder
+    if not hasattr(embedder, "_profiled"):
+        embedder._profiled = True  # type: ignore[attr-defined]
+        wrap(embedder, "blob", "network input")
+        wrap(embedder, "_forward", "network")
+        wrap(embedder, "vectors", "vectors")
+    wrap(recogniser, "identify_embeddings", "match")
+    wrap(recogniser, "second_look", "second look")
+    wrap(recogniser, "bonus_look", "bonus gate")
+    if recogniser.bonus_reader is not None:
+        wrap(recogniser.bonus_reader, "read", "bonus reader")
+    if getattr(scan_module, "_profiled", False):
+        return
+    scan_module._profiled = True  # type: ignore[attr-defined]
+    wrap(scan_module, "rectify", "flatten")
+    wrap(scan_module, "cloth_of", "cloth colour")
+    wrap(finding_module, "cloth_mask", "cloth mask")
+    wrap(finding_module, "blobs_of", "blobs")
+    wrap(finding_module, "_look", "looks (dice)")
+    wrap(finding_module, "blob_rects", "rectangles")
+    wrap(finding_module, "first_rows", "first rows")
+    wrap(finding_module, "split_rows", "rows cut")
+    wrap(finding_module, "_add_blob", "blob judged")
+    wrap(finding_module, "rows_or_obstruction", "deep rows")
+    wrap(scan_module, "find", "find (all)")
+    wrap(embed_ahead_module, "tile_crops", "crops")
+    wrap(embed_ahead_module.EmbedAhead, "add", "tiles handed over")
+    wrap(scan_module, "count_pips", "dice pips")
+    wrap(scan_module, "die_crop", "dice crop")
+
+
+Samples = dict[str, list[float]]
+
+
+def _timeline_of(events: list[Event], start: float, wall: float, samples: Samples) -> None:
+    """One scan's events added to ``samples``: each stage's time on the clock and in CPU
+    (per thread), how long the network ran beside the finder, and when tiles were handed
+    over and the finder ended."""
+    find = [e for e in events if e[0] == "find (all)"]
+    find_start = min((e[2] for e in find), default=start)
+    find_end = max((e[3] for e in find), default=start)
+    sums: dict[str, float] = collections.defaultdict(float)
+    ran_beside = 0.0
+    for stage, thread, t0, t1, cpu in events:
+        key = stage + (" [2nd thread]" if thread != "MainThread" else "")
+        sums["wall " + key] += t1 - t0
+        sums["cpu " + key] += cpu
+        if stage == "network" and thread != "MainThread":
+            ran_beside += max(0.0, min(t1, find_end) - max(t0, find_start))
+    for key in set(sums) | {k for k in samples if k.startswith(("wall ", "cpu "))}:
+        samples[key].append(sums.get(key, 0.0))
+    samples["network_beside_the_finder_ms"].append(ran_beside)
+    handed = sorted(e[2] - start for e in events if e[0] == "tiles handed over")
+    samples["middle_hand_over_at_ms"].append(handed[len(handed) // 2] if handed else 0.0)
+    samples["finder_ends_at_ms"].append(find_end - start)
+    samples["after_the_finder_ms"].append(start + wall - find_end)
+
+
+def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples) -> None:
+    """One scan, timed on the clock, in CPU time per thread and in waiting for a core."""
+    TIMELINE.events.clear()
+    before, me, delay = _thread_cpu(), str(threading.get_native_id()), _run_delay()
+    start, cpu, tcpu = time.perf_counter(), time.process_time(), time.thread_time()
+    with profiler if profiler is not None else _nothing():
+        scanner.scan(frame)
+    wall = time.perf_counter() - start
+    samples["wall_ms"].append(wall)
+    samples["process_cpu_ms"].append(time.process_time() - cpu)
+    samples["scan_thread_cpu_ms"].append(time.thread_time() - tcpu)
+    # Ready to run but without a core (other processes): the rest of wall - CPU on the
+    # scan's thread is waiting (for the interpreter, or for the other thread's runs).
+    samples["scan_thread_waited_for_a_core_ms"].append(_run_delay() - delay)
+    after = _thread_cpu()
+    other = sum(after[t] - before.get(t, 0.0) for t in after if t != me)
+    samples["other_threads_cpu_ms"].append(other)
+    _timeline_of(TIMELINE.events, start, wall, samples)
+
+
+def profile_scans(
+    art: str, count: int, repeat: int, seed: int, embedder: Embedder, cprofile: int
+) -> dict[str, Any]:
+    recogniser = enrolled_recogniser(embedder, art, seed, "new")
+    instrument(recogniser, TIMELINE)
+    samples: Samples = collections.defaultdict(list)
+    profiler = cProfile.Profile() if cprofile else None
+    for r in frames(count, art, seed):
+        cal = calibrate(r.image, r.geometry)
+        scanner = Scanner(cal, recogniser)
+        scanner.scan(r.image)  # the thread started, the sessions loaded
+        sequential = Scanner(cal, recogniser, ahead=False)
+        for _ in range(repeat):
+            start = time.perf_counter()
+            sequential.scan(r.image)
+            samples["wall_ms_without_the_second_thread"].append(time.perf_counter() - start)
+            _profiled_scan(scanner, r.image, profiler, samples)
+        scanner.close()
+    out: dict[str, Any] = {"art": art, "scans": len(samples["wall_ms"])}
+    out.update({k: _ms(v) for k, v in samples.items() if not k.startswith(("wall ", "cpu "))})
+    for kind, name in (("wall ", "stages_wall_ms"), ("cpu ", "stages_thread_cpu_ms")):
+        stages = {k.removeprefix(kind): v for k, v in samples.items() if k.startswith(kind)}
+        out[name] = {k: _ms(v) for k, v in sorted(stages.items())}
+    out["threads"] = sorted(collections.Counter(_threads()).items())
+    if profiler is not None:
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(cprofile)
+        lines = [line for line in text.getvalue().splitlines() if line.strip()]
+        out["cprofile_tottime"] = lines[-cprofile - 1 :]
+    return out
+
+
+def _ms(values: list[float]) -> float:
+    return round(1000 * statistics.median(values), 2)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--frames", type=int, default=6)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--art", nargs="+", default=list(HELD_OUT))
+    parser.add_argument("--cprofile", type=int, default=0, help="top N functions by own time")
+    parser.add_argument("--opencv-threads", type=int, default=1)
+    parser.add_argument(
+        "--switch-interval", type=float, help="the interpreter's thread switch interval, in s"
+    )
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    cv2.setNumThreads(args.opencv_threads)
+    if args.switch_interval:
+        sys.setswitchinterval(args.switch_interval)
+    embedder = Embedder()
+    report = {
+        "load_average": os.getloadavg(),
+        "opencv_threads": cv2.getNumThreads(),
+        "switch_interval_s": sys.getswitchinterval(),
+        "sets": [
+            profile_scans(art, args.frames, args.repeat, args.seed, embedder, args.cprofile)
+            for art in args.art
+        ],
+    }
+    report["load_average_after"] = os.getloadavg()
+    print(json.dumps(report, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
