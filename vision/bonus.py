@@ -47,6 +47,14 @@ class BonusReading:
     bonus_probability: float = 0.0
     best_bonus: str = BONUS_KINDS[0]
     best_bonus_share: float = 0.0
+    # Read by parts: the group ("F" flowers, "S" seasons) and its share of the bonus
+    # probability; and the kind the name and the number give together (each bonus kind's share
+    # times the probability of its number, renormalised), with that probability. Where the
+    # name cannot be read, the number still picks one of the group's four.
+    group: str = "F"
+    group_share: float = 0.0
+    fused: str = BONUS_KINDS[0]
+    fused_share: float = 0.0
 
     def label(self, sure: float = DEFAULT_SURE) -> str | None:
         """The bonus tile it names, or None: not sure, the number disagrees, or no bonus
@@ -54,6 +62,13 @@ class BonusReading:
         if self.kind == NOT_BONUS or self.confidence < sure:
             return None
         return self.kind if int(self.kind[1]) == self.number else None
+
+    def fused_label(self, sure: float = DEFAULT_SURE) -> str | None:
+        """The bonus tile the name and number give together, or None: not ``sure`` of it (its
+        share of the bonus probability times that probability)."""
+        if self.bonus_probability * self.fused_share < sure:
+            return None
+        return self.fused
 
 
 class BonusReader:
@@ -77,24 +92,7 @@ class BonusReader:
         blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
         out = self._forward(blob).reshape(2 * n, -1)
         probs = np.asarray((out[:n] + out[n:]) / 2, np.float32)
-        kinds, numbers = probs[:, : len(READ_KINDS)], probs[:, len(READ_KINDS) :]
-        readings = []
-        for kind_p, number_p in zip(kinds, numbers, strict=True):
-            k, m = int(kind_p.argmax()), int(number_p.argmax())
-            bonus_p = float(kind_p[: len(BONUS_KINDS)].sum())
-            b = int(kind_p[: len(BONUS_KINDS)].argmax())
-            readings.append(
-                BonusReading(
-                    READ_KINDS[k],
-                    float(kind_p[k]),
-                    m + 1,
-                    float(number_p[m]),
-                    bonus_p,
-                    BONUS_KINDS[b],
-                    float(kind_p[b]) / max(bonus_p, 1e-9),
-                )
-            )
-        return readings
+        return [reading_from(p[: len(READ_KINDS)], p[len(READ_KINDS) :]) for p in probs]
 
 
 _DEFAULT: list[BonusReader | None] = []
@@ -107,6 +105,32 @@ def default_bonus_reader() -> BonusReader | None:
         path = MODELS_DIR / BONUS_FILE
         _DEFAULT.append(BonusReader(path) if path.exists() else None)
     return _DEFAULT[0]
+
+
+def reading_from(kind_p: np.ndarray, number_p: np.ndarray) -> BonusReading:
+    """One crop's reading from its two heads' probabilities."""
+    k, m = int(kind_p.argmax()), int(number_p.argmax())
+    bonus_p = float(kind_p[: len(BONUS_KINDS)].sum())
+    shares = kind_p[: len(BONUS_KINDS)] / max(bonus_p, 1e-9)
+    b = int(shares.argmax())
+    flowers = float(shares[:4].sum())
+    # Each bonus kind's share times its number's probability (F1 and S1 are 1, ...).
+    joint = shares * np.tile(number_p, 2)
+    joint = joint / max(float(joint.sum()), 1e-9)
+    j = int(joint.argmax())
+    return BonusReading(
+        READ_KINDS[k],
+        float(kind_p[k]),
+        m + 1,
+        float(number_p[m]),
+        bonus_p,
+        BONUS_KINDS[b],
+        float(shares[b]),
+        "F" if flowers >= 0.5 else "S",
+        max(flowers, 1.0 - flowers),
+        BONUS_KINDS[j],
+        float(joint[j]),
+    )
 
 
 def _input_crop(crop: Image) -> Image:

@@ -2,14 +2,16 @@
 
     .venv/bin/python bench/vision/bench_bonus.py [--onnx PATH] [--json out.json]
 
-Camera-like crops (vision/synth/crops.py) of: bonus faces drawn in the five held-out fonts;
+Camera-like crops (vision/synth/crops.py) of: bonus faces drawn in the five held-out fonts,
+and in the two held-out hands (``HELD_OUT_HANDS``: a brush and a handwritten font);
 the bonus tiles of drawn sets lettered in those fonts; the bonus tiles of the three held-out
 packaged sets (``xmj-real``, scans of a real set, ``kde-traditional``, ``gnome-smooth``); and
 every other face of those sets, which the reader must never name as a bonus tile. For each
 source and each bar of sureness: named right, named wrong (another bonus tile), abstained;
 for the other faces, the share named as a bonus tile. The number head alone is scored too, and
 the reader's probability that a crop is some bonus tile (what the bonus gate weighs), on bonus
-tiles and on the other faces.
+tiles and on the other faces, and the reading by parts (``BonusReading.fused``: the kind the
+name and the number give together; the group alone).
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ def score(reader: BonusReader, faces: Faces, count: int, seed: int) -> dict[str,
     if bonus:
         out["number_right"] = float(np.mean([r.number == int(t[1]) for r, t in bonus]))
         out["kind_right_no_bar"] = float(np.mean([r.kind == t for r, t in bonus]))
+        # Read by parts: the group alone, and the kind name and number give together.
+        out["group_right"] = float(np.mean([r.group == t[0] for r, t in bonus]))
+        out["fused_right_no_bar"] = float(np.mean([r.fused == t for r, t in bonus]))
     for bar in BARS:
         row: dict[str, float] = {}
         if bonus:
@@ -66,8 +71,14 @@ def score(reader: BonusReader, faces: Faces, count: int, seed: int) -> dict[str,
             row["wrong_name_alone"] = float(
                 np.mean([lab not in (None, NOT_BONUS, t) for lab, t in alone])
             )
+            fused = [(r.fused_label(bar), t) for r, t in bonus]
+            row["right_fused"] = float(np.mean([lab == t for lab, t in fused]))
+            row["wrong_fused"] = float(np.mean([lab not in (None, t) for lab, t in fused]))
         if other:
             row["other_named_bonus"] = float(np.mean([r.label(bar) is not None for r in other]))
+            row["other_named_bonus_fused"] = float(
+                np.mean([r.fused_label(bar) is not None for r in other])
+            )
         out[f"bar {bar}"] = row
     return out
 

@@ -11,6 +11,8 @@ light, JPEG, either way up), fresh every time.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +20,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+# The training-only fonts (bench/vision/README.md, "training fonts"), unpacked under build/ and
+# seen through their own fontconfig file by every rendering this process starts.
+EXTRA_FONTS_CONF = ROOT / "build" / "fonts" / "fonts.conf"
+if EXTRA_FONTS_CONF.exists():
+    os.environ.setdefault("FONTCONFIG_FILE", str(EXTRA_FONTS_CONF))
 
 from vision.bonus import NOT_BONUS  # noqa: E402
 from vision.crops import CROP_H, CROP_W  # noqa: E402
@@ -26,6 +33,7 @@ from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
 from vision.synth.bonus_faces import (  # noqa: E402
     BONUS_KINDS,
     HELD_OUT_FONTS,
+    HELD_OUT_HANDS,
     TRAINING_FONTS,
     bonus_faces,
 )
@@ -37,6 +45,23 @@ KINDS = (*BONUS_KINDS, NOT_BONUS)
 
 # A face and what the reader must answer: 0-7 the bonus kinds, 8 not a bonus tile.
 Faces = list[tuple[int, Image]]
+
+
+def missing_fonts(fonts: tuple[str, ...]) -> list[str]:
+    """The fonts fontconfig does not know (a face lettered in one would silently fall back)."""
+    listed = subprocess.run(
+        ["fc-list", ":", "family"], capture_output=True, text=True, check=True
+    ).stdout
+    known = {name.replace("\\-", "-") for line in listed.splitlines() for name in line.split(",")}
+    return [f for f in fonts if f not in known]
+
+
+def require_fonts(fonts: tuple[str, ...]) -> None:
+    missing = missing_fonts(fonts)
+    if missing:
+        raise SystemExit(
+            f"fonts not installed: {', '.join(missing)} (bench/vision/README.md, training fonts)"
+        )
 
 
 def procedural_font(seed: int) -> str:
@@ -82,6 +107,7 @@ def font_faces(count: int, fonts: tuple[str, ...], seed: int) -> Faces:
 
 def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
     """Everything training draws from, by source."""
+    require_fonts(TRAINING_FONTS)
     packaged = [s for s in ART_SETS if s not in HELD_OUT_SETS]
     art_bonus, art_other = art_faces(packaged)
     drawn_bonus, drawn_other = art_faces(drawn_sets(drawn, TRAINING_FONTS))
@@ -96,11 +122,14 @@ def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
 
 def held_out_pools(fonts_count: int, drawn: int) -> dict[str, Faces]:
     """What training never saw: faces in the held-out fonts, drawn sets lettered in them, and
-    the held-out packaged sets (bonus tiles, and every other face)."""
+    the held-out packaged sets (bonus tiles, and every other face); and faces in two
+    training-only hands held out (a brush and a handwritten one)."""
+    require_fonts(HELD_OUT_FONTS + HELD_OUT_HANDS)
     sets_bonus, sets_other = art_faces(list(HELD_OUT_SETS))
     drawn_bonus, drawn_other = art_faces(drawn_sets(drawn, HELD_OUT_FONTS, first=100_000))
     return {
         "fonts": font_faces(fonts_count, HELD_OUT_FONTS, 99_991),
+        "hands": font_faces(fonts_count, HELD_OUT_HANDS, 99_992),
         "drawn_bonus": drawn_bonus,
         "sets_bonus": sets_bonus,
         "other": sets_other + drawn_other,
@@ -108,16 +137,22 @@ def held_out_pools(fonts_count: int, drawn: int) -> dict[str, Faces]:
 
 
 def crops_of(
-    faces: Faces, rng: np.random.Generator, count: int, colour: bool = True
+    faces: Faces,
+    rng: np.random.Generator,
+    count: int,
+    colour: bool = True,
+    narrow: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``count`` camera-like crops of faces drawn at random: (count, 3, H, W) BGR 0-255 and
-    their answers."""
+    their answers; ``narrow``: the share seen at the table camera's own 18-28 px a tile (the
+    rest at 18-43)."""
     pick = rng.integers(len(faces), size=count)
     xs = np.empty((count, 3, CROP_H, CROP_W), np.float32)
     ys = np.empty(count, np.int64)
     for i, k in enumerate(pick):
         answer, face = faces[int(k)]
-        crop = synthetic_crop(face, rng)
+        width = int(rng.integers(18, 29)) if narrow > 0 and rng.random() < narrow else None
+        crop = synthetic_crop(face, rng, camera_width=width)
         xs[i] = (recolour(crop, rng) if colour else crop).transpose(2, 0, 1)
         ys[i] = answer
     return xs, ys

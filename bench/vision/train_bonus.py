@@ -2,12 +2,14 @@
 
     .venv/bin/python bench/vision/train_bonus.py --minutes 40      # resumes its checkpoint
 
-Data (bench/vision/bonus_data.py): bonus faces drawn in the training fonts, the bonus tiles
-of the packaged sets and of drawn sets lettered in those fonts, and every other face of those
-sets as "no bonus tile"; held out: three packaged sets, five fonts and the drawn sets
-lettered in them. Each batch (``SHARES``): 25 % font-drawn bonus faces, 12 % the packaged sets'
-bonus tiles and 20 % their other faces, 8 % the drawn sets' bonus tiles and 35 % their other
-faces, every one a fresh camera-like crop.
+Data (bench/vision/bonus_data.py): bonus faces drawn in the training fonts (33: thirteen of
+the project's set-up, twenty installed for training only, bench/vision/README.md), the bonus
+tiles of the packaged sets and of drawn sets lettered in those fonts, and every other face of
+those sets as "no bonus tile"; held out: three packaged sets, five fonts and two hands, and
+the drawn sets lettered in the five. Each batch (``SHARES``): 25 % font-drawn bonus faces,
+12 % the packaged sets' bonus tiles and 20 % their other faces, 8 % the drawn sets' bonus
+tiles and 35 % their other faces, every one a fresh camera-like crop, 60 % of them at the
+table camera's 18-28 px a tile.
 
 The network: four convolution blocks (the detail kept at half the crop's size, where a
 corner's number is a few pixels), global average pooling, two heads: which of the eight bonus
@@ -17,8 +19,9 @@ outputs both as probabilities, side by side (13 columns).
 Runs on one thread, writing a checkpoint every few minutes and at the end (``--checkpoint``);
 a run started again resumes from it, so runs of at most an hour add up. With no checkpoint it
 starts from the exported model (``--init``, by default the committed
-``vision/models/bonus_read.onnx``: its weights loaded, a fresh optimiser, the learning rate
-where that model's training left it), never from nothing while a trained model exists.
+``vision/models/bonus_read.onnx``: its weights loaded, a fresh optimiser warmed up), never
+from nothing while a trained model exists. Each run decays its learning rate from ``--lr`` on
+a cosine over its own ``--minutes``.
 Writes ``vision/models/bonus_read.onnx`` and ``bonus_read.json`` (provenance: every run's
 minutes and steps).
 """
@@ -46,6 +49,7 @@ from bonus_data import (
     crops_of,
     training_pools,
 )
+from onnx_export import export_crop_model
 from train_embedding import unfold_convolutions
 
 from vision.bonus import BONUS_FILE
@@ -53,6 +57,7 @@ from vision.crops import CROP_H, CROP_W
 from vision.embedder import MODELS_DIR
 from vision.synth.bonus_faces import (
     HELD_OUT_FONTS,
+    HELD_OUT_HANDS,
     HELD_OUT_LATIN,
     TRAINING_FONTS,
     TRAINING_LATIN,
@@ -105,6 +110,9 @@ class Exported(nn.Module):
 # their bonus tiles read at 8-43 % and their dragons and winds taken for bonus tiles), the
 # drawn sets' bonus tiles, and the rest the drawn sets' other faces.
 SHARES = {"fonts": 0.25, "sets_bonus": 0.12, "drawn_bonus": 0.08, "sets_other": 0.2}
+# The share of crops seen at the table camera's own 18-28 px a tile, where a corner's number or
+# a small name is 2-5 px tall (the rest at 18-43 px).
+NARROW = 0.6
 
 
 def batch(
@@ -112,7 +120,7 @@ def batch(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     counts = {name: round(share * size) for name, share in SHARES.items()}
     counts["other"] = size - sum(counts.values())
-    parts = [crops_of(pools[name], rng, count) for name, count in counts.items()]
+    parts = [crops_of(pools[name], rng, count, narrow=NARROW) for name, count in counts.items()]
     xs = np.concatenate([p[0] for p in parts])
     ys = np.concatenate([p[1] for p in parts])
     return torch.from_numpy(xs / 127.5 - 1.0).float(), torch.from_numpy(ys)
@@ -128,13 +136,15 @@ def loss_of(net: BonusNet, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tens
     return loss, float((kind.argmax(1) == y).float().mean())
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=40.0, help="this run's training time")
     parser.add_argument("--batch", type=int, default=96)
-    parser.add_argument("--font-faces", type=int, default=3072)
+    parser.add_argument("--font-faces", type=int, default=6144)
     parser.add_argument("--drawn", type=int, default=200, help="drawn sets in training fonts")
     parser.add_argument("--seed", type=int, default=33)
+    parser.add_argument("--lr", type=float, default=1e-3, help="this run's peak learning rate")
+    parser.add_argument("--note", default="", help="what this run changed (provenance)")
     parser.add_argument(
         "--checkpoint", type=Path, default=ROOT / "build" / "bonus" / "checkpoint.pt"
     )
@@ -145,7 +155,16 @@ def main() -> int:
         default=MODELS_DIR / BONUS_FILE,
         help="with no checkpoint, start from this exported model (a missing file: from nothing)",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "--export-only", action="store_true", help="export the checkpoint as it stands, and stop"
+    )
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
+    if args.export_only:
+        return export_checkpoint(args)
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     net = BonusNet()
@@ -171,21 +190,25 @@ def main() -> int:
         state |= {"seconds": trained_s + time.monotonic() - start, "history": runs_so_far()}
         torch.save(state, args.checkpoint)
 
-    def runs_so_far() -> list[dict[str, float]]:
-        this = {"minutes": round((time.monotonic() - start) / 60, 1), "steps": step - first_step}
-        return [*history, this]
+    def runs_so_far() -> list[dict[str, float | str]]:
+        this: dict[str, float | str] = {
+            "minutes": round((time.monotonic() - start) / 60, 1),
+            "steps": step - first_step,
+        }
+        return [*history, this | ({"note": args.note} if args.note else {})]
 
     start = time.monotonic()
     last_save = start
     losses: list[float] = []
     net.train()
     while time.monotonic() - start < args.minutes * 60:
-        # A slow cosine decay over about three hours of training, from where the last run left.
-        t = min(1.0, (trained_s + time.monotonic() - start) / (3 * 3600))
+        # Each run decays its own learning rate from ``--lr`` on a cosine over its minutes
+        # (runs are an hour at most; each starts from the last one's weights).
+        t = min(1.0, (time.monotonic() - start) / (args.minutes * 60))
         # A fresh optimiser warms up over its first 300 steps.
         warm = min(1.0, (step - first_step + 1) / 300) if fresh_optimiser else 1.0
         for group in opt.param_groups:
-            group["lr"] = 2e-3 * warm * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
+            group["lr"] = args.lr * warm * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
         x, y = batch(pools, rng, args.batch)
         loss, acc = loss_of(net, x, y)
         opt.zero_grad()
@@ -206,9 +229,20 @@ def main() -> int:
     return 0
 
 
+def export_checkpoint(args: argparse.Namespace) -> int:
+    """The checkpoint as ``--out`` (to measure a run while it goes on, or one cut short)."""
+    if not args.checkpoint.exists():
+        raise SystemExit(f"no checkpoint at {args.checkpoint}")
+    state = torch.load(args.checkpoint, weights_only=False)
+    net = BonusNet()
+    net.load_state_dict(state["net"])
+    export(net, args, state["step"], state["seconds"], None, state.get("history", []))
+    return 0
+
+
 def start_from_onnx(
     net: BonusNet, onnx_path: Path, pools: dict[str, Faces]
-) -> tuple[int, float, list[dict[str, float]]]:
+) -> tuple[int, float, list[dict[str, float | str]]]:
     """The exported model's weights (batch norms fitted to reproduce them on a batch of
     training crops), and where its training stood: steps, seconds, runs."""
     x, _ = batch(pools, np.random.default_rng(0), 512)
@@ -228,27 +262,19 @@ def export(
     args: argparse.Namespace,
     steps: int,
     seconds: float,
-    loss: float,
-    runs: list[dict[str, float]],
+    loss: float | None,
+    runs: list[dict[str, float | str]],
 ) -> None:
     net.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        Exported(net),
-        torch.zeros(1, 3, CROP_H, CROP_W),
-        str(args.out),
-        dynamo=False,
-        input_names=["crop"],
-        output_names=["read"],
-        dynamic_axes={"crop": {0: "n"}, "read": {0: "n"}},
-        opset_version=13,
-    )
+    export_crop_model(Exported(net), args.out, "read")
     meta = {
         "input": {"shape": [3, CROP_H, CROP_W], "channels": "BGR", "range": "0-255"},
         "output": "probabilities: 9 kinds (F1-F4, S1-S4, not a bonus tile), then numbers 1-4",
         "kinds": list(KINDS),
         "training_fonts": list(TRAINING_FONTS),
         "held_out_fonts": list(HELD_OUT_FONTS),
+        "held_out_hands": list(HELD_OUT_HANDS),
         "training_latin_fonts": list(TRAINING_LATIN),
         "held_out_latin_fonts": list(HELD_OUT_LATIN),
         "held_out_sets": list(HELD_OUT_SETS),
@@ -259,7 +285,7 @@ def export(
         "seed": args.seed,
         "minutes": round(seconds / 60, 1),
         "runs": runs,
-        "final_loss": round(loss, 4),
+        "final_loss": None if loss is None else round(loss, 4),
         "torch": torch.__version__,
     }
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")

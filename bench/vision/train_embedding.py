@@ -32,6 +32,8 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from onnx_export import export_crop_model  # noqa: E402
+
 from vision.crops import CROP_H, CROP_W  # noqa: E402
 from vision.labels import BACK, JOKER, LABELS  # noqa: E402
 from vision.synth.artwork import ART_SETS, back_face, body_colour, joker_face, load_set  # noqa: E402
@@ -338,16 +340,7 @@ def main() -> int:
     net.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), args.out.with_suffix(".pt"))  # to fine-tune from; not shipped
-    torch.onnx.export(
-        Exported(net),
-        torch.zeros(1, 3, CROP_H, CROP_W),
-        str(args.out),
-        dynamo=False,
-        input_names=["crop"],
-        output_names=["embedding"],
-        dynamic_axes={"crop": {0: "n"}, "embedding": {0: "n"}},
-        opset_version=13,
-    )
+    export_crop_model(Exported(net), args.out, "embedding")
     meta = {
         "input": {"shape": [3, CROP_H, CROP_W], "channels": "BGR", "range": "0-255"},
         "embedding_dim": EMBED_DIM,

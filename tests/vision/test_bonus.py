@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.bonus import BONUS_FILE, BONUS_KINDS, NOT_BONUS, BonusReader, BonusReading
+from vision.bonus import (
+    BONUS_FILE,
+    BONUS_KINDS,
+    NOT_BONUS,
+    BonusReader,
+    BonusReading,
+    reading_from,
+)
 from vision.embedder import MODELS_DIR, Embedder, ModelError
 from vision.identify import (
     CERTAIN_SIDE,
@@ -40,6 +47,7 @@ def reader() -> BonusReader:
 def test_the_measures_hold_out_what_training_saw() -> None:
     meta = json.loads((MODELS_DIR / BONUS_FILE).with_suffix(".json").read_text())
     assert set(meta["held_out_fonts"]).isdisjoint(meta["training_fonts"])
+    assert set(meta["held_out_hands"]).isdisjoint(meta["training_fonts"])
     assert {"xmj-real", "kde-traditional", "gnome-smooth"} <= set(meta["held_out_sets"])
 
 
@@ -117,8 +125,9 @@ def test_a_crop_unlike_its_prototypes_is_abstained_on_when_the_reader_doubts() -
     assert gate(near, doubting).label == "9D"
 
 
-def test_a_first_look_certain_of_the_bonus_side_is_not_overruled_by_a_reader_that_cannot_read(
-) -> None:
+def test_a_first_look_certain_of_the_bonus_side_is_not_overruled_by_a_reader_that_cannot_read() -> (
+    None
+):
     """An enrolled set's own flower, its print too small for the reader (a scanned set): the
     first look puts all its probability on the bonus tiles, so the side is decided and the
     table's own enrolment names it; a first look less certain is still asked about."""
@@ -217,3 +226,50 @@ def test_a_held_out_sets_bonus_tiles_and_dragons_never_cross_the_line() -> None:
     ]
     assert crossed == []
     assert sum(n == t for t, n in zip(truth, named, strict=True)) >= len(truth) // 3
+
+
+def test_where_the_name_cannot_be_read_the_number_picks_among_its_group() -> None:
+    """The kind head split evenly over the four flowers (a print it cannot read) and the
+    number read as 3: the name alone names nothing, read by parts it is the third flower."""
+    kind_p = np.array([0.24, 0.24, 0.24, 0.24, 0.01, 0.01, 0.01, 0.005, 0.005])
+    number_p = np.array([0.02, 0.03, 0.93, 0.02])
+    reading = reading_from(kind_p, number_p)
+    assert reading.label() is None
+    assert (reading.group, reading.fused, reading.fused_label()) == ("F", "F3", "F3")
+    assert reading.group_share == pytest.approx(0.96 / 0.995)
+
+
+def test_read_by_parts_a_name_and_number_that_disagree_name_nothing() -> None:
+    kind_p = np.array([0.02, 0.9, 0.02, 0.02, 0.01, 0.01, 0.01, 0.005, 0.005])
+    reading = reading_from(kind_p, np.array([0.05, 0.05, 0.85, 0.05]))
+    assert reading.fused_label() is None
+    assert reading_from(kind_p, np.array([0.05, 0.85, 0.05, 0.05])).fused_label() == "F2"
+    # Likelier no bonus tile at all: nothing, however the shares fall.
+    nothing = np.array([0.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.7])
+    assert reading_from(nothing, np.array([0.05, 0.85, 0.05, 0.05])).fused_label() is None
+
+
+def test_a_held_out_sets_bonus_tiles_are_read_by_their_name_and_number(
+    reader: BonusReader,
+) -> None:
+    """The flowers and seasons of a packaged set held out of training (gnome-smooth), six
+    camera-like crops each: read by parts, two thirds are named right and next to none
+    wrong (bench/vision/bench_bonus.py, bar 0.8: the name alone with its number asked to
+    agree names 51.5 % right, read by parts 67.5 %; the reader before this training, 38 and
+    57.5 %, read 27 of these 48 right by parts)."""
+    rng = np.random.default_rng(8)
+    faces = load_set("gnome-smooth")
+    truth = [kind for kind in BONUS_KINDS for _ in range(6)]
+    readings = reader.read([synthetic_crop(faces[k], rng) for k in truth])
+    named = [r.fused_label() for r in readings]
+    assert sum(n == t for n, t in zip(named, truth, strict=True)) >= 0.65 * len(truth)
+    assert sum(n not in (None, t) for n, t in zip(named, truth, strict=True)) <= 2
+
+
+def test_read_by_parts_no_other_tile_of_a_set_it_never_saw_is_a_bonus_tile(
+    reader: BonusReader,
+) -> None:
+    rng = np.random.default_rng(9)
+    faces = [f for k, f in load_set("xmj-real").items() if k not in BONUS_KINDS]
+    crops = [synthetic_crop(face, rng) for face in faces for _ in range(2)]
+    assert [r.fused_label() for r in reader.read(crops)] == [None] * len(crops)

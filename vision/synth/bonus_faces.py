@@ -22,19 +22,11 @@ import numpy as np
 
 from vision.image import Image
 from vision.synth.artwork import FACE_H, FACE_W, render_face_sheet
+from vision.synth.procedural import BONUS_CHARS
 
 BONUS_KINDS = ("F1", "F2", "F3", "F4", "S1", "S2", "S3", "S4")
-# The name as traditional and as simplified sets print it.
-NAMES = {
-    "F1": "梅",
-    "F2": "蘭",
-    "F3": "菊",
-    "F4": "竹",
-    "S1": "春",
-    "S2": "夏",
-    "S3": "秋",
-    "S4": "冬",
-}
+# The name as traditional sets print it is the drawn sets' own (BONUS_CHARS); where simplified
+# sets differ:
 SIMPLIFIED = {"F2": "兰"}
 # Sets made for Western players print the name in English, whole or cut short, often under a
 # picture that fills most of the face and with no number.
@@ -52,7 +44,10 @@ _ENGLISH_SHARE = 0.35
 CHINESE_NUMBERS = "一二三四"
 
 # The reader trains on these; the others (a rounded, two Ming and a Mincho design) are kept
-# for measuring it on lettering it never saw.
+# for measuring it on lettering it never saw. The first thirteen come with the project's
+# Debian set-up; the rest (Kai, Song and Gothic designs, brush and handwritten hands) are
+# installed for training only (bench/vision/README.md, "training fonts"), and training stops
+# if one is missing rather than letter faces in a fallback font.
 TRAINING_FONTS = (
     "AR PL UKai CN",
     "AR PL UKai TW",
@@ -67,8 +62,33 @@ TRAINING_FONTS = (
     "cwTeXHeiBold",
     "cwTeXFangSong",
     "IPAGothic",
+    *(
+        "TW-Kai",  # fonts-cns11643-kai
+        "TW-Sung",  # fonts-cns11643-sung
+        "BabelStone Han",  # fonts-babelstone-han
+        "LXGW WenKai",  # fonts-lxgw-wenkai: a handwritten Kai
+        "WenQuanYi Micro Hei",  # fonts-wqy-microhei
+        "VL Gothic",  # fonts-vlgothic
+        "IPAexGothic",  # fonts-ipaexfont-gothic
+        "Ume Gothic",  # fonts-horai-umefont
+        "Ume Mincho",
+        "Sawarabi Gothic",  # fonts-sawarabi-gothic
+        "Sawarabi Mincho",  # fonts-sawarabi-mincho
+        "MotoyaLCedar",  # fonts-motoya-l-cedar
+        "MotoyaLMaru",  # fonts-motoya-l-maruberi: rounded
+        "M PLUS 1",  # fonts-mplus
+        "MisakiGothic",  # fonts-misaki: drawn on an 8-pixel grid
+        "Klee One",  # fonts-klee: a pen hand
+        "KouzanBrushFont",  # fonts-kouzan-mouhitsu: brush, regular, running and grass hands
+        "KouzanBrushFontGyousyo",
+        "KouzanBrushFontSousyo",
+        "AoyagiKouzanFontT",  # fonts-aoyagi-kouzan-t: brush
+    ),
 )
 HELD_OUT_FONTS = ("cwTeXYen", "HanaMinA", "AR PL Mingti2L Big5", "IPAMincho", "Noto Serif CJK TC")
+# Two hands of the training-only fonts, held out as well: a brush (fonts-aoyagi-soseki) and a
+# handwritten one (fonts-seto), to measure the reader on hands it never saw.
+HELD_OUT_HANDS = ("AoyagiSosekiFont2", "SetoFont")
 # English names and Arabic numbers: these for training; "DejaVu Serif" (and the held-out
 # fonts' own Latin letters) for measuring.
 TRAINING_LATIN = (
@@ -87,11 +107,25 @@ _PETALS = ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e", "#6a2c8f", "#2a6f8f", "#e
 _BODIES = ("#f4efe0", "#fbfbf6", "#efe6cc", "#e6efe4", "#e9eef5", "#f6ead8", "#f0f0e8")
 
 
-def _text(x: float, y: float, size: float, text: str, font: str, fill: str, weight: str) -> str:
+def _text(
+    x: float,
+    y: float,
+    size: float,
+    text: str,
+    font: str,
+    fill: str,
+    weight: str,
+    stroke: float = 0.0,
+    turn: float = 0.0,
+) -> str:
+    """``stroke``: an outline in the same ink, as a heavier brush or ink spread prints it;
+    ``turn``: degrees, as a hand writes it askew."""
+    outline = f'stroke="{fill}" stroke-width="{stroke:.1f}" ' if stroke > 0 else ""
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-family="{font}" font-size="{size:.1f}" '
-        f'font-weight="{weight}" fill="{fill}" text-anchor="middle" '
-        f'dominant-baseline="central">{text}</text>'
+        f'font-weight="{weight}" fill="{fill}" {outline}text-anchor="middle" '
+        f'dominant-baseline="central" transform="rotate({turn:.0f} {x:.1f} {y:.1f})">'
+        f"{text}</text>"
     )
 
 
@@ -147,6 +181,11 @@ def _picture(rng: np.random.Generator, cx: float, cy: float, r: float) -> str:
                 f'y2="{cy + dy:.1f}" stroke="{ink}" stroke-width="{stroke:.1f}"/>'
             )
     return "".join(parts)
+
+
+def _picture_of(rng: np.random.Generator, kind: str, cx: float, cy: float, r: float) -> str:
+    """Something of a plant or a season, not the tile's own (``kind`` unused)."""
+    return _picture(rng, cx, cy, r)
 
 
 def _plant(rng: np.random.Generator, kind: str, cx: float, cy: float, r: float) -> str:
@@ -237,8 +276,10 @@ def _name_place(rng: np.random.Generator, layout: int) -> tuple[float, float, fl
         nx, ny, size = rng.choice([16.0, 56.0]), rng.uniform(30, 70), rng.uniform(20, 30)
     elif layout == 3:  # the name small in a corner, nothing else but the number
         nx, ny, size = rng.choice([16.0, 56.0]), rng.choice([16.0, 80.0]), rng.uniform(18, 26)
-    else:  # a large picture, the name tiny in a corner (a few pixels in the camera)
+    elif layout == 4:  # a large picture, the name tiny in a corner (a few pixels in the camera)
         nx, ny, size = rng.choice([10.0, 62.0]), rng.choice([12.0, 84.0]), rng.uniform(9, 16)
+    else:  # the plant or season filling the face, the name small at the top, as old sets print
+        nx, ny, size = rng.choice([14.0, 36.0, 58.0]), rng.uniform(10, 18), rng.uniform(11, 20)
     return nx + rng.uniform(-3, 3), ny + rng.uniform(-3, 3), size
 
 
@@ -263,7 +304,14 @@ def _number(
     cx, cy = corners[int(rng.integers(4))]
     if beside:
         cx, cy = 36 + rng.choice([-26.0, 26.0]), 48 + rng.uniform(-20, 20)
-    return _text(cx, cy, rng.uniform(9, 18), numeral, num_font, num_ink, "bold")
+    size = float(rng.uniform(9, 22))
+    ring = ""
+    if rng.random() < 0.15:  # some sets print the number in a ring or a seal
+        ring = (
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{size * 0.7:.1f}" fill="none" '
+            f'stroke="{num_ink}" stroke-width="1.2"/>'
+        )
+    return ring + _text(cx, cy, size, numeral, num_font, num_ink, "bold")
 
 
 def _face_svg(
@@ -272,14 +320,20 @@ def _face_svg(
     """One bonus face: the name somewhere, the number somewhere, maybe a picture."""
     font = str(rng.choice(fonts))
     weight = "bold" if rng.random() < 0.3 else "normal"
-    name = SIMPLIFIED.get(kind, NAMES[kind]) if rng.random() < 0.25 else NAMES[kind]
+    name = SIMPLIFIED.get(kind, BONUS_CHARS[kind]) if rng.random() < 0.25 else BONUS_CHARS[kind]
     light = rng.random() < 0.2
     ink = str(rng.choice(_LIGHT_INKS if light else _INKS))
     body = f'<rect width="{FACE_W}" height="{FACE_H}" fill="{rng.choice(_BODIES)}"/>'
     english = rng.random() < _ENGLISH_SHARE
-    layout = 1 if english and rng.random() < 0.5 else int(rng.integers(5))
+    layout = 1 if english and rng.random() < 0.5 else int(rng.integers(6))
     nx, ny, size = _name_place(rng, layout)
-    if layout == 4 or (rng.random() < 0.6 and layout != 3):
+    if layout == 5:
+        own = rng.random() < 0.8
+        draw = _plant if own else _picture_of
+        body += draw(
+            rng, kind, 36 + rng.uniform(-4, 4), 58 + rng.uniform(-4, 4), rng.uniform(24, 32)
+        )
+    elif layout == 4 or (rng.random() < 0.6 and layout != 3):
         px = 72 - nx if layout == 2 else 36 + rng.uniform(-6, 6)
         py = 30 if layout == 1 else 48 if layout in (2, 4) else rng.choice([22.0, 74.0])
         scale = rng.uniform(16, 24) if layout in (1, 4) else rng.uniform(9, 16)
@@ -290,7 +344,9 @@ def _face_svg(
     if english:
         body += _english(rng, kind, latin)
     else:
-        body += _text(nx, ny, size, name, font, ink, weight)
+        stroke = float(rng.uniform(0.4, 2.0)) if rng.random() < 0.3 else 0.0
+        turn = float(rng.uniform(-8, 8))
+        body += _text(nx, ny, size, name, font, ink, weight, stroke, turn)
     if rng.random() < 0.15:  # a frame printed around the face
         inset = float(rng.uniform(3, 9))
         body += (
@@ -298,7 +354,8 @@ def _face_svg(
             f'height="{FACE_H - 2 * inset:.1f}" fill="none" stroke="{rng.choice(_INKS)}" '
             f'stroke-width="{rng.uniform(1, 3):.1f}"/>'
         )
-    if rng.random() < (0.5 if english else 0.85):  # many sets print no number
+    no_number = 0.5 if english or layout == 5 else 0.15
+    if rng.random() >= no_number:  # many sets print no number
         beside = layout == 0 and rng.random() < 0.3
         body += _number(rng, int(kind[1]), font, latin, beside)
     return body
@@ -314,7 +371,8 @@ def bonus_faces(
     numbers) and ``latin`` (English names and Arabic numbers: by default the training Latin
     fonts, or the held-out ones when ``fonts`` are the held-out fonts), in one rendering."""
     if latin is None:
-        latin = HELD_OUT_LATIN if set(fonts) <= set(HELD_OUT_FONTS) else TRAINING_LATIN
+        held_out = set(HELD_OUT_FONTS) | set(HELD_OUT_HANDS)
+        latin = HELD_OUT_LATIN if set(fonts) <= held_out else TRAINING_LATIN
     rng = np.random.default_rng(seed)
     kinds = [BONUS_KINDS[int(k)] for k in rng.integers(len(BONUS_KINDS), size=count)]
     cols = 16
