@@ -16,6 +16,13 @@ publish and acknowledges it all the same, which is why the table speaks MQTT 5.
 
 Retained topics (status, state, scores) are re-sent on every (re)connect because a broker
 without persistence forgets them when it restarts.
+
+The stream keeps its order across a (re)connect. paho marks its connection up, calls
+``on_connect``, and only then resends what it held while the broker was away; a message handed
+to paho in between would go out first, and a subscriber that keeps what is above the highest
+``seq`` would drop the older ones. So the pump hands paho nothing while the link is down, and
+counts the link up only at the SUBACK of the commands subscription made in ``on_connect``,
+which paho reads after its resending is done.
 """
 
 from __future__ import annotations
@@ -137,6 +144,7 @@ class MqttLink:
         self._max_packet = 0
         self._oversized: set[tuple[str, int]] = set()  # retained versions not sent for size
         self._pump: threading.Thread | None = None
+        self._awaiting: tuple[int, _Connected] | None = None  # the SUBACK that says "up"
         # What the retained status says beside "online" (the board's state): sent on every
         # connect, and again whenever it changes.
         self._status_fields: dict[str, object] = {}
@@ -161,6 +169,7 @@ class MqttLink:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_connect_fail = self._on_connect_fail
         self.client.on_publish = self._on_publish
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
 
     # -- lifetime --------------------------------------------------------------------------
@@ -229,12 +238,24 @@ class MqttLink:
         reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
-        ok = not reason.is_failure
-        if ok:
-            client.subscribe(self.topics.commands, qos=1)
         max_packet = int(getattr(properties, "MaximumPacketSize", 0) or 0)
-        self._posts.put(_Connected(ok, str(reason), max_packet))
+        connected = _Connected(not reason.is_failure, str(reason), max_packet)
+        if connected.ok:
+            # Up once paho has resent what it held: at this subscription's SUBACK.
+            rc, mid = client.subscribe(self.topics.commands, qos=1)
+            if rc == MQTTErrorCode.MQTT_ERR_SUCCESS and mid is not None:
+                self._awaiting = (mid, connected)
+                return
+        self._posts.put(connected)
         self._wake.set()
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: object, mid: int,
+                      reason_codes: list[ReasonCode], properties: Properties | None) -> None:
+        awaiting = self._awaiting
+        if awaiting is not None and awaiting[0] == mid:
+            self._awaiting = None
+            self._posts.put(awaiting[1])
+            self._wake.set()
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: object) -> None:
         s = self.settings
@@ -376,8 +397,8 @@ class MqttLink:
     def _send(self) -> None:
         if self._status_due and self.connected:
             self._publish_status()
-        if self._paused():
-            return
+        if not self.connected or self._paused():
+            return  # the outbox keeps it: paho would send it ahead of what it holds
         room = self.WINDOW - len(self._inflight)
         if room > 0:
             handed = {e[0] for e in self._inflight.values() if isinstance(e[0], int)}

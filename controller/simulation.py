@@ -41,7 +41,7 @@ from controller.inputs import Observation
 from controller.live_view import Progress
 from controller.mqtt import BrokerSettings, Topics
 from controller.scoresheet import Scorer, engine_scorer
-from controller.service import Service, ServiceOptions
+from controller.service import Service, ServiceOptions, now_us
 from controller.table import Outcome
 from controller.world import Claims, Simulation
 
@@ -361,7 +361,13 @@ async def _delivery_problems(service: Service, watcher: Watcher | None,
             highest = seq
             kept.append(seq)
     if kept != expected:
-        problems.append("events reached the watcher out of order or with a gap")
+        pairs = zip(kept, expected, strict=False)
+        at = next((i for i, (k, e) in enumerate(pairs) if k != e), min(len(kept), len(expected)))
+        came = kept[at] if at < len(kept) else "nothing"
+        wanted = expected[at] if at < len(expected) else "nothing"
+        problems.append(f"events reached the watcher out of order or with a gap: after "
+                        f"{kept[at - 1] if at else first_seq} came {came}, not {wanted} "
+                        f"({len(watcher.seqs)} messages for {len(expected)} events)")
     return problems
 
 
@@ -373,6 +379,8 @@ async def _press(
     problems: list[str],
 ) -> None:
     before, refused = service.presses_handled, service.table.presses_refused
+    window = service.table.window
+    opened_us = window.deadline_us - window.pause_us if window.deadline_us else None
     for seat, kind in claims.presses:
         button = [str(b) for b in cfg.board.buttons].index(kind)
         board.click(seat=SEAT_INDEX[seat], button=button)
@@ -382,7 +390,12 @@ async def _press(
     elif service.table.presses_refused > refused:
         # The bots call only what the game allowed: a refusal means the table judged the
         # press otherwise (too late for its window, say); its reason is on `adjudications`.
-        problems.append(f"the table refused a call of {claims.presses}")
+        late = ""
+        if opened_us is not None:  # a busy host can deliver a press past pause and latency
+            late = (f" (handled {(now_us() - opened_us) / 1000:.0f} ms after the window "
+                    f"opened; pause {window.pause_us // 1000} ms, press latency "
+                    f"{window.latency_us // 1000} ms)")
+        problems.append(f"the table refused a call of {claims.presses}{late}")
     # The players wait for the LEDs: the window closes on the courtesy pause.
     if not await _wait(lambda: service.table.window.deadline_us is None, 3):
         problems.append("the call window did not close")

@@ -283,6 +283,22 @@ class EmulatedBoard:
         self._check_button(seat, button)
         self._record(lambda now: self.protocol.record_button(seat, button, True, now))
 
+    def press_together(self, presses: list[tuple[int, int]], apart_us: int = 200) -> None:
+        """Buttons going down together, in the order given, ``apart_us`` apart by the board's
+        clock (two hands on two buttons within a millisecond). Their edge times come from one
+        reading of the clock: two :meth:`press` calls in a row are as far apart as the host
+        schedules them, on a busy host several milliseconds."""
+        for seat, button in presses:
+            self._check_button(seat, button)
+        _check_range("apart_us", apart_us, 0, 10**6)
+
+        def record(now: int) -> None:
+            first = now - apart_us * (len(presses) - 1)  # the last edge is now, none ahead
+            for i, (seat, button) in enumerate(presses):
+                self.protocol.record_button(seat, button, True, first + i * apart_us)
+
+        self._record(record)
+
     def release(self, seat: int, button: int = 0) -> None:
         self._check_button(seat, button)
         self._record(lambda now: self.protocol.record_button(seat, button, False, now))

@@ -30,6 +30,7 @@ from aiohttp import web
 from controller.web.auth import Sessions
 from controller.web.feed import Feed
 from controller.web.signin import refuse, sign_in, sign_out
+from controller.web.site import Site, shell
 
 log = logging.getLogger("mjtable.web")
 STATIC = Path(__file__).parent / "static"
@@ -64,13 +65,13 @@ class FaceServer:
         self.export = export
         self.sessions = sessions
         self.settings = settings
-        self.runner: web.AppRunner | None = None
+        self.site = Site()
         self.url = ""
 
     def app(self) -> web.Application:
         app = web.Application(middlewares=[self._viewer_code])
         for path in VIEWS:
-            app.router.add_get(path, self._index)
+            app.router.add_get(path, shell(STATIC / "index.html"))
         app.router.add_get("/feed", self._feed)
         app.router.add_get("/api/snapshot", self._snapshot)
         app.router.add_post("/api/login", self._login)
@@ -85,17 +86,12 @@ class FaceServer:
         return app
 
     async def start(self) -> str:
-        self.runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
-        await self.runner.setup()
         context = None
         if self.settings.certificate:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(self.settings.certificate, self.settings.key)
-        site = web.TCPSite(self.runner, self.settings.host, self.settings.port,
-                           ssl_context=context)
-        await site.start()
-        addresses = self.runner.addresses  # the bound (host, port), a free port resolved
-        port = int(addresses[0][1]) if addresses else self.settings.port
+        port = await self.site.start(self.app(), self.settings.host, self.settings.port,
+                                     context)
         scheme = "https" if context else "http"
         self.url = f"{scheme}://{self.settings.host}:{port}/"
         return self.url
@@ -103,8 +99,7 @@ class FaceServer:
     async def stop(self) -> None:
         for page in list(self.feed.pages):
             self.feed.drop(page)
-        if self.runner is not None:
-            await self.runner.cleanup()
+        await self.site.stop()
 
     # -- viewers -------------------------------------------------------------------------------
 
@@ -124,10 +119,6 @@ class FaceServer:
             response.set_cookie(VIEWER_COOKIE, code, httponly=True, samesite="Strict",
                                 secure=bool(self.settings.certificate))
         return response
-
-    async def _index(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(STATIC / "index.html",
-                                headers={"Cache-Control": "no-cache"})
 
     async def _snapshot(self, request: web.Request) -> web.Response:
         return web.json_response(self.feed.snapshot())

@@ -29,6 +29,7 @@ from aiohttp import web
 from controller.web.auth import Sessions
 from controller.web.server import STATIC as TABLE_STATIC
 from controller.web.signin import refuse, sign_in, sign_out
+from controller.web.site import Site, shell
 from hub.db import ClubDB, name_key
 from hub.records import GameRecord
 from hub.schemes import placement_points
@@ -88,13 +89,14 @@ class ClubPage:
         self.ask = ask
         self.sessions = sessions or organiser_sessions(None)
         self.host, self.port = host, port
-        self.runner: web.AppRunner | None = None
+        self.site = Site()
         self.url = ""
 
     def app(self) -> web.Application:
         app = web.Application()
-        app.router.add_get("/", self._index)
-        app.router.add_get("/player/{name}", self._index)
+        page = shell(STATIC / "club.html")
+        app.router.add_get("/", page)
+        app.router.add_get("/player/{name}", page)
         app.router.add_get("/api/club", self._club)
         app.router.add_get("/api/player/{name}", self._player)
         app.router.add_post("/api/desk/login", self._login)
@@ -106,20 +108,12 @@ class ClubPage:
         return app
 
     async def start(self) -> str:
-        self.runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, self.host, self.port)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        port = await self.site.start(self.app(), self.host, self.port)
         self.url = f"http://{self.host}:{port}"
         return self.url
 
     async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
-
-    async def _index(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(STATIC / "club.html", headers={"Cache-Control": "no-cache"})
+        await self.site.stop()
 
     async def _club(self, request: web.Request) -> web.Response:
         return web.json_response(self.view.snapshot())

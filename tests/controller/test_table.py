@@ -18,6 +18,7 @@ from controller.table import HELD, SETTLED, Table, TableSettings
 from controller.world import Claims
 from engine.game import public_view
 from engine.seats import Seat
+from tests.hand_feed import feed
 
 PAUSE_US = 100_000
 # The courtesy pause and the time a press made in it may take to arrive: the window's length.
@@ -261,18 +262,8 @@ def _play_whole_hand(table: Table, seed: int) -> None:
     prevailing = Seat[table.prevailing] if table.prevailing else None
     world = world_for("code1924/mixed", random.Random(seed), prevailing=prevailing,
                       hand=table.hand_no)
-    now = 1_000_000 + seed * 1_000_000_000
     hand = table.hand_no
-    for step in world.steps():
-        now += 20_000
-        if isinstance(step, Claims):
-            for seat, kind in step.presses:
-                now += 200
-                table.press(Press(seat, kind, now), now)
-            now += WINDOW_US + 1
-            table.tick(now)
-        else:
-            assert table.observe(step, now).accepted
+    now = feed(table, world.steps(), 1_000_000 + seed * 1_000_000_000, WINDOW_US)
     table.tick(now + WINDOW_US * 2)
     assert table.hand_no == hand + 1
 

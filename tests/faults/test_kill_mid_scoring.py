@@ -18,7 +18,6 @@ import pytest
 
 from controller.broker import LocalMosquitto
 from controller.families import world_for
-from controller.inputs import Press
 from controller.scoresheet import engine_scorer
 from controller.store import EventStore
 from controller.table import Table, TableSettings
@@ -27,6 +26,7 @@ from engine.seats import Seat
 from firmware_bridge.emulator import EmulatedBoard
 from tests.faults.local_referee import LocalReferee
 from tests.faults.test_end_to_end import Service
+from tests.hand_feed import feed as feed_hand
 from tests.waiting import wait_until
 
 TABLE = "s1"
@@ -47,18 +47,7 @@ KILLED_NEXT_HAND = KILL + (
 
 def feed(table: Table, steps: list[Step], now: int) -> int:
     """Feed a bots' hand to ``table`` as the table would see it; the time reached."""
-    window_us = (PAUSE_MS + 100) * 1000
-    for step in steps:
-        now += 20_000
-        if isinstance(step, Claims):
-            for seat, kind in step.presses:
-                now += 200
-                table.press(Press(seat, kind, now), now)
-            now += window_us + 1
-            table.tick(now)
-        else:
-            assert table.observe(step, now).accepted
-    return now
+    return feed_hand(table, steps, now, (PAUSE_MS + 100) * 1000)
 
 
 def a_won_hand(folder: Path) -> tuple[list[Step], int, dict[str, Any]]:

@@ -7,7 +7,6 @@ import contextlib
 import os
 import subprocess
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from controller.mqtt import BrokerSettings
 from controller.scoresheet import Scorer, engine_scorer
 from controller.service import Service, ServiceOptions, broker_of
 from controller.web.auth import hash_password
+from tests.waiting import wait_until
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -30,18 +30,29 @@ SHOTS = Path(os.environ.get("MJTABLE_SHOTS")
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "") -> Any:
+    """What ``predicate`` gives once it is truthy (polled through ``wait_until``)."""
     from selenium.common.exceptions import StaleElementReferenceException
 
-    deadline = time.monotonic() + timeout
-    while True:
+    got: list[Any] = [None]
+
+    def ready() -> bool:
         try:
-            value = predicate()
+            got[0] = predicate()
         except StaleElementReferenceException:  # the page re-drew it meanwhile
-            value = None
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what or predicate}"
-        time.sleep(0.05)
+            got[0] = None
+        return bool(got[0])
+
+    assert wait_until(ready, timeout, 0.05), f"timed out waiting for {what or predicate}"
+    return got[0]
+
+
+def password_field(driver: Any) -> Any:
+    """The console's password field, once the page shows it: it asks the server whether the
+    referee is signed in first, and a busy machine can answer after the page has loaded."""
+    from selenium.webdriver.common.by import By
+
+    return wait_for(lambda: (f := driver.find_element(By.ID, "password")).is_displayed() and f,
+                    20, "the sign-in form")
 
 
 def console_errors(driver: Any) -> list[dict[str, Any]]:

@@ -163,8 +163,10 @@ def test_the_organiser_signs_in_creates_an_event_and_runs_a_round(
     assert sorted(seated["t1"] + seated["t2"]) == sorted(PLAYERS)
     assert started == "round 1 started: " + "; ".join(
         f"{t}: {', '.join(names)}" for t, names in seated.items())
-    results = [b for t, b in desk.heard if t == "mahjong/v1/club/cmd/round/result"]
-    assert results and results[0]["tables"] == seated  # one answer, on the broker as well
+    # one answer, on the broker as well (it reaches a listener there on its own time)
+    results = wait_for(lambda: [b for t, b in desk.heard
+                                if t == "mahjong/v1/club/cmd/round/result"], 10, "the result")
+    assert len(results) == 1 and results[0]["tables"] == seated
     # the page shows the event: the clock running and the next round's seating
     clock = wait_for(lambda: [c.text for c in browser.find_elements(By.ID, "clock-friday")
                               if c.text.startswith("round 1:")], 20, "the clock")[0]

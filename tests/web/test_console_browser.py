@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from face_helpers import PASSWORD, Running, console_errors, shot, wait_for
+from face_helpers import PASSWORD, Running, console_errors, password_field, shot, wait_for
 from selenium.webdriver.common.by import By
 
 from controller.inputs import Observation, ObservationKind, Press
@@ -27,7 +27,7 @@ TWO_CHOWS = ("1C", "2C", "3C", "5C", "5C", "5C", "7B", "8B", "9B", "GD", "GD", "
 
 def sign_in(browser: Any, url: str) -> None:
     browser.get(url + "console")
-    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    password_field(browser).send_keys(PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "#signin button").click()
     wait_for(lambda: browser.find_element(By.ID, "console").is_displayed(), what="console")
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from face_helpers import PASSWORD, Running, console_errors, serving, shot, wait_for
+from face_helpers import PASSWORD, Running, console_errors, password_field, serving, shot, wait_for
 from selenium.webdriver.common.by import By
 
 from config.load import parse_config
@@ -80,7 +80,7 @@ def test_the_console_shows_the_cameras_crop_beside_its_question(
         urllib.request.urlopen(f"{url}api/crop/{pid}", timeout=10)
     assert refused.value.code == 401
     browser.get(url + "console")
-    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    password_field(browser).send_keys(PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "#signin button").click()
     question = wait_for(lambda: browser.find_elements(
         By.CSS_SELECTOR, f'li.question[data-pending="{pid}"][data-crop="shown"]'), 20,

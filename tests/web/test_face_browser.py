@@ -20,6 +20,7 @@ from face_helpers import (
     Running,
     Simulation,
     console_errors,
+    password_field,
     shot,
     wait_for,
 )
@@ -164,7 +165,7 @@ def test_the_console_signs_in_and_a_correction_changes_the_record(
     url = table_service.url
     browser.get(url + "console")
     # a game started and its players seated from the console
-    browser.find_element(By.ID, "password").send_keys("wrong-password")
+    password_field(browser).send_keys("wrong-password")
     browser.find_element(By.CSS_SELECTOR, "#signin button").click()
     wait_for(lambda: "wrong password" in browser.find_element(By.ID, "signin").text,
              what="the refusal of a wrong password")

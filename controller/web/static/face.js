@@ -7,13 +7,6 @@ const WIND = {E: "East", S: "South", W: "West", N: "North"};
 const LOG_KEEP = 400;
 const face = {state: null, scores: null, log: [], settings: {}, referee: false, picked: []};
 
-function $(id) { return document.getElementById(id); }
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  return e;
-}
 function who(seat) {
   const name = ((face.state || {}).players || {})[seat];
   return name ? `${seat} (${name})` : seat;

@@ -8,13 +8,6 @@ const SEAT_OF = {East: "E", South: "S", West: "W", North: "N"};
 const MINI_SEATS = ["E", "S", "W", "N"];
 const POLL_MS = 1000;
 
-function $(id) { return document.getElementById(id); }
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  return e;
-}
 function playerLink(name) {
   const a = el("a", "player-link", name);
   a.href = "/player/" + encodeURIComponent(name);

@@ -1,8 +1,8 @@
 """Writes the stores in this folder: tables of each family played by the bots, cut mid-hand,
 with what each table showed at the cut (``*.expected.json``). Run from a checkout of the code
-whose stores the tests keep reading:
+whose stores the tests keep reading (with this file and ``tests/hand_feed.py`` copied in):
 
-    .venv/bin/python tests/controller/old_stores/make_stores.py OUT
+    PYTHONPATH=. .venv/bin/python tests/controller/old_stores/make_stores.py OUT
     gzip -9 -n OUT/*.sqlite3
 
 (the stores here were written so by the code of the commit before the classical and American
@@ -25,21 +25,13 @@ from controller.table import Table, TableSettings
 from controller.world import Claims, SimulatedHand, Step
 from engine.rules import get_ruleset
 from engine.seats import Seat
+from tests.hand_feed import feed as feed_hand
 
 PAUSE_MS = 100
 
 
 def feed(table: Any, steps: list[Step], now: int, doubt: random.Random) -> int:
-    for step in steps:
-        now += 20_000
-        if isinstance(step, Claims):
-            for seat, kind in step.presses:
-                now += 200
-                table.press(Press(seat, kind, now), now)
-            now += (PAUSE_MS + 100) * 1000 + 1
-            table.tick(now)
-            continue
-        assert isinstance(step, Observation)
+    def observe(table: Any, step: Observation, now: int) -> int:
         if step.kind.value == "discard" and doubt.random() < 0.1:
             # The camera unsure: held, then the referee confirms it.
             held = table.observe(Observation(step.kind, step.seat, step.tiles, 0.5,
@@ -48,9 +40,11 @@ def feed(table: Any, steps: list[Step], now: int, doubt: random.Random) -> int:
             if held.asked is not None:
                 now += 1000
                 table.command("confirm", json.dumps({"pending": held.asked}).encode(), now)
-            continue
+            return now
         table.observe(step, now)
-    return now
+        return now
+
+    return feed_hand(table, steps, now, (PAUSE_MS + 100) * 1000, observe)
 
 
 def cut_in_window(table: Any, steps: list[Step]) -> int:
