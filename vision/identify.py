@@ -23,7 +23,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -31,12 +31,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.blas import one_blas_thread
-from vision.bonus import (
-    BONUS_KINDS,
-    DEFAULT_SURE,
-    BonusReader,
-    BonusReading,
-    default_bonus_reader,
+from vision.bonus import BONUS_KINDS, BonusReader, default_bonus_reader
+from vision.bonus_gate import (
+    AGREE,
+    CERTAIN_SIDE,
+    DOUBT,
+    GATE_BELOW,
+    GATE_SHARE,
+    GATE_SIMILARITY,
+    KEEP_FIRST_LOOK_ABOVE,
+    READ_SURE,
+    SHARE_WEIGHT,
+    SIDE_MARGIN,
+    UNLIKE_BELOW,
+    bonus_evidence,
+    gate,
+    gated,
 )
 from vision.crops import normalise_crop
 from vision.embedder import (
@@ -50,16 +60,36 @@ from vision.embedder import (
     unit,
     warp,
 )
+from vision.identity import DEFAULT_THRESHOLD, DOUBTED, SIDES, UNLIKE, UNSURE, Identity
 from vision.image import Image
 
 DEFAULT_MODEL_DIR = MODELS_DIR / "default"
 FORMAT_VERSION = 1
-# Answer when the best kind is more likely than all the others together. Measured on held-out
-# and mixed sets (bench/vision/bench_vision.py): 0.7 abstained on 4-11 % of crops it had right,
-# 0.5 on 1-4 %, with accuracy on the answered ones within 0.3 %. The table service applies its
-# own, higher bar (adjudication.min_confidence) before it acts on an observation.
-DEFAULT_THRESHOLD = 0.5
 DEFAULT_TEMPERATURE = 0.05
+# What the recogniser's callers import from here (the gate and the answer type live in their
+# own modules).
+__all__ = [
+    "AGREE",
+    "CERTAIN_SIDE",
+    "DEFAULT_THRESHOLD",
+    "DOUBT",
+    "GATE_BELOW",
+    "GATE_SHARE",
+    "GATE_SIMILARITY",
+    "KEEP_FIRST_LOOK_ABOVE",
+    "MODELS_DIR",
+    "READ_SURE",
+    "SHARE_WEIGHT",
+    "SIDE_MARGIN",
+    "UNLIKE_BELOW",
+    "Identity",
+    "ModelError",
+    "Recogniser",
+    "bonus_evidence",
+    "enrolment_variants",
+    "gate",
+    "gated",
+]
 # A crop named with less confidence than this is looked at again, averaged over four copies
 # shifted by RETRY_SHIFT_PX (the finder's localisation error). Measured (bench/vision): on the
 # finder's crops of whole frames of three held-out sets, 0.7 names as many right as 0.8
@@ -87,65 +117,6 @@ def enrolment_variants(crop: Image) -> list[Image]:
         out.append(np.asarray(np.clip(255 * f * np.array(cast, np.float32), 0, 255), np.uint8))
     out.append(np.asarray(cv2.GaussianBlur(crop, (3, 3), 0.8), np.uint8))
     return out
-
-
-@dataclass(frozen=True)
-class Identity:
-    label: str | None  # None: abstained
-    confidence: float  # probability of the best kind, calibrated
-    best: str  # the best kind even when abstaining (for logs, never published as seen)
-    bonus_share: float = 0.0  # the probability, all told, that it is some bonus tile
-    # The likeliest kind on each side of the bonus/not-bonus line, and its probability among
-    # that side's kinds (what the bonus gate answers when it puts the crop on that side).
-    best_bonus: str | None = None
-    bonus_confidence: float = 0.0
-    best_other: str | None = None
-    other_confidence: float = 0.0
-    similar: bool = True  # like something enrolled (False: abstained as unlike everything)
-    similarity: float = 1.0  # the cosine similarity to the best kind's nearest prototype
-
-    @property
-    def some_bonus_tile(self) -> bool:
-        """Named, or nearly, as one of the flowers and seasons."""
-        return self.best in BONUS_KINDS or self.bonus_share >= 0.5
-
-    def abstained(self) -> Identity:
-        """The same look, abstaining (its best kind kept: the scan tells face-down and blank
-        tiles by it)."""
-        return replace(self, label=None)
-
-
-# A first look this sure of a bonus tile is kept when the gate puts the crop among the bonus
-# tiles, whatever the reader names: the table's own enrolled set is named right more often
-# than any reading of its print (mixed sets, the enrolled ones' bonus tiles: 87.9 % right
-# without the reader, 81.8 % with it at 0.9; bench/vision/README.md, bonus tiles).
-KEEP_FIRST_LOOK_ABOVE = 0.7
-# The bonus gate (Recogniser.bonus_look, :func:`gated`): a crop whose first look abstained,
-# is less like its kind's prototypes than GATE_SIMILARITY, names a bonus tile less surely
-# than GATE_BELOW, or puts GATE_SHARE of its probability on the bonus tiles is read by the
-# bonus-tile reader, and the two looks' evidence that it is some bonus tile is added as
-# log-odds (the first look's bonus share weighted SHARE_WEIGHT, the reader's bonus
-# probability 1). At SIDE_MARGIN or more the crop is a bonus tile, at -SIDE_MARGIN or less it
-# is not, between the two it is abstained on: a flower read as a bamboo changes a score, an
-# abstention makes the table ask. Chosen on mixed-set crops of seeds the benchmark does not
-# use (bench/vision/README.md, fourteenth round).
-GATE_BELOW = 0.9
-GATE_SHARE = 0.01
-GATE_SIMILARITY = 0.75
-SHARE_WEIGHT = 1.0
-SIDE_MARGIN = 2.0
-# On the bonus side, the reader's name is taken when it holds READ_SURE of the reader's bonus
-# probability and the number it reads agrees; and a bonus kind both looks put first is
-# answered when each gives it AGREE of its bonus probability, though neither alone is sure.
-READ_SURE = DEFAULT_SURE
-AGREE = 0.5
-# A crop less like its kind's prototypes than UNLIKE_BELOW is abstained on when the reader
-# gives the other side more than DOUBT, however the evidence adds up (unless the reader reads
-# the bonus tile the first look put first).
-UNLIKE_BELOW = 0.82
-DOUBT = 0.1
-# The first look's bonus share that decides the side alone (:func:`gate`).
-CERTAIN_SIDE = 0.999
 
 
 @dataclass
@@ -219,6 +190,7 @@ class Recogniser:
             similar = float(score[k]) >= self.min_similarity
             sure = conf >= self.threshold and similar
             label = kinds[k] if sure else None
+            why = None if sure else UNSURE if similar else UNLIKE
             out.append(
                 Identity(
                     label,
@@ -228,6 +200,7 @@ class Recogniser:
                     *side,
                     similar=similar,
                     similarity=float(score[k]),
+                    why=why,
                 )
             )
         return out
@@ -245,23 +218,54 @@ class Recogniser:
     ) -> list[Identity]:
         """:meth:`identify` of crops whose vectors :meth:`embed` gave."""
         identities = self.second_look(crops, vectors, self.identify_embeddings(vectors), helper)
-        return self.bonus_look(crops, identities)
+        return self.bonus_look(crops, identities, vectors, helper)
 
-    def bonus_look(self, crops: Sequence[Image], identities: list[Identity]) -> list[Identity]:
+    def bonus_look(
+        self,
+        crops: Sequence[Image],
+        identities: list[Identity],
+        vectors: Vectors | None = None,
+        helper: Executor | None = None,
+    ) -> list[Identity]:
         """The bonus gate: every crop whose first look is a bonus tile, leans that way or is
         unsure (``gated``) is read by the bonus-tile reader, and the two looks together put
         it among the bonus tiles, among the other kinds, or abstain (:func:`gate`). A crop
         the gate puts on one side is only ever named as a kind of that side: never a bonus
-        tile for a suit tile, nor the reverse, unless both looks agree on it."""
+        tile for a suit tile, nor the reverse, unless both looks agree on it. With
+        ``vectors`` (the crops' own), a crop the gate doubts or cannot place gets the second
+        look it had not had, and the gate's answer from that."""
         if self.bonus_reader is None:
             return identities
         looked = [n for n, i in enumerate(identities) if gated(i)]
         if not looked:
             return identities
         out = list(identities)
-        readings = self.bonus_reader.read([crops[n] for n in looked])
-        for n, reading in zip(looked, readings, strict=True):
+        readings = dict(
+            zip(looked, self.bonus_reader.read([crops[n] for n in looked]), strict=True)
+        )
+        for n, reading in readings.items():
             out[n] = gate(identities[n], reading, self.threshold)
+        if vectors is None or self.shift_px or not self.retry_below:
+            return out
+        # A crop the gate doubts or cannot place, that had no second look (it was sure), gets
+        # one now and goes through the gate again with the same reading: shifted copies bring
+        # a crop of a set never enrolled nearer its kind (on the mixed sets: held-out sets
+        # 70.5 to 71.9 % right, no more wrong; 0.5-1.2 % of the other sets' crops looked at
+        # again, where looking again at every crop unlike its prototypes took 3-4 %).
+        again = [
+            n
+            for n in readings
+            if out[n].why in (DOUBTED, SIDES) and identities[n].confidence >= self.retry_below
+        ]
+        if again:
+            shifted_vectors = self.embedder.embed(
+                [crops[n] for n in again],
+                shift_px=RETRY_SHIFT_PX,
+                unshifted=vectors[again],
+                helper=helper,
+            )
+            for n, seen in zip(again, self.identify_embeddings(shifted_vectors), strict=True):
+                out[n] = gate(seen, readings[n], self.threshold) if gated(seen) else seen
         return out
 
     def second_look(
@@ -474,86 +478,6 @@ class _Banks:
             and self.background_vectors is recogniser.background
             and self.sizes == (len(recogniser.labels), len(recogniser.background_labels))
         )
-
-
-def gated(first: Identity) -> bool:
-    """Whether the bonus gate reads a crop: its first look abstained, found it less like its
-    best kind's nearest prototype than ``GATE_SIMILARITY`` (a tile of a set never enrolled,
-    however sure the softmax), named a bonus tile less surely than ``GATE_BELOW``, or named
-    another kind with at least ``GATE_SHARE`` of its probability on the bonus tiles. (A
-    table's own enrolled set puts next to nothing on the bonus tiles for its other kinds:
-    the gate reads about one crop a frame of it.)"""
-    if first.label is None or first.similarity < GATE_SIMILARITY:
-        return True
-    if first.best in BONUS_KINDS:
-        return first.confidence < GATE_BELOW
-    return first.bonus_share >= GATE_SHARE
-
-
-def gate(first: Identity, reading: BonusReading, threshold: float = DEFAULT_THRESHOLD) -> Identity:
-    """A gated crop's answer from its first look and the bonus-tile reader's reading: the
-    side from both looks' evidence, then that side's answer (:func:`_bonus_side`,
-    :func:`_other_side`); between the sides, an abstention."""
-    evidence = bonus_evidence(first, reading)
-    # A first look with CERTAIN_SIDE of its probability on the bonus tiles has decided the
-    # side (only which flower or season is open): a reader that cannot read a set's print
-    # (scans a few pixels tall) does not overrule the table's own enrolment.
-    certain = first.bonus_share >= CERTAIN_SIDE
-    if abs(evidence) < SIDE_MARGIN and not certain:
-        return first.abstained()
-    # A crop unlike what the first look named it: the reader's doubt alone is enough, unless
-    # it reads the very bonus tile the first look put first.
-    doubt = reading.bonus_probability if evidence < 0 else 1.0 - reading.bonus_probability
-    confirmed = evidence > 0 and reading.best_bonus == first.best_bonus
-    if first.similarity < UNLIKE_BELOW and doubt > DOUBT and not (confirmed or certain):
-        return first.abstained()
-    if evidence > 0 or certain:
-        return _bonus_side(first, reading, threshold)
-    return _other_side(first, threshold)
-
-
-def _bonus_side(first: Identity, reading: BonusReading, threshold: float) -> Identity:
-    """The first look's bonus tile when it is ``KEEP_FIRST_LOOK_ABOVE`` sure; else the
-    reader's when it reads the name sure and the number agrees; else the first look's bonus
-    tile if it named one; else the bonus kind both looks put first, when each gives it at
-    least ``AGREE`` of its bonus probability and the crop is like something enrolled; else
-    an abstention."""
-    named = first.label in BONUS_KINDS
-    if named and first.confidence >= KEEP_FIRST_LOOK_ABOVE:
-        return first
-    read = reading.best_bonus
-    # No answer is surer than the recogniser's own bar allows (``threshold``).
-    if reading.best_bonus_share >= max(READ_SURE, threshold) and reading.number == int(read[1]):
-        return replace(first, label=read, confidence=reading.best_bonus_share, best=read)
-    if named:
-        return first
-    agreed = first.best_bonus == reading.best_bonus and first.similar
-    if agreed and min(first.bonus_confidence, reading.best_bonus_share) >= max(AGREE, threshold):
-        return replace(first, label=reading.best_bonus, best=reading.best_bonus)
-    return first.abstained()
-
-
-def _other_side(first: Identity, threshold: float) -> Identity:
-    """The first look's answer when it named no bonus tile; a bonus tile it named becomes its
-    likeliest other kind when that holds ``threshold`` of the others' probability; else an
-    abstention."""
-    if first.label is not None and first.label not in BONUS_KINDS:
-        return first
-    other = first.best_other
-    if first.label is not None and other is not None and first.other_confidence >= threshold:
-        return replace(first, label=other, confidence=first.other_confidence, best=other)
-    return first.abstained()
-
-
-def bonus_evidence(first: Identity, reading: BonusReading) -> float:
-    """The two looks' evidence that a crop is some bonus tile, as log-odds: the first look's
-    bonus share weighted ``SHARE_WEIGHT``, plus the reader's bonus probability."""
-    return SHARE_WEIGHT * _logit(first.bonus_share) + _logit(reading.bonus_probability)
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, 0.01), 0.99)
-    return float(np.log(p / (1 - p)))
 
 
 def _side_bests(

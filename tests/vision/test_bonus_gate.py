@@ -1,0 +1,142 @@
+"""The bonus gate's rules, one test each: the reason every abstention gives, and a crop unlike
+its prototypes that both looks put plainly among the suits and honours."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vision.bonus import BonusReading
+from vision.bonus_gate import (
+    CLEAR_CONFIDENCE,
+    CLEAR_READ,
+    CLEAR_SHARE,
+    DOUBT,
+    NUMBER_READ,
+    UNLIKE_BELOW,
+    gate,
+    gated,
+)
+from vision.identify import DEFAULT_MODEL_DIR, RETRY_SHIFT_PX, Recogniser
+from vision.identity import (
+    DOUBTED,
+    NUMBER,
+    OTHER_UNSURE,
+    SIDES,
+    UNLIKE,
+    UNREAD,
+    UNSURE,
+    Identity,
+)
+from vision.synth.artwork import load_set
+from vision.synth.crops import synthetic_crop
+
+from .conftest import HELD_OUT_ART
+
+
+def _first(label: str | None, conf: float, share: float, similarity: float = 0.95) -> Identity:
+    """A first look naming ``label`` (its likeliest bonus kind F2, other kind 9D)."""
+    return Identity(label, conf, label or "9D", share, "F2", 0.6, "9D", 0.9, True, similarity)
+
+
+def _reading(bonus_p: float, share: float = 0.95, number: int = 2) -> BonusReading:
+    """The reader: ``bonus_p`` on the bonus tiles, F2 its likeliest with ``share`` of that."""
+    kind = "F2" if bonus_p >= 0.5 else "not-bonus"
+    return BonusReading(kind, 0.9, number, 0.9, bonus_p, "F2", share)
+
+
+def test_every_abstention_says_why() -> None:
+    # The two looks cannot tell the side.
+    assert gate(_first("9D", 0.9, 0.3), _reading(0.6)).why == SIDES
+    # Far from its prototypes, and the reader gives the bonus tiles a third.
+    far = _first("9D", 0.95, 0.001, UNLIKE_BELOW - 0.05)
+    assert gate(far, _reading(0.35)).why == DOUBTED
+    # A bonus tile by both looks, but the reader is unsure which, and so is the first look.
+    assert gate(_first(None, 0.4, 0.99), _reading(0.99, share=0.4)).why == UNREAD
+    # The reader is sure of the name but reads another number.
+    other_flower = replace(_first(None, 0.4, 0.99), best_bonus="F3")
+    assert gate(other_flower, _reading(0.99, number=3)).why == NUMBER
+    # Not a bonus tile, and the first look's bonus tile has no sure other kind.
+    unsure_other = replace(_first("F2", 0.55, 0.02), other_confidence=0.3)
+    assert gate(unsure_other, _reading(0.001)).why == OTHER_UNSURE
+    # An abstained first look keeps its own reason through the gate.
+    assert gate(_first(None, 0.3, 0.0), _reading(0.001)).why == UNSURE
+    unlike = replace(_first(None, 0.9, 0.0, 0.5), similar=False, why=UNLIKE)
+    assert gate(unlike, _reading(0.001)).why == UNLIKE
+    # An answer gives no reason.
+    assert gate(_first("9D", 0.9, 0.02), _reading(0.001)).why is None
+
+
+def test_a_crop_unlike_its_prototypes_both_looks_put_plainly_among_the_others_is_named() -> None:
+    """Far from every 9D enrolled (a set never enrolled), yet named 9D surely, with next to
+    nothing on the bonus tiles by either look: named 9D. Short of any one of the three bars
+    the reader's doubt still makes the table ask."""
+    far = _first("9D", CLEAR_CONFIDENCE, CLEAR_SHARE / 2, UNLIKE_BELOW - 0.05)
+    doubt = CLEAR_READ - 0.05  # more than DOUBT: abstained on before this rule
+    # (the reader's number, 3, is not its likeliest bonus tile's, F2's)
+    assert gate(far, _reading(doubt, number=3)).label == "9D"
+    assert gate(far, _reading(CLEAR_READ, number=3)).why == DOUBTED
+    assert gate(replace(far, bonus_share=CLEAR_SHARE), _reading(doubt, number=3)).why == DOUBTED
+    assert (
+        gate(replace(far, confidence=CLEAR_CONFIDENCE - 0.01), _reading(doubt, number=3)).why
+        == DOUBTED
+    )
+    # Only a suit or honour the first look named: never a bonus tile, never an abstention.
+    named_bonus = replace(far, label="F2", best="F2")
+    assert gate(named_bonus, _reading(doubt, number=3)).label != "F2"
+
+
+def test_a_reader_reading_a_bonus_tiles_number_keeps_the_crop_in_doubt() -> None:
+    """Named East wind plainly by both looks' bonus probability, but the reader reads a 3 sure
+    and its likeliest bonus tile is S3 (a held-out set's SUMMER): still asked about."""
+    far = _first("EW", 0.88, 0.01, UNLIKE_BELOW - 0.05)
+    summer = BonusReading("not-bonus", 0.8, 3, NUMBER_READ, 0.19, "S3", 0.35)
+    assert gate(far, summer).why == DOUBTED
+    assert gate(far, replace(summer, number_confidence=NUMBER_READ - 0.1)).label == "EW"
+    assert gate(far, replace(summer, number=2)).label == "EW"
+
+
+def test_among_the_other_kinds_the_first_looks_own_doubt_counts() -> None:
+    """Named green dragon, far from every one enrolled, the reader unable to read the crop:
+    a sixth of the first look on the bonus tiles is doubt enough to ask; near its
+    prototypes, or with less than DOUBT on the bonus tiles, it is named."""
+    far = _first("GD", 0.6, 0.16, 0.66)
+    unread = _reading(0.06)
+    assert gate(far, unread).why == DOUBTED
+    assert gate(replace(far, similarity=0.9), unread).label == "GD"
+    assert gate(replace(far, bonus_share=DOUBT - 0.02), unread).label == "GD"
+
+
+def test_a_crop_the_gate_doubts_gets_a_second_look_and_the_gate_again() -> None:
+    """Of a set never enrolled, a crop the gate abstains on as doubted or unplaced, that was
+    sure enough to have no second look, is named from its shifted copies' look through the
+    gate again (with the same reading); every other crop keeps the gate's first answer."""
+    recogniser = Recogniser.load(DEFAULT_MODEL_DIR)
+    reader = recogniser.bonus_reader
+    assert reader is not None
+    rng = np.random.default_rng(8)
+    crops = [synthetic_crop(face, rng) for face in load_set(HELD_OUT_ART).values()]
+    vectors = recogniser.embed(crops)
+    firsts = recogniser.second_look(crops, vectors, recogniser.identify_embeddings(vectors))
+    once = recogniser.bonus_look(crops, firsts)  # without the vectors: no look again
+    shifted = recogniser.identify_embeddings(
+        recogniser.embedder.embed(crops, shift_px=RETRY_SHIFT_PX)
+    )
+    readings = reader.read(crops)
+    again = [
+        n
+        for n, (first, answer) in enumerate(zip(firsts, once, strict=True))
+        if answer.why in (DOUBTED, SIDES) and first.confidence >= recogniser.retry_below
+    ]
+    assert again
+    now = recogniser.identify(crops)
+    for n, (answer, got) in enumerate(zip(once, now, strict=True)):
+        expected = answer
+        if n in again:
+            seen = shifted[n]
+            expected = gate(seen, readings[n]) if gated(seen) else seen
+        assert (got.label, got.why) == (expected.label, expected.why)
+        assert got.confidence == pytest.approx(expected.confidence, abs=1e-4)
+    assert any(now[n].confidence != pytest.approx(once[n].confidence, abs=1e-4) for n in again)
