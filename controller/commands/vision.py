@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +51,22 @@ def run(args: argparse.Namespace) -> int:
     return _scan(args)
 
 
-def _recogniser(model: Path | None):  # type: ignore[no-untyped-def]
+@contextmanager
+def _model_input() -> Iterator[None]:
+    """A model folder that cannot be loaded is the --model argument's fault."""
     from vision.embedder import ModelError
-    from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 
     try:
-        return Recogniser.load(model or DEFAULT_MODEL_DIR)
+        yield
     except ModelError as exc:
         raise CommandInputError(str(exc), "--model") from None
+
+
+def _recogniser(model: Path | None):  # type: ignore[no-untyped-def]
+    from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+
+    with _model_input():
+        return Recogniser.load(model or DEFAULT_MODEL_DIR)
 
 
 def _enroll(args: argparse.Namespace) -> int:
@@ -140,15 +150,15 @@ def _scan(args: argparse.Namespace) -> int:
     import numpy as np
 
     from vision.calibration import Calibration, CalibrationError
-    from vision.scan import FrameError, Scanner
-    from vision.threads import SCAN_THREADS
+    from vision.identify import DEFAULT_MODEL_DIR
+    from vision.scan import FrameError, load_scanner
 
     try:
         calibration = Calibration.load(args.calibration)
     except CalibrationError as exc:
         raise CommandInputError(str(exc), "--calibration") from None
-    SCAN_THREADS.apply()  # before the network is loaded: it takes OpenCV's setting
-    recogniser = _recogniser(args.model)
+    with _model_input():  # the scan's threads set before the network loads, as the service's
+        scanner = load_scanner(calibration, args.model or DEFAULT_MODEL_DIR)
     path = Path(args.image)
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR) if path.is_file() else None
     if frame is None:
@@ -156,7 +166,7 @@ def _scan(args: argparse.Namespace) -> int:
         raise CommandInputError(f"{reason}: {args.image}", "IMAGE")
     start = time.perf_counter()
     try:
-        with Scanner(calibration, recogniser) as scanner:
+        with scanner:
             result = scanner.scan(np.asarray(frame, np.uint8))
     except FrameError as exc:
         raise CommandInputError(str(exc), "IMAGE") from None

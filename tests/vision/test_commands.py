@@ -110,6 +110,10 @@ def test_calibrate_then_scan(
     assert result["image"] == str(image)
     tiles = result["tiles"]
     assert isinstance(tiles, list)
+    code, out = _run(
+        capsys, "vision", "scan", "--calibration", str(cal), "--model", str(tmp_path), str(image)
+    )
+    assert code == 2 and out[0]["where"] == "--model"
     assert len(tiles) >= 0.9 * len(table.layout.tiles)
     for tile in tiles:
         assert set(tile) >= {"tile", "zone", "x_mm", "y_mm", "orientation", "confidence"}
