@@ -13,39 +13,47 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 _LOCK = threading.Lock()
-_CONTROLLER: list[ThreadpoolController] = []
-_ENTERED: list[Any] = []  # the limiter of the outermost entry, once per entry still open
+
+
+@cache
+def _controller() -> Any:
+    """The process's thread pools (inspecting the libraries takes milliseconds: once)."""
+    return ThreadpoolController()
+
+
+class _Limit:
+    """The one limiter open while any thread is inside, and how many entries are."""
+
+    depth = 0
+    limiter: Any = None
 
 
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """BLAS limited to one thread while any thread is inside."""
     with _LOCK:
-        if not _ENTERED:
-            if not _CONTROLLER:  # inspecting the libraries takes milliseconds: once
-                _CONTROLLER.append(ThreadpoolController())
-            _ENTERED.append(_CONTROLLER[0].limit(limits=1, user_api="blas"))
-        else:
-            _ENTERED.append(_ENTERED[0])
+        if _Limit.depth == 0:
+            _Limit.limiter = _controller().limit(limits=1, user_api="blas")
+        _Limit.depth += 1
     try:
         yield
     finally:
         with _LOCK:
-            limiter = _ENTERED.pop()
-            if not _ENTERED:
-                limiter.restore_original_limits()
+            _Limit.depth -= 1
+            if _Limit.depth == 0:
+                _Limit.limiter.restore_original_limits()
+                _Limit.limiter = None
 
 
 def blas_threads() -> list[int]:
     """The BLAS libraries' thread counts now (for the tests)."""
     with _LOCK:
-        if not _CONTROLLER:
-            _CONTROLLER.append(ThreadpoolController())
         return [
-            int(lib["num_threads"]) for lib in _CONTROLLER[0].info() if lib["user_api"] == "blas"
+            int(lib["num_threads"]) for lib in _controller().info() if lib["user_api"] == "blas"
         ]
