@@ -361,6 +361,22 @@ def _face_svg(
     return body
 
 
+def bonus_face_svg(
+    rng: np.random.Generator,
+    kind: str,
+    fonts: tuple[str, ...] = TRAINING_FONTS,
+    latin: tuple[str, ...] = TRAINING_LATIN,
+    body: str | None = None,
+) -> str:
+    """One random face of ``kind`` as SVG on a face-sized cell; ``body``: the tile's colour in
+    place of a random one (a drawn tile set's bonus tiles on its own body)."""
+    svg = _face_svg(rng, kind, fonts, latin)
+    if body is None:
+        return svg
+    first = svg.index("/>") + 2  # the body rectangle is drawn first
+    return f'<rect width="{FACE_W}" height="{FACE_H}" fill="{body}"/>' + svg[first:]
+
+
 def bonus_faces(
     seed: int,
     count: int,

@@ -7,6 +7,12 @@ characters, bonus tiles are a flower or season name with its number and a pictur
 name alone, large, in a light ink (gold on ivory). This module draws that
 grammar with random fonts (the Chinese fonts the set-up installs), colours, stroke widths,
 sizes, corner indices and body colours, one SVG sheet per set rendered by rsvg-convert.
+
+``varied=True`` (training) widens every choice from a generator of the set's own, so the sets
+drawn without it stay as they were: more fonts (the training-only ones as well), inks and body
+colours of any hue, heavier and lighter strokes, more pip and bamboo shapes, printed frames,
+corner indices in other places and scripts, and half the bonus tiles drawn by the bonus-face
+grammar (vision/synth/bonus_faces.py).
 """
 
 from __future__ import annotations
@@ -116,8 +122,22 @@ def _text(
     )
 
 
+def _colour(rng: np.random.Generator, sat: tuple[float, float], val: tuple[float, float]) -> str:
+    """A random colour of any hue with saturation and value drawn from the given ranges."""
+    h, s, v = rng.uniform(0, 6), rng.uniform(*sat), rng.uniform(*val)
+    k = np.array([5.0, 3.0, 1.0])
+    rgb = v - v * s * np.clip(np.minimum(np.mod(k + h, 6), 4 - np.mod(k + h, 6)), 0, 1)
+    return "#" + "".join(f"{round(float(c) * 255):02x}" for c in rgb)
+
+
+def _varied_fonts() -> tuple[str, ...]:
+    from vision.synth.bonus_faces import TRAINING_FONTS  # it imports this module
+
+    return FONTS + tuple(f for f in TRAINING_FONTS if f not in FONTS)
+
+
 class _Style:
-    def __init__(self, rng: np.random.Generator, seed: int) -> None:
+    def __init__(self, rng: np.random.Generator, seed: int, varied: bool = False) -> None:
         self.rng = rng
         self.font = _pick(rng, FONTS)
         self.body = _pick(rng, ["#f4efe0", "#fbfbf6", "#efe6cc", "#e6efe4", "#e9eef5", "#f6ead8"])
@@ -130,7 +150,7 @@ class _Style:
         self.stroke = float(rng.uniform(1.2, 3.2))
         self.scale = float(rng.uniform(0.8, 1.05))
         self.index = rng.random() < 0.4  # small rank/letter in the corner
-        self.ring = rng.integers(0, 3)  # dot style: plain, ringed, ringed with centre
+        self.ring = int(rng.integers(0, 3))  # dot style: plain, ringed, ringed with centre
         self.weight = "bold" if rng.random() < 0.4 else "normal"
         self.wan = "万" if rng.random() < 0.2 else "萬"
         self.fa = "发" if rng.random() < 0.15 else "發"
@@ -150,6 +170,64 @@ class _Style:
         self.name_alone = bool(own.random() < _NAME_ALONE_SHARE)
         self.name_ink = _pick(own, _LIGHT_INKS)
         self.name_size = float(own.uniform(44, 58))
+        # What only varied sets change (the defaults draw every other set as before).
+        self.frame = ""
+        self.index_at = (9.0, 9.0)
+        self.index_font = "DejaVu Sans"
+        self.index_chinese = False
+        self.stick_style = 0
+        self.bonus_drawn = False
+        self.dot_spokes = 0
+        if varied:
+            _vary(self, np.random.default_rng([seed, 2]))
+
+
+def _vary(st: _Style, rng: np.random.Generator) -> None:
+    """Widen a set's choices: fonts, inks, bodies, strokes, shapes, frames and indices."""
+    st.font = _pick(rng, _varied_fonts())
+    if rng.random() < 0.6:  # inks of any hue, dark enough to print
+        st.dot_inks = [_colour(rng, (0.4, 1.0), (0.25, 0.75)) for _ in range(3)]
+        st.stick_ink, st.stick_ink2 = (_colour(rng, (0.4, 1.0), (0.2, 0.7)) for _ in range(2))
+        st.numeral_ink, st.wind_ink = (_colour(rng, (0.0, 1.0), (0.05, 0.5)) for _ in range(2))
+        st.wan_ink = _colour(rng, (0.5, 1.0), (0.3, 0.8))
+    if rng.random() < 0.2:  # tinted bodies: jade, cream, blue, pink, yellowed ivory
+        st.body = _colour(rng, (0.08, 0.28), (0.8, 1.0))
+    else:
+        st.body = _colour(rng, (0.0, 0.12), (0.86, 1.0))
+    st.stroke = float(rng.uniform(0.8, 4.5))
+    st.weight = "bold" if rng.random() < 0.45 else "normal"
+    st.scale = float(rng.uniform(0.72, 1.1))
+    st.ring = int(rng.integers(0, 5))  # 3: a coin with a square hole, 4: a double ring
+    st.dot_spokes = int(rng.choice([0, 0, 6, 8, 12]))  # petals around the dot
+    st.dot_size = float(rng.uniform(0.7, 1.25))
+    st.stick_width = float(rng.uniform(0.6, 1.7))
+    st.stick_style = int(rng.integers(0, 4))  # filled, outlined, waisted, thin with knots
+    st.joints = int(rng.integers(1, 4))
+    st.squeeze = (float(rng.uniform(0.78, 1.12)), float(rng.uniform(0.78, 1.1)))
+    st.shift = (float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)))
+    st.index = rng.random() < 0.5
+    st.index_at = _pick_point(rng, [(9.0, 9.0), (63.0, 9.0), (9.0, 87.0), (63.0, 87.0)])
+    st.index_font = _pick(rng, ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Condensed", st.font))
+    st.index_chinese = rng.random() < 0.3
+    st.bonus_drawn = rng.random() < 0.5
+    if rng.random() < 0.35:  # a frame printed around the face, once or twice
+        ink = _colour(rng, (0.3, 1.0), (0.2, 0.7))
+        width = float(rng.uniform(0.8, 3.0))
+        insets = [float(rng.uniform(2, 8))]
+        if rng.random() < 0.4:
+            insets.append(insets[0] + float(rng.uniform(2.5, 5)))
+        st.frame = "".join(
+            f'<rect x="{i:.1f}" y="{i:.1f}" width="{FACE_W - 2 * i:.1f}" '
+            f'height="{FACE_H - 2 * i:.1f}" rx="{rng.uniform(0, 6):.1f}" fill="none" '
+            f'stroke="{ink}" stroke-width="{width:.1f}"/>'
+            for i in insets
+        )
+
+
+def _pick_point(
+    rng: np.random.Generator, options: list[tuple[float, float]]
+) -> tuple[float, float]:
+    return options[int(rng.integers(len(options)))]
 
 
 def _place(st: _Style, x: float, y: float) -> tuple[float, float]:
@@ -169,8 +247,11 @@ def _dots(st: _Style, n: int) -> str:
     for i, (x, y) in enumerate(_DOTS[n]):
         cx, cy = _place(st, ox + x * w, oy + y * h)
         ink = st.dot_inks[i % len(st.dot_inks)] if n > 1 else st.dot_inks[2]
+        parts.append(_spokes(st, cx, cy, r, ink))
         if st.ring == 0:
             parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="{ink}"/>')
+        elif st.ring >= 3:
+            parts.append(_coin(st, cx, cy, r, ink))
         else:
             parts.append(
                 f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r - st.stroke / 2:.1f}" '
@@ -185,6 +266,40 @@ def _dots(st: _Style, n: int) -> str:
     return "".join(parts)
 
 
+def _spokes(st: _Style, cx: float, cy: float, r: float, ink: str) -> str:
+    """Short petals around a dot, as older sets print them."""
+    out = []
+    for k in range(st.dot_spokes):
+        a = 2 * np.pi * k / st.dot_spokes
+        x0, y0 = cx + r * 0.95 * np.cos(a), cy + r * 0.95 * np.sin(a)
+        x1, y1 = cx + r * 1.25 * np.cos(a), cy + r * 1.25 * np.sin(a)
+        out.append(
+            f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="{ink}" '
+            f'stroke-width="{max(0.8, st.stroke * 0.6):.1f}"/>'
+        )
+    return "".join(out)
+
+
+def _coin(st: _Style, cx: float, cy: float, r: float, ink: str) -> str:
+    """A coin with a square hole (ring 3) or two rings round a dot (ring 4)."""
+    ring = (
+        f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r - st.stroke / 2:.1f}" fill="none" '
+        f'stroke="{ink}" stroke-width="{st.stroke:.1f}"/>'
+    )
+    if st.ring == 3:
+        h = r * 0.35
+        return (
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.8:.1f}" fill="{ink}"/>'
+            f'<rect x="{cx - h:.1f}" y="{cy - h:.1f}" width="{2 * h:.1f}" height="{2 * h:.1f}" '
+            f'fill="{st.body}"/>' + ring
+        )
+    return (
+        ring + f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.62:.1f}" fill="none" '
+        f'stroke="{ink}" stroke-width="{st.stroke * 0.8:.1f}"/>'
+        f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.25:.1f}" fill="{ink}"/>'
+    )
+
+
 def _stick(
     cx: float,
     cy: float,
@@ -194,18 +309,35 @@ def _stick(
     ink: str,
     stroke: float,
     joints: int = 1,
+    style: int = 0,
 ) -> str:
+    if style == 3:  # a thin stick, the knots drawn across it
+        width = max(2.0, width * 0.5)
     x, y = cx - width / 2, cy - length / 2
     knots = "".join(
         f'<line x1="{x:.1f}" y1="{ky:.1f}" x2="{x + width:.1f}" y2="{ky:.1f}" '
         f'stroke="white" stroke-width="{stroke * 0.6:.1f}"/>'
         for ky in (y + length * (k + 1) / (joints + 1) for k in range(joints))
     )
-    return (
-        f'<g transform="rotate({slant:.0f} {cx:.1f} {cy:.1f})">'
-        f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{length:.1f}" '
-        f'rx="{width / 2.5:.1f}" fill="{ink}"/>{knots}</g>'
-    )
+    if style == 1:  # outlined: the knots in ink
+        shape = (
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{length:.1f}" '
+            f'rx="{width / 2.5:.1f}" fill="none" stroke="{ink}" stroke-width="{stroke:.1f}"/>'
+        )
+        knots = knots.replace('stroke="white"', f'stroke="{ink}"')
+    elif style == 2:  # waisted between the knots
+        shape = (
+            f'<ellipse cx="{cx:.1f}" cy="{y + length * 0.25:.1f}" rx="{width / 2:.1f}" '
+            f'ry="{length * 0.27:.1f}" fill="{ink}"/><ellipse cx="{cx:.1f}" '
+            f'cy="{y + length * 0.75:.1f}" rx="{width / 2:.1f}" ry="{length * 0.27:.1f}" '
+            f'fill="{ink}"/>'
+        )
+    else:
+        shape = (
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{length:.1f}" '
+            f'rx="{width / 2.5:.1f}" fill="{ink}"/>'
+        )
+    return f'<g transform="rotate({slant:.0f} {cx:.1f} {cy:.1f})">{shape}{knots}</g>'
 
 
 def _bamboo(st: _Style, n: int) -> str:
@@ -231,7 +363,9 @@ def _bamboo(st: _Style, n: int) -> str:
     for i, (x, y, slant) in enumerate(_STICKS[n]):
         ink = st.stick_ink2 if (n in (5, 7, 9) and i % 3 == 1) else st.stick_ink
         cx, cy = _place(st, x * FACE_W, y * FACE_H)
-        parts.append(_stick(cx, cy, length, width, slant, ink, st.stroke, st.joints))
+        parts.append(
+            _stick(cx, cy, length, width, slant, ink, st.stroke, st.joints, st.stick_style)
+        )
     return "".join(parts)
 
 
@@ -273,6 +407,8 @@ def _face_svg(st: _Style, label: str) -> str:
                 f'stroke-width="{st.stroke:.1f}"/><rect x="18" y="20" width="36" '
                 f'height="56" fill="none" stroke="{ink}" stroke-width="{st.stroke:.1f}"/>'
             )
+    elif label in BONUS_CHARS and st.bonus_drawn:
+        body = _drawn_bonus(st, label)
     elif label in BONUS_CHARS:
         ink = _pick(rng, _INKS)
         number = label[1]
@@ -300,14 +436,25 @@ def _face_svg(st: _Style, label: str) -> str:
         raise KeyError(label)
     index = ""
     if st.index and label[0].isdigit():
-        index = _text(9, 9, 12, label[0], "DejaVu Sans", st.numeral_ink, "bold")
-    return body + index
+        mark = NUMERALS[int(label[0]) - 1] if st.index_chinese else label[0]
+        x, y = st.index_at
+        index = _text(x, y, 12, mark, st.index_font, st.numeral_ink, "bold")
+    return body + st.frame + index
 
 
-def procedural_set(seed: int) -> dict[str, Image]:
-    """One random tile set: every face of ``CHINESE_LABELS`` plus a blank."""
+def _drawn_bonus(st: _Style, label: str) -> str:
+    """A bonus face by the bonus-face grammar (names, numbers and pictures in many layouts)
+    on the set's own body colour."""
+    from vision.synth.bonus_faces import TRAINING_FONTS, TRAINING_LATIN, bonus_face_svg
+
+    return bonus_face_svg(st.rng, label, TRAINING_FONTS, TRAINING_LATIN, st.body)
+
+
+def procedural_set(seed: int, varied: bool = False) -> dict[str, Image]:
+    """One random tile set: every face of ``CHINESE_LABELS`` plus a blank; ``varied``: drawn
+    from the wider choices training uses (the module's docstring)."""
     rng = np.random.default_rng(seed)
-    st = _Style(rng, seed)
+    st = _Style(rng, seed, varied)
     labels = list(CHINESE_LABELS)
     cols = 7
     cells = []
