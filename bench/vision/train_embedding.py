@@ -32,6 +32,9 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from bonus_data import require_fonts  # noqa: E402  (sets the training fonts' fontconfig file)
+from camera_effects import camera_extra  # noqa: E402
+from embed_checkpoint import Checkpoint, load_checkpoint, save_checkpoint  # noqa: E402
 from onnx_export import export_crop_model  # noqa: E402
 
 from vision.crops import CROP_H, CROP_W  # noqa: E402
@@ -169,6 +172,8 @@ def batch(
     for i, k in enumerate(idx):
         label, face = faces[k]
         crop = recolour(synthetic_crop(face, rng, strength=strength), rng)
+        if rng.random() < 0.5:  # what synthetic_crop does not imitate (camera_effects.py)
+            crop = camera_extra(crop, rng)
         xs[i] = crop.transpose(2, 0, 1)
         ys[i] = label
     return torch.from_numpy(xs / 127.5 - 1.0), torch.from_numpy(ys)
@@ -193,11 +198,28 @@ def scene_batch(
     return torch.from_numpy(xs / 127.5 - 1.0), torch.from_numpy(labels[idx].astype(np.int64))
 
 
+class ScheduleClock:
+    """Where a run is in its schedule: the seconds trained before this process started (from
+    the checkpoint) plus this process's wall clock, out of the whole run's budget. A worker
+    process gets a copy, which keeps counting from the same start."""
+
+    def __init__(self, before: float, budget: float) -> None:
+        self.before, self.budget, self.start = before, budget, time.monotonic()
+
+    def elapsed(self) -> float:
+        return self.before + time.monotonic() - self.start
+
+    def progress(self) -> float:
+        return min(1.0, self.elapsed() / self.budget)
+
+
 class Crops(torch.utils.data.IterableDataset[tuple[torch.Tensor, torch.Tensor]]):
     """Endless batches made in a worker process while the network trains on the previous ones
     (cutting crops costs as much as a training step): packaged and procedural faces through
     `synthetic_crop` in equal parts, and, when given, a third of finder-cut scene crops. The
-    damage grows with the wall-clock progress through the time budget."""
+    damage grows with the progress through the time budget (``clock``: the schedule's seconds
+    so far, shared with the trainer). ``first_step`` seeds the stream with the seed, so a
+    resumed run draws crops of its own, and the same ones again when resumed the same way."""
 
     def __init__(
         self,
@@ -206,18 +228,18 @@ class Crops(torch.utils.data.IterableDataset[tuple[torch.Tensor, torch.Tensor]])
         scene: tuple[np.ndarray, np.ndarray] | None,
         size: int,
         seed: int,
-        start: float,
-        budget: float,
+        first_step: int,
+        clock: ScheduleClock,
     ) -> None:
         self.packaged, self.generated, self.scene = packaged, generated, scene
-        self.size, self.seed, self.start, self.budget = size, seed, start, budget
+        self.size, self.seed, self.first_step, self.clock = size, seed, first_step, clock
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         info = torch.utils.data.get_worker_info()
-        rng = np.random.default_rng([self.seed, info.id if info else 0])
+        rng = np.random.default_rng([self.seed, info.id if info else 0, self.first_step])
         while True:
-            progress = (time.monotonic() - self.start) / self.budget
-            strength = min(1.0, 0.4 + progress * 1.5)  # easy crops first, full damage soon
+            # Easy crops first, full damage soon, a little more than full by the end.
+            strength = min(1.15, 0.4 + self.clock.progress() * 1.5)
             n_scene = self.size // 3 if self.scene is not None else 0
             rest = self.size - n_scene
             half = rest // 2 if self.generated else rest
@@ -229,9 +251,11 @@ class Crops(torch.utils.data.IterableDataset[tuple[torch.Tensor, torch.Tensor]])
             yield torch.cat([x for x, _ in parts]), torch.cat([y for _, y in parts])
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--minutes", type=float, default=15.0)
+    parser.add_argument(
+        "--minutes", type=float, default=15.0, help="the run's budget (its cosine schedule)"
+    )
     parser.add_argument(
         "--hold-out", nargs="*", default=["xmj-real", "kde-traditional", "gnome-smooth"]
     )
@@ -256,40 +280,73 @@ def main() -> int:
         default=300,
         help="random procedural art sets added to the packaged ones",
     )
+    parser.add_argument(
+        "--varied",
+        type=int,
+        default=0,
+        help="procedural sets of the varied grammar (procedural_set(varied=True)) besides",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=ROOT / "build" / "embed" / "checkpoint.pt",
+        help="written every --checkpoint-minutes and at the end",
+    )
+    parser.add_argument("--checkpoint-minutes", type=float, default=5.0)
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        help="minutes this process trains before it checkpoints and stops, the schedule unfinished",
+    )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        help="a checkpoint to continue: weights, optimiser, step and schedule (its --minutes)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "tile_embed.onnx")
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    torch.manual_seed(args.seed)
+    return parser.parse_args()
 
+
+def training_faces(
+    args: argparse.Namespace,
+) -> tuple[list[str], list[tuple[int, np.ndarray]], list[tuple[int, np.ndarray]]]:
+    """The training sets' names, their faces, and the procedural sets' faces."""
     train_sets = [n for n in ART_SETS if n not in args.hold_out]
     faces: list[tuple[int, np.ndarray]] = []
     for name in train_sets:
         for label, face in load_set(name).items():
             faces.append((LABELS.index(label), face))
-    packaged = len(faces)
     generated: list[tuple[int, np.ndarray]] = []
-    for seed in range(args.procedural):
-        procedural = procedural_set(10_000 + seed)
+    drawn = [(10_000 + n, False) for n in range(args.procedural)]
+    drawn += [(30_000 + n, True) for n in range(args.varied)]
+    for seed, varied in drawn:
+        procedural = procedural_set(seed, varied)
         procedural[JOKER] = joker_face(body_colour(procedural), seed)
         procedural[BACK] = back_face(seed)
         generated += [(LABELS.index(label), face) for label, face in procedural.items()]
     print(
-        f"training on {train_sets} ({packaged} faces) and {args.procedural} procedural sets "
-        f"({len(generated)} faces), holding out {args.hold_out}",
+        f"training on {train_sets} ({len(faces)} faces), {args.procedural} procedural and "
+        f"{args.varied} varied procedural sets ({len(generated)} faces), "
+        f"holding out {args.hold_out}",
         flush=True,
     )
+    return train_sets, faces, generated
 
-    scene = None
-    if args.scene_crops:
-        with np.load(args.scene_crops) as data:
-            keep = ~np.isin(data["sets"], args.hold_out)
-            scene = (data["crops"][keep], data["labels"][keep])
-        print(f"and {len(scene[1])} finder-cut crops from {args.scene_crops}", flush=True)
 
+def scene_crops(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray] | None:
+    if not args.scene_crops:
+        return None
+    with np.load(args.scene_crops) as data:
+        keep = ~np.isin(data["sets"], args.hold_out)
+        scene = (data["crops"][keep], data["labels"][keep])
+    print(f"and {len(scene[1])} finder-cut crops from {args.scene_crops}", flush=True)
+    return scene
+
+
+def initial_net(args: argparse.Namespace, every: list[tuple[int, np.ndarray]]) -> TileNet:
     net = TileNet(len(LABELS), args.arch)
     if args.init and args.init.suffix == ".onnx":
         rng = np.random.default_rng(args.seed + 1)
-        every = faces + generated
         picks = rng.integers(len(every), size=4096)
         crops = torch.from_numpy(
             np.stack([synthetic_crop(every[k][1], rng) for k in picks]).transpose(0, 3, 1, 2)
@@ -303,24 +360,27 @@ def main() -> int:
     elif args.init:
         net.load_state_dict(torch.load(args.init))
         print(f"starting from {args.init}", flush=True)
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    return net
+
+
+def train(
+    args: argparse.Namespace,
+    net: TileNet,
+    opt: torch.optim.Optimizer,
+    loader: torch.utils.data.DataLoader[tuple[torch.Tensor, torch.Tensor]],
+    run: Checkpoint,
+    clock: ScheduleClock,
+) -> None:
+    """Train until the schedule ends, checkpointing every ``--checkpoint-minutes``; ``run``
+    (step, schedule seconds, recent losses) is kept up to date."""
     scale, margin = 16.0, 0.25
-    start = time.monotonic()
-    budget = args.minutes * 60
-    loader = torch.utils.data.DataLoader(
-        Crops(faces, generated, scene, args.batch, args.seed, start, budget),
-        batch_size=None,
-        num_workers=args.workers,
-        prefetch_factor=4 if args.workers else None,
-    )
-    step, losses = 0, []
+    last_save = time.monotonic()
+    stop = clock.start + (args.stop_after * 60 if args.stop_after else float("inf"))
     for x, y in loader:
-        elapsed = time.monotonic() - start
-        if elapsed >= budget:
+        if clock.elapsed() >= clock.budget or time.monotonic() >= stop:
             break
-        progress = elapsed / budget
         for group in opt.param_groups:  # cosine decay of the learning rate
-            group["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * min(progress, 1.0)))
+            group["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * clock.progress()))
         net.train()
         emb = net(x)
         cos = emb @ F.normalize(net.weight, dim=1).T
@@ -329,15 +389,65 @@ def main() -> int:
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(float(loss.detach()))
-        step += 1
-        if step % 200 == 0:
+        run.losses = (run.losses + [float(loss.detach())])[-200:]
+        run.step += 1
+        run.elapsed = clock.elapsed()
+        if run.step % 200 == 0:
             acc = float((cos.argmax(1) == y).float().mean())
             print(
-                f"step {step} {elapsed:.0f}s loss {np.mean(losses[-200:]):.3f} acc {acc:.3f}",
+                f"step {run.step} {run.elapsed:.0f}s loss {np.mean(run.losses):.3f} acc {acc:.3f}",
                 flush=True,
             )
+        if time.monotonic() - last_save >= args.checkpoint_minutes * 60:
+            save_checkpoint(args.checkpoint, net, opt, run)
+            last_save = time.monotonic()
+
+
+def main() -> int:
+    args = parse_args()
+    torch.set_num_threads(1)
+    if args.varied:
+        from vision.synth.bonus_faces import TRAINING_FONTS
+
+        require_fonts(TRAINING_FONTS)  # else varied sets would letter in a fallback font
+    resumed = load_checkpoint(args.resume) if args.resume else None
+    if resumed is not None:
+        args.minutes = resumed.run.minutes  # the schedule is the checkpoint's
+    torch.manual_seed(args.seed + (resumed.run.step if resumed else 0))
+    train_sets, faces, generated = training_faces(args)
+    scene = scene_crops(args)
+    net = (
+        initial_net(args, faces + generated) if resumed is None else TileNet(len(LABELS), args.arch)
+    )
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    run = Checkpoint(step=0, elapsed=0.0, minutes=args.minutes, seed=args.seed, losses=[])
+    if resumed is not None:
+        net.load_state_dict(resumed.net)
+        opt.load_state_dict(resumed.optimiser)
+        run = resumed.run
+        print(f"resumed {args.resume} at step {run.step}, {run.elapsed / 60:.1f} min", flush=True)
+    first_step, clock = run.step, ScheduleClock(run.elapsed, args.minutes * 60)
+    loader = torch.utils.data.DataLoader(
+        Crops(faces, generated, scene, args.batch, args.seed, first_step, clock),
+        batch_size=None,
+        num_workers=args.workers,
+        prefetch_factor=4 if args.workers else None,
+    )
+    train(args, net, opt, loader, run, clock)
+    save_checkpoint(args.checkpoint, net, opt, run)
     net.eval()
+    export(args, net, train_sets, scene, run, first_step)
+    return 0
+
+
+def export(
+    args: argparse.Namespace,
+    net: TileNet,
+    train_sets: list[str],
+    scene: tuple[np.ndarray, np.ndarray] | None,
+    run: Checkpoint,
+    first_step: int,
+) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), args.out.with_suffix(".pt"))  # to fine-tune from; not shipped
     export_crop_model(Exported(net), args.out, "embedding")
@@ -347,20 +457,22 @@ def main() -> int:
         "labels_trained": list(LABELS),
         "train_sets": train_sets,
         "procedural_sets": args.procedural,
+        "varied_procedural_sets": args.varied,
         "scene_crops": len(scene[1]) if scene is not None else 0,
         "held_out_sets": args.hold_out,
-        "steps": step,
+        "steps": run.step,
+        "steps_this_process": run.step - first_step,
         "batch": args.batch,
         "seed": args.seed,
         "init": str(args.init.name) if args.init else None,
+        "resumed_from": str(args.resume) if args.resume else None,
         "arch": args.arch,
-        "final_loss": float(np.mean(losses[-100:])),
-        "minutes": round((time.monotonic() - start) / 60, 1),
+        "final_loss": float(np.mean(run.losses[-100:])) if run.losses else None,
+        "minutes": round(run.elapsed / 60, 1),
         "torch": torch.__version__,
     }
     args.out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(json.dumps(meta))
-    return 0
 
 
 if __name__ == "__main__":
