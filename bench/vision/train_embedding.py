@@ -1,19 +1,31 @@
 """Train the tile embedding on rendered crops and export it to ONNX.
 
     .venv/bin/pip install torch==2.13.0 onnx      # training only, never a runtime dependency
-    .venv/bin/python bench/vision/train_embedding.py --minutes 18 \
-        --hold-out xmj-real kde-traditional
+    sh bench/vision/training_fonts.sh              # for --varied: the training-only fonts
+    .venv/bin/python bench/vision/train_embedding.py --arch slim --minutes 50 --varied 300 \
+        --init vision/models/tile_embed.onnx --lr 1e-3 --workers 0 \
+        --checkpoint /somewhere/checkpoint.pt --out /somewhere/tile_embed.onnx
+    .venv/bin/python bench/vision/train_embedding.py --arch slim --varied 300 --workers 0 \
+        --resume /somewhere/checkpoint.pt --out /somewhere/tile_embed.onnx
 
 Data: every installed art set except the held-out ones (see vision/synth/artwork.py and
-docs/artwork.md) and ``--procedural`` random sets drawn by vision/synth/procedural.py (half of each
-batch), each face turned into camera-like crops by vision.synth.crops.synthetic_crop with
-fresh randomness every step, so no image is seen twice. The net is small (four conv blocks,
-global average pooling, a 64-d L2-normalised embedding) and trained with a cosine-margin
-softmax (CosFace), which pulls each kind to its own direction: recognition then compares an
-embedding with enrolled prototypes, so a new tile set needs photos, not training.
+docs/artwork.md), ``--procedural`` random sets drawn by vision/synth/procedural.py and
+``--varied`` more of its varied grammar (together half of each batch), each face turned into
+camera-like crops by vision.synth.crops.synthetic_crop, half of them with the further effects
+of camera_effects.py, with fresh randomness every step, so no image is seen twice; with
+``--scene-crops``, a third of each batch is finder-cut crops of rendered frames. The net is
+small (four conv blocks, global average pooling, a 64-d L2-normalised embedding) and trained
+with a cosine-margin softmax (CosFace), which pulls each kind to its own direction:
+recognition then compares an embedding with enrolled prototypes, so a new tile set needs
+photos, not training.
 
-Runs on one CPU thread (the machine is shared). Writes ``vision/models/tile_embed.onnx`` and
-``vision/models/tile_embed.json`` (its provenance: sets, hold-outs, steps, seed, loss).
+Runs on one CPU thread (the machine is shared; ``--workers 0`` cuts the crops in the same
+process, so a run holds one core). The learning rate's cosine and the crops' damage follow
+the run's schedule of ``--minutes``. A checkpoint (embed_checkpoint.py) is written every
+``--checkpoint-minutes`` and at the end; ``--resume`` continues one, its step count and its
+schedule, so runs of at most an hour add up (``--stop-after`` ends a process early). Writes
+``--out`` (by default ``vision/models/tile_embed.onnx``), its ``.pt`` and its ``.json`` (the
+provenance: sets, hold-outs, steps, seed, loss).
 """
 
 from __future__ import annotations
