@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from vision.calibration import Calibration
 from vision.embed_process import NetworkProcess, Run, WorkerGone
 from vision.embedder import Embedder
-from vision.finder import Found, tile_crops
+from vision.finder import Found, cut_quad, tile_crops, tile_quads
 from vision.identify import Identity, Recogniser
 from vision.image import Image
 
@@ -41,50 +41,66 @@ BATCH_TILES = 8
 Vectors = NDArray[np.float32]
 
 
+Embedded = tuple[list[Image], Vectors]  # crops and their unit vectors
+
+
 class _Run(Protocol):
     def take_back(self) -> bool:
         """Whether the run was not begun, and is now the caller's (:meth:`here`)."""
 
-    def here(self) -> Vectors:
+    def here(self) -> Embedded:
         """The run done on the calling thread."""
 
-    def vectors(self) -> Vectors:
-        """The crops' unit vectors, waiting for the run if need be."""
+    def result(self) -> Embedded:
+        """The crops and their vectors, waiting for the run if need be."""
 
 
 class _ThreadRun:
-    """A run on the scan's second thread (the network's input made here)."""
+    """A run on the scan's second thread (the crops cut and the network's input made here)."""
 
     def __init__(self, worker: ThreadPoolExecutor, embedder: Embedder, crops: list[Image]):
-        self._embedder = embedder
+        self._embedder, self._crops = embedder, crops
         self._blob = embedder.blob(crops)
         self._future: Future[Vectors] = worker.submit(embedder.forward, self._blob, True)
 
     def take_back(self) -> bool:
         return self._future.cancel()
 
-    def here(self) -> Vectors:
-        return self._embedder.vectors(self._embedder.forward(self._blob, True))
+    def here(self) -> Embedded:
+        return self._crops, self._embedder.vectors(self._embedder.forward(self._blob, True))
 
-    def vectors(self) -> Vectors:
-        return self._embedder.vectors(self._future.result())
+    def result(self) -> Embedded:
+        return self._crops, self._embedder.vectors(self._future.result())
 
 
 class _ProcessRun:
-    """A run in the network's process; done here when that process could not."""
+    """A run in the network's process, on crops it was given or cuts itself from the shared
+    frame at ``quads``; done here when that process could not."""
 
-    def __init__(self, run: Run, embedder: Embedder, crops: list[Image]):
+    def __init__(
+        self,
+        run: Run,
+        embedder: Embedder,
+        crops: list[Image] | None,
+        quads: NDArray[np.float32] | None = None,
+        frame: Image | None = None,
+    ):
         self._run, self._embedder, self._crops = run, embedder, crops
+        self._quads, self._frame = quads, frame
 
     def take_back(self) -> bool:
         return self._run.take_back()
 
-    def here(self) -> Vectors:
-        return self._embedder.embed(self._crops, shared=True)
+    def here(self) -> Embedded:
+        crops = self._crops
+        if crops is None:
+            assert self._quads is not None and self._frame is not None
+            crops = [cut_quad(self._frame, quad) for quad in self._quads]
+        return crops, self._embedder.embed(crops, shared=True)
 
-    def vectors(self) -> Vectors:
+    def result(self) -> Embedded:
         try:
-            return self._run.vectors()
+            return self._run.result()
         except WorkerGone:
             return self.here()
 
@@ -107,12 +123,14 @@ class EmbedAhead:
         assert not recogniser.shift_px, "each crop's vector is the network's own"
         self._worker = worker
         self._process = process if process is not None and process.begin() else None
+        # The process cuts the crops itself from a copy of the frame, where it fits.
+        self._shared = self._process is not None and self._process.share_frame(frame, worker)
         self._frame = frame
         self._calibration = calibration
         self._recogniser = recogniser
         self._batch = batch
         self._waiting: list[Found] = []
-        self._runs: list[tuple[list[Found], list[Image], _Run]] = []
+        self._runs: list[tuple[list[Found], _Run]] = []
 
     @property
     def in_process(self) -> bool:
@@ -129,15 +147,22 @@ class EmbedAhead:
         self._waiting += tiles
         if len(self._waiting) >= self._batch:
             tiles, self._waiting = self._waiting, []
-            crops = tile_crops(self._frame, self._calibration, tiles)
-            embedder = self._recogniser.embedder
-            run: _Run | None = None
-            if self._process is not None:
-                away = self._process.submit(crops)
-                run = None if away is None else _ProcessRun(away, embedder, crops)
-            if run is None:
-                run = _ThreadRun(self._worker, embedder, crops)
-            self._runs.append((tiles, crops, run))
+            self._runs.append((tiles, self._run(tiles)))
+
+    def _run(self, tiles: list[Found]) -> _Run:
+        """The network's run on ``tiles``: in its process where it can, else on the thread."""
+        embedder = self._recogniser.embedder
+        if self._process is not None and self._shared:
+            quads = tile_quads(self._calibration, tiles)
+            away = self._process.submit_quads(quads)
+            if away is not None:
+                return _ProcessRun(away, embedder, None, quads, self._frame)
+        crops = tile_crops(self._frame, self._calibration, tiles)
+        if self._process is not None:
+            away = self._process.submit(crops)
+            if away is not None:
+                return _ProcessRun(away, embedder, crops)
+        return _ThreadRun(self._worker, embedder, crops)
 
     def identities(self, tiles: list[Found]) -> list[Identity]:
         """The identity of each of ``tiles`` (the finder's, in its order). Those not yet run
@@ -164,21 +189,21 @@ class EmbedAhead:
     def _gather(
         self,
         embedder: Embedder,
-        runs: list[tuple[list[Found], list[Image], _Run]],
+        runs: list[tuple[list[Found], _Run]],
         tiles: list[Found],
     ) -> dict[int, tuple[Image, Vectors]]:
         """Each tile's crop and vector, by the tile's id."""
-        taken_back: dict[int, Vectors] = {}
+        taken_back: dict[int, Embedded] = {}
         for k in reversed(range(len(runs))):
-            if not runs[k][2].take_back():
+            if not runs[k][1].take_back():
                 break  # begun or done: so are the ones before it
-            taken_back[k] = runs[k][2].here()
-        handed = {id(t) for batch, _, _ in runs for t in batch}
+            taken_back[k] = runs[k][1].here()
+        handed = {id(t) for batch, _ in runs for t in batch}
         rest = [t for t in tiles if id(t) not in handed]
         crops = tile_crops(self._frame, self._calibration, rest)
         vectors = embedder.embed(crops, shared=bool(runs))
         ready = dict(zip(map(id, rest), zip(crops, vectors, strict=True), strict=True))
-        for k, (batch, crops, run) in enumerate(runs):
-            vectors = taken_back[k] if k in taken_back else run.vectors()
+        for k, (batch, run) in enumerate(runs):
+            crops, vectors = taken_back[k] if k in taken_back else run.result()
             ready.update(zip(map(id, batch), zip(crops, vectors, strict=True), strict=True))
         return ready

@@ -33,6 +33,7 @@ import threading
 import time
 import weakref
 from collections.abc import Sequence
+from concurrent.futures import Executor, Future
 from multiprocessing import shared_memory
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 SLOTS = 32  # runs in flight in one scan (a table's ~70 tiles are ~9 runs)
 SLOT_CROPS = 32  # crops a run holds at most
 DIM = 64  # the embedding's length
+FRAME_BYTES = 2304 * 1296 * 3  # the largest frame whose tiles the process cuts itself
 RUN_TIMEOUT_S = 5.0  # a run of 32 crops takes ~5 ms: a process this late is hung
 
 # A slot's state, in the shared memory: which side does its run. The process marks a slot it
@@ -55,10 +57,11 @@ RUN_TIMEOUT_S = 5.0  # a run of 32 crops takes ~5 ms: a process this late is hun
 # then both run it, to the same vectors, and the caller keeps its own.
 FREE, QUEUED, RUNNING, TAKEN = 0, 1, 2, 3
 
-# The pipes' records: to the process a run (number, slot, crops; number 0 ends it), from it
-# an answer (number, 1 ran / 0 not / -1 failed, its CPU seconds so far); number 0 answers
-# "ready" with its process id.
-REQUEST = struct.Struct("<iii")
+# The pipes' records: to the process a run (number, slot, crops, and 1 when it cuts them
+# from the shared frame at the slot's corners; number 0 ends it), from it an answer (number,
+# 1 ran / 0 not / -1 failed, its CPU seconds so far); number 0 answers "ready" with its
+# process id.
+REQUEST = struct.Struct("<iiii")
 ANSWER = struct.Struct("<iid")
 
 Vectors = NDArray[np.float32]
@@ -72,10 +75,16 @@ def layout() -> dict[str, tuple[int, tuple[int, ...], Any]]:
     """The shared memory's arrays: name -> (offset, shape, dtype)."""
     crops = (SLOTS, SLOT_CROPS, CROP_H, CROP_W, 3)
     vectors_at = SLOTS * SLOT_CROPS * CROP_H * CROP_W * 3
-    state_at = vectors_at + SLOTS * SLOT_CROPS * DIM * 4
+    quads_at = vectors_at + SLOTS * SLOT_CROPS * DIM * 4
+    size_at = quads_at + SLOTS * SLOT_CROPS * 8 * 4
+    frame_at = size_at + 2 * 4
+    state_at = frame_at + FRAME_BYTES
     return {
         "crops": (0, crops, np.uint8),
         "vectors": (vectors_at, (SLOTS, SLOT_CROPS, DIM), np.float32),
+        "quads": (quads_at, (SLOTS, SLOT_CROPS, 4, 2), np.float32),
+        "frame_size": (size_at, (2,), np.int32),  # the shared frame's height and width
+        "frame": (frame_at, (FRAME_BYTES,), np.uint8),
         "state": (state_at, (SLOTS,), np.int8),
     }
 
@@ -107,6 +116,9 @@ class NetworkProcess:
             arrays["vectors"],
             arrays["state"],
         )
+        self._quads, self._frame = arrays["quads"], arrays["frame"]
+        self._frame_size = arrays["frame_size"]
+        self._frame_copied: Future[None] | None = None
         self._user = threading.Lock()  # one scan at a time
         self._child: subprocess.Popen[bytes] | None = None
         self._ready = False
@@ -196,26 +208,56 @@ class NetworkProcess:
             self._user.release()
             return False
         self._next_slot = 0
+        self._frame_copied = None
         return True
 
     def end(self) -> None:
         """Give the process back (runs not gathered are answered before the next scan)."""
         self._user.release()
 
+    def share_frame(self, frame: Image, helper: Executor) -> bool:
+        """Copy ``frame`` into the shared memory on ``helper`` (numpy lets go of the
+        interpreter meanwhile), for :meth:`submit_quads`; False when it does not fit."""
+        if frame.nbytes > FRAME_BYTES or frame.dtype != np.uint8 or not frame.flags.c_contiguous:
+            return False
+        h, w = frame.shape[:2]
+        self._frame_size[:] = (h, w)
+        target = self._frame[: frame.nbytes].reshape(frame.shape)
+        self._frame_copied = helper.submit(np.copyto, target, frame)
+        return True
+
+    def submit_quads(self, quads: NDArray[np.float32]) -> Run | None:
+        """A run of the network on the tiles at ``quads`` (N x 4 x 2, frame pixels) of the
+        frame shared (:meth:`share_frame`): the process cuts their crops, into the slot,
+        as :func:`vision.finder.cut_quad` does here. None as for :meth:`submit`."""
+        n = len(quads)
+        copied = self._frame_copied
+        if copied is None or not self._can_take(n):
+            return None
+        copied.result()
+        self._quads[self._next_slot, :n] = quads
+        return self._send(n, True)
+
+    def _can_take(self, n: int) -> bool:
+        return 0 < n <= SLOT_CROPS and self._next_slot < SLOTS and self._ready
+
     def submit(self, crops: Sequence[Image]) -> Run | None:
         """A run of the network on ``crops`` (each CROP_H x CROP_W x 3), begun in the
         process; None when it cannot take it (no slot left, too many crops, not ready)."""
         n = len(crops)
-        if not 0 < n <= SLOT_CROPS or self._next_slot >= SLOTS or not self._ready:
+        if not self._can_take(n):
             return None
+        for k, crop in enumerate(crops):
+            self._crops[self._next_slot, k] = crop
+        return self._send(n, False)
+
+    def _send(self, n: int, cut: bool) -> Run | None:
         assert self._child is not None and self._child.stdin is not None
         slot = self._next_slot
-        for k, crop in enumerate(crops):
-            self._crops[slot, k] = crop
         self._seq += 1
         self._state[slot] = QUEUED
         try:
-            self._child.stdin.write(REQUEST.pack(self._seq, slot, n))
+            self._child.stdin.write(REQUEST.pack(self._seq, slot, n, int(cut)))
             self._child.stdin.flush()
         except (OSError, ValueError):  # it died: this run and the rest go elsewhere
             self._pending.clear()
@@ -231,12 +273,12 @@ class NetworkProcess:
         self._state[slot] = TAKEN
         return True
 
-    def _wait(self, seq: int, slot: int, n: int) -> Vectors:
+    def _wait(self, seq: int, slot: int, n: int) -> tuple[list[Image], Vectors]:
         while seq in self._pending:
             self._receive()
         if not self._answers.pop(seq, False):
             raise WorkerGone("the network's process did not run the crops")
-        return self._vectors[slot, :n].copy()
+        return list(self._crops[slot, :n].copy()), self._vectors[slot, :n].copy()
 
     def _read(self, wait_s: float) -> tuple[int, int, float] | None:
         """One answer, if one comes within ``wait_s``; EOFError when the pipe is closed."""
@@ -288,6 +330,10 @@ class Run:
     def vectors(self) -> Vectors:
         """The crops' unit vectors, once the process has run them; :class:`WorkerGone`
         when it could not."""
+        return self.result()[1]
+
+    def result(self) -> tuple[list[Image], Vectors]:
+        """The crops (cut by the process, or as given) and their unit vectors."""
         return self._owner._wait(self._seq, self._slot, self._n)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 
 from vision.embed_process import ANSWER, QUEUED, REQUEST, RUNNING, shared_arrays
+from vision.finder.crops import cut_quad
 
 
 def _read_exactly(fd: int, size: int) -> bytes:
@@ -38,6 +39,7 @@ def serve(memory_name: str, onnx_path: Path, quantised: bool) -> int:
     resource_tracker.unregister(memory._name, "shared_memory")  # type: ignore[attr-defined]
     arrays = shared_arrays(memory.buf)
     crops, vectors, state = arrays["crops"], arrays["vectors"], arrays["state"]
+    quads, frame, frame_size = arrays["quads"], arrays["frame"], arrays["frame_size"]
     embedder = Embedder(onnx_path, threads=1, runtime="onnxruntime", quantised=quantised)
     inp, out = sys.stdin.fileno(), sys.stdout.fileno()
     os.write(out, ANSWER.pack(0, os.getpid(), time.process_time()))
@@ -45,13 +47,18 @@ def serve(memory_name: str, onnx_path: Path, quantised: bool) -> int:
         record = _read_exactly(inp, REQUEST.size)
         if not record:
             break
-        seq, slot, n = REQUEST.unpack(record)
+        seq, slot, n, cut = REQUEST.unpack(record)
         if seq == 0:
             break
         ran = 0
         if state[slot] == QUEUED:
             state[slot] = RUNNING
             try:
+                if cut:
+                    h, w = (int(v) for v in frame_size)
+                    image = frame[: h * w * 3].reshape(h, w, 3)
+                    for k in range(n):
+                        crops[slot, k] = cut_quad(image, quads[slot, k])
                 output = embedder.forward(embedder.blob(list(crops[slot, :n])))
                 vectors[slot, :n] = embedder.vectors(output)
                 ran = 1
@@ -59,7 +66,7 @@ def serve(memory_name: str, onnx_path: Path, quantised: bool) -> int:
                 print(f"network run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
                 ran = -1
         os.write(out, ANSWER.pack(seq, ran, time.process_time()))
-    del crops, vectors, state, arrays
+    del crops, vectors, state, quads, frame, frame_size, arrays
     memory.close()
     return 0
 

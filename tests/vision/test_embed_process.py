@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from tests.waiting import wait_until
 from vision.calibration import calibrate
 from vision.embed_process import NetworkProcess
 from vision.embedder import Embedder
-from vision.finder import find, tile_crops
+from vision.finder import find, tile_crops, tile_quads
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.scan import Scanner, load_scanner
 from vision.synth.render import Rendered
@@ -62,6 +63,18 @@ def test_the_process_gives_the_vectors_the_scans_own_threads_give(table: Rendere
             assert run is not None
             assert np.array_equal(run.vectors(), embedder.embed(batch, shared=True))
         process.end()
+        # The tiles cut by the process from the shared frame: the crops cut here, to the bit.
+        tiles = [f for f in find(table.image, cal) if f.kind == "tile"][:20]
+        with ThreadPoolExecutor(1) as helper:
+            assert process.begin()
+            assert process.share_frame(table.image, helper)
+            run = process.submit_quads(tile_quads(cal, tiles))
+            assert run is not None
+            cut, vectors = run.result()
+            process.end()
+        here = tile_crops(table.image, cal, tiles)
+        assert all(np.array_equal(a, b) for a, b in zip(cut, here, strict=True))
+        assert np.array_equal(vectors, embedder.embed(here, shared=True))
         assert process.cpu_s() > 0
     finally:
         process.close()
