@@ -166,9 +166,10 @@ class Scanner:
     of any second look are. The same result, sooner on two cores. The thread is started on
     first use; :meth:`close` ends it.
 
-    ``away=True`` (with ``ahead``): the network runs in a process of its own where ONNX
-    Runtime runs it (vision/embed_process.py), started with the scanner and shared by every
-    scanner of the same recogniser; the runs go to the second thread until it is ready.
+    ``away=True`` (with ``ahead``; by default ``threads.network_process``): the network runs
+    in a process of its own where ONNX Runtime runs it (vision/embed_process.py), started
+    with the scanner and shared by every scanner of the same recogniser; the runs go to the
+    second thread until it is ready.
     ``owns_recogniser``: :meth:`close` ends that process too (:func:`load_scanner`'s
     scanners, whose recogniser is theirs alone).
 
@@ -182,7 +183,7 @@ class Scanner:
         cache: bool = False,
         ahead: bool = True,
         threads: ScanThreads = SCAN_THREADS,
-        away: bool = True,
+        away: bool | None = None,
         owns_recogniser: bool = False,
     ) -> None:
         threads.apply()
@@ -193,6 +194,7 @@ class Scanner:
         self.ahead = ahead
         self.owns_recogniser = owns_recogniser
         self._worker: ThreadPoolExecutor | None = None
+        away = threads.network_process if away is None else away
         self._process = recogniser.embedder.network_process() if ahead and away else None
 
     def close(self) -> None:

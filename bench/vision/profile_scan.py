@@ -111,7 +111,7 @@ def _nothing() -> Iterator[None]:
 
 
 TIMELINE = Timeline()
-# Scanner's keywords for where the network runs (``--thread``: on the scan's second thread).
+# Scanner's keywords for where the network runs (``--network``).
 AWAY: dict[str, bool] = {}
 
 
@@ -261,13 +261,15 @@ def main() -> int:
     )
     parser.add_argument("--json", type=Path)
     parser.add_argument(
-        "--thread",
-        action="store_true",
-        help="the network on the scan's second thread, not in a process of its own",
+        "--network",
+        choices=("default", "thread", "process"),
+        default="default",
+        help="where the network runs: the service's setting (MJTABLE_NETWORK_PROCESS), the "
+        "scan's second thread, or a process of its own",
     )
     args = parser.parse_args()
-    if args.thread:
-        AWAY["away"] = False
+    if args.network != "default":
+        AWAY["away"] = args.network == "process"
     threads = ScanThreads(args.opencv_threads, args.switch_interval)
     threads.apply()  # before the network loads: its sessions take OpenCV's setting
     embedder = Embedder()
@@ -275,7 +277,7 @@ def main() -> int:
         "load_average": os.getloadavg(),
         "opencv_threads": cv2.getNumThreads(),
         "switch_interval_s": sys.getswitchinterval(),
-        "network": "second thread" if args.thread else "own process",
+        "network": args.network,
         "sets": [
             profile_scans(
                 art, args.frames, args.repeat, args.seed, embedder, args.cprofile, threads

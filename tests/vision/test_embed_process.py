@@ -23,6 +23,7 @@ from vision.finder import find, tile_crops, tile_quads
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.scan import Scanner, load_scanner
 from vision.synth.render import Rendered
+from vision.threads import SCAN_THREADS, ScanThreads
 
 from .conftest import rendered_table
 
@@ -87,7 +88,7 @@ def test_a_scan_with_the_network_in_its_process_names_every_tile_alike(
     busy = rendered_table(512, "kde-traditional", discards=60, hand=1.0)
     for rendered in (table, busy):
         cal = calibrate(rendered.image, rendered.geometry)
-        scanner = Scanner(cal, default)
+        scanner = Scanner(cal, default, away=True)
         assert scanner.wait_ready(60)
         before = scanner.network_cpu_s()
         seen = scanner.scan(rendered.image)
@@ -96,7 +97,7 @@ def test_a_scan_with_the_network_in_its_process_names_every_tile_alike(
         assert seen.to_json() == alone.to_json()
         assert len(seen.tiles) > 40
         # The live cache's scans put half their crops there.
-        with Scanner(cal, default, cache=True) as cached:
+        with Scanner(cal, default, cache=True, away=True) as cached:
             assert cached.scan(rendered.image).to_json() == alone.to_json()
 
 
@@ -105,7 +106,7 @@ def test_a_process_killed_during_a_scan_is_started_again_and_the_scan_answers(
 ) -> None:
     cal = calibrate(table.image, table.geometry)
     expected = Scanner(cal, default, away=False).scan(table.image).to_json()
-    scanner = Scanner(cal, default)
+    scanner = Scanner(cal, default, away=True)
     assert scanner.wait_ready(60)
     process = default.embedder.network_process()
     assert process is not None
@@ -129,7 +130,7 @@ def test_a_process_killed_during_a_scan_is_started_again_and_the_scan_answers(
 
 def test_closing_the_services_scanner_ends_its_network_process(table: Rendered) -> None:
     cal = calibrate(table.image, table.geometry)
-    scanner = load_scanner(cal, DEFAULT_MODEL_DIR)
+    scanner = load_scanner(cal, DEFAULT_MODEL_DIR, threads=ScanThreads(network_process=True))
     assert scanner.wait_ready(60)
     process = scanner.recogniser.embedder.network_process()
     assert process is not None and process.pid is not None
@@ -140,6 +141,18 @@ def test_closing_the_services_scanner_ends_its_network_process(table: Rendered) 
     scanner.close()
     assert _gone(pid)  # closed and waited for
     assert not memory.exists()  # the shared memory freed
+
+
+def test_the_network_process_is_off_unless_asked_for() -> None:
+    """On two shared cores it was no sooner and cost more CPU: the default is the thread."""
+    assert not SCAN_THREADS.network_process or os.environ.get("MJTABLE_NETWORK_PROCESS") == "1"
+    script = "from vision.threads import SCAN_THREADS; print(SCAN_THREADS.network_process)"
+    for value, expected in (("1", "True"), ("0", "False"), ("", "False")):
+        env = dict(os.environ, MJTABLE_NETWORK_PROCESS=value)
+        out = subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        assert out.stdout.strip() == expected
 
 
 def test_the_network_process_ends_when_the_scanners_process_is_killed() -> None:
