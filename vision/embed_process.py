@@ -51,6 +51,9 @@ SLOT_CROPS = 32  # crops a run holds at most
 DIM = 64  # the embedding's length
 FRAME_BYTES = 2304 * 1296 * 3  # the largest frame whose tiles the process cuts itself
 RUN_TIMEOUT_S = 5.0  # a run of 32 crops takes ~5 ms: a process this late is hung
+# Processes that end before they are ready, in a row, before none is started again (the
+# runs stay on the scan's second thread).
+MAX_FAILED_STARTS = 3
 
 # A slot's state, in the shared memory: which side does its run. The process marks a slot it
 # begins; the caller marks one it takes back. Both may see it queued at the same instant:
@@ -131,6 +134,7 @@ class NetworkProcess:
         self._cpu_now = 0.0
         self._unread = b""
         self.restarts = 0
+        self._failed_starts = 0
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._start()
 
@@ -164,10 +168,13 @@ class NetworkProcess:
         try:
             answer = self._read(wait_s)
         except EOFError:
-            log.warning("the network's process failed to start (exit %s)", self._child.poll())
+            self._failed_starts += 1
+            log.warning("the network's process failed to start (exit %s)", self._child.wait())
+            self._restart()
             return False
         if answer is not None:
             self._ready = answer[0] == 0 and answer[1] == self._child.pid
+            self._failed_starts = 0 if self._ready else self._failed_starts
         return self._ready
 
     def cpu_s(self) -> float:
@@ -180,17 +187,27 @@ class NetworkProcess:
         if self._finalizer is not None:
             self._finalizer()
 
+    @property
+    def closed(self) -> bool:
+        """Whether the process was ended for good (closed, or failing to start)."""
+        return self._closed
+
     def _restart(self) -> None:
-        """Kill the process (dead or hung) and start another; its runs are the caller's."""
+        """Kill the process (dead or hung) and start another; its runs are the caller's.
+        One that keeps failing to start is not started again."""
         assert self._child is not None and self._finalizer is not None
-        self._finalizer.detach()
-        _end(self._child)
         self._cpu_before += self._cpu_now
         self._cpu_now = 0.0
-        if not self._closed:
-            self.restarts += 1
-            log.warning("the network's process stopped; starting another")
-            self._start()
+        if self._closed or self._failed_starts >= MAX_FAILED_STARTS:
+            if not self._closed:
+                log.error("the network's process fails to start: the scan's thread runs it")
+            self.close()  # the process ended, the memory freed
+            return
+        self._finalizer.detach()
+        _end(self._child)
+        self.restarts += 1
+        log.warning("the network's process stopped; starting another")
+        self._start()
 
     # One scan's runs.
 

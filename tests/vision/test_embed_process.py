@@ -128,6 +128,17 @@ def test_a_process_killed_during_a_scan_is_started_again_and_the_scan_answers(
     assert scanner.scan(table.image).to_json() == expected  # the new process serves
 
 
+def test_a_process_that_cannot_load_its_model_is_given_up_and_its_memory_freed(
+    tmp_path: Path,
+) -> None:
+    process = NetworkProcess(tmp_path / "missing.onnx", quantised=True)
+    memory = Path("/dev/shm") / process._memory.name
+    assert wait_until(lambda: not process.ready(0.5) and process.closed, timeout=60)
+    assert process.restarts == 2  # three starts in all
+    assert not process.begin()
+    assert not memory.exists()
+
+
 def test_closing_the_services_scanner_ends_its_network_process(table: Rendered) -> None:
     cal = calibrate(table.image, table.geometry)
     scanner = load_scanner(cal, DEFAULT_MODEL_DIR, threads=ScanThreads(network_process=True))
