@@ -221,6 +221,11 @@ class American:
     ruleset: str
     card: CompiledCard = field(repr=False)
 
+    def __post_init__(self) -> None:
+        # The family's messages decode once it is at hand: a log or a store read through it
+        # holds them (engine.messages).
+        from engine.american import commands, events  # noqa: F401
+
     def new_hand(self, mode: Mode, *, hand: int = 1,
                  prevailing: Seat | None = Seat.E) -> tuple[AmericanHand, Sequence[Event]]:
         from engine.american.family import options_for
