@@ -57,6 +57,11 @@ class LoggedHand:
     digest: str | None = None
 
 
+# What a hand's recorded start can make the engine raise when it cannot be rebuilt from it (the
+# engine's own errors are ValueErrors): the hand is a mismatch, the log is still read.
+CANNOT_REBUILD = (ValueError, KeyError, IndexError, TypeError)
+
+
 @dataclass(frozen=True)
 class ReplayedHand:
     """One logged hand rebuilt and checked: ``events``, how many the family counts in it;
@@ -127,7 +132,7 @@ def check_hand(logged: LoggedHand, where: str) -> ReplayedHand:
         state = rebuild(logged.events)
     except MalformedInput as exc:
         raise MalformedInput(f"{where}: {exc.where}", exc.message) from None
-    except (EngineError, KeyError, IndexError, TypeError) as exc:
+    except CANNOT_REBUILD as exc:  # e.g. a ruleset the engine does not know
         return ReplayedHand(len(logged.events), unbuilt=str(exc))
     return ReplayedHand(len(logged.events), _problems(state, logged))
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from engine.american.compiled import CompiledCard
 from engine.american.game import AmericanHand, AmericanOptions, new_hand
 from engine.errors import MalformedInput
-from engine.record import ReplayedHand
+from engine.record import CANNOT_REBUILD, ReplayedHand
 from engine.rulesets import AMERICAN
 
 if TYPE_CHECKING:
@@ -124,4 +124,6 @@ def _play_recorded(state: AmericanHand, queue: Sequence[Event], where: str,
                 break
     except EngineError as exc:
         problems.append(f"the engine refuses the recorded play: {exc}")
+    except CANNOT_REBUILD as exc:  # a hand rebuilt from a tampered start runs out of wall
+        problems.append(f"the recorded play cannot be applied again: {exc!r}")
     return state

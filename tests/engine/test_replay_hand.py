@@ -119,3 +119,21 @@ def test_a_dealt_hand_missing_from_the_american_log_names_the_seats() -> None:
     with pytest.raises(MalformedInput, match="a Dealt event for each of E, S, W, N") as caught:
         players.replay(_edited(lines, 0, {"public": public}), default_card)
     assert caught.value.where == "hand 0 (line 1)"
+
+
+def test_a_log_the_engine_cannot_rebuild_is_answered_not_crashed_on() -> None:
+    """A classical hand naming a ruleset the engine does not know cannot be rebuilt; an
+    American hand whose recorded wall is cut short runs out of tiles when replayed. Each is a
+    mismatch of its own hand, and the other hands are still checked."""
+    lines = _log("code1924/mixed", 4)
+    report = players.replay(_edited(lines, 0, {"ruleset": "bogus"}), _no_card)
+    assert report["matched"] == 1 and report["mismatches"][0]["hand"] == 0
+    assert report["mismatches"][0]["problem"].startswith("cannot rebuild: unknown ruleset 'bogus'")
+
+    lines = _log("american", 4)
+    started = json.loads(lines[0])
+    short = {**started["private"], "wall": []}
+    report = players.replay(_edited(lines, 0, {"private": short}), default_card)
+    assert report["matched"] == 1 and report["mismatches"][0]["hand"] == 0
+    assert any(p.startswith("the recorded play cannot be applied again: IndexError")
+               for p in report["mismatches"][0]["problems"])
