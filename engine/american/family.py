@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 from engine.american.compiled import CompiledCard
 from engine.american.game import AmericanHand, AmericanOptions, new_hand
 from engine.errors import MalformedInput
-from engine.record import CANNOT_REBUILD, ReplayedHand
 from engine.rulesets import AMERICAN
 
 if TYPE_CHECKING:
     from engine.events import Event
-    from engine.record import LoggedHand
+    from engine.record import LoggedHand, ReplayedHand
 
 NAMES = tuple(AMERICAN)
 
@@ -69,6 +68,7 @@ def check_hand(card: CompiledCard, logged: LoggedHand, where: str) -> ReplayedHa
     with no recorded deal raises ``MalformedInput`` naming ``where``."""
     from engine.american import events as ev
     from engine.american.game import digest, public_view
+    from engine.record import ReplayedHand
 
     recorded = [e for e in logged.events if isinstance(e, ev.AmericanEvent)]
     first = logged.events[0] if logged.events else None
@@ -104,6 +104,7 @@ def _play_recorded(state: AmericanHand, queue: Sequence[Event], where: str,
     from engine.american.game import apply
     from engine.errors import EngineError
     from engine.family import decode_command
+    from engine.record import CANNOT_REBUILD
 
     i = 0
     try:
