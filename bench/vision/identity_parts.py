@@ -17,7 +17,7 @@ import collections
 import copy
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -188,10 +188,27 @@ def identity_by_width(
     """Part 1 again at fixed tile widths in the camera's pixels, enrolment photos and test
     crops alike (the owner enrols with the table's own camera): how the held-out sets' top-1
     depends on the pixels a tile covers, which the camera's resolution and height decide."""
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = collections.defaultdict(dict)
+    for case in width_cases(embedder, per_kind, widths, rng):
+        out[case.name][str(case.width)] = _score(case.recogniser, case.crops, case.truth)
+    return dict(out)
+
+
+class WidthCase(NamedTuple):
+    name: str
+    width: int
+    recogniser: Recogniser
+    crops: list[np.ndarray]
+    truth: list[str]
+
+
+def width_cases(
+    embedder: Embedder, per_kind: int, widths: list[int], rng: np.random.Generator
+) -> Iterator[WidthCase]:
+    """Each held-out set at each width: the set enrolled there (``new``) and its test crops,
+    drawn from ``rng`` in the same order every time (bench/vision/crossings.py replays them)."""
     for name in HELD_OUT:
         faces = load_set(name)
-        out[name] = {}
         for width in widths:
             enrol = [
                 (lab, synthetic_crop(f, rng, camera_width=width))
@@ -204,8 +221,7 @@ def identity_by_width(
                 for _ in range(per_kind)
             ]
             new = recognisers(embedder, enrol)["new"]
-            out[name][str(width)] = _score(new, [c for _, c in tests], [lab for lab, _ in tests])
-    return out
+            yield WidthCase(name, width, new, [c for _, c in tests], [lab for lab, _ in tests])
 
 
 def mixed_sets(
