@@ -24,6 +24,10 @@ from vision.identity import (
 )
 
 BARS_FILE = "gate_bars.json"
+# The kinds a set's flowers and seasons have been named as, sure and near their prototypes
+# (bench/vision/crossings.py): the dragons and the one bamboo, pictures each maker draws its
+# own way.
+NEAR_BONUS = ("RD", "GD", "WD", "1B")
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,19 @@ class GateBars:
     ``near_bonus``: a first look naming a suit or honour with this much of its probability on
     the bonus tiles is never put among the bonus tiles unless the reader names the very bonus
     tile the first look put first (or the first look is ``certain_side``).
+
+    ``keep_similarity``: the first look's own bonus tile is kept on the bonus side only when
+    the crop is this like its prototypes, or the reader reads that very tile (``agree`` of
+    its bonus probability): a green dragon of a set far from every one enrolled was named a
+    flower 0.7 sure while the reader read a season.
+
+    ``reader_veto``: put among the other kinds, a crop the reader gives this much bonus
+    probability is abstained on, however like its prototypes (a flower named green dragon
+    0.998 sure, the reader 0.82 sure of a bonus tile).
+
+    ``near_share``: a first look naming a dragon or the one bamboo, the kinds most often
+    confused with a set's bonus pictures (:data:`NEAR_BONUS`), is read by the reader from
+    this bonus share on (``gate_share`` for the other kinds).
     """
 
     keep_first_look_above: float = 0.7
@@ -89,6 +106,9 @@ class GateBars:
     clear_read: float = 0.3
     number_read: float = 0.7
     near_bonus: float = 1.01  # above any probability: off
+    keep_similarity: float = 0.0
+    reader_veto: float = 1.01  # above any probability: off
+    near_share: float = 0.01
 
     @classmethod
     def from_file(cls, path: Path) -> GateBars:
@@ -137,6 +157,8 @@ def gated(first: Identity, bars: GateBars | None = None) -> bool:
         return True
     if first.best in BONUS_KINDS:
         return first.confidence < bars.gate_below
+    if first.best in NEAR_BONUS:
+        return first.bonus_share >= min(bars.near_share, bars.gate_share)
     return first.bonus_share >= bars.gate_share
 
 
@@ -180,6 +202,8 @@ def gate(
         return _how(first.abstained(SIDES), "near bonus, reader elsewhere")
     if evidence > 0 or certain:
         return _bonus_side(first, reading, threshold, bars)
+    if reading.bonus_probability >= bars.reader_veto:
+        return _how(first.abstained(SIDES), "other, reader vetoes")
     return _other_side(first, threshold)
 
 
@@ -233,7 +257,7 @@ def _bonus_side(
     tile if it named one; else the reading by parts (:func:`_fused`); else the bonus kind
     both looks put first, when each gives it at least ``agree`` of its bonus probability and
     the crop is like something enrolled; else an abstention."""
-    named = first.label in BONUS_KINDS
+    named = first.label in BONUS_KINDS and _kept(first, reading, bars)
     if named and first.confidence >= bars.keep_first_look_above:
         return _how(first, "bonus: first look kept")
     read = reading.best_bonus
@@ -254,6 +278,17 @@ def _bonus_side(
         answer = replace(first, label=reading.best_bonus, best=reading.best_bonus)
         return _how(answer, "bonus: both looks agree")
     return _how(first.abstained(NUMBER if sure_name else UNREAD), "bonus: unread")
+
+
+def _kept(first: Identity, reading: BonusReading, bars: GateBars) -> bool:
+    """Whether the first look's own bonus tile may stand: the crop is ``keep_similarity``
+    like its prototypes, the first look is ``certain_side`` of the side, or the reader reads
+    that very tile with ``agree`` of its bonus probability."""
+    return (
+        first.similarity >= bars.keep_similarity
+        or first.bonus_share >= bars.certain_side
+        or (reading.best_bonus == first.label and reading.best_bonus_share >= bars.agree)
+    )
 
 
 def _fused(

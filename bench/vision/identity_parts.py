@@ -281,10 +281,6 @@ def _outside_the_bundle(
 ) -> dict[str, Any]:
     """``new`` (with and without the reader, and the other revision) on each training set's
     crops, that set's own art left out of the bundled prototypes."""
-    bundle = Recogniser.load(DEFAULT_MODEL_DIR)
-    owner = np.array([name for name in TRAIN_SETS for _ in _bundled_prototypes(name)])
-    if len(owner) != len(bundle.labels):
-        raise RuntimeError("the bundled prototypes are not the training sets' (rebuild them)")
     named: dict[str, list[Any]] = collections.defaultdict(list)
     truth: list[str] = []
     ordered: list[tuple[str, str, np.ndarray]] = []
@@ -292,13 +288,8 @@ def _outside_the_bundle(
         mine = [row for row in rows if row[0] == name]
         if not mine:
             continue
-        keep = owner != name
         crops = [c for *_, c in mine]
-        new = copy.copy(methods["new"])
-        new.background_labels = [
-            lab for lab, k in zip(new.background_labels, keep, strict=True) if k
-        ]
-        new.background = new.background[keep]
+        new = own_art_out(methods["new"], name)
         no_reader = copy.copy(new)
         no_reader.bonus_reader = None
         named["new"] += new.identify(crops)
@@ -311,6 +302,31 @@ def _outside_the_bundle(
     out: dict[str, Any] = {m: score_identities(ids, truth) for m, ids in named.items()}
     out["breakdown"] = breakdown_of(named["new"], ordered)
     return out
+
+
+def own_art_out(recogniser: Recogniser, name: str) -> Recogniser:
+    """A copy of ``recogniser`` whose bundled prototypes leave out the training set ``name``'s
+    own art (a table's set unlike anything bundled, as a real one is)."""
+    owner = _owners()
+    if len(owner) != len(recogniser.background_labels):
+        raise RuntimeError("the bundled prototypes are not the training sets' (rebuild them)")
+    keep = owner != name
+    out = copy.copy(recogniser)
+    out.background_labels = [
+        lab for lab, k in zip(recogniser.background_labels, keep, strict=True) if k
+    ]
+    out.background = recogniser.background[keep]
+    return out
+
+
+_OWNERS: list[np.ndarray] = []
+
+
+def _owners() -> np.ndarray:
+    """The training set each bundled prototype was enrolled from, in order."""
+    if not _OWNERS:
+        _OWNERS.append(np.array([n for n in TRAIN_SETS for _ in _bundled_prototypes(n)]))
+    return _OWNERS[0]
 
 
 def _bundled_prototypes(name: str) -> list[str]:
