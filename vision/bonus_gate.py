@@ -25,9 +25,9 @@ from vision.identity import (
 
 BARS_FILE = "gate_bars.json"
 # The kinds a set's flowers and seasons have been named as, sure and near their prototypes
-# (bench/vision/crossings.py): the dragons and the one bamboo, pictures each maker draws its
-# own way.
-NEAR_BONUS = ("RD", "GD", "WD", "1B")
+# (bench/vision/crossings.py, choose_bars.py): the dragons and the one bamboo, pictures each
+# maker draws its own way, and the blank spare (a drawn flower with a small name).
+NEAR_BONUS = ("RD", "GD", "WD", "1B", "BLANK")
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class GateBars:
     probability is abstained on, however like its prototypes (a flower named green dragon
     0.998 sure, the reader 0.82 sure of a bonus tile).
 
-    ``near_share``: a first look naming a dragon or the one bamboo, the kinds most often
+    ``near_share``: a first look naming a dragon, the one bamboo or a blank, the kinds most often
     confused with a set's bonus pictures (:data:`NEAR_BONUS`), is read by the reader from
     this bonus share on (``gate_share`` for the other kinds).
     """

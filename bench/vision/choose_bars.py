@@ -27,10 +27,14 @@ those looks through the gate itself.
 
 **The rule of choice**: every crop costs 0 named right, 1 abstained, ``WRONG_COST`` named
 wrong, ``CROSSING_COST`` named across the bonus line (a bonus tile as another kind, or the
-reverse). Starting from the defaults, each searched bar in turn takes the candidate value of
-least total cost (ties: the value nearest the default), twice over; a bar whose best value
-still crosses where another crosses less takes the one that crosses less. The reading by parts
-is held to a stricter bar than the name's (``fused_sure`` > ``read_sure``).
+reverse). Starting from the defaults, each tuned bar in turn takes its candidate value of
+fewest crossings and least cost, twice over, but leaves its value only for fewer crossings or
+a saving of ``SLACK`` of the crops (the gate decides a few crops in a hundred: smaller
+differences are noise). The reading by parts is taken at the lowest candidate bar above the
+name's (``fused_sure`` > ``read_sure``) that costs nothing. Crossings are too rare on the
+calibration group to choose the safety bars by (they only abstain or read more), so each
+takes, in turn, the strictest candidate that crosses no more, all of them together within one
+``SLACK`` of cost.
 """
 
 from __future__ import annotations
@@ -68,6 +72,19 @@ from vision.threads import SCAN_THREADS  # noqa: E402
 DRAWN_SEEDS = 60_000
 WRONG_COST = 4
 CROSSING_COST = 25
+# A bar leaves its value only for this share of the crops in cost (or for fewer crossings).
+SLACK = 0.001
+# The bars that only ever abstain or read more, and which way is stricter (+1: higher).
+SAFETY = {"reader_veto": -1, "near_share": -1, "keep_similarity": 1, "near_bonus": -1}
+TUNED = (
+    "side_margin",
+    "read_sure",
+    "unlike_below",
+    "doubt",
+    "clear_share",
+    "clear_read",
+    "fused_lean",
+)
 # The bars searched, and their candidate values (the others keep their defaults).
 SEARCH: dict[str, tuple[float, ...]] = {
     "side_margin": (1.0, 1.5, 2.0, 2.5, 3.0),
@@ -228,20 +245,36 @@ def allowed(bars: GateBars) -> bool:
 
 
 def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> GateBars:
-    """The rule of choice (the module's doc): each searched bar in turn, fewest crossings,
-    then least cost, then nearest the value it had."""
+    """The rule of choice (the module's doc)."""
+    crops = sum(len(looks) for looks in groups.values())
+    slack = SLACK * crops
     bars = start
     for _ in range(passes):
-        for name, values in SEARCH.items():
-            now = getattr(bars, name)
-            trials = []
-            for value in values:
-                trial = dataclasses.replace(bars, **{name: value})
-                if allowed(trial):
-                    trials.append((*total(groups, trial), abs(value - now), value))
-            if trials:
-                bars = dataclasses.replace(bars, **{name: min(trials)[3]})
+        for name in TUNED:
+            now = total(groups, bars)
+            trials = [(*total(groups, t), t) for t in _trials(bars, name)]
+            crossed, cost, best = min(trials, key=lambda t: t[:2])
+            if crossed < now[0] or (crossed == now[0] and cost <= now[1] - slack):
+                bars = best
+    # The reading by parts: the lowest bar above the name's that costs nothing.
+    off = total(groups, dataclasses.replace(bars, fused_sure=SEARCH["fused_sure"][-1]))
+    free = [t for t in _trials(bars, "fused_sure") if total(groups, t) <= off]
+    bars = min(free, key=lambda t: t.fused_sure)
+    # The safety bars, strictest first, within one slack of the cost between them.
+    budget = total(groups, bars)[1] + slack
+    for name, stricter in SAFETY.items():
+        crossed = total(groups, bars)[0]
+        for trial in sorted(_trials(bars, name), key=lambda t: -stricter * getattr(t, name)):
+            if total(groups, trial)[0] <= crossed and total(groups, trial)[1] <= budget:
+                bars = trial
+                break
     return bars
+
+
+def _trials(bars: GateBars, name: str) -> list[GateBars]:
+    """``bars`` with each candidate value of ``name`` that the rule allows."""
+    trials = [dataclasses.replace(bars, **{name: v}) for v in SEARCH[name]]
+    return [t for t in trials if allowed(t)]
 
 
 def trade(groups: dict[str, list[Look]], bars: GateBars) -> dict[str, dict[str, list[int]]]:
