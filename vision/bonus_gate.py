@@ -77,11 +77,16 @@ class GateBars:
     ``keep_similarity``: the first look's own bonus tile is kept on the bonus side only when
     the crop is this like its prototypes, or the reader reads that very tile (``agree`` of
     its bonus probability): a green dragon of a set far from every one enrolled was named a
-    flower 0.7 sure while the reader read a season.
+    flower 0.7 sure while the reader read a season. ``keep_share``: it also stands when the
+    first look puts this much of its probability on the bonus tiles (an enrolled set's own
+    bonus tiles far from their prototypes: 0.94 and more; dragons and one bamboos named a
+    bonus tile in the width sweep: 0.78-0.91).
 
     ``reader_veto``: put among the other kinds, a crop the reader gives this much bonus
-    probability is abstained on, however like its prototypes (a flower named green dragon
-    0.998 sure, the reader 0.82 sure of a bonus tile).
+    probability is abstained on when it is less like its prototypes than ``veto_similarity``
+    (a flower named green dragon 0.998 sure and 0.82 like its prototypes, the reader 0.82 sure
+    of a bonus tile; an enrolled set's own one bamboo, a bird the reader takes for a bonus
+    tile, sits 0.9 or more like its prototypes).
 
     ``near_share``: a first look naming a dragon, the one bamboo or a blank, the kinds most often
     confused with a set's bonus pictures (:data:`NEAR_BONUS`), is read by the reader from
@@ -107,7 +112,9 @@ class GateBars:
     number_read: float = 0.7
     near_bonus: float = 1.01  # above any probability: off
     keep_similarity: float = 0.0
+    keep_share: float = 0.93
     reader_veto: float = 1.01  # above any probability: off
+    veto_similarity: float = 0.9
     near_share: float = 0.01
 
     @classmethod
@@ -202,7 +209,7 @@ def gate(
         return _how(first.abstained(SIDES), "near bonus, reader elsewhere")
     if evidence > 0 or certain:
         return _bonus_side(first, reading, threshold, bars)
-    if reading.bonus_probability >= bars.reader_veto:
+    if reading.bonus_probability >= bars.reader_veto and first.similarity < bars.veto_similarity:
         return _how(first.abstained(SIDES), "other, reader vetoes")
     return _other_side(first, threshold)
 
@@ -282,11 +289,12 @@ def _bonus_side(
 
 def _kept(first: Identity, reading: BonusReading, bars: GateBars) -> bool:
     """Whether the first look's own bonus tile may stand: the crop is ``keep_similarity``
-    like its prototypes, the first look is ``certain_side`` of the side, or the reader reads
-    that very tile with ``agree`` of its bonus probability."""
+    like its prototypes, the first look puts ``keep_share`` (or ``certain_side``) of its
+    probability on the bonus tiles, or the reader reads that very tile with ``agree`` of its
+    bonus probability."""
     return (
         first.similarity >= bars.keep_similarity
-        or first.bonus_share >= bars.certain_side
+        or first.bonus_share >= min(bars.keep_share, bars.certain_side)
         or (reading.best_bonus == first.label and reading.best_bonus_share >= bars.agree)
     )
 

@@ -25,16 +25,18 @@ Each crop is looked at once (the first look after its shifted second look, the s
 the gate may ask for, the reader's reading), and every candidate's answers are replayed from
 those looks through the gate itself.
 
-**The rule of choice**: every crop costs 0 named right, 1 abstained, ``WRONG_COST`` named
-wrong, ``CROSSING_COST`` named across the bonus line (a bonus tile as another kind, or the
-reverse). Starting from the defaults, each tuned bar in turn takes its candidate value of
-fewest crossings and least cost, twice over, but leaves its value only for fewer crossings or
-a saving of ``SLACK`` of the crops (the gate decides a few crops in a hundred: smaller
+**The rule of choice**: fewest crossings first (a bonus tile named as another kind, or the
+reverse: a crossing costs more than any number of the rest); then least cost, every crop
+costing 0 named right, 1 abstained, ``WRONG_COST`` named wrong, the enrolled groups' crops
+``ENROLLED_WEIGHT`` times that (the decision must never cost a table its own tiles).
+Starting from the defaults, each tuned bar in turn takes its candidate value of fewest
+crossings and least cost, twice over, but leaves its value only for fewer crossings or a
+saving of ``SLACK`` of the crops (the gate decides a few crops in a hundred: smaller
 differences are noise). The reading by parts is taken at the lowest candidate bar above the
 name's (``fused_sure`` > ``read_sure``) that costs nothing. Crossings are too rare on the
 calibration group to choose the safety bars by (they only abstain or read more), so each
-takes, in turn, the strictest candidate that crosses no more, all of them together within one
-``SLACK`` of cost.
+takes, in turn, the strictest candidate that crosses no more, all of them together within
+one ``SLACK`` of cost.
 """
 
 from __future__ import annotations
@@ -71,11 +73,18 @@ from vision.threads import SCAN_THREADS  # noqa: E402
 # the bundle holds none, and the benchmark draws its own from 90,000.
 DRAWN_SEEDS = 60_000
 WRONG_COST = 4
-CROSSING_COST = 25
+# A table's own enrolled tiles: what the decision must never cost.
+ENROLLED_WEIGHT = 4
 # A bar leaves its value only for this share of the crops in cost (or for fewer crossings).
-SLACK = 0.001
+SLACK = 0.002
 # The bars that only ever abstain or read more, and which way is stricter (+1: higher).
-SAFETY = {"reader_veto": -1, "near_share": -1, "keep_similarity": 1, "near_bonus": -1}
+SAFETY = {
+    "reader_veto": -1,
+    "near_share": -1,
+    "keep_similarity": 1,
+    "keep_share": 1,
+    "near_bonus": -1,
+}
 TUNED = (
     "side_margin",
     "read_sure",
@@ -92,6 +101,7 @@ SEARCH: dict[str, tuple[float, ...]] = {
     "fused_sure": (0.7, 0.8, 0.85, 0.9, 0.95, 1.01),
     "fused_lean": (0.05, 0.2, 0.5, 0.8),
     "keep_similarity": (0.0, 0.7, 0.75, 0.8, 0.85),
+    "keep_share": (0.9, 0.93, 0.95, 0.97, 0.99, 1.01),
     "reader_veto": (0.25, 0.4, 0.5, 0.7, 0.9, 1.01),
     "near_share": (0.0003, 0.001, 0.003, 0.01),
     "near_bonus": (0.05, 0.1, 0.2, 0.5, 1.01),
@@ -230,14 +240,19 @@ def score(looks: list[Look], bars: GateBars) -> dict[str, Any]:
         "abstained": round(abstained / n, 4),
         "crossings": crossed,
         "bonus right": round(bonus_right / max(1, bonus), 4),
-        "cost": abstained + WRONG_COST * wrong + CROSSING_COST * crossed,
+        "cost": abstained + WRONG_COST * wrong,
     }
 
 
 def total(groups: dict[str, list[Look]], bars: GateBars) -> tuple[int, int]:
-    """(crossings, cost) over every group."""
-    scores = [score(looks, bars) for looks in groups.values()]
-    return sum(s["crossings"] for s in scores), sum(s["cost"] for s in scores)
+    """(crossings, cost) over every group, an enrolled group's cost weighed
+    ``ENROLLED_WEIGHT`` times."""
+    scores = {key: score(looks, bars) for key, looks in groups.items()}
+    cost = sum(
+        s["cost"] * (ENROLLED_WEIGHT if "enrolled" in key and "never" not in key else 1)
+        for key, s in scores.items()
+    )
+    return sum(s["crossings"] for s in scores.values()), cost
 
 
 def allowed(bars: GateBars) -> bool:
@@ -260,14 +275,18 @@ def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> G
     off = total(groups, dataclasses.replace(bars, fused_sure=SEARCH["fused_sure"][-1]))
     free = [t for t in _trials(bars, "fused_sure") if total(groups, t) <= off]
     bars = min(free, key=lambda t: t.fused_sure)
-    # The safety bars, strictest first, within one slack of the cost between them.
+    # The safety bars: fewest crossings, then the strictest within the budget (one slack of
+    # cost between them, beyond what closing a crossing costs).
     budget = total(groups, bars)[1] + slack
     for name, stricter in SAFETY.items():
-        crossed = total(groups, bars)[0]
-        for trial in sorted(_trials(bars, name), key=lambda t: -stricter * getattr(t, name)):
-            if total(groups, trial)[0] <= crossed and total(groups, trial)[1] <= budget:
-                bars = trial
-                break
+        trials = [(*total(groups, t), t) for t in _trials(bars, name)]
+        fewest = min(crossed for crossed, _, _ in trials)
+        if fewest < total(groups, bars)[0]:
+            budget += min(cost for c, cost, _ in trials if c == fewest) - total(groups, bars)[1]
+        fits = [t for c, cost, t in trials if c == fewest and cost <= budget]
+        if not fits:
+            fits = [min((t for t in trials if t[0] == fewest), key=lambda t: t[1])[2]]
+        bars = max(fits, key=lambda t: stricter * getattr(t, name))
     return bars
 
 
@@ -336,7 +355,7 @@ def main() -> int:
         "bars": dataclasses.asdict(chosen),
         "searched": sorted(SEARCH),
         "rule": __doc__.split("**The rule of choice**: ")[1].strip().replace("\n", " "),
-        "costs": {"abstained": 1, "wrong": WRONG_COST, "crossing": CROSSING_COST},
+        "costs": {"abstained": 1, "wrong": WRONG_COST, "enrolled groups weigh": ENROLLED_WEIGHT},
         "calibration group": {
             "sets": TRAIN_SETS,
             "seeds": args.seeds,

@@ -35,7 +35,14 @@ from vision.synth.artwork import load_set
 from vision.synth.bonus_faces import HELD_OUT_FONTS, bonus_faces
 from vision.synth.crops import synthetic_crop
 
-BARS = default_bars()
+# The stored bars with the reader's veto off, so that each rule here is seen alone (the
+# veto's own tests: tests/vision/test_gate_paths.py).
+BARS = replace(default_bars(), reader_veto=1.01)
+
+
+@pytest.fixture(autouse=True)
+def _bars_without_the_veto(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("vision.bonus_gate._DEFAULT_BARS", [BARS])
 
 
 @pytest.fixture(scope="module")
