@@ -35,8 +35,9 @@ saving of ``SLACK`` of the crops (the gate decides a few crops in a hundred: sma
 differences are noise). The reading by parts is taken at the lowest candidate bar above the
 name's (``fused_sure`` > ``read_sure``) that costs nothing. Crossings are too rare on the
 calibration group to choose the safety bars by (they only abstain or read more), so each
-takes, in turn, the strictest candidate that crosses no more, all of them together within
-one ``SLACK`` of cost.
+takes, in turn, the strictest candidate that crosses no more and costs the enrolled groups
+no more than ``ENROLLED_LOSS`` of their crops named right before the safety bars, all of them
+together within one ``SLACK`` of cost.
 """
 
 from __future__ import annotations
@@ -75,14 +76,18 @@ DRAWN_SEEDS = 60_000
 WRONG_COST = 4
 # A table's own enrolled tiles: what the decision must never cost.
 ENROLLED_WEIGHT = 4
+# The safety bars may cost the enrolled groups this share of their crops named right
+# (a crop or two: the groups differ by no more between neighbouring candidates).
+ENROLLED_LOSS = 0.0005
 # A bar leaves its value only for this share of the crops in cost (or for fewer crossings).
 SLACK = 0.002
-# The bars that only ever abstain or read more, and which way is stricter (+1: higher).
+# The bars that only ever abstain or read more, and which way is stricter (+1: higher), in
+# the order they are chosen: the rule that closed most of the width sweep's crossings first.
 SAFETY = {
-    "reader_veto": -1,
-    "near_share": -1,
     "keep_similarity": 1,
     "keep_share": 1,
+    "near_share": -1,
+    "reader_veto": -1,
     "near_bonus": -1,
 }
 TUNED = (
@@ -248,11 +253,22 @@ def total(groups: dict[str, list[Look]], bars: GateBars) -> tuple[int, int]:
     """(crossings, cost) over every group, an enrolled group's cost weighed
     ``ENROLLED_WEIGHT`` times."""
     scores = {key: score(looks, bars) for key, looks in groups.items()}
-    cost = sum(
-        s["cost"] * (ENROLLED_WEIGHT if "enrolled" in key and "never" not in key else 1)
-        for key, s in scores.items()
-    )
+    cost = sum(s["cost"] * (ENROLLED_WEIGHT if _enrolled(key) else 1) for key, s in scores.items())
     return sum(s["crossings"] for s in scores.values()), cost
+
+
+def enrolled_right(groups: dict[str, list[Look]], bars: GateBars) -> int:
+    """How many crops of the enrolled groups are named right."""
+    return sum(
+        answer(look, bars) == look.truth
+        for key, looks in groups.items()
+        if _enrolled(key)
+        for look in looks
+    )
+
+
+def _enrolled(key: str) -> bool:
+    return "enrolled" in key and "never" not in key
 
 
 def allowed(bars: GateBars) -> bool:
@@ -275,18 +291,27 @@ def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> G
     off = total(groups, dataclasses.replace(bars, fused_sure=SEARCH["fused_sure"][-1]))
     free = [t for t in _trials(bars, "fused_sure") if total(groups, t) <= off]
     bars = min(free, key=lambda t: t.fused_sure)
-    # The safety bars: fewest crossings, then the strictest within the budget (one slack of
+    # The safety bars: fewest crossings, then the strictest that costs the enrolled groups at
+    # most ENROLLED_LOSS of their right answers and stays within the budget (one slack of
     # cost between them, beyond what closing a crossing costs).
     budget = total(groups, bars)[1] + slack
+    kept = enrolled_right(groups, bars) - ENROLLED_LOSS * sum(
+        len(looks) for key, looks in groups.items() if _enrolled(key)
+    )
     for name, stricter in SAFETY.items():
         trials = [(*total(groups, t), t) for t in _trials(bars, name)]
         fewest = min(crossed for crossed, _, _ in trials)
         if fewest < total(groups, bars)[0]:
             budget += min(cost for c, cost, _ in trials if c == fewest) - total(groups, bars)[1]
-        fits = [t for c, cost, t in trials if c == fewest and cost <= budget]
-        if not fits:
-            fits = [min((t for t in trials if t[0] == fewest), key=lambda t: t[1])[2]]
-        bars = max(fits, key=lambda t: stricter * getattr(t, name))
+        fits = [
+            t
+            for c, cost, t in trials
+            if c == fewest and cost <= budget and enrolled_right(groups, t) >= kept
+        ]
+        if fits:
+            bars = max(fits, key=lambda t: stricter * getattr(t, name))
+        elif fewest < total(groups, bars)[0]:
+            bars = min((t for t in trials if t[0] == fewest), key=lambda t: t[1])[2]
     return bars
 
 
