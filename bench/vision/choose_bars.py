@@ -78,18 +78,16 @@ WRONG_COST = 4
 ENROLLED_WEIGHT = 4
 # The safety bars may cost the enrolled groups this share of their crops named right
 # (a crop or two: the groups differ by no more between neighbouring candidates).
-ENROLLED_LOSS = 0.0005
+ENROLLED_LOSS = 0.0
 # A bar leaves its value only for this share of the crops in cost (or for fewer crossings).
 SLACK = 0.002
-# The bars that only ever abstain or read more, and which way is stricter (+1: higher), in
-# the order they are chosen: the rule that closed most of the width sweep's crossings first.
-SAFETY = {
-    "keep_similarity": 1,
-    "keep_share": 1,
-    "near_share": -1,
-    "reader_veto": -1,
-    "near_bonus": -1,
-}
+# The bars that only ever abstain or read more, and which way is stricter (+1: higher).
+SAFETY = {"near_bonus": -1}
+# Left off, not searched: closing the width sweep's crossings with them cost the held-out sets,
+# enrolled, their own tiles (bench/vision/README.md, seventeenth round), which the
+# calibration group does not show: keep_similarity and keep_share (34 bonus tiles named right
+# abstained on for 3 crossings), near_share (60 dragons and one bamboos for 1), reader_veto.
+OFF = ("keep_similarity", "keep_share", "near_share", "reader_veto")
 TUNED = (
     "side_margin",
     "read_sure",
@@ -105,10 +103,6 @@ SEARCH: dict[str, tuple[float, ...]] = {
     "read_sure": (0.6, 0.7, 0.75, 0.8, 0.85, 0.9),
     "fused_sure": (0.7, 0.8, 0.85, 0.9, 0.95, 1.01),
     "fused_lean": (0.05, 0.2, 0.5, 0.8),
-    "keep_similarity": (0.0, 0.7, 0.75, 0.8, 0.85),
-    "keep_share": (0.9, 0.93, 0.95, 0.97, 0.99, 1.01),
-    "reader_veto": (0.25, 0.4, 0.5, 0.7, 0.9, 1.01),
-    "near_share": (0.0003, 0.001, 0.003, 0.01),
     "near_bonus": (0.05, 0.1, 0.2, 0.5, 1.01),
     "unlike_below": (0.78, 0.82, 0.86),
     "doubt": (0.05, 0.1, 0.2),
@@ -379,6 +373,7 @@ def main() -> int:
     report = {
         "bars": dataclasses.asdict(chosen),
         "searched": sorted(SEARCH),
+        "left off": list(OFF),
         "rule": __doc__.split("**The rule of choice**: ")[1].strip().replace("\n", " "),
         "costs": {"abstained": 1, "wrong": WRONG_COST, "enrolled groups weigh": ENROLLED_WEIGHT},
         "calibration group": {
