@@ -15,6 +15,11 @@ stored records. The classical engine stores each event's JSON and folds the even
 American one stores each event's public and private parts with the command that caused it, and
 applies the commands again. Either way the caller only hands records over.
 
+`mjtable play` and `mjtable replay` (``engine.players``) reach each family the same way: its
+``play`` seats its bots for whole hands and counts them in its summary, its ``replay_hand``
+rebuilds one hand of a log and checks it against the record (``family_of_log`` says which family
+wrote a log).
+
 >>> from engine import commands as cm
 >>> family = family_for("classical/dmjl")  # a scoring preset plays as its family
 >>> state, _ = family.new_hand("mirror", hand=1)
@@ -29,8 +34,9 @@ ValueError: american is played from a card: pass the compiled card (config.cards
 
 from __future__ import annotations
 
+import json
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -46,7 +52,10 @@ from engine.tiles import tile_name
 if TYPE_CHECKING:
     from engine.american.compiled import CompiledCard
     from engine.american.state import AmericanHand
+    from engine.record import LoggedHand, ReplayedHand
     from engine.state import HandState, Mode
+
+Write = Callable[[str], None]
 
 S = TypeVar("S")
 Record = Mapping[str, Any]
@@ -105,6 +114,26 @@ class RuleFamily(Protocol, Generic[S]):
         skipped); None when no record of its engine's is among them."""
         ...
 
+    def play(self, hands: int, seed: int, *, players: int, names: Sequence[str],
+             named: str = "", write: Write | None = None,
+             cross_check: bool = True) -> dict[str, Any]:
+        """Bots play ``hands`` whole hands from ``seed`` at a table of ``players`` (``names``
+        in the first hand's seat order), every hand checked; the summary of `mjtable play`.
+        ``named``: the ruleset as the caller named it (a scoring preset plays as its family);
+        ``write`` receives the event log line by line; ``cross_check`` also rebuilds and
+        mirrors every hand."""
+        ...
+
+    def replay_hand(self, logged: LoggedHand, where: str) -> ReplayedHand:
+        """One hand of a `mjtable play --log` file rebuilt, under the ruleset its own first
+        event names, and checked against its record; ``MalformedInput`` naming ``where`` and
+        the field for a hand that cannot be read."""
+        ...
+
+    def report_head(self) -> dict[str, Any]:
+        """What a replay report of this family's log says before its counts."""
+        ...
+
 
 def _body(record: Record) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k not in ENVELOPE}
@@ -153,6 +182,22 @@ class Classical:
                                for r in records if r["type"] in EVENTS.types]
         return rebuild(events) if events else None
 
+    def play(self, hands: int, seed: int, *, players: int, names: Sequence[str],
+             named: str = "", write: Write | None = None,
+             cross_check: bool = True) -> dict[str, Any]:
+        from engine.simulate import play_hands
+
+        return play_hands(self.ruleset, hands, seed, players=players, names=names,
+                          named=named or self.ruleset, write=write, cross_check=cross_check)
+
+    def replay_hand(self, logged: LoggedHand, where: str) -> ReplayedHand:
+        from engine.record import check_hand
+
+        return check_hand(logged, where)
+
+    def report_head(self) -> dict[str, Any]:
+        return {}
+
 
 def _decision(event: Event) -> dict[str, Any] | None:
     """A classical call window's adjudication (Code 1924, Laws 50-52), as published."""
@@ -175,6 +220,11 @@ class American:
 
     ruleset: str
     card: CompiledCard = field(repr=False)
+
+    def __post_init__(self) -> None:
+        # The family's messages decode once it is at hand: a log or a store read through it
+        # holds them (engine.messages).
+        from engine.american import commands, events  # noqa: F401
 
     def new_hand(self, mode: Mode, *, hand: int = 1,
                  prevailing: Seat | None = Seat.E) -> tuple[AmericanHand, Sequence[Event]]:
@@ -243,6 +293,25 @@ class American:
                 state, _ = apply(state, decode_command(raw, f"seq {record['seq']}: command"))
         return state
 
+    def play(self, hands: int, seed: int, *, players: int, names: Sequence[str],
+             named: str = "", write: Write | None = None,
+             cross_check: bool = True) -> dict[str, Any]:
+        """The card's bots always mirror their hands; the summary names the ruleset by its
+        table size (``american/3``)."""
+        from engine.american.family import play
+
+        summary = play(self.ruleset, hands, seed, self.card, write=write)
+        summary["names"] = list(names)
+        return summary
+
+    def replay_hand(self, logged: LoggedHand, where: str) -> ReplayedHand:
+        from engine.american.family import check_hand
+
+        return check_hand(self.card, logged, where)
+
+    def report_head(self) -> dict[str, Any]:
+        return {"ruleset": "american"}
+
 
 def decode_command(raw: Any, where: str) -> Command:
     """An engine command from its JSON form; :class:`MalformedInput` naming ``where``."""
@@ -264,6 +333,31 @@ def family_for(ruleset: str, card: CompiledCard | None = None) -> RuleFamily[Any
         raise ValueError(f"{found.name} is played from a card: pass the compiled card "
                          "(config.cards.card_at)")
     return American(found.name, card)
+
+
+# A log written from a card: its messages carry the family's JSON types (engine.messages).
+_CARD_LOG = '"type":"american/'
+
+
+def family_of_log(lines: Sequence[str], card: Callable[[], CompiledCard]) -> RuleFamily[Any]:
+    """The family whose engine wrote a `mjtable play --log` file, told by its first line. A
+    family played from a card writes its own message types, and ``card()`` is asked for the
+    card the log was played on (loading it is the caller's I/O); a classical log names its
+    first hand's ruleset there (each hand is checked under the one it names)."""
+    first = next((line for line in lines if line.strip()), "")
+    if _CARD_LOG in first.replace(" ", ""):
+        return American("american", card())
+    return Classical(_named_ruleset(first))
+
+
+def _named_ruleset(line: str) -> str:
+    """The ruleset a log's line names; "" for one that names none (the log's own reading
+    then says what is wrong with it)."""
+    try:
+        named = json.loads(line).get("ruleset")
+    except (ValueError, AttributeError):
+        return ""
+    return named if isinstance(named, str) else ""
 
 
 # -- Bots: each family's players, for a hand played with no table -----------------------------

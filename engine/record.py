@@ -4,9 +4,10 @@ Each line is one JSON object. An event line is the event's full JSON form (priva
 included: a simulation has no secrets) with ``seq`` (rising by one per line of the log) and
 ``hand``. After each hand's events one ``final`` line records what the hand ended as: its
 public view and a digest of everything a rebuild must reproduce. ``mjtable replay`` rebuilds
-each hand from its events and checks both.
+each hand from its events and checks both (``check_hand``: the classical families' check;
+each family answers for its own hands through ``engine.family.RuleFamily.replay_hand``).
 
-This module only formats and parses lines; the commands do the file I/O.
+This module only formats, parses and checks lines; the commands do the file I/O.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import MalformedInput
+from engine import events as ev
+from engine.errors import EngineError, MalformedInput
 from engine.events import Event, event_from_json
-from engine.game import public_view
+from engine.game import apply, commands_of, new_hand, public_view, rebuild
+from engine.invariants import InvariantBroken, check
 from engine.state import HandState
 
 
@@ -52,6 +55,22 @@ class LoggedHand:
     events: list[Event] = field(default_factory=list)
     final: dict[str, Any] | None = None
     digest: str | None = None
+
+
+# What a hand's recorded start can make the engine raise when it cannot be rebuilt from it (the
+# engine's own errors are ValueErrors): the hand is a mismatch, the log is still read.
+CANNOT_REBUILD = (ValueError, KeyError, IndexError, TypeError)
+
+
+@dataclass(frozen=True)
+class ReplayedHand:
+    """One logged hand rebuilt and checked: ``events``, how many the family counts in it;
+    ``problems``, what differs from its record; ``unbuilt``, why it cannot be rebuilt at all
+    (then there is nothing to compare)."""
+
+    events: int
+    problems: list[str] = field(default_factory=list)
+    unbuilt: str | None = None
 
 
 def parse_log(lines: list[str]) -> list[LoggedHand]:
@@ -104,3 +123,42 @@ def parse_log(lines: list[str]) -> list[LoggedHand]:
     if current is not None and current.final is None:
         raise MalformedInput(f"line {len(lines)}", f"hand {current.hand} has no final line")
     return hands
+
+
+def check_hand(logged: LoggedHand, where: str) -> ReplayedHand:
+    """A classical hand rebuilt from its events (the trusted fold) and checked against its
+    record. A malformed event raises ``MalformedInput`` naming ``where`` and the field."""
+    try:
+        state = rebuild(logged.events)
+    except MalformedInput as exc:
+        raise MalformedInput(f"{where}: {exc.where}", exc.message) from None
+    except CANNOT_REBUILD as exc:  # e.g. a ruleset the engine does not know
+        return ReplayedHand(len(logged.events), unbuilt=str(exc))
+    return ReplayedHand(len(logged.events), _problems(state, logged))
+
+
+def _problems(state: HandState, logged: LoggedHand) -> list[str]:
+    """What differs between a hand rebuilt from its events and its record: the final view,
+    the digest, the invariants, and the commands re-applied through the checked engine."""
+    problems = []
+    if public_view(state) != logged.final:
+        problems.append("the rebuilt public view differs from the recorded one")
+    if digest(state) != logged.digest:
+        problems.append("the rebuilt state's digest differs from the recorded one")
+    try:
+        check(state)
+    except InvariantBroken as exc:
+        problems.append(f"invariant: {exc}")
+    started = logged.events[0]
+    assert isinstance(started, ev.HandStarted)
+    try:
+        again, _ = new_hand(started.ruleset, started.mode,  # type: ignore[arg-type]
+                            wall=started.wall, prevailing=started.prevailing,
+                            hand=started.number, players=started.players)
+        for _, command in commands_of(state.standing):
+            apply(again, command)
+        if digest(again) != digest(state):
+            problems.append("re-applying the commands reaches another state")
+    except EngineError as exc:
+        problems.append(f"the engine refuses the recorded play: {exc}")
+    return problems

@@ -5,13 +5,15 @@ lets each seat ground its flowers in turn from East (Law 22), then asks the bots
 seat may act: the seat on turn, every other seat on a discard (a call window the simulator
 closes once each has answered), the awarded seat. ``checks`` re-verifies the hand three ways:
 the invariants after every event, the rebuilt state from the log, and a mirror-mode hand fed
-only what a table would show, whose public view must agree.
+only what a table would show, whose public view must agree. ``play_hands`` plays a whole game
+of hands so (`mjtable play`, through ``engine.family.Classical.play``).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -258,3 +260,82 @@ def verify_record(state: HandState) -> list[str]:
 
 def default_bots(rng: random.Random) -> list[GreedyBot]:
     return [GreedyBot(random.Random(rng.random())) for _ in SEATS]
+
+
+@dataclass
+class _Tally:
+    """What the hands came to, as the summary of `mjtable play` counts it."""
+
+    names: Sequence[str]
+    wins: int = 0
+    draws: int = 0
+    false_mahjong: int = 0
+    washed: int = 0
+    events: int = 0
+    violations: int = 0
+    wins_by: dict[str, int] = field(default_factory=dict)
+    problems: list[dict[str, object]] = field(default_factory=list)
+
+    def count(self, hand: int, state: HandState, found: list[str], winner: str | None) -> None:
+        if found:
+            self.violations += len(found)
+            if len(self.problems) < 10:
+                self.problems.append({"hand": hand, "violations": found[:3]})
+        self.wins += state.result == "mahjong"
+        if winner is not None:
+            self.wins_by[winner] = self.wins_by.get(winner, 0) + 1
+        self.draws += state.result == "drawn"
+        self.false_mahjong += state.result == "false_mahjong"
+        self.washed += state.result == "washed"
+        self.events += len(state.log)
+
+
+def play_hands(ruleset: str, hands: int, seed: int, *, players: int, names: Sequence[str],
+               named: str, write: Callable[[str], None] | None,
+               cross_check: bool) -> dict[str, Any]:
+    """Bots play ``hands`` hands of ``ruleset`` in a row, East moving on as the laws say, every
+    hand checked (``play_hand``); the summary of `mjtable play`, under the ruleset as it was
+    ``named`` (a scoring preset plays as its family). ``write`` receives the event log line by
+    line (engine.record)."""
+    from engine.record import event_line, final_line
+    from engine.rounds import next_hand, start
+    from engine.rules import get_ruleset
+
+    rules = get_ruleset(ruleset)
+    started = time.perf_counter()
+    rng = random.Random(seed)
+    bots = default_bots(rng)
+    clock = SimClock(random.Random(f"{seed}:clock"))  # board times; not the game's RNG
+    match = start(rules, players)
+    tally = _Tally(names, wins_by={name: 0 for name in names})
+    seq = 0
+    for hand in range(hands):
+        outcome = play_hand(rules, rng, bots, prevailing=match.prevailing, hand=hand,
+                            players=match.players, checks=True, cross_check=cross_check,
+                            clock=clock)
+        state = outcome.state
+        found = list(outcome.violations)
+        if state.phase != "ended" and not found:
+            found.append("the hand did not end")
+        winner = None
+        if state.result == "mahjong" and state.winner is not None:
+            # players keep their chairs; the winds move round them (Law 95)
+            chair = (int(state.winner) + match.east_player) % 4
+            winner = names[match.chairs.index(chair)]
+        tally.count(hand, state, found, winner)
+        if write is not None:
+            for e in state.log:
+                write(event_line(seq, hand, e))
+                seq += 1
+            write(final_line(hand, state))
+        match = next_hand(rules, match, bool(state.east_stays))
+    summary: dict[str, Any] = {
+        "hands": hands, "wins": tally.wins, "draws": tally.draws,
+        "false_mahjong": tally.false_mahjong, "washed": tally.washed, "events": tally.events,
+        "violations": tally.violations, "seconds": round(time.perf_counter() - started, 3),
+        "ruleset": named, **({"plays": ruleset} if named != ruleset else {}),
+        "players": players, "seed": seed, "names": list(names), "wins_by_player": tally.wins_by,
+    }
+    if tally.problems:
+        summary["problems"] = tally.problems
+    return summary

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/vision/bench_finder.py [--against REV] [--json out.json]
 
-1. *Tables as the scan benchmark renders them* (``bench_vision.frames``: discards, exposures
+1. *Tables as the scan benchmark renders them* (``scan_parts.frames``: discards, exposures
    with sideways tiles, dice; random cloth, light and blur): ``--frames`` per art set.
 2. *Late in a hand*: each seat's discards 13 to 24 deep as the simulated table lays them
    (rows of six, joined by blur and shadow into blobs two to four rows deep).
@@ -52,7 +52,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench_vision import frames, hand_laid_out  # noqa: E402
+from scan_parts import frames, hand_laid_out  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
 from vision import finder  # noqa: E402

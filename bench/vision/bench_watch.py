@@ -44,7 +44,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_vision import HELD_OUT, enrolled_recogniser, free_spot  # noqa: E402
+from cache_part import free_spot  # noqa: E402
+from identity_parts import HELD_OUT  # noqa: E402
+from scan_parts import enrolled_recogniser  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
@@ -69,7 +71,7 @@ FPS = 5.0
 def _spot(
     layout: Layout, geometry: TableGeometry, rng: np.random.Generator, case: str
 ) -> tuple[float, float]:
-    """Where the new discard lands (``bench_vision.free_spot``): away from East's side
+    """Where the new discard lands (``cache_part.free_spot``): away from East's side
     (``away``) or 45-55 mm to the side of the hand's fingers (``beside``)."""
     assert layout.hand is not None
     hx, hy = layout.hand

@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_vision import enrolled_recogniser, frames  # noqa: E402
 from identity_parts import HELD_OUT  # noqa: E402
+from scan_parts import enrolled_recogniser, frames  # noqa: E402
 
 import vision.embed_ahead as embed_ahead_module  # noqa: E402
 import vision.finder.finding as finding_module  # noqa: E402
