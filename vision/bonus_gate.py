@@ -306,12 +306,17 @@ def _fused(
     ``threshold``), names a tile of the group the reader reads with the number it reads,
     and the first look itself gives the bonus tiles at least ``fused_lean``; else None."""
     kind = reading.fused_label(max(bars.fused_sure, threshold))
-    if kind is None or first.bonus_share < bars.fused_lean:
+    # Like the agreement of both looks, only for a crop like something enrolled (not noise).
+    if kind is None or first.bonus_share < bars.fused_lean or not first.similar:
         return None
     if kind[0] != reading.group or int(kind[1]) != reading.number:
         return None
     answer = replace(
-        first, label=kind, best=kind, confidence=reading.bonus_probability * reading.fused_share
+        first,
+        label=kind,
+        best=kind,
+        confidence=reading.bonus_probability * reading.fused_share,
+        why=None,
     )
     return _how(answer, "bonus: read by parts")
 

@@ -126,6 +126,8 @@ def test_the_reading_by_parts_names_an_unsure_name_when_group_and_number_agree()
     assert gate(first, reading, bars=replace(CLOSED, fused_sure=0.95)).label is None
     assert gate(first, replace(reading, number=2), bars=CLOSED).label is None
     assert gate(first, replace(reading, group="S"), bars=CLOSED).label is None
+    # Nor for a crop unlike everything enrolled (noise, a sleeve).
+    assert gate(replace(first, similar=False), reading, bars=CLOSED).label is None
 
 
 def test_the_reading_by_parts_never_crosses_on_the_readers_word_alone() -> None:
