@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.crops import CROP_H, CROP_W, normalise_crop
+from vision.embed_process import SLOT_CROPS, NetworkProcess, Run, WorkerGone
 from vision.image import Image
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -77,6 +78,22 @@ class Embedder:
         self._forward = forward or _dnn_forward(onnx_path)
         self._threads = threads or max(1, cv2.getNumThreads())
         self._forward_alone: Forward | None = None
+        self._process: NetworkProcess | None = None
+
+    def network_process(self) -> NetworkProcess | None:
+        """The network in a process of its own (vision/embed_process.py), started on the
+        first call; None where ONNX Runtime does not run the network."""
+        if self.runtime != "onnxruntime":
+            return None
+        if self._process is None:
+            self._process = NetworkProcess(self.path, self.quantised)
+        return self._process
+
+    def close(self) -> None:
+        """End the network's process, if one was started (a later call starts another)."""
+        if self._process is not None:
+            self._process.close()
+            self._process = None
 
     def embed(
         self,
@@ -107,10 +124,36 @@ class Embedder:
             return unit(stacked.mean(axis=1))
         if helper is not None and len(crops) >= 2 * SPLIT_CROPS:
             half = len(crops) // 2
+            away = self._embed_away(crops[:half], crops[half:], batch)
+            if away is not None:
+                return away
             far = helper.submit(self.forward, self.blob(crops[half:]), True)
             near = self.embed(crops[:half], batch, shared=True)
             return np.concatenate([near, self.vectors(far.result())])
         return self._embed_here(crops, batch, shared)
+
+    def _embed_away(
+        self, near: Sequence[Image], far: Sequence[Image], batch: int
+    ) -> Vectors | None:
+        """``near`` embedded here while the network's process embeds ``far``; None when
+        the process is not running, is busy, or cannot take them."""
+        process = self._process
+        if process is None or not process.begin():
+            return None
+        try:
+            chunks = [far[k : k + SLOT_CROPS] for k in range(0, len(far), SLOT_CROPS)]
+            runs: list[Run | None] = [process.submit(chunk) for chunk in chunks]
+            out = [self.embed(near, batch, shared=True)]
+            for chunk, run in zip(chunks, runs, strict=True):
+                try:
+                    if run is None:
+                        raise WorkerGone("not taken")
+                    out.append(run.vectors())
+                except WorkerGone:
+                    out.append(self.embed(chunk, batch, shared=True))
+            return np.concatenate(out)
+        finally:
+            process.end()
 
     def _embed_here(self, crops: Sequence[Image], batch: int, shared: bool) -> Vectors:
         out = []

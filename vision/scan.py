@@ -166,6 +166,13 @@ class Scanner:
     of any second look are. The same result, sooner on two cores. The thread is started on
     first use; :meth:`close` ends it.
 
+    ``away=True`` (with ``ahead``; by default ``threads.network_process``): the network runs
+    in a process of its own where ONNX Runtime runs it (vision/embed_process.py), started
+    with the scanner and shared by every scanner of the same recogniser; the runs go to the
+    second thread until it is ready.
+    ``owns_recogniser``: :meth:`close` ends that process too (:func:`load_scanner`'s
+    scanners, whose recogniser is theirs alone).
+
     ``threads``: OpenCV's threads and the like (vision/threads.py), applied to the process
     when the scanner is made; the service's and the benchmarks' are :data:`SCAN_THREADS`."""
 
@@ -176,6 +183,8 @@ class Scanner:
         cache: bool = False,
         ahead: bool = True,
         threads: ScanThreads = SCAN_THREADS,
+        away: bool | None = None,
+        owns_recogniser: bool = False,
     ) -> None:
         threads.apply()
         self.threads = threads
@@ -183,13 +192,29 @@ class Scanner:
         self.recogniser = recogniser
         self.memory = ScanMemory() if cache else None
         self.ahead = ahead
+        self.owns_recogniser = owns_recogniser
         self._worker: ThreadPoolExecutor | None = None
+        away = threads.network_process if away is None else away
+        self._process = recogniser.embedder.network_process() if ahead and away else None
 
     def close(self) -> None:
-        """End the embedding thread, if one was started (a later scan starts another)."""
+        """End the embedding thread, if one was started (a later scan starts another), and
+        the network's process if the recogniser is this scanner's own."""
         if self._worker is not None:
             self._worker.shutdown()
             self._worker = None
+        if self.owns_recogniser:
+            self.recogniser.embedder.close()
+            self._process = None
+
+    def wait_ready(self, timeout_s: float = 60.0) -> bool:
+        """Whether the network's process is ready, waiting up to ``timeout_s`` for it to
+        load (benchmarks time the scan as it runs once started; False: no such process)."""
+        return self._process is not None and self._process.ready(timeout_s)
+
+    def network_cpu_s(self) -> float:
+        """CPU seconds the network's process has spent so far (0 without one)."""
+        return 0.0 if self._process is None else self._process.cpu_s()
 
     def __enter__(self) -> Scanner:
         return self
@@ -241,11 +266,26 @@ class Scanner:
         cloth = cloth_of(top, self.calibration.geometry)
         ahead = None
         if self.memory is None and self.ahead and not self.recogniser.shift_px:
-            ahead = EmbedAhead(self._embedding_thread(), frame, self.calibration, self.recogniser)
+            ahead = EmbedAhead(
+                self._embedding_thread(),
+                frame,
+                self.calibration,
+                self.recogniser,
+                process=self._process,
+            )
+        try:
+            return self._found(frame, top, cloth, ahead)
+        finally:
+            if ahead is not None:
+                ahead.close()  # the network's process given back, even on an error
+
+    def _found(
+        self, frame: Image, top: Image, cloth: Cloth, ahead: EmbedAhead | None
+    ) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
         found = find(frame, self.calibration, top, cloth, None if ahead is None else ahead.add)
         tiles = [f for f in found if f.kind == "tile"]
         result = ScanResult()
-        # The dice and obstructions first: the second thread finishes its runs meanwhile.
+        # The dice and obstructions first: the other side finishes its runs meanwhile.
         self._add_others(result, frame, found)
         if self.memory is not None:
             identities = self.memory.identify(
@@ -367,4 +407,5 @@ def load_scanner(
     """A scanner with the recogniser in ``model_dir``, the threads set before the network's
     sessions are loaded (they take their threads from OpenCV's setting then)."""
     threads.apply()
-    return Scanner(calibration, Recogniser.load(model_dir), cache=cache, threads=threads)
+    recogniser = Recogniser.load(model_dir)
+    return Scanner(calibration, recogniser, cache=cache, threads=threads, owns_recogniser=True)

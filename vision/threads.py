@@ -15,6 +15,7 @@ before a recogniser is loaded (:func:`vision.scan.load_scanner`) and again by ev
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 
@@ -25,10 +26,16 @@ import cv2
 class ScanThreads:
     """``opencv``: the threads of OpenCV's pool (1: the calling thread alone).
     ``switch_interval_s``: how long a Python thread holds the interpreter while another
-    waits for it (``sys.setswitchinterval``); None leaves the interpreter's own (5 ms)."""
+    waits for it (``sys.setswitchinterval``); None leaves the interpreter's own (5 ms).
+    ``network_process``: the network runs in a process of its own (vision/embed_process.py)
+    rather than on the scan's second thread. Off by default: on two shared cores it cost
+    3-5 % more CPU and was no sooner (bench/vision/README.md, seventeenth round); where a
+    core is free for it (a Pi's four), ``MJTABLE_NETWORK_PROCESS=1`` turns it on for the
+    service, the commands and the benchmarks."""
 
     opencv: int = 1
     switch_interval_s: float | None = None
+    network_process: bool = False
 
     def apply(self) -> None:
         if cv2.getNumThreads() != self.opencv:
@@ -45,4 +52,4 @@ class ScanThreads:
 
 
 # What the service, `mjtable vision scan`, the simulated camera and the benchmarks run.
-SCAN_THREADS = ScanThreads()
+SCAN_THREADS = ScanThreads(network_process=os.environ.get("MJTABLE_NETWORK_PROCESS") == "1")

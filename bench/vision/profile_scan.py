@@ -111,6 +111,8 @@ def _nothing() -> Iterator[None]:
 
 
 TIMELINE = Timeline()
+# Scanner's keywords for where the network runs (``--network``).
+AWAY: dict[str, bool] = {}
 
 
 def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
@@ -179,12 +181,16 @@ def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples
     """One scan, timed on the clock, in CPU time per thread and in waiting for a core."""
     TIMELINE.events.clear()
     before, me, delay = _thread_cpu(), str(threading.get_native_id()), _run_delay()
-    start, cpu, tcpu = time.perf_counter(), time.process_time(), time.thread_time()
+    network = getattr(scanner, "network_cpu_s", lambda: 0.0)
+    start, cpu, tcpu, away = time.perf_counter(), time.process_time(), time.thread_time(), network()
     with profiler if profiler is not None else _nothing():
         scanner.scan(frame)
     wall = time.perf_counter() - start
     samples["wall_ms"].append(wall)
     samples["process_cpu_ms"].append(time.process_time() - cpu)
+    # The network's own process (vision/embed_process.py), where it runs there.
+    samples["network_process_cpu_ms"].append(network() - away)
+    samples["all_cpu_ms"].append(time.process_time() - cpu + network() - away)
     samples["scan_thread_cpu_ms"].append(time.thread_time() - tcpu)
     # Ready to run but without a core (other processes): the rest of wall - CPU on the
     # scan's thread is waiting (for the interpreter, or for the other thread's runs).
@@ -210,7 +216,9 @@ def profile_scans(
     profiler = cProfile.Profile() if cprofile else None
     for r in frames(count, art, seed):
         cal = calibrate(r.image, r.geometry)
-        scanner = Scanner(cal, recogniser, threads=threads)
+        scanner = Scanner(cal, recogniser, threads=threads, **AWAY)
+        if hasattr(scanner, "wait_ready"):
+            scanner.wait_ready()  # the network's process loaded
         scanner.scan(r.image)  # the thread started, the sessions loaded
         sequential = Scanner(cal, recogniser, ahead=False, threads=threads)
         for _ in range(repeat):
@@ -252,7 +260,16 @@ def main() -> int:
         help="the interpreter's thread switch interval, in s (default: the service's)",
     )
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--network",
+        choices=("default", "thread", "process"),
+        default="default",
+        help="where the network runs: the service's setting (MJTABLE_NETWORK_PROCESS), the "
+        "scan's second thread, or a process of its own",
+    )
     args = parser.parse_args()
+    if args.network != "default":
+        AWAY["away"] = args.network == "process"
     threads = ScanThreads(args.opencv_threads, args.switch_interval)
     threads.apply()  # before the network loads: its sessions take OpenCV's setting
     embedder = Embedder()
@@ -260,6 +277,7 @@ def main() -> int:
         "load_average": os.getloadavg(),
         "opencv_threads": cv2.getNumThreads(),
         "switch_interval_s": sys.getswitchinterval(),
+        "network": args.network,
         "sets": [
             profile_scans(
                 art, args.frames, args.repeat, args.seed, embedder, args.cprofile, threads

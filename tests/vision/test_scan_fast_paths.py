@@ -514,7 +514,9 @@ def test_an_error_in_the_network_run_ahead_reaches_the_scan(
         raise RuntimeError("network run failed")
 
     monkeypatch.setattr(default.embedder, "forward", failing)
-    with Scanner(cal, default, ahead=True) as scanner, pytest.raises(RuntimeError, match="run"):
+    # The runs on the second thread (the network's process: tests/vision/test_embed_process.py).
+    scanner = Scanner(cal, default, ahead=True, away=False)
+    with scanner, pytest.raises(RuntimeError, match="run"):
         scanner.scan(table.image)
     # A whole batch went to the network (both ways up), whichever thread ran it first.
     assert runs and max(runs) >= 2 * embed_ahead.BATCH_TILES

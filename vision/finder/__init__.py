@@ -27,7 +27,7 @@ percentiles.
 
 from .body import set_body
 from .cloth import Cloth, cloth_mask, cloth_of
-from .crops import tile_crop, tile_crops
+from .crops import cut_quad, tile_crop, tile_crops, tile_quads
 from .finding import Changed, TilesFound, find, find_changed
 from .found import PX_PER_MM, Box, Found
 from .sizes import MAX_ROWS
@@ -43,10 +43,12 @@ __all__ = [
     "TilesFound",
     "cloth_mask",
     "cloth_of",
+    "cut_quad",
     "find",
     "find_changed",
     "rectify",
     "set_body",
     "tile_crop",
     "tile_crops",
+    "tile_quads",
 ]

@@ -31,7 +31,9 @@ def corners_mm(tile: Found) -> NDArray[np.float64]:
     )
 
 
-def _cut(frame: Image, corners_px: NDArray[np.float32]) -> Image:
+def cut_quad(frame: Image, corners_px: NDArray[np.float32]) -> Image:
+    """The quadrilateral ``corners_px`` (frame pixels, :func:`corners_mm`'s order) cut out
+    at the recogniser's input size."""
     m = cv2.getPerspectiveTransform(corners_px, _CROP_CORNERS)
     return np.asarray(
         cv2.warpPerspective(
@@ -43,13 +45,17 @@ def _cut(frame: Image, corners_px: NDArray[np.float32]) -> Image:
 
 def tile_crop(frame: Image, calibration: Calibration, tile: Found) -> Image:
     """The tile cut from the camera frame (full resolution), long side vertical."""
-    return _cut(frame, calibration.to_frame(corners_mm(tile)).astype(np.float32))
+    return cut_quad(frame, calibration.to_frame(corners_mm(tile)).astype(np.float32))
+
+
+def tile_quads(calibration: Calibration, tiles: list[Found]) -> NDArray[np.float32]:
+    """Each tile's corners in the frame (N x 4 x 2), taken through the calibration at once."""
+    if not tiles:
+        return np.zeros((0, 4, 2), np.float32)
+    corners = calibration.to_frame(np.concatenate([corners_mm(t) for t in tiles]))
+    return corners.astype(np.float32).reshape(len(tiles), 4, 2)
 
 
 def tile_crops(frame: Image, calibration: Calibration, tiles: list[Found]) -> list[Image]:
     """:func:`tile_crop` of each tile, the corners taken through the calibration at once."""
-    if not tiles:
-        return []
-    corners = calibration.to_frame(np.concatenate([corners_mm(t) for t in tiles]))
-    quads = corners.astype(np.float32).reshape(len(tiles), 4, 2)
-    return [_cut(frame, quad) for quad in quads]
+    return [cut_quad(frame, quad) for quad in tile_quads(calibration, tiles)]
