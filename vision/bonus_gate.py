@@ -5,11 +5,14 @@ abstention makes the table ask)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
 
 import numpy as np
 
 from vision.bonus import BONUS_KINDS, DEFAULT_SURE, BonusReading
+from vision.embedder import MODELS_DIR, ModelError
 from vision.identity import (
     DEFAULT_THRESHOLD,
     DOUBTED,
@@ -20,78 +23,170 @@ from vision.identity import (
     Identity,
 )
 
-# A first look this sure of a bonus tile is kept when the gate puts the crop among the bonus
-# tiles, whatever the reader names: the table's own enrolled set is named right more often
-# than any reading of its print (mixed sets, the enrolled ones' bonus tiles: 87.9 % right
-# without the reader, 81.8 % with it at 0.9; bench/vision/README.md, bonus tiles).
-KEEP_FIRST_LOOK_ABOVE = 0.7
-# The bonus gate (Recogniser.bonus_look, :func:`gated`): a crop whose first look abstained,
-# is less like its kind's prototypes than GATE_SIMILARITY, names a bonus tile less surely
-# than GATE_BELOW, or puts GATE_SHARE of its probability on the bonus tiles is read by the
-# bonus-tile reader, and the two looks' evidence that it is some bonus tile is added as
-# log-odds (the first look's bonus share weighted SHARE_WEIGHT, the reader's bonus
-# probability 1). At SIDE_MARGIN or more the crop is a bonus tile, at -SIDE_MARGIN or less it
-# is not, between the two it is abstained on: a flower read as a bamboo changes a score, an
-# abstention makes the table ask. Chosen on mixed-set crops of seeds the benchmark does not
-# use (bench/vision/README.md, fourteenth round).
-GATE_BELOW = 0.9
-GATE_SHARE = 0.01
-GATE_SIMILARITY = 0.75
-SHARE_WEIGHT = 1.0
-SIDE_MARGIN = 2.0
-# On the bonus side, the reader's name is taken when it holds READ_SURE of the reader's bonus
-# probability and the number it reads agrees; and a bonus kind both looks put first is
-# answered when each gives it AGREE of its bonus probability, though neither alone is sure.
-READ_SURE = DEFAULT_SURE
-AGREE = 0.5
-# A crop less like its kind's prototypes than UNLIKE_BELOW is abstained on when the reader
-# gives the other side more than DOUBT (or, put among the suits and honours, the first look
-# gives the bonus tiles more than DOUBT), however the evidence adds up (unless the reader
-# reads the bonus tile the first look put first).
-UNLIKE_BELOW = 0.82
-DOUBT = 0.1
-# The first look's bonus share that decides the side alone (:func:`gate`).
-CERTAIN_SIDE = 0.999
-# A crop unlike its prototypes is still named as the first look's kind, whatever the doubt
-# rule above says, when both looks put it plainly among the other kinds: the first look
-# names a suit or honour with CLEAR_CONFIDENCE, puts under CLEAR_SHARE on the bonus tiles,
-# and the reader under CLEAR_READ. Chosen on the training sets' crops with their own art out
-# of the bundled prototypes (bench_vision.py part 2), where no bar up to 0.1 / 0.5 named one
-# of these wrong; the strictest bars that keep half of what that gains, because on sets the
-# network never saw a looser share let a bonus tile through as a suit tile.
-CLEAR_CONFIDENCE = 0.7
-CLEAR_SHARE = 0.02
-CLEAR_READ = 0.3
-# ... and the reader reads no bonus tile's number: none it reads NUMBER_READ sure that is its
-# likeliest bonus tile's (a held-out set's SUMMER, named East wind, was read "3" at 0.8).
-NUMBER_READ = 0.7
+BARS_FILE = "gate_bars.json"
+# The kinds a set's flowers and seasons have been named as, sure and near their prototypes
+# (bench/vision/crossings.py, choose_bars.py): the dragons and the one bamboo, pictures each
+# maker draws its own way, and the blank spare (a drawn flower with a small name).
+NEAR_BONUS = ("RD", "GD", "WD", "1B", "BLANK")
 
 
-def gated(first: Identity) -> bool:
+@dataclass(frozen=True)
+class GateBars:
+    """The bars of the decision. The defaults are those chosen by hand before the bars were
+    chosen by a script; the ones in use are ``vision/models/gate_bars.json``
+    (``bench/vision/choose_bars.py`` writes it, :func:`default_bars` reads it).
+
+    ``keep_first_look_above``: a first look this sure of a bonus tile is kept when the gate
+    puts the crop among the bonus tiles, whatever the reader names (the table's own enrolled
+    set is named right more often than any reading of its print).
+
+    ``gate_below``, ``gate_share``, ``gate_similarity`` (:func:`gated`): a crop whose first
+    look abstained, is less like its kind's prototypes than ``gate_similarity``, names a bonus
+    tile less surely than ``gate_below``, or puts ``gate_share`` of its probability on the
+    bonus tiles is read by the reader. The two looks' evidence that it is some bonus tile is
+    added as log-odds (the first look's bonus share weighted ``share_weight``, the reader's
+    bonus probability 1): at ``side_margin`` or more the crop is a bonus tile, at
+    ``-side_margin`` or less it is not, between the two it is abstained on.
+
+    ``read_sure``: on the bonus side the reader's name is taken when it holds this much of
+    the reader's bonus probability and the number it reads agrees; ``agree``: a bonus kind
+    both looks put first is answered when each gives it this much of its bonus probability.
+
+    ``fused_sure``: else the reader's reading by parts (name and number together,
+    ``BonusReading.fused``) is taken when its probability reaches this bar, its group and
+    number agree with the reader's, and the first look itself leans to the bonus tiles (at
+    least ``fused_lean`` of its probability on them): never on the reader's word alone.
+
+    ``unlike_below``, ``doubt``: a crop less like its kind's prototypes than ``unlike_below``
+    is abstained on when the reader gives the other side more than ``doubt`` (or, put among
+    the suits and honours, the first look gives the bonus tiles more than ``doubt``), unless
+    the reader reads the bonus tile the first look put first.
+
+    ``certain_side``: the first look's bonus share that decides the side alone.
+
+    ``clear_confidence``, ``clear_share``, ``clear_read``, ``number_read``
+    (:func:`plainly_other`): a crop unlike its prototypes is still named as the first look's
+    suit or honour when the first look names it this sure with under ``clear_share`` on the
+    bonus tiles, the reader gives them under ``clear_read``, and reads no bonus tile's
+    number ``number_read`` sure.
+
+    ``near_bonus``: a first look naming a suit or honour with this much of its probability on
+    the bonus tiles is never put among the bonus tiles unless the reader names the very bonus
+    tile the first look put first (or the first look is ``certain_side``).
+
+    ``keep_similarity``: the first look's own bonus tile is kept on the bonus side only when
+    the crop is this like its prototypes, or the reader reads that very tile (``agree`` of
+    its bonus probability): a green dragon of a set far from every one enrolled was named a
+    flower 0.7 sure while the reader read a season. ``keep_share``: it also stands when the
+    first look puts this much of its probability on the bonus tiles (an enrolled set's own
+    bonus tiles far from their prototypes: 0.94 and more; dragons and one bamboos named a
+    bonus tile in the width sweep: 0.78-0.91).
+
+    ``reader_veto``: put among the other kinds, a crop the reader gives this much bonus
+    probability is abstained on when it is less like its prototypes than ``veto_similarity``
+    (a flower named green dragon 0.998 sure and 0.82 like its prototypes, the reader 0.82 sure
+    of a bonus tile; an enrolled set's own one bamboo, a bird the reader takes for a bonus
+    tile, sits 0.9 or more like its prototypes).
+
+    ``near_share``: a first look naming a dragon, the one bamboo or a blank, the kinds most often
+    confused with a set's bonus pictures (:data:`NEAR_BONUS`), is read by the reader from
+    this bonus share on (``gate_share`` for the other kinds).
+    """
+
+    keep_first_look_above: float = 0.7
+    gate_below: float = 0.9
+    gate_share: float = 0.01
+    gate_similarity: float = 0.75
+    share_weight: float = 1.0
+    side_margin: float = 2.0
+    read_sure: float = DEFAULT_SURE
+    agree: float = 0.5
+    fused_sure: float = 1.01  # above any probability: off
+    fused_lean: float = 0.5
+    unlike_below: float = 0.82
+    doubt: float = 0.1
+    certain_side: float = 0.999
+    clear_confidence: float = 0.7
+    clear_share: float = 0.02
+    clear_read: float = 0.3
+    number_read: float = 0.7
+    near_bonus: float = 1.01  # above any probability: off
+    keep_similarity: float = 0.0
+    keep_share: float = 0.93
+    reader_veto: float = 1.01  # above any probability: off
+    veto_similarity: float = 0.9
+    near_share: float = 0.01
+
+    @classmethod
+    def from_file(cls, path: Path) -> GateBars:
+        """The bars stored at ``path`` (its "bars" object; a bar it does not name keeps its
+        default), or a :class:`ModelError` naming the file and what is wrong with it."""
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ModelError(
+                f"{path}: the gate's bars are not readable JSON: {exc!s:.200}"
+            ) from None
+        bars = stored.get("bars") if isinstance(stored, dict) else None
+        if not isinstance(bars, dict):
+            raise ModelError(f'{path}: no "bars" object')
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(bars) - known)
+        if unknown:
+            raise ModelError(f"{path}: unknown bars {', '.join(unknown)}")
+        for name, value in bars.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ModelError(f"{path}: bar {name} is {value!r}, not a number")
+        return cls(**{k: float(v) for k, v in bars.items()})
+
+
+_DEFAULT_BARS: list[GateBars] = []
+
+
+def default_bars() -> GateBars:
+    """The bars stored beside the models (``vision/models/gate_bars.json``), read once; the
+    defaults where the file is not installed."""
+    if not _DEFAULT_BARS:
+        path = MODELS_DIR / BARS_FILE
+        _DEFAULT_BARS.append(GateBars.from_file(path) if path.exists() else GateBars())
+    return _DEFAULT_BARS[0]
+
+
+def gated(first: Identity, bars: GateBars | None = None) -> bool:
     """Whether the bonus gate reads a crop: its first look abstained, found it less like its
-    best kind's nearest prototype than ``GATE_SIMILARITY`` (a tile of a set never enrolled,
-    however sure the softmax), named a bonus tile less surely than ``GATE_BELOW``, or named
-    another kind with at least ``GATE_SHARE`` of its probability on the bonus tiles. (A
+    best kind's nearest prototype than ``gate_similarity`` (a tile of a set never enrolled,
+    however sure the softmax), named a bonus tile less surely than ``gate_below``, or named
+    another kind with at least ``gate_share`` of its probability on the bonus tiles. (A
     table's own enrolled set puts next to nothing on the bonus tiles for its other kinds:
     the gate reads about one crop a frame of it.)"""
-    if first.label is None or first.similarity < GATE_SIMILARITY:
+    bars = bars or default_bars()
+    if first.label is None or first.similarity < bars.gate_similarity:
         return True
     if first.best in BONUS_KINDS:
-        return first.confidence < GATE_BELOW
-    return first.bonus_share >= GATE_SHARE
+        return first.confidence < bars.gate_below
+    if first.best in NEAR_BONUS:
+        return first.bonus_share >= min(bars.near_share, bars.gate_share)
+    return first.bonus_share >= bars.gate_share
 
 
-def gate(first: Identity, reading: BonusReading, threshold: float = DEFAULT_THRESHOLD) -> Identity:
+def gate(
+    first: Identity,
+    reading: BonusReading,
+    threshold: float = DEFAULT_THRESHOLD,
+    bars: GateBars | None = None,
+) -> Identity:
     """A gated crop's answer from its first look and the bonus-tile reader's reading: the
     side from both looks' evidence, then that side's answer (:func:`_bonus_side`,
-    :func:`_other_side`); between the sides, an abstention."""
-    evidence = bonus_evidence(first, reading)
-    # A first look with CERTAIN_SIDE of its probability on the bonus tiles has decided the
+    :func:`_other_side`); between the sides, an abstention. ``Identity.how`` says which
+    path of the decision gave the answer."""
+    bars = bars or default_bars()
+    evidence = bonus_evidence(first, reading, bars)
+    # A first look with certain_side of its probability on the bonus tiles has decided the
     # side (only which flower or season is open): a reader that cannot read a set's print
     # (scans a few pixels tall) does not overrule the table's own enrolment.
-    certain = first.bonus_share >= CERTAIN_SIDE
-    if abs(evidence) < SIDE_MARGIN and not certain:
-        return first.abstained(SIDES)
+    certain = first.bonus_share >= bars.certain_side
+    if abs(evidence) < bars.side_margin and not certain:
+        return _how(first.abstained(SIDES), "sides")
     # A crop unlike what the first look named it: the reader's doubt alone is enough, unless
     # it reads the very bonus tile the first look put first.
     doubt = reading.bonus_probability if evidence < 0 else 1.0 - reading.bonus_probability
@@ -101,50 +196,129 @@ def gate(first: Identity, reading: BonusReading, threshold: float = DEFAULT_THRE
         # on the bonus tiles and the reader unable to read them.
         doubt = max(doubt, first.bonus_share)
     confirmed = evidence > 0 and reading.best_bonus == first.best_bonus
-    plain = plainly_other(first, reading)
-    if first.similarity < UNLIKE_BELOW and doubt > DOUBT and not (confirmed or certain or plain):
-        return first.abstained(DOUBTED)
+    plain = plainly_other(first, reading, bars)
+    if (
+        first.similarity < bars.unlike_below
+        and doubt > bars.doubt
+        and not (confirmed or certain or plain)
+    ):
+        return _how(first.abstained(DOUBTED), "doubted")
+    if evidence > 0 and not certain and _named_other_near_bonus(first, bars) and not confirmed:
+        # A suit or honour named by the first look, which leans to the bonus tiles, becomes
+        # a bonus tile only when the reader names the bonus tile the first look put first.
+        return _how(first.abstained(SIDES), "near bonus, reader elsewhere")
     if evidence > 0 or certain:
-        return _bonus_side(first, reading, threshold)
+        return _bonus_side(first, reading, threshold, bars)
+    if reading.bonus_probability >= bars.reader_veto and first.similarity < bars.veto_similarity:
+        return _how(first.abstained(SIDES), "other, reader vetoes")
     return _other_side(first, threshold)
 
 
-def plainly_other(first: Identity, reading: BonusReading) -> bool:
+def looks_again(first: Identity, answer: Identity, retry_below: float) -> bool:
+    """Whether a crop the gate doubts or cannot place (``answer``), that had no second look
+    (its ``first`` look was ``retry_below`` sure), is looked at again through shifted copies:
+    they bring a crop of a set never enrolled nearer its kind (on the mixed sets: held-out
+    sets 70.5 to 71.9 % right, no more wrong; 0.5-1.2 % of the other sets' crops looked at
+    again, where looking again at every crop unlike its prototypes took 3-4 %)."""
+    return bool(retry_below) and answer.why in (DOUBTED, SIDES) and first.confidence >= retry_below
+
+
+def gate_again(
+    seen: Identity, reading: BonusReading, threshold: float, bars: GateBars | None = None
+) -> Identity:
+    """The answer from the shifted copies' look (``seen``) and the same reading."""
+    return gate(seen, reading, threshold, bars) if gated(seen, bars) else seen
+
+
+def _named_other_near_bonus(first: Identity, bars: GateBars) -> bool:
+    return (
+        first.label is not None
+        and first.label not in BONUS_KINDS
+        and first.bonus_share >= bars.near_bonus
+    )
+
+
+def plainly_other(first: Identity, reading: BonusReading, bars: GateBars | None = None) -> bool:
     """Both looks put the crop plainly among the other kinds, and the first look named one
-    (``CLEAR_CONFIDENCE``, ``CLEAR_SHARE``, ``CLEAR_READ``, ``NUMBER_READ``)."""
+    (``clear_confidence``, ``clear_share``, ``clear_read``, ``number_read``)."""
+    bars = bars or default_bars()
     named = first.label is not None and first.label not in BONUS_KINDS
     reads_a_number = (
-        reading.number == int(reading.best_bonus[1]) and reading.number_confidence >= NUMBER_READ
+        reading.number == int(reading.best_bonus[1])
+        and reading.number_confidence >= bars.number_read
     )
     return (
         named
-        and first.confidence >= CLEAR_CONFIDENCE
-        and first.bonus_share < CLEAR_SHARE
-        and reading.bonus_probability < CLEAR_READ
+        and first.confidence >= bars.clear_confidence
+        and first.bonus_share < bars.clear_share
+        and reading.bonus_probability < bars.clear_read
         and not reads_a_number
     )
 
 
-def _bonus_side(first: Identity, reading: BonusReading, threshold: float) -> Identity:
-    """The first look's bonus tile when it is ``KEEP_FIRST_LOOK_ABOVE`` sure; else the
+def _bonus_side(
+    first: Identity, reading: BonusReading, threshold: float, bars: GateBars
+) -> Identity:
+    """The first look's bonus tile when it is ``keep_first_look_above`` sure; else the
     reader's when it reads the name sure and the number agrees; else the first look's bonus
-    tile if it named one; else the bonus kind both looks put first, when each gives it at
-    least ``AGREE`` of its bonus probability and the crop is like something enrolled; else
-    an abstention."""
-    named = first.label in BONUS_KINDS
-    if named and first.confidence >= KEEP_FIRST_LOOK_ABOVE:
-        return first
+    tile if it named one; else the reading by parts (:func:`_fused`); else the bonus kind
+    both looks put first, when each gives it at least ``agree`` of its bonus probability and
+    the crop is like something enrolled; else an abstention."""
+    named = first.label in BONUS_KINDS and _kept(first, reading, bars)
+    if named and first.confidence >= bars.keep_first_look_above:
+        return _how(first, "bonus: first look kept")
     read = reading.best_bonus
     # No answer is surer than the recogniser's own bar allows (``threshold``).
-    if reading.best_bonus_share >= max(READ_SURE, threshold) and reading.number == int(read[1]):
-        return replace(first, label=read, confidence=reading.best_bonus_share, best=read)
+    sure_name = reading.best_bonus_share >= max(bars.read_sure, threshold)
+    if sure_name and reading.number == int(read[1]):
+        answer = replace(first, label=read, confidence=reading.best_bonus_share, best=read)
+        return _how(answer, "bonus: reader's name")
     if named:
-        return first
+        return _how(first, "bonus: first look's bonus tile")
+    fused = _fused(first, reading, threshold, bars)
+    if fused is not None:
+        return fused
     agreed = first.best_bonus == reading.best_bonus and first.similar
-    if agreed and min(first.bonus_confidence, reading.best_bonus_share) >= max(AGREE, threshold):
-        return replace(first, label=reading.best_bonus, best=reading.best_bonus)
-    sure_name = reading.best_bonus_share >= max(READ_SURE, threshold)
-    return first.abstained(NUMBER if sure_name else UNREAD)
+    if agreed and min(first.bonus_confidence, reading.best_bonus_share) >= max(
+        bars.agree, threshold
+    ):
+        answer = replace(first, label=reading.best_bonus, best=reading.best_bonus)
+        return _how(answer, "bonus: both looks agree")
+    return _how(first.abstained(NUMBER if sure_name else UNREAD), "bonus: unread")
+
+
+def _kept(first: Identity, reading: BonusReading, bars: GateBars) -> bool:
+    """Whether the first look's own bonus tile may stand: the crop is ``keep_similarity``
+    like its prototypes, the first look puts ``keep_share`` (or ``certain_side``) of its
+    probability on the bonus tiles, or the reader reads that very tile with ``agree`` of its
+    bonus probability."""
+    return (
+        first.similarity >= bars.keep_similarity
+        or first.bonus_share >= min(bars.keep_share, bars.certain_side)
+        or (reading.best_bonus == first.label and reading.best_bonus_share >= bars.agree)
+    )
+
+
+def _fused(
+    first: Identity, reading: BonusReading, threshold: float, bars: GateBars
+) -> Identity | None:
+    """The reader's reading by parts, where it holds ``fused_sure`` (and the recogniser's
+    ``threshold``), names a tile of the group the reader reads with the number it reads,
+    and the first look itself gives the bonus tiles at least ``fused_lean``; else None."""
+    kind = reading.fused_label(max(bars.fused_sure, threshold))
+    # Like the agreement of both looks, only for a crop like something enrolled (not noise).
+    if kind is None or first.bonus_share < bars.fused_lean or not first.similar:
+        return None
+    if kind[0] != reading.group or int(kind[1]) != reading.number:
+        return None
+    answer = replace(
+        first,
+        label=kind,
+        best=kind,
+        confidence=reading.bonus_probability * reading.fused_share,
+        why=None,
+    )
+    return _how(answer, "bonus: read by parts")
 
 
 def _other_side(first: Identity, threshold: float) -> Identity:
@@ -152,17 +326,23 @@ def _other_side(first: Identity, threshold: float) -> Identity:
     likeliest other kind when that holds ``threshold`` of the others' probability; else an
     abstention."""
     if first.label is not None and first.label not in BONUS_KINDS:
-        return first
+        return _how(first, "other: first look")
     other = first.best_other
     if first.label is not None and other is not None and first.other_confidence >= threshold:
-        return replace(first, label=other, confidence=first.other_confidence, best=other)
-    return first.abstained(None if first.label is None else OTHER_UNSURE)
+        answer = replace(first, label=other, confidence=first.other_confidence, best=other)
+        return _how(answer, "other: best other kind")
+    return _how(first.abstained(None if first.label is None else OTHER_UNSURE), "other: unsure")
 
 
-def bonus_evidence(first: Identity, reading: BonusReading) -> float:
+def bonus_evidence(first: Identity, reading: BonusReading, bars: GateBars | None = None) -> float:
     """The two looks' evidence that a crop is some bonus tile, as log-odds: the first look's
-    bonus share weighted ``SHARE_WEIGHT``, plus the reader's bonus probability."""
-    return SHARE_WEIGHT * _logit(first.bonus_share) + _logit(reading.bonus_probability)
+    bonus share weighted ``share_weight``, plus the reader's bonus probability."""
+    bars = bars or default_bars()
+    return bars.share_weight * _logit(first.bonus_share) + _logit(reading.bonus_probability)
+
+
+def _how(answer: Identity, how: str) -> Identity:
+    return replace(answer, how=how)
 
 
 def _logit(p: float) -> float:

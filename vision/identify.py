@@ -33,20 +33,13 @@ from numpy.typing import NDArray
 from vision.blas import one_blas_thread
 from vision.bonus import BONUS_KINDS, BonusReader, default_bonus_reader
 from vision.bonus_gate import (
-    AGREE,
-    CERTAIN_SIDE,
-    DOUBT,
-    GATE_BELOW,
-    GATE_SHARE,
-    GATE_SIMILARITY,
-    KEEP_FIRST_LOOK_ABOVE,
-    READ_SURE,
-    SHARE_WEIGHT,
-    SIDE_MARGIN,
-    UNLIKE_BELOW,
+    GateBars,
     bonus_evidence,
+    default_bars,
     gate,
+    gate_again,
     gated,
+    looks_again,
 )
 from vision.crops import normalise_crop
 from vision.embedder import (
@@ -60,7 +53,7 @@ from vision.embedder import (
     unit,
     warp,
 )
-from vision.identity import DEFAULT_THRESHOLD, DOUBTED, SIDES, UNLIKE, UNSURE, Identity
+from vision.identity import DEFAULT_THRESHOLD, UNLIKE, UNSURE, Identity
 from vision.image import Image
 
 DEFAULT_MODEL_DIR = MODELS_DIR / "default"
@@ -69,23 +62,14 @@ DEFAULT_TEMPERATURE = 0.05
 # What the recogniser's callers import from here (the gate and the answer type live in their
 # own modules).
 __all__ = [
-    "AGREE",
-    "CERTAIN_SIDE",
     "DEFAULT_THRESHOLD",
-    "DOUBT",
-    "GATE_BELOW",
-    "GATE_SHARE",
-    "GATE_SIMILARITY",
-    "KEEP_FIRST_LOOK_ABOVE",
     "MODELS_DIR",
-    "READ_SURE",
-    "SHARE_WEIGHT",
-    "SIDE_MARGIN",
-    "UNLIKE_BELOW",
+    "GateBars",
     "Identity",
     "ModelError",
     "Recogniser",
     "bonus_evidence",
+    "default_bars",
     "enrolment_variants",
     "gate",
     "gated",
@@ -139,6 +123,8 @@ class Recogniser:
     retry_below: float = DEFAULT_RETRY_BELOW
     # The second look at crops named "some bonus tile" (None: none).
     bonus_reader: BonusReader | None = field(default_factory=default_bonus_reader)
+    # The gate's bars (vision/models/gate_bars.json, chosen by bench/vision/choose_bars.py).
+    bars: GateBars = field(default_factory=default_bars)
     _banks_built: _Banks | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -236,7 +222,8 @@ class Recogniser:
         look it had not had, and the gate's answer from that."""
         if self.bonus_reader is None:
             return identities
-        looked = [n for n, i in enumerate(identities) if gated(i)]
+        bars = self.bars
+        looked = [n for n, i in enumerate(identities) if gated(i, bars)]
         if not looked:
             return identities
         out = list(identities)
@@ -244,7 +231,7 @@ class Recogniser:
             zip(looked, self.bonus_reader.read([crops[n] for n in looked]), strict=True)
         )
         for n, reading in readings.items():
-            out[n] = gate(identities[n], reading, self.threshold)
+            out[n] = gate(identities[n], reading, self.threshold, bars)
         if vectors is None or self.shift_px or not self.retry_below:
             return out
         # A crop the gate doubts or cannot place, that had no second look (it was sure), gets
@@ -252,11 +239,7 @@ class Recogniser:
         # a crop of a set never enrolled nearer its kind (on the mixed sets: held-out sets
         # 70.5 to 71.9 % right, no more wrong; 0.5-1.2 % of the other sets' crops looked at
         # again, where looking again at every crop unlike its prototypes took 3-4 %).
-        again = [
-            n
-            for n in readings
-            if out[n].why in (DOUBTED, SIDES) and identities[n].confidence >= self.retry_below
-        ]
+        again = [n for n in readings if looks_again(identities[n], out[n], self.retry_below)]
         if again:
             shifted_vectors = self.embedder.embed(
                 [crops[n] for n in again],
@@ -265,7 +248,7 @@ class Recogniser:
                 helper=helper,
             )
             for n, seen in zip(again, self.identify_embeddings(shifted_vectors), strict=True):
-                out[n] = gate(seen, readings[n], self.threshold) if gated(seen) else seen
+                out[n] = gate_again(seen, readings[n], self.threshold, bars)
         return out
 
     def second_look(

@@ -39,6 +39,8 @@ class Identity:
     similar: bool = True  # like something enrolled (False: abstained as unlike everything)
     similarity: float = 1.0  # the cosine similarity to the best kind's nearest prototype
     why: str | None = None  # when abstained: one of REASONS
+    # Which path of the bonus gate gave this answer (None: the first look, never gated).
+    how: str | None = None
 
     @property
     def some_bonus_tile(self) -> bool:

@@ -17,7 +17,7 @@ import collections
 import copy
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -188,10 +188,27 @@ def identity_by_width(
     """Part 1 again at fixed tile widths in the camera's pixels, enrolment photos and test
     crops alike (the owner enrols with the table's own camera): how the held-out sets' top-1
     depends on the pixels a tile covers, which the camera's resolution and height decide."""
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = collections.defaultdict(dict)
+    for case in width_cases(embedder, per_kind, widths, rng):
+        out[case.name][str(case.width)] = _score(case.recogniser, case.crops, case.truth)
+    return dict(out)
+
+
+class WidthCase(NamedTuple):
+    name: str
+    width: int
+    recogniser: Recogniser
+    crops: list[np.ndarray]
+    truth: list[str]
+
+
+def width_cases(
+    embedder: Embedder, per_kind: int, widths: list[int], rng: np.random.Generator
+) -> Iterator[WidthCase]:
+    """Each held-out set at each width: the set enrolled there (``new``) and its test crops,
+    drawn from ``rng`` in the same order every time (bench/vision/crossings.py replays them)."""
     for name in HELD_OUT:
         faces = load_set(name)
-        out[name] = {}
         for width in widths:
             enrol = [
                 (lab, synthetic_crop(f, rng, camera_width=width))
@@ -204,8 +221,7 @@ def identity_by_width(
                 for _ in range(per_kind)
             ]
             new = recognisers(embedder, enrol)["new"]
-            out[name][str(width)] = _score(new, [c for _, c in tests], [lab for lab, _ in tests])
-    return out
+            yield WidthCase(name, width, new, [c for _, c in tests], [lab for lab, _ in tests])
 
 
 def mixed_sets(
@@ -265,10 +281,6 @@ def _outside_the_bundle(
 ) -> dict[str, Any]:
     """``new`` (with and without the reader, and the other revision) on each training set's
     crops, that set's own art left out of the bundled prototypes."""
-    bundle = Recogniser.load(DEFAULT_MODEL_DIR)
-    owner = np.array([name for name in TRAIN_SETS for _ in _bundled_prototypes(name)])
-    if len(owner) != len(bundle.labels):
-        raise RuntimeError("the bundled prototypes are not the training sets' (rebuild them)")
     named: dict[str, list[Any]] = collections.defaultdict(list)
     truth: list[str] = []
     ordered: list[tuple[str, str, np.ndarray]] = []
@@ -276,13 +288,8 @@ def _outside_the_bundle(
         mine = [row for row in rows if row[0] == name]
         if not mine:
             continue
-        keep = owner != name
         crops = [c for *_, c in mine]
-        new = copy.copy(methods["new"])
-        new.background_labels = [
-            lab for lab, k in zip(new.background_labels, keep, strict=True) if k
-        ]
-        new.background = new.background[keep]
+        new = own_art_out(methods["new"], name)
         no_reader = copy.copy(new)
         no_reader.bonus_reader = None
         named["new"] += new.identify(crops)
@@ -295,6 +302,31 @@ def _outside_the_bundle(
     out: dict[str, Any] = {m: score_identities(ids, truth) for m, ids in named.items()}
     out["breakdown"] = breakdown_of(named["new"], ordered)
     return out
+
+
+def own_art_out(recogniser: Recogniser, name: str) -> Recogniser:
+    """A copy of ``recogniser`` whose bundled prototypes leave out the training set ``name``'s
+    own art (a table's set unlike anything bundled, as a real one is)."""
+    owner = _owners()
+    if len(owner) != len(recogniser.background_labels):
+        raise RuntimeError("the bundled prototypes are not the training sets' (rebuild them)")
+    keep = owner != name
+    out = copy.copy(recogniser)
+    out.background_labels = [
+        lab for lab, k in zip(recogniser.background_labels, keep, strict=True) if k
+    ]
+    out.background = recogniser.background[keep]
+    return out
+
+
+_OWNERS: list[np.ndarray] = []
+
+
+def _owners() -> np.ndarray:
+    """The training set each bundled prototype was enrolled from, in order."""
+    if not _OWNERS:
+        _OWNERS.append(np.array([n for n in TRAIN_SETS for _ in _bundled_prototypes(n)]))
+    return _OWNERS[0]
 
 
 def _bundled_prototypes(name: str) -> list[str]:

@@ -22,14 +22,11 @@ from vision.bonus import (
 )
 from vision.embedder import MODELS_DIR, Embedder, ModelError
 from vision.identify import (
-    CERTAIN_SIDE,
     DEFAULT_MODEL_DIR,
-    GATE_SHARE,
-    SIDE_MARGIN,
-    UNLIKE_BELOW,
     Identity,
     Recogniser,
     bonus_evidence,
+    default_bars,
     gate,
     gated,
 )
@@ -37,6 +34,15 @@ from vision.labels import LABELS
 from vision.synth.artwork import load_set
 from vision.synth.bonus_faces import HELD_OUT_FONTS, bonus_faces
 from vision.synth.crops import synthetic_crop
+
+# The stored bars with the reader's veto off, so that each rule here is seen alone (the
+# veto's own tests: tests/vision/test_gate_paths.py).
+BARS = replace(default_bars(), reader_veto=1.01)
+
+
+@pytest.fixture(autouse=True)
+def _bars_without_the_veto(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("vision.bonus_gate._DEFAULT_BARS", [BARS])
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +96,7 @@ def _reading(bonus_p: float, kind: str = "F2", conf: float = 0.95, number: int =
 
 def test_the_gate_reads_what_leans_towards_the_bonus_tiles_or_is_unsure() -> None:
     assert not gated(_first("3B", 0.99, "3B", 0.0))  # sure, nothing on the bonus tiles
-    assert gated(_first("3B", 0.99, "3B", GATE_SHARE))  # sure, yet leaning
+    assert gated(_first("3B", 0.99, "3B", BARS.gate_share))  # sure, yet leaning
     assert gated(_first(None, 0.4, "3B", 0.0))  # abstained
     assert gated(_first("F1", 0.8, "F1", 0.95))  # a bonus tile, not sure
     assert not gated(_first("F1", 0.95, "F1", 0.99))
@@ -118,7 +124,7 @@ def test_when_the_two_looks_disagree_the_gate_abstains() -> None:
 def test_a_crop_unlike_its_prototypes_is_abstained_on_when_the_reader_doubts() -> None:
     """Named 9D with next to nothing on the bonus tiles, but far from every 9D enrolled (a
     set never enrolled): a reader giving the bonus tiles a third is enough to ask."""
-    far = replace(_first("9D", 0.95, "9D", 0.001), similarity=UNLIKE_BELOW - 0.05)
+    far = replace(_first("9D", 0.95, "9D", 0.001), similarity=BARS.unlike_below - 0.05)
     near = replace(far, similarity=0.95)
     doubting = _reading(0.3, "not-bonus", 0.7)
     assert gate(far, doubting).label is None
@@ -132,7 +138,9 @@ def test_a_first_look_certain_of_the_bonus_side_is_not_overruled_by_a_reader_tha
     first look puts all its probability on the bonus tiles, so the side is decided and the
     table's own enrolment names it; a first look less certain is still asked about."""
     blind = _reading(0.001, "not-bonus", 0.99)
-    certain = replace(_first("F2", 0.6, "F2", CERTAIN_SIDE), similarity=UNLIKE_BELOW - 0.05)
+    certain = replace(
+        _first("F2", 0.6, "F2", BARS.certain_side), similarity=BARS.unlike_below - 0.05
+    )
     assert gate(certain, blind).label == "F2"
     leaning = replace(certain, bonus_share=0.97)
     assert gate(leaning, blind).label is None
@@ -165,9 +173,9 @@ def test_the_gate_names_a_kind_only_of_the_side_both_looks_put_it_on(
     after = gate(first, reading)
     evidence = bonus_evidence(first, reading)
     if after.label in BONUS_KINDS:
-        assert evidence >= SIDE_MARGIN or share >= CERTAIN_SIDE
+        assert evidence >= BARS.side_margin or share >= BARS.certain_side
     elif after.label is not None:
-        assert evidence <= -SIDE_MARGIN and share < CERTAIN_SIDE
+        assert evidence <= -BARS.side_margin and share < BARS.certain_side
 
 
 def test_without_a_reader_the_first_look_stands() -> None:

@@ -10,12 +10,7 @@ import pytest
 
 from vision.bonus import BonusReading
 from vision.bonus_gate import (
-    CLEAR_CONFIDENCE,
-    CLEAR_READ,
-    CLEAR_SHARE,
-    DOUBT,
-    NUMBER_READ,
-    UNLIKE_BELOW,
+    default_bars,
     gate,
     gated,
 )
@@ -35,6 +30,15 @@ from vision.synth.crops import synthetic_crop
 
 from .conftest import HELD_OUT_ART
 
+# The stored bars with the reader's veto off, so that each rule here is seen alone (the
+# veto's own tests: tests/vision/test_gate_paths.py).
+BARS = replace(default_bars(), reader_veto=1.01)
+
+
+@pytest.fixture(autouse=True)
+def _bars_without_the_veto(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("vision.bonus_gate._DEFAULT_BARS", [BARS])
+
 
 def _first(label: str | None, conf: float, share: float, similarity: float = 0.95) -> Identity:
     """A first look naming ``label`` (its likeliest bonus kind F2, other kind 9D)."""
@@ -51,7 +55,7 @@ def test_every_abstention_says_why() -> None:
     # The two looks cannot tell the side.
     assert gate(_first("9D", 0.9, 0.3), _reading(0.6)).why == SIDES
     # Far from its prototypes, and the reader gives the bonus tiles a third.
-    far = _first("9D", 0.95, 0.001, UNLIKE_BELOW - 0.05)
+    far = _first("9D", 0.95, 0.001, BARS.unlike_below - 0.05)
     assert gate(far, _reading(0.35)).why == DOUBTED
     # A bonus tile by both looks, but the reader is unsure which, and so is the first look.
     assert gate(_first(None, 0.4, 0.99), _reading(0.99, share=0.4)).why == UNREAD
@@ -73,14 +77,16 @@ def test_a_crop_unlike_its_prototypes_both_looks_put_plainly_among_the_others_is
     """Far from every 9D enrolled (a set never enrolled), yet named 9D surely, with next to
     nothing on the bonus tiles by either look: named 9D. Short of any one of the three bars
     the reader's doubt still makes the table ask."""
-    far = _first("9D", CLEAR_CONFIDENCE, CLEAR_SHARE / 2, UNLIKE_BELOW - 0.05)
-    doubt = CLEAR_READ - 0.05  # more than DOUBT: abstained on before this rule
+    far = _first("9D", BARS.clear_confidence, BARS.clear_share / 2, BARS.unlike_below - 0.05)
+    doubt = BARS.clear_read - 0.05  # more than BARS.doubt: abstained on before this rule
     # (the reader's number, 3, is not its likeliest bonus tile's, F2's)
     assert gate(far, _reading(doubt, number=3)).label == "9D"
-    assert gate(far, _reading(CLEAR_READ, number=3)).why == DOUBTED
-    assert gate(replace(far, bonus_share=CLEAR_SHARE), _reading(doubt, number=3)).why == DOUBTED
+    assert gate(far, _reading(BARS.clear_read, number=3)).why == DOUBTED
     assert (
-        gate(replace(far, confidence=CLEAR_CONFIDENCE - 0.01), _reading(doubt, number=3)).why
+        gate(replace(far, bonus_share=BARS.clear_share), _reading(doubt, number=3)).why == DOUBTED
+    )
+    assert (
+        gate(replace(far, confidence=BARS.clear_confidence - 0.01), _reading(doubt, number=3)).why
         == DOUBTED
     )
     # Only a suit or honour the first look named: never a bonus tile, never an abstention.
@@ -91,22 +97,22 @@ def test_a_crop_unlike_its_prototypes_both_looks_put_plainly_among_the_others_is
 def test_a_reader_reading_a_bonus_tiles_number_keeps_the_crop_in_doubt() -> None:
     """Named East wind plainly by both looks' bonus probability, but the reader reads a 3 sure
     and its likeliest bonus tile is S3 (a held-out set's SUMMER): still asked about."""
-    far = _first("EW", 0.88, 0.01, UNLIKE_BELOW - 0.05)
-    summer = BonusReading("not-bonus", 0.8, 3, NUMBER_READ, 0.19, "S3", 0.35)
+    far = _first("EW", 0.88, 0.01, BARS.unlike_below - 0.05)
+    summer = BonusReading("not-bonus", 0.8, 3, BARS.number_read, 0.19, "S3", 0.35)
     assert gate(far, summer).why == DOUBTED
-    assert gate(far, replace(summer, number_confidence=NUMBER_READ - 0.1)).label == "EW"
+    assert gate(far, replace(summer, number_confidence=BARS.number_read - 0.1)).label == "EW"
     assert gate(far, replace(summer, number=2)).label == "EW"
 
 
 def test_among_the_other_kinds_the_first_looks_own_doubt_counts() -> None:
     """Named green dragon, far from every one enrolled, the reader unable to read the crop:
     a sixth of the first look on the bonus tiles is doubt enough to ask; near its
-    prototypes, or with less than DOUBT on the bonus tiles, it is named."""
+    prototypes, or with less than BARS.doubt on the bonus tiles, it is named."""
     far = _first("GD", 0.6, 0.16, 0.66)
     unread = _reading(0.06)
     assert gate(far, unread).why == DOUBTED
     assert gate(replace(far, similarity=0.9), unread).label == "GD"
-    assert gate(replace(far, bonus_share=DOUBT - 0.02), unread).label == "GD"
+    assert gate(replace(far, bonus_share=BARS.doubt - 0.02), unread).label == "GD"
 
 
 def test_a_crop_the_gate_doubts_gets_a_second_look_and_the_gate_again() -> None:

@@ -1,0 +1,400 @@
+"""Choose the bonus gate's bars (vision/bonus_gate.py ``GateBars``) on the calibration group
+with the committed networks, and write them to ``vision/models/gate_bars.json``, which the
+recogniser loads.
+
+    .venv/bin/python bench/vision/choose_bars.py            # measure, choose, write
+    .venv/bin/python bench/vision/choose_bars.py --dry-run  # measure and choose only
+
+Run it again whenever a network (the embedding, its bundled prototypes, the bonus reader)
+changes: the file records the networks it was chosen with, and a test fails until it is.
+
+**The calibration group** holds the training sets' crops only (never the held-out sets, which
+measure the result), each named with that set's own art left out of the bundled prototypes, so
+that the set is unlike anything bundled, as a real table's is:
+- *never enrolled*: 3 enrolment crops a kind drawn from a mix of training sets, and every
+  training set's crops of the kinds not enrolled from it (seeds ``--seeds``);
+- *enrolled, mixed*: the same enrolment, the crops of the kinds enrolled from that set;
+- *drawn sets, never enrolled*: the same enrolment, the crops of ``--drawn`` sets drawn by
+  vision/synth/procedural.py from seeds no network trained on and the benchmark does not use
+  (``DRAWN_SEEDS``), art unlike any set enrolled or bundled;
+- *enrolled at a width*: each training set enrolled with 3 crops a kind at a fixed tile width
+  in camera pixels, its own crops at that width (``--widths``), as the width sweep does with
+  the held-out sets.
+
+Each crop is looked at once (the first look after its shifted second look, the shifted look
+the gate may ask for, the reader's reading), and every candidate's answers are replayed from
+those looks through the gate itself.
+
+**The rule of choice**: fewest crossings first (a bonus tile named as another kind, or the
+reverse: a crossing costs more than any number of the rest); then least cost, every crop
+costing 0 named right, 1 abstained, ``WRONG_COST`` named wrong, the enrolled groups' crops
+``ENROLLED_WEIGHT`` times that (the decision must never cost a table its own tiles).
+Starting from the defaults, each tuned bar in turn takes its candidate value of fewest
+crossings and least cost, twice over, but leaves its value only for fewer crossings or a
+saving of ``SLACK`` of the crops (the gate decides a few crops in a hundred: smaller
+differences are noise). The reading by parts is taken at the lowest candidate bar above the
+name's (``fused_sure`` > ``read_sure``) that costs nothing. Crossings are too rare on the
+calibration group to choose the safety bars by (they only abstain or read more), so each
+takes, in turn, the strictest candidate that crosses no more and costs the enrolled groups
+no more than ``ENROLLED_LOSS`` of their crops named right before the safety bars, all of them
+together within one ``SLACK`` of cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import pickle
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from identity_parts import BONUS_KINDS, HELD_OUT, TRAIN_SETS, own_art_out  # noqa: E402
+
+from vision.bonus import BonusReading  # noqa: E402
+from vision.bonus_gate import BARS_FILE, GateBars, gate, gate_again, gated, looks_again  # noqa: E402
+from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, RETRY_SHIFT_PX, Identity, Recogniser  # noqa: E402
+from vision.labels import LABELS  # noqa: E402
+from vision.synth.artwork import load_set  # noqa: E402
+from vision.synth.crops import synthetic_crop  # noqa: E402
+from vision.synth.procedural import procedural_set  # noqa: E402
+from vision.threads import SCAN_THREADS  # noqa: E402
+
+# Drawn sets (vision/synth/procedural.py) of seeds from here on: no network trained on them,
+# the bundle holds none, and the benchmark draws its own from 90,000.
+DRAWN_SEEDS = 60_000
+WRONG_COST = 4
+# A table's own enrolled tiles: what the decision must never cost.
+ENROLLED_WEIGHT = 4
+# The safety bars may cost the enrolled groups this share of their crops named right
+# (a crop or two: the groups differ by no more between neighbouring candidates).
+ENROLLED_LOSS = 0.0
+# A bar leaves its value only for this share of the crops in cost (or for fewer crossings).
+SLACK = 0.002
+# The bars that only ever abstain or read more, and which way is stricter (+1: higher).
+SAFETY = {"near_bonus": -1}
+# Left off, not searched: closing the width sweep's crossings with them cost the held-out sets,
+# enrolled, their own tiles (bench/vision/README.md, seventeenth round), which the
+# calibration group does not show: keep_similarity and keep_share (34 bonus tiles named right
+# abstained on for 3 crossings), near_share (60 dragons and one bamboos for 1), reader_veto.
+OFF = ("keep_similarity", "keep_share", "near_share", "reader_veto")
+TUNED = (
+    "side_margin",
+    "read_sure",
+    "unlike_below",
+    "doubt",
+    "clear_share",
+    "clear_read",
+    "fused_lean",
+)
+# The bars searched, and their candidate values (the others keep their defaults).
+SEARCH: dict[str, tuple[float, ...]] = {
+    "side_margin": (1.0, 1.5, 2.0, 2.5, 3.0),
+    "read_sure": (0.6, 0.7, 0.75, 0.8, 0.85, 0.9),
+    "fused_sure": (0.7, 0.8, 0.85, 0.9, 0.95, 1.01),
+    "fused_lean": (0.05, 0.2, 0.5, 0.8),
+    "near_bonus": (0.05, 0.1, 0.2, 0.5, 1.01),
+    "unlike_below": (0.78, 0.82, 0.86),
+    "doubt": (0.05, 0.1, 0.2),
+    "clear_share": (0.01, 0.02, 0.05),
+    "clear_read": (0.2, 0.3, 0.5),
+}
+# The networks the bars are chosen with (a test compares them with the committed files).
+NETWORKS = (
+    "tile_embed.onnx",
+    "tile_embed.int8.onnx",
+    "bonus_read.onnx",
+    "default/prototypes.npz",
+)
+
+
+class Look(NamedTuple):
+    """One calibration crop as the gate sees it."""
+
+    truth: str
+    first: Identity  # after the shifted second look
+    shifted: Identity  # the look through shifted copies the gate may ask for
+    reading: BonusReading
+    retry_below: float
+    threshold: float
+
+
+def looks_of(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) -> list[Look]:
+    reader = recogniser.bonus_reader
+    if reader is None:
+        raise SystemExit("the bonus-tile reader is not installed")
+    vectors = recogniser.embed(crops)
+    firsts = recogniser.second_look(crops, vectors, recogniser.identify_embeddings(vectors))
+    shifted = recogniser.identify_embeddings(
+        recogniser.embedder.embed(crops, shift_px=RETRY_SHIFT_PX, unshifted=vectors)
+    )
+    return [
+        Look(t, f, s, r, recogniser.retry_below, recogniser.threshold)
+        for t, f, s, r in zip(truth, firsts, shifted, reader.read(crops), strict=True)
+    ]
+
+
+def mixed(embedder: Embedder, seed: int, per_kind: int, drawn: int) -> dict[str, list[Look]]:
+    """The *never enrolled*, *enrolled, mixed* and *drawn sets, never enrolled* groups of one
+    seed."""
+    rng = np.random.default_rng(seed)
+    sets = {name: load_set(name) for name in TRAIN_SETS}
+    enrolled: dict[str, set[str]] = {}
+    samples = []
+    for label in LABELS:
+        having = [n for n, f in sets.items() if label in f]
+        for _ in range(3):
+            name = having[int(rng.integers(len(having)))]
+            enrolled.setdefault(label, set()).add(name)
+            samples.append((label, synthetic_crop(sets[name][label], rng)))
+    recogniser = Recogniser.enrol(embedder, samples)
+    recogniser.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
+    out: dict[str, list[Look]] = {"never enrolled": [], "enrolled, mixed": []}
+    for name, faces in sets.items():
+        rows = [(t, synthetic_crop(f, rng)) for t, f in faces.items() for _ in range(per_kind)]
+        own = own_art_out(recogniser, name)
+        for key, mine in (
+            ("never enrolled", [r for r in rows if name not in enrolled[r[0]]]),
+            ("enrolled, mixed", [r for r in rows if name in enrolled[r[0]]]),
+        ):
+            out[key] += looks_of(own, [c for _, c in mine], [t for t, _ in mine])
+    rows = [
+        (t, synthetic_crop(f, rng))
+        for n in range(drawn)
+        for t, f in procedural_set(DRAWN_SEEDS + seed * 100 + n).items()
+        for _ in range(per_kind)
+    ]
+    out["drawn sets, never enrolled"] = looks_of(
+        recogniser, [c for _, c in rows], [t for t, _ in rows]
+    )
+    return out
+
+
+def at_widths(embedder: Embedder, seed: int, per_kind: int, widths: list[int]) -> list[Look]:
+    """The *enrolled at a width* group."""
+    rng = np.random.default_rng(seed)
+    bundle = Recogniser.load(DEFAULT_MODEL_DIR)
+    out: list[Look] = []
+    for name in TRAIN_SETS:
+        faces = load_set(name)
+        for width in widths:
+            enrol = [
+                (lab, synthetic_crop(f, rng, camera_width=width))
+                for lab, f in faces.items()
+                for _ in range(3)
+            ]
+            tests = [
+                (lab, synthetic_crop(f, rng, camera_width=width))
+                for lab, f in faces.items()
+                for _ in range(per_kind)
+            ]
+            recogniser = Recogniser.enrol(embedder, enrol)
+            recogniser.with_background(bundle)
+            own = own_art_out(recogniser, name)
+            out += looks_of(own, [c for _, c in tests], [t for t, _ in tests])
+    return out
+
+
+def answer(look: Look, bars: GateBars) -> str | None:
+    """The label the recogniser gives the crop with ``bars`` (Recogniser.bonus_look)."""
+    first = look.first
+    if not gated(first, bars):
+        return first.label
+    said = gate(first, look.reading, look.threshold, bars)
+    if looks_again(first, said, look.retry_below):
+        said = gate_again(look.shifted, look.reading, look.threshold, bars)
+    return said.label
+
+
+def score(looks: list[Look], bars: GateBars) -> dict[str, Any]:
+    right = wrong = abstained = crossed = 0
+    bonus = bonus_right = 0
+    for look in looks:
+        named = answer(look, bars)
+        if look.truth in BONUS_KINDS:
+            bonus += 1
+            bonus_right += named == look.truth
+        if named is None:
+            abstained += 1
+        elif named == look.truth:
+            right += 1
+        else:
+            wrong += 1
+            crossed += (named in BONUS_KINDS) != (look.truth in BONUS_KINDS)
+    n = max(1, len(looks))
+    return {
+        "n": len(looks),
+        "right": round(right / n, 4),
+        "wrong": round(wrong / n, 4),
+        "abstained": round(abstained / n, 4),
+        "crossings": crossed,
+        "bonus right": round(bonus_right / max(1, bonus), 4),
+        "cost": abstained + WRONG_COST * wrong,
+    }
+
+
+def total(groups: dict[str, list[Look]], bars: GateBars) -> tuple[int, int]:
+    """(crossings, cost) over every group, an enrolled group's cost weighed
+    ``ENROLLED_WEIGHT`` times."""
+    scores = {key: score(looks, bars) for key, looks in groups.items()}
+    cost = sum(s["cost"] * (ENROLLED_WEIGHT if _enrolled(key) else 1) for key, s in scores.items())
+    return sum(s["crossings"] for s in scores.values()), cost
+
+
+def enrolled_right(groups: dict[str, list[Look]], bars: GateBars) -> int:
+    """How many crops of the enrolled groups are named right."""
+    return sum(
+        answer(look, bars) == look.truth
+        for key, looks in groups.items()
+        if _enrolled(key)
+        for look in looks
+    )
+
+
+def _enrolled(key: str) -> bool:
+    return "enrolled" in key and "never" not in key
+
+
+def allowed(bars: GateBars) -> bool:
+    return bars.fused_sure > bars.read_sure
+
+
+def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> GateBars:
+    """The rule of choice (the module's doc)."""
+    crops = sum(len(looks) for looks in groups.values())
+    slack = SLACK * crops
+    bars = start
+    for _ in range(passes):
+        for name in TUNED:
+            now = total(groups, bars)
+            trials = [(*total(groups, t), t) for t in _trials(bars, name)]
+            crossed, cost, best = min(trials, key=lambda t: t[:2])
+            if crossed < now[0] or (crossed == now[0] and cost <= now[1] - slack):
+                bars = best
+    # The reading by parts: the lowest bar above the name's that costs nothing.
+    off = total(groups, dataclasses.replace(bars, fused_sure=SEARCH["fused_sure"][-1]))
+    free = [t for t in _trials(bars, "fused_sure") if total(groups, t) <= off]
+    bars = min(free, key=lambda t: t.fused_sure)
+    # The safety bars: fewest crossings, then the strictest that costs the enrolled groups at
+    # most ENROLLED_LOSS of their right answers and stays within the budget (one slack of
+    # cost between them, beyond what closing a crossing costs).
+    budget = total(groups, bars)[1] + slack
+    kept = enrolled_right(groups, bars) - ENROLLED_LOSS * sum(
+        len(looks) for key, looks in groups.items() if _enrolled(key)
+    )
+    for name, stricter in SAFETY.items():
+        trials = [(*total(groups, t), t) for t in _trials(bars, name)]
+        fewest = min(crossed for crossed, _, _ in trials)
+        if fewest < total(groups, bars)[0]:
+            budget += min(cost for c, cost, _ in trials if c == fewest) - total(groups, bars)[1]
+        fits = [
+            t
+            for c, cost, t in trials
+            if c == fewest and cost <= budget and enrolled_right(groups, t) >= kept
+        ]
+        if fits:
+            bars = max(fits, key=lambda t: stricter * getattr(t, name))
+        elif fewest < total(groups, bars)[0]:
+            bars = min((t for t in trials if t[0] == fewest), key=lambda t: t[1])[2]
+    return bars
+
+
+def _trials(bars: GateBars, name: str) -> list[GateBars]:
+    """``bars`` with each candidate value of ``name`` that the rule allows."""
+    trials = [dataclasses.replace(bars, **{name: v}) for v in SEARCH[name]]
+    return [t for t in trials if allowed(t)]
+
+
+def trade(groups: dict[str, list[Look]], bars: GateBars) -> dict[str, dict[str, list[int]]]:
+    """Each searched bar's candidates, the other bars as chosen: (crossings, cost)."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for name, values in SEARCH.items():
+        trials = {str(v): dataclasses.replace(bars, **{name: v}) for v in values}
+        out[name] = {v: list(total(groups, t)) for v, t in trials.items() if allowed(t)}
+    return out
+
+
+def networks() -> dict[str, str]:
+    return {
+        name: hashlib.sha256((MODELS_DIR / name).read_bytes()).hexdigest()[:16]
+        for name in NETWORKS
+        if (MODELS_DIR / name).exists()
+    }
+
+
+def calibration(args: argparse.Namespace) -> Iterator[tuple[str, list[Look]]]:
+    embedder = Embedder()
+    for seed in args.seeds:
+        yield from mixed(embedder, seed, args.per_kind, args.drawn).items()
+    yield "enrolled at a width", at_widths(embedder, args.seeds[0], args.per_kind, args.widths)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[11, 12, 13])
+    parser.add_argument("--per-kind", type=int, default=3)
+    parser.add_argument("--drawn", type=int, default=8, help="drawn sets a seed")
+    parser.add_argument("--widths", type=int, nargs="+", default=[18, 22, 28, 40])
+    parser.add_argument("--out", type=Path, default=MODELS_DIR / BARS_FILE)
+    parser.add_argument("--dry-run", action="store_true", help="choose, but write nothing")
+    parser.add_argument(
+        "--looks",
+        type=Path,
+        help="keep the measured looks in this file, and choose from it when it exists",
+    )
+    args = parser.parse_args()
+    if set(HELD_OUT) & set(TRAIN_SETS):
+        raise SystemExit("a held-out set is among the training sets: nothing to calibrate on")
+    SCAN_THREADS.apply()
+    started = time.perf_counter()
+    groups: dict[str, list[Look]] = {}
+    if args.looks is not None and args.looks.exists():
+        with args.looks.open("rb") as stored:
+            groups = pickle.load(stored)
+    else:
+        for key, looks in calibration(args):
+            groups.setdefault(key, []).extend(looks)
+        if args.looks is not None:
+            with args.looks.open("wb") as kept:
+                pickle.dump(groups, kept)
+    measured = time.perf_counter() - started
+    defaults = GateBars()
+    chosen = choose(groups, defaults)
+    report = {
+        "bars": dataclasses.asdict(chosen),
+        "searched": sorted(SEARCH),
+        "left off": list(OFF),
+        "rule": __doc__.split("**The rule of choice**: ")[1].strip().replace("\n", " "),
+        "costs": {"abstained": 1, "wrong": WRONG_COST, "enrolled groups weigh": ENROLLED_WEIGHT},
+        "calibration group": {
+            "sets": TRAIN_SETS,
+            "seeds": args.seeds,
+            "per kind": args.per_kind,
+            "widths": args.widths,
+            "drawn sets a seed": args.drawn,
+        },
+        "with the defaults": {key: score(looks, defaults) for key, looks in groups.items()},
+        "with these bars": {key: score(looks, chosen) for key, looks in groups.items()},
+        "each bar's values, the others as chosen (crossings, cost)": trade(groups, chosen),
+        "networks": networks(),
+        "command": "bench/vision/choose_bars.py " + " ".join(sys.argv[1:]),
+        "seconds": round(measured),
+    }
+    print(json.dumps(report, indent=1), flush=True)
+    if not args.dry_run:
+        args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
