@@ -101,11 +101,41 @@ def test_a_file_without_a_part_is_refused_naming_it(tmp_path: Path) -> None:
 def test_the_readme_holds_the_table_of_the_file_it_names(tmp_path: Path) -> None:
     readme = (ROOT / "README.md").read_text()
     block = readme.split(BEGIN, 1)[1].split(END, 1)[0]
-    source = re.search(r"\(`(bench/vision/results[^`]*\.json)`\)", block)
-    assert source, "the README's vision table names no results file"
-    assert block.strip() == run(source.group(1)).stdout.strip()
+    files = re.findall(r"\(`(bench/vision/results[^`]*\.json)`\)", block)
+    assert files, "the README's vision table names no results file"
+    args = [files[0], *(["--before", files[1]] if len(files) > 1 else [])]
+    assert block.strip() == run(*args).stdout.strip()
     # Written in place: only what stands between the markers changes.
     copy = tmp_path / "README.md"
     copy.write_text(readme.replace(block, "\nold figures\n"))
-    assert run(source.group(1), "--readme", copy).returncode == 0
+    assert run(*args, "--readme", copy).returncode == 0
     assert copy.read_text() == readme
+
+
+def test_rev_s_column_from_its_own_checkout(tmp_path: Path) -> None:
+    """Where the networks changed, REV's column comes from the same command run at REV."""
+    results: dict[str, Any] = json.loads(RESULTS.read_text())
+    before = json.loads(RESULTS.read_text())
+    before["mixed_sets"]["never enrolled"]["new"]["top1"] = 0.5
+    before["mixed_sets"]["never enrolled"]["new"]["bonus_suit_crossings"] = 3
+    before_file = tmp_path / "before.json"
+    before_file.write_text(json.dumps(before))
+    done = run(RESULTS, "--before", before_file)
+    assert done.returncode == 0, done.stderr
+    got = rows(done.stdout)
+    ours = results["mixed_sets"]["never enrolled"]["new"]
+    assert got["sets never enrolled (1,203 crops): named right"][1:3] == [
+        f"{pct(ours['top1'])} %", "50.0 %"]
+    assert got["… a bonus tile named as another kind, or the reverse"][2] == "3"
+    assert f"(`{before_file.as_posix()}`)" in done.stdout.splitlines()[0]
+    # A file of another command or against another revision is refused, naming it.
+    del before["detector"]
+    before_file.write_text(json.dumps(before))
+    done = run(RESULTS, "--before", before_file)
+    assert done.returncode == 1 and f"{before_file}: no 'detector'" in done.stderr
+    before = json.loads(RESULTS.read_text())
+    for entry in before["scan"]:
+        entry.get("against", {})["rev"] = "abc1234"
+    before_file.write_text(json.dumps(before))
+    done = run(RESULTS, "--before", before_file)
+    assert done.returncode == 1 and str(before_file) in done.stderr

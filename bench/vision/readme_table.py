@@ -8,6 +8,12 @@ REV's in the same run, the goal and whether it is met), or with ``--readme`` wri
 README between its two ``vision table`` markers. Every figure is read from the file; the goals
 are the project's (``GOALS``). A file that lacks a part the table needs is refused, naming the
 part.
+
+``--against REV`` runs REV's code on this tree's networks and prototypes, so where the networks
+changed it cannot say what REV read. Then run the same command in a checkout of REV too (its own
+networks) and pass that file as ``--before``: REV's column is read from its own figures.
+
+    .venv/bin/python bench/vision/readme_table.py RESULTS --before RESULTS_AT_REV --readme README.md
 """
 
 from __future__ import annotations
@@ -263,19 +269,43 @@ def sets_of(results: dict[str, Any]) -> list[str]:
     return [str(e["art"]) for e in _part(results, "scan") if e.get("method", "new") == "new"]
 
 
-def table(results: dict[str, Any], source: str) -> str:
-    """The markdown: a line naming the run, then one row a measure."""
+def with_before(rows: list[Row], before: list[Row], rev: str) -> list[Row]:
+    """Each row with REV's column taken from REV's own run of the same command."""
+    if [r.what for r in rows] != [r.what for r in before]:
+        missing = sorted({r.what for r in rows} ^ {r.what for r in before})
+        raise ResultsError(f"the run at {rev} is not the same command: rows differ: {missing}")
+    return [Row(r.what, r.part, r.ours, b.ours, r.unit, r.goal)
+            for r, b in zip(rows, before, strict=True)]
+
+
+def table(results: dict[str, Any], source: str,
+          before: tuple[dict[str, Any], str] | None = None) -> str:
+    """The markdown: a line naming the run, then one row a measure. ``before``: the same
+    command's results in a checkout of REV, with their file's name."""
     rev = revision(results)
     sets = " / ".join(f"`{s}`" for s in sets_of(results))
+    rows = rows_of(results)
+    if before is None:
+        compared = f"this tree beside `{rev}` in the same run"
+    else:
+        try:
+            same = revision(before[0]) == rev and sets_of(before[0]) == sets_of(results)
+            before_rows = rows_of(before[0])
+        except ResultsError as exc:
+            raise ResultsError(f"{before[1]}: {exc}") from None
+        if not same:
+            raise ResultsError(f"{before[1]} was not run with --against {rev} on the same sets")
+        rows = with_before(rows, before_rows, rev)
+        compared = (f"then the same command in a checkout of `{rev}` with its own networks "
+                    f"(`{before[1]}`), one after the other")
     lines = [
         f"One run of {RUN.replace('REV', rev).replace('RESULTS', source)} "
-        f"(`{source}`), this tree beside `{rev}` in the same run; figures per held-out set "
-        f"are {sets}.",
+        f"(`{source}`), {compared}; figures per held-out set are {sets}.",
         "",
         f"| what | where in the run | this tree | `{rev}` | goal | met |",
         "|---|---|---|---|---|---|",
     ]
-    for row in rows_of(results):
+    for row in rows:
         theirs = figure(row.theirs, row.unit) if row.theirs else "—"
         lines.append(f"| {row.what} | {row.part} | {figure(row.ours, row.unit)} | {theirs} | "
                      f"{goal_text(row.goal, row.unit, rev)} | {row.met()} |")
@@ -292,21 +322,34 @@ def write_into(readme: Path, text: str) -> None:
     readme.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
 
 
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        results = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ResultsError(f"{path}: {exc}") from None
+    if not isinstance(results, dict):
+        raise ResultsError(f"{path}: the file holds no JSON object")
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("results", type=Path, help="a bench_vision.py --against REV --json file")
     parser.add_argument("--readme", type=Path, help="write the table into this README")
+    parser.add_argument("--before", type=Path,
+                        help="the same command's results run in a checkout of REV")
     args = parser.parse_args(argv)
     try:
-        results = json.loads(args.results.read_text())
-        if not isinstance(results, dict):
-            raise ResultsError("the file holds no JSON object")
-        text = table(results, args.results.as_posix())
+        results = _load(args.results)
+        before = None
+        if args.before is not None:
+            before = (_load(args.before), args.before.as_posix())
+        text = table(results, args.results.as_posix(), before)
         if args.readme is not None:
             write_into(args.readme, text)
         else:
             sys.stdout.write(text)
-    except (OSError, json.JSONDecodeError, ResultsError) as exc:
+    except (OSError, ResultsError) as exc:
         sys.stderr.write(f"readme_table: {args.results}: {exc}\n")
         return 1
     return 0
