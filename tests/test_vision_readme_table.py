@@ -66,6 +66,9 @@ def test_every_figure_is_the_results_files() -> None:
     assert named[2] == per_set([100 * s["against"]["identity_of_found"] for s in scans],
                                "{:.1f}") + " %"
     assert named[4] == "not met"  # xmj-real 93.9 against fd41097's 97.4
+    wrong = got["… found tiles named wrong"]
+    assert wrong[1] == per_set([100 * (1 - s["identity_of_found"] - s["abstained_of_found"])
+                                for s in scans], "{:.1f}") + " %"
 
 
 def test_a_changed_figure_changes_the_table(tmp_path: Path) -> None:
@@ -118,6 +121,8 @@ def test_rev_s_column_from_its_own_checkout(tmp_path: Path) -> None:
     before = json.loads(RESULTS.read_text())
     before["mixed_sets"]["never enrolled"]["new"]["top1"] = 0.5
     before["mixed_sets"]["never enrolled"]["new"]["bonus_suit_crossings"] = 3
+    for entry in before["detector"]:
+        entry["detector_s_over_ours_enrolled_s"] = 9.9
     before_file = tmp_path / "before.json"
     before_file.write_text(json.dumps(before))
     done = run(RESULTS, "--before", before_file)
@@ -127,6 +132,9 @@ def test_rev_s_column_from_its_own_checkout(tmp_path: Path) -> None:
     assert got["sets never enrolled (1,203 crops): named right"][1:3] == [
         f"{pct(ours['top1'])} %", "50.0 %"]
     assert got["… a bonus tile named as another kind, or the reverse"][2] == "3"
+    # Speed stays the first run's, REV's code beside this tree's frame by frame.
+    assert got["`mahjong-detector`'s time over our scan's, wall clock"] == rows(
+        run(RESULTS).stdout)["`mahjong-detector`'s time over our scan's, wall clock"]
     assert f"(`{before_file.as_posix()}`)" in done.stdout.splitlines()[0]
     # A file of another command or against another revision is refused, naming it.
     del before["detector"]

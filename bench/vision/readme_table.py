@@ -199,10 +199,21 @@ def scan_rows(results: dict[str, Any]) -> list[Row]:
             _per_set(scans, "scan", lambda e: e["identity_of_found"]),
             _per_set(scans, "scan", lambda e: e["against"]["identity_of_found"]), "%",
             GOALS["enrolled scan"]),
+        Row("… found tiles abstained on", "part 3",
+            _per_set(scans, "scan", lambda e: e["abstained_of_found"]),
+            _per_set(scans, "scan", lambda e: e["against"]["abstained_of_found"]), "%"),
+        Row("… found tiles named wrong", "part 3",
+            _per_set(scans, "scan", _named_wrong),
+            _per_set(scans, "scan", lambda e: _named_wrong(e["against"])), "%"),
         Row("… a frame scanned (median)", "part 3",
             _per_set(scans, "scan", lambda e: e["median_scan_s"]),
             _per_set(scans, "scan", lambda e: e["against"]["median_scan_s"]), "ms"),
     ]
+
+
+def _named_wrong(side: dict[str, Any]) -> float:
+    """Found tiles given another kind's name: neither named right nor abstained on."""
+    return 1.0 - float(side["identity_of_found"]) - float(side["abstained_of_found"])
 
 
 def detector_rows(results: dict[str, Any]) -> list[Row]:
@@ -269,12 +280,17 @@ def sets_of(results: dict[str, Any]) -> list[str]:
     return [str(e["art"]) for e in _part(results, "scan") if e.get("method", "new") == "new"]
 
 
+SPEED_UNITS = ("x", "ms")
+
+
 def with_before(rows: list[Row], before: list[Row], rev: str) -> list[Row]:
-    """Each row with REV's column taken from REV's own run of the same command."""
+    """Each row with REV's column taken from REV's own run of the same command, but for the
+    speed rows: speed is compared frame by frame in one run, and the networks' sizes are
+    the same."""
     if [r.what for r in rows] != [r.what for r in before]:
         missing = sorted({r.what for r in rows} ^ {r.what for r in before})
         raise ResultsError(f"the run at {rev} is not the same command: rows differ: {missing}")
-    return [Row(r.what, r.part, r.ours, b.ours, r.unit, r.goal)
+    return [r if r.unit in SPEED_UNITS else Row(r.what, r.part, r.ours, b.ours, r.unit, r.goal)
             for r, b in zip(rows, before, strict=True)]
 
 
@@ -297,7 +313,9 @@ def table(results: dict[str, Any], source: str,
             raise ResultsError(f"{before[1]} was not run with --against {rev} on the same sets")
         rows = with_before(rows, before_rows, rev)
         compared = (f"then the same command in a checkout of `{rev}` with its own networks "
-                    f"(`{before[1]}`), one after the other")
+                    f"(`{before[1]}`), one after the other: `{rev}`'s column is from that "
+                    f"run, but for its times and speeds, which are from the first run (`{rev}`'s "
+                    "code beside this tree's, frame by frame)")
     lines = [
         f"One run of {RUN.replace('REV', rev).replace('RESULTS', source)} "
         f"(`{source}`), {compared}; figures per held-out set are {sets}.",
