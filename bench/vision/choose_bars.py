@@ -58,7 +58,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from identity_parts import BONUS_KINDS, HELD_OUT, TRAIN_SETS, own_art_out  # noqa: E402
+from identity_parts import (  # noqa: E402
+    BONUS_KINDS,
+    HELD_OUT,
+    TRAIN_SETS,
+    enrol_and_test,
+    own_art_out,
+)
 
 from vision.bonus import BonusReading  # noqa: E402
 from vision.bonus_gate import BARS_FILE, GateBars, gate, gate_again, gated, looks_again  # noqa: E402
@@ -188,16 +194,7 @@ def at_widths(embedder: Embedder, seed: int, per_kind: int, widths: list[int]) -
     for name in TRAIN_SETS:
         faces = load_set(name)
         for width in widths:
-            enrol = [
-                (lab, synthetic_crop(f, rng, camera_width=width))
-                for lab, f in faces.items()
-                for _ in range(3)
-            ]
-            tests = [
-                (lab, synthetic_crop(f, rng, camera_width=width))
-                for lab, f in faces.items()
-                for _ in range(per_kind)
-            ]
+            enrol, tests = enrol_and_test(faces, rng, per_kind, width)
             recogniser = Recogniser.enrol(embedder, enrol)
             recogniser.with_background(bundle)
             own = own_art_out(recogniser, name)

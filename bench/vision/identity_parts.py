@@ -158,6 +158,29 @@ def recognisers(embedder: Embedder, samples: list[tuple[str, np.ndarray]]) -> di
     }
 
 
+Labelled = list[tuple[str, np.ndarray]]
+
+
+def enrol_and_test(
+    faces: dict[str, np.ndarray],
+    rng: np.random.Generator,
+    per_kind: int,
+    width: int | None = None,
+) -> tuple[Labelled, Labelled]:
+    """A set's crops: 3 a kind to enrol, then ``per_kind`` a kind to name, drawn from ``rng``
+    in that order (at a fixed tile ``width`` in pixels, or the camera's usual range)."""
+
+    def draw(count: int) -> Labelled:
+        return [
+            (lab, synthetic_crop(f, rng, camera_width=width))
+            for lab, f in faces.items()
+            for _ in range(count)
+        ]
+
+    enrol = draw(3)
+    return enrol, draw(per_kind)
+
+
 def held_out_enrolled(
     embedder: Embedder,
     per_kind: int,
@@ -169,8 +192,7 @@ def held_out_enrolled(
     for seed in range(3):  # procedural sets drawn with seeds training never used
         unseen[f"procedural#{90_000 + seed}"] = procedural_set(90_000 + seed)
     for name, faces in unseen.items():
-        enrol = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(3)]
-        tests = [(lab, synthetic_crop(f, rng)) for lab, f in faces.items() for _ in range(per_kind)]
+        enrol, tests = enrol_and_test(faces, rng, per_kind)
         methods = recognisers(embedder, enrol)
         against = _stored(methods, other)
         out[name] = _scores(methods, [c for _, c in tests], [lab for lab, _ in tests], against)
@@ -210,16 +232,7 @@ def width_cases(
     for name in HELD_OUT:
         faces = load_set(name)
         for width in widths:
-            enrol = [
-                (lab, synthetic_crop(f, rng, camera_width=width))
-                for lab, f in faces.items()
-                for _ in range(3)
-            ]
-            tests = [
-                (lab, synthetic_crop(f, rng, camera_width=width))
-                for lab, f in faces.items()
-                for _ in range(per_kind)
-            ]
+            enrol, tests = enrol_and_test(faces, rng, per_kind, width)
             new = recognisers(embedder, enrol)["new"]
             yield WidthCase(name, width, new, [c for _, c in tests], [lab for lab, _ in tests])
 
