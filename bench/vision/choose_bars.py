@@ -63,6 +63,7 @@ from identity_parts import (  # noqa: E402
     HELD_OUT,
     TRAIN_SETS,
     enrol_and_test,
+    mixed_enrolment,
     own_art_out,
 )
 
@@ -70,7 +71,6 @@ from vision.bonus import BonusReading  # noqa: E402
 from vision.bonus_gate import BARS_FILE, GateBars, gate, gate_again, gated, looks_again  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, RETRY_SHIFT_PX, Identity, Recogniser  # noqa: E402
-from vision.labels import LABELS  # noqa: E402
 from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402
@@ -155,14 +155,7 @@ def mixed(embedder: Embedder, seed: int, per_kind: int, drawn: int) -> dict[str,
     seed."""
     rng = np.random.default_rng(seed)
     sets = {name: load_set(name) for name in TRAIN_SETS}
-    enrolled: dict[str, set[str]] = {}
-    samples = []
-    for label in LABELS:
-        having = [n for n, f in sets.items() if label in f]
-        for _ in range(3):
-            name = having[int(rng.integers(len(having)))]
-            enrolled.setdefault(label, set()).add(name)
-            samples.append((label, synthetic_crop(sets[name][label], rng)))
+    samples, enrolled = mixed_enrolment(sets, rng)
     recogniser = Recogniser.enrol(embedder, samples)
     recogniser.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
     out: dict[str, list[Look]] = {"never enrolled": [], "enrolled, mixed": []}

@@ -237,6 +237,22 @@ def width_cases(
             yield WidthCase(name, width, new, [c for _, c in tests], [lab for lab, _ in tests])
 
 
+def mixed_enrolment(
+    sets: dict[str, dict[str, np.ndarray]], rng: np.random.Generator
+) -> tuple[Labelled, dict[str, set[str]]]:
+    """3 crops a kind, each from a set drawn from those that have the kind: a table enrolled
+    from a mix of sets; and, for each kind, the sets its crops came from."""
+    enrolled: dict[str, set[str]] = {}
+    samples: Labelled = []
+    for label in LABELS:
+        having = [n for n, f in sets.items() if label in f]
+        for _ in range(3):
+            name = having[int(rng.integers(len(having)))]
+            enrolled.setdefault(label, set()).add(name)
+            samples.append((label, synthetic_crop(sets[name][label], rng)))
+    return samples, enrolled
+
+
 def mixed_sets(
     embedder: Embedder,
     per_kind: int,
@@ -249,14 +265,7 @@ def mixed_sets(
     chosen on it, the held-out sets only measured). Every group holds, for ``new``, where
     its abstentions and wrong answers come from (:func:`breakdown`)."""
     sets = {name: load_set(name) for name in ART_SETS}
-    enrolled: dict[str, set[str]] = {}
-    samples = []
-    for label in LABELS:
-        having = [n for n, f in sets.items() if label in f]
-        for _ in range(3):
-            name = having[int(rng.integers(len(having)))]
-            enrolled.setdefault(label, set()).add(name)
-            samples.append((label, synthetic_crop(sets[name][label], rng)))
+    samples, enrolled = mixed_enrolment(sets, rng)
     methods = recognisers(embedder, samples)
     against = _stored(methods, other)
     groups: dict[str, list[tuple[str, str, np.ndarray]]] = {
