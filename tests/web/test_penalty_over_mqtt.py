@@ -53,6 +53,14 @@ class Club:
         self.client.loop_stop()
 
 
+def questions_open(club: Club) -> list[int] | None:
+    """The questions awaiting the referee in the last ``scores`` the club got, if a game
+    was going on then."""
+    scores = club.on("scores")
+    game = scores[-1]["game"] if scores else None
+    return None if game is None else list(game["questions"])
+
+
 @pytest.fixture
 def broker() -> Any:
     try:
@@ -76,8 +84,9 @@ def test_the_penalty_is_asked_and_answered_over_mqtt(tmp_path: Path, broker: Any
             assert question["player"] == "Bob" and question["reason"].startswith("2 chows")
             assert question["rule"] and question["closest"] and question["lacks"]
             penalty = question["penalty"]
-            assert wait_until(lambda: club.on("scores")
-                              and club.on("scores")[-1]["game"]["questions"] == [1], 10)
+            # `scores` is a latest-value topic: a version from before the game began may
+            # still be the last one here when the question arrives on `prompts`
+            assert wait_until(lambda: questions_open(club) == [1], 10)
             assert set(club.on("scores")[-1]["totals"].values()) == {0}
             club.client.publish(club.base + "cmd/confirm", json.dumps({"pending": 1}), qos=1)
             assert wait_until(lambda: club.on("cmd/confirm/result"), 10)
