@@ -392,7 +392,7 @@ def _face_svg(
     return body
 
 
-def _faded(ink: str, body: str, share: float) -> str:
+def pale_ink(ink: str, body: str, share: float) -> str:
     """``ink`` blended ``share`` of the way to ``body``: a worn or pale print, low in contrast."""
     a, b = (np.array([int(c[i : i + 2], 16) for i in (1, 3, 5)], float) for c in (ink, body))
     mixed = np.round(a + (b - a) * share).astype(int)
@@ -430,7 +430,7 @@ def _sparse_face_svg(
         )
     ink = str(rng.choice(_INKS + _PETALS if not english else _INKS))
     if rng.random() < 0.35:
-        ink = _faded(ink, body_ink, float(rng.uniform(0.3, 0.65)))
+        ink = pale_ink(ink, body_ink, float(rng.uniform(0.3, 0.65)))
     if english:
         word = _cased(rng, str(rng.choice(ENGLISH[kind])))
         size = min(22.0, 95.0 / len(word)) * float(rng.uniform(0.45, 1.05))
