@@ -51,15 +51,15 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from calibration_scans import SIZES, TABLES, paths, scanned_tables  # noqa: E402
+from gate_looks import WRONG_COST, Look, answer, looks_of, score  # noqa: E402
 from identity_parts import (  # noqa: E402
-    BONUS_KINDS,
     HELD_OUT,
     TRAIN_SETS,
     enrol_and_test,
@@ -67,10 +67,9 @@ from identity_parts import (  # noqa: E402
     own_art_out,
 )
 
-from vision.bonus import BonusReading  # noqa: E402
-from vision.bonus_gate import BARS_FILE, GateBars, gate, gate_again, gated, looks_again  # noqa: E402
+from vision.bonus_gate import BARS_FILE, GateBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
-from vision.identify import DEFAULT_MODEL_DIR, RETRY_SHIFT_PX, Identity, Recogniser  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
 from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402
@@ -79,7 +78,6 @@ from vision.threads import SCAN_THREADS  # noqa: E402
 # Drawn sets (vision/synth/procedural.py) of seeds from here on: no network trained on them,
 # the bundle holds none, and the benchmark draws its own from 90,000.
 DRAWN_SEEDS = 60_000
-WRONG_COST = 4
 # A table's own enrolled tiles: what the decision must never cost.
 ENROLLED_WEIGHT = 4
 # The safety bars may cost the enrolled groups this share of their crops named right
@@ -122,32 +120,6 @@ NETWORKS = (
     "bonus_read.onnx",
     "default/prototypes.npz",
 )
-
-
-class Look(NamedTuple):
-    """One calibration crop as the gate sees it."""
-
-    truth: str
-    first: Identity  # after the shifted second look
-    shifted: Identity  # the look through shifted copies the gate may ask for
-    reading: BonusReading
-    retry_below: float
-    threshold: float
-
-
-def looks_of(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) -> list[Look]:
-    reader = recogniser.bonus_reader
-    if reader is None:
-        raise SystemExit("the bonus-tile reader is not installed")
-    vectors = recogniser.embed(crops)
-    firsts = recogniser.second_look(crops, vectors, recogniser.identify_embeddings(vectors))
-    shifted = recogniser.identify_embeddings(
-        recogniser.embedder.embed(crops, shift_px=RETRY_SHIFT_PX, unshifted=vectors)
-    )
-    return [
-        Look(t, f, s, r, recogniser.retry_below, recogniser.threshold)
-        for t, f, s, r in zip(truth, firsts, shifted, reader.read(crops), strict=True)
-    ]
 
 
 def mixed(embedder: Embedder, seed: int, per_kind: int, drawn: int) -> dict[str, list[Look]]:
@@ -193,44 +165,6 @@ def at_widths(embedder: Embedder, seed: int, per_kind: int, widths: list[int]) -
             own = own_art_out(recogniser, name)
             out += looks_of(own, [c for _, c in tests], [t for t, _ in tests])
     return out
-
-
-def answer(look: Look, bars: GateBars) -> str | None:
-    """The label the recogniser gives the crop with ``bars`` (Recogniser.bonus_look)."""
-    first = look.first
-    if not gated(first, bars):
-        return first.label
-    said = gate(first, look.reading, look.threshold, bars)
-    if looks_again(first, said, look.retry_below):
-        said = gate_again(look.shifted, look.reading, look.threshold, bars)
-    return said.label
-
-
-def score(looks: list[Look], bars: GateBars) -> dict[str, Any]:
-    right = wrong = abstained = crossed = 0
-    bonus = bonus_right = 0
-    for look in looks:
-        named = answer(look, bars)
-        if look.truth in BONUS_KINDS:
-            bonus += 1
-            bonus_right += named == look.truth
-        if named is None:
-            abstained += 1
-        elif named == look.truth:
-            right += 1
-        else:
-            wrong += 1
-            crossed += (named in BONUS_KINDS) != (look.truth in BONUS_KINDS)
-    n = max(1, len(looks))
-    return {
-        "n": len(looks),
-        "right": round(right / n, 4),
-        "wrong": round(wrong / n, 4),
-        "abstained": round(abstained / n, 4),
-        "crossings": crossed,
-        "bonus right": round(bonus_right / max(1, bonus), 4),
-        "cost": abstained + WRONG_COST * wrong,
-    }
 
 
 def total(groups: dict[str, list[Look]], bars: GateBars) -> tuple[int, int]:
@@ -322,11 +256,25 @@ def networks() -> dict[str, str]:
     }
 
 
-def calibration(args: argparse.Namespace) -> Iterator[tuple[str, list[Look]]]:
+def calibration(args: argparse.Namespace, have: set[str]) -> Iterator[tuple[str, list[Look]]]:
+    """The groups, each part measured unless ``have`` (the looks kept) holds it already."""
     embedder = Embedder()
-    for seed in args.seeds:
-        yield from mixed(embedder, seed, args.per_kind, args.drawn).items()
-    yield "enrolled at a width", at_widths(embedder, args.seeds[0], args.per_kind, args.widths)
+    if "never enrolled" not in have:
+        seeds: dict[str, list[Look]] = {}
+        for seed in args.seeds:
+            for key, looks in mixed(embedder, seed, args.per_kind, args.drawn).items():
+                seeds.setdefault(key, []).extend(looks)
+        yield from seeds.items()
+    if "enrolled at a width" not in have:
+        yield "enrolled at a width", at_widths(embedder, args.seeds[0], args.per_kind, args.widths)
+    if not any(key.startswith(TABLES) for key in have):
+        sizes = tuple(_size(text) for text in args.sizes)
+        yield from scanned_tables(embedder, args.seeds[0], args.tables, args.hands, sizes).items()
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _, height = text.partition("x")
+    return int(width), int(height)
 
 
 def main() -> int:
@@ -335,12 +283,18 @@ def main() -> int:
     parser.add_argument("--per-kind", type=int, default=3)
     parser.add_argument("--drawn", type=int, default=8, help="drawn sets a seed")
     parser.add_argument("--widths", type=int, nargs="+", default=[18, 22, 28, 40])
+    parser.add_argument("--tables", type=int, default=3, help="frames scanned a set and size")
+    parser.add_argument("--hands", type=int, default=4, help="hands laid out a set and size")
+    parser.add_argument(
+        "--sizes", nargs="+", default=[f"{w}x{h}" for w, h in SIZES], help="camera sizes, WxH"
+    )
     parser.add_argument("--out", type=Path, default=MODELS_DIR / BARS_FILE)
     parser.add_argument("--dry-run", action="store_true", help="choose, but write nothing")
     parser.add_argument(
         "--looks",
         type=Path,
-        help="keep the measured looks in this file, and choose from it when it exists",
+        help="keep the measured looks in this file, and choose from those it holds (the "
+        "parts it lacks are measured and added)",
     )
     args = parser.parse_args()
     if set(HELD_OUT) & set(TRAIN_SETS):
@@ -351,10 +305,10 @@ def main() -> int:
     if args.looks is not None and args.looks.exists():
         with args.looks.open("rb") as stored:
             groups = pickle.load(stored)
-    else:
-        for key, looks in calibration(args):
-            groups.setdefault(key, []).extend(looks)
-        if args.looks is not None:
+    have = set(groups)
+    for key, looks in calibration(args, have):
+        groups[key] = looks
+        if args.looks is not None:  # kept as each part is measured
             with args.looks.open("wb") as kept:
                 pickle.dump(groups, kept)
     measured = time.perf_counter() - started
@@ -372,9 +326,17 @@ def main() -> int:
             "per kind": args.per_kind,
             "widths": args.widths,
             "drawn sets a seed": args.drawn,
+            "tables scanned a set and size": args.tables,
+            "hands laid out a set and size": args.hands,
+            "camera sizes": args.sizes,
         },
         "with the defaults": {key: score(looks, defaults) for key, looks in groups.items()},
         "with these bars": {key: score(looks, chosen) for key, looks in groups.items()},
+        "the enrolled scans not named right, by path (defaults, these bars)": {
+            key: [paths(looks, defaults), paths(looks, chosen)]
+            for key, looks in groups.items()
+            if "scanned" in key
+        },
         "each bar's values, the others as chosen (crossings, cost)": trade(groups, chosen),
         "networks": networks(),
         "command": "bench/vision/choose_bars.py " + " ".join(sys.argv[1:]),
