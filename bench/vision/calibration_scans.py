@@ -28,13 +28,24 @@ from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 # The frames' seeds, far from the benchmark's (2024 on, enrolment 1,000 later, hands 300).
 SCAN_SEEDS = 40_000
+# Drawn sets (vision/synth/procedural.py) enrolled as tables: seeds no network trained on (the
+# embedding draws from 10,000 and 30,000, the reader from 0 and 100,000, choose_bars.py's
+# rendered crops from 60,000, the benchmark from 90,000).
+DRAWN_TABLE_SEEDS = 70_000
 SIZES = ((1920, 1080), (2304, 1296))
 TABLES = "enrolled tables scanned"
 HANDS = "enrolled hands scanned"
+# The groups of drawn sets: a table's own set the network never saw, as a real table's is.
+DRAWN = "drawn sets, "
 
 
-def scan_group_name(kind: str, size: tuple[int, int]) -> str:
-    return f"{kind}, {size[0]}x{size[1]}"
+def scan_group_name(kind: str, size: tuple[int, int], prefix: str = "") -> str:
+    return f"{prefix}{kind}, {size[0]}x{size[1]}"
+
+
+def drawn_table_sets(seed: int, count: int) -> list[str]:
+    """``count`` drawn sets for the enrolled tables of calibration seed ``seed``."""
+    return [f"procedural#{DRAWN_TABLE_SEEDS + 100 * seed + n}" for n in range(count)]
 
 
 def scanned_tables(
@@ -44,10 +55,12 @@ def scanned_tables(
     hands: int,
     sizes: tuple[tuple[int, int], ...] = SIZES,
     sets: list[str] | None = None,
+    prefix: str = "",
 ) -> dict[str, list[Look]]:
     """The groups *enrolled tables scanned* and *enrolled hands scanned*, one a camera size:
-    every training set enrolled from 3 frames, ``tables`` more frames of it (~69 tiles each)
-    and ``hands`` hands laid out (14 tiles, touching or up to 1.5 mm apart by turns)."""
+    every training set (or each of ``sets``, the groups' names led by ``prefix``) enrolled
+    from 3 frames, ``tables`` more frames of it (~69 tiles each) and ``hands`` hands laid out
+    (14 tiles, touching or up to 1.5 mm apart by turns)."""
     sets = TRAIN_SETS if sets is None else sets
     if set(sets) & set(HELD_OUT):
         raise ValueError("a held-out set among the calibration group's enrolled tables")
@@ -66,9 +79,9 @@ def scanned_tables(
                 for c in labelled_crops(hand_laid_out(name, base + 500 + i, 1.5 * (i % 2), size))
             ]
             hand_looks += looks_of(recogniser, [c for _, c in laid], [t for t, _ in laid])
-        out[scan_group_name(TABLES, size)] = table_looks
+        out[scan_group_name(TABLES, size, prefix)] = table_looks
         if hands:
-            out[scan_group_name(HANDS, size)] = hand_looks
+            out[scan_group_name(HANDS, size, prefix)] = hand_looks
     return out
 
 

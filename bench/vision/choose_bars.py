@@ -57,7 +57,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from calibration_scans import SIZES, TABLES, paths, scanned_tables  # noqa: E402
+from calibration_scans import (  # noqa: E402
+    DRAWN,
+    SIZES,
+    TABLES,
+    drawn_table_sets,
+    paths,
+    scanned_tables,
+)
 from gate_looks import WRONG_COST, Look, answer, looks_of, score  # noqa: E402
 from identity_parts import (  # noqa: E402
     HELD_OUT,
@@ -93,6 +100,7 @@ SAFETY = {"near_bonus": -1}
 # abstained on for 3 crossings), near_share (60 dragons and one bamboos for 1), reader_veto.
 OFF = ("keep_similarity", "keep_share", "near_share", "reader_veto")
 TUNED = (
+    "gate_share",
     "side_margin",
     "read_sure",
     "unlike_below",
@@ -103,6 +111,7 @@ TUNED = (
 )
 # The bars searched, and their candidate values (the others keep their defaults).
 SEARCH: dict[str, tuple[float, ...]] = {
+    "gate_share": (0.01, 0.02, 0.05, 0.1, 0.2),
     "side_margin": (1.0, 1.5, 2.0, 2.5, 3.0),
     "read_sure": (0.6, 0.7, 0.75, 0.8, 0.85, 0.9),
     "fused_sure": (0.7, 0.8, 0.85, 0.9, 0.95, 1.01),
@@ -113,6 +122,10 @@ SEARCH: dict[str, tuple[float, ...]] = {
     "clear_share": (0.01, 0.02, 0.05),
     "clear_read": (0.2, 0.3, 0.5),
 }
+# Bars that take a searched bar's value with it: the dragons, the one bamboo and blanks are
+# read from no larger a bonus share than the other kinds (the gate takes the smaller of the
+# two), so a gate_share searched alone would leave them gated from 0.01.
+TIED = {"gate_share": ("near_share",)}
 # The networks the bars are chosen with (a test compares them with the committed files).
 NETWORKS = (
     "tile_embed.onnx",
@@ -206,7 +219,7 @@ def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> G
             if crossed < now[0] or (crossed == now[0] and cost <= now[1] - slack):
                 bars = best
     # The reading by parts: the lowest bar above the name's that costs nothing.
-    off = total(groups, dataclasses.replace(bars, fused_sure=SEARCH["fused_sure"][-1]))
+    off = total(groups, _with(bars, "fused_sure", SEARCH["fused_sure"][-1]))
     free = [t for t in _trials(bars, "fused_sure") if total(groups, t) <= off]
     bars = min(free, key=lambda t: t.fused_sure)
     # The safety bars: fewest crossings, then the strictest that costs the enrolled groups at
@@ -235,15 +248,19 @@ def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> G
 
 def _trials(bars: GateBars, name: str) -> list[GateBars]:
     """``bars`` with each candidate value of ``name`` that the rule allows."""
-    trials = [dataclasses.replace(bars, **{name: v}) for v in SEARCH[name]]
-    return [t for t in trials if allowed(t)]
+    return [t for t in (_with(bars, name, v) for v in SEARCH[name]) if allowed(t)]
+
+
+def _with(bars: GateBars, name: str, value: float) -> GateBars:
+    """``bars`` with ``name`` (and the bars tied to it) at ``value``."""
+    return dataclasses.replace(bars, **dict.fromkeys((name, *TIED.get(name, ())), value))
 
 
 def trade(groups: dict[str, list[Look]], bars: GateBars) -> dict[str, dict[str, list[int]]]:
     """Each searched bar's candidates, the other bars as chosen: (crossings, cost)."""
     out: dict[str, dict[str, list[int]]] = {}
     for name, values in SEARCH.items():
-        trials = {str(v): dataclasses.replace(bars, **{name: v}) for v in values}
+        trials = {str(v): _with(bars, name, v) for v in values}
         out[name] = {v: list(total(groups, t)) for v, t in trials.items() if allowed(t)}
     return out
 
@@ -267,9 +284,14 @@ def calibration(args: argparse.Namespace, have: set[str]) -> Iterator[tuple[str,
         yield from seeds.items()
     if "enrolled at a width" not in have:
         yield "enrolled at a width", at_widths(embedder, args.seeds[0], args.per_kind, args.widths)
+    sizes = tuple(_size(text) for text in args.sizes)
     if not any(key.startswith(TABLES) for key in have):
-        sizes = tuple(_size(text) for text in args.sizes)
         yield from scanned_tables(embedder, args.seeds[0], args.tables, args.hands, sizes).items()
+    if args.drawn_tables and not any(key.startswith(DRAWN + TABLES) for key in have):
+        drawn = drawn_table_sets(args.seeds[0], args.drawn_tables)
+        yield from scanned_tables(
+            embedder, args.seeds[0], args.tables, args.hands, sizes, drawn, DRAWN
+        ).items()
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -285,6 +307,9 @@ def main() -> int:
     parser.add_argument("--widths", type=int, nargs="+", default=[18, 22, 28, 40])
     parser.add_argument("--tables", type=int, default=3, help="frames scanned a set and size")
     parser.add_argument("--hands", type=int, default=4, help="hands laid out a set and size")
+    parser.add_argument(
+        "--drawn-tables", type=int, default=4, help="drawn sets enrolled as tables and scanned"
+    )
     parser.add_argument(
         "--sizes", nargs="+", default=[f"{w}x{h}" for w, h in SIZES], help="camera sizes, WxH"
     )
@@ -314,6 +339,7 @@ def main() -> int:
     measured = time.perf_counter() - started
     defaults = GateBars()
     chosen = choose(groups, defaults)
+    before = GateBars.from_file(args.out) if args.out.exists() else defaults
     report = {
         "bars": dataclasses.asdict(chosen),
         "searched": sorted(SEARCH),
@@ -329,7 +355,14 @@ def main() -> int:
             "tables scanned a set and size": args.tables,
             "hands laid out a set and size": args.hands,
             "camera sizes": args.sizes,
+            "drawn sets enrolled as tables": drawn_table_sets(args.seeds[0], args.drawn_tables),
         },
+        "moved from the bars before (before, now; why: each bar's values below)": {
+            name: [getattr(before, name), value]
+            for name, value in dataclasses.asdict(chosen).items()
+            if getattr(before, name) != value
+        },
+        "with the bars before": {key: score(looks, before) for key, looks in groups.items()},
         "with the defaults": {key: score(looks, defaults) for key, looks in groups.items()},
         "with these bars": {key: score(looks, chosen) for key, looks in groups.items()},
         "the enrolled scans not named right, by path (defaults, these bars)": {
