@@ -73,7 +73,7 @@ def tally(table: list[Look], laid: list[list[Look]], bars: GateBars) -> dict[str
     }
 
 
-def _bars(text: str) -> GateBars:
+def bars_given(text: str) -> GateBars:
     """The stored bars with ``NAME=VALUE,...`` changed."""
     pairs = [item.partition("=") for item in text.split(",") if item]
     if any(not sep for _, sep, _ in pairs):
@@ -95,7 +95,7 @@ def main() -> int:
     candidates = {
         "stored": default_bars(),
         "defaults (set by hand)": GateBars(),
-        **{text: _bars(text) for text in args.bars},
+        **{text: bars_given(text) for text in args.bars},
     }
     report: dict[str, Any] = {}
     for art in HELD_OUT:

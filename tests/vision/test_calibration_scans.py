@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,10 @@ from calibration_scans import (
 from gate_looks import answer, looks_of
 from identity_parts import HELD_OUT, TRAIN_SETS
 from scan_parts import enrolled_recogniser, frames
+from scan_replay import bars_given
 
 from vision.bonus import BONUS_KINDS
-from vision.bonus_gate import BARS_FILE, GateBars
+from vision.bonus_gate import BARS_FILE, GateBars, default_bars
 from vision.embedder import MODELS_DIR, Embedder
 from vision.synth.artwork import load_set
 from vision.synth.table_enrol import labelled_crops
@@ -84,3 +86,11 @@ def test_the_stored_bars_name_the_groups_they_were_chosen_on() -> None:
     drawn = group["drawn sets enrolled as tables"]
     assert drawn == drawn_table_sets(group["seeds"][0], len(drawn))
     assert all(60_000 <= int(name.split("#")[1]) < 90_000 for name in drawn)
+
+
+def test_other_bars_for_the_replay_are_named_pairs() -> None:
+    assert bars_given("gate_share=0.02,near_share=0.02") == replace(
+        default_bars(), gate_share=0.02, near_share=0.02
+    )
+    with pytest.raises(SystemExit, match="NAME=VALUE"):
+        bars_given("gate_share")
