@@ -19,7 +19,15 @@ that the set is unlike anything bundled, as a real table's is:
   (``DRAWN_SEEDS``), art unlike any set enrolled or bundled;
 - *enrolled at a width*: each training set enrolled with 3 crops a kind at a fixed tile width
   in camera pixels, its own crops at that width (``--widths``), as the width sweep does with
-  the held-out sets.
+  the held-out sets;
+- *enrolled tables scanned* and *enrolled hands scanned*, one of each a camera size
+  (``--sizes``; calibration_scans.py): each training set rendered as whole tables, enrolled
+  from 3 frames the finder cut, then ``--tables`` frames and ``--hands`` hands laid out on a
+  rack strip scanned, every crop the finder cut (the benchmark's enrolled scan, on other
+  sets); and the same of ``--drawn-tables`` drawn sets (*drawn sets, enrolled ...*).
+
+``--looks FILE`` keeps the looks, and a later run chooses from them, measuring only the
+groups the file lacks.
 
 Each crop is looked at once (the first look after its shifted second look, the shifted look
 the gate may ask for, the reader's reading), and every candidate's answers are replayed from
