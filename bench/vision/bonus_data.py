@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +36,8 @@ from vision.synth.bonus_faces import (  # noqa: E402
     HELD_OUT_FONTS,
     HELD_OUT_HANDS,
     TRAINING_FONTS,
+    TRAINING_LATIN,
+    TRAINING_LATIN_EXTRA,
     bonus_faces,
 )
 from vision.synth.crops import recolour, synthetic_crop  # noqa: E402
@@ -97,22 +100,34 @@ def drawn_sets(count: int, fonts: tuple[str, ...], first: int = 0) -> list[str]:
     return names
 
 
-def font_faces(count: int, fonts: tuple[str, ...], seed: int) -> Faces:
+# Training's English names and Arabic numbers: the project's Latin faces and those installed
+# for training only; and the share of font-drawn faces that are a picture with a small name.
+TRAINING_LATIN_ALL = (*TRAINING_LATIN, *TRAINING_LATIN_EXTRA)
+SPARSE = 0.4
+
+
+def font_faces(
+    count: int,
+    fonts: tuple[str, ...],
+    seed: int,
+    latin: tuple[str, ...] | None = None,
+    sparse: float = 0.0,
+) -> Faces:
     out: Faces = []
     for n in range(0, count, 256):
-        drawn = bonus_faces(seed * 1000 + n, min(256, count - n), fonts)
+        drawn = bonus_faces(seed * 1000 + n, min(256, count - n), fonts, latin, sparse)
         out += [(BONUS_KINDS.index(k), f) for k, f in drawn]
     return out
 
 
 def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
     """Everything training draws from, by source."""
-    require_fonts(TRAINING_FONTS)
+    require_fonts(TRAINING_FONTS + TRAINING_LATIN_EXTRA)
     packaged = [s for s in ART_SETS if s not in HELD_OUT_SETS]
     art_bonus, art_other = art_faces(packaged)
     drawn_bonus, drawn_other = art_faces(drawn_sets(drawn, TRAINING_FONTS))
     return {
-        "fonts": font_faces(fonts_count, TRAINING_FONTS, seed),
+        "fonts": font_faces(fonts_count, TRAINING_FONTS, seed, TRAINING_LATIN_ALL, SPARSE),
         "sets_bonus": art_bonus,
         "drawn_bonus": drawn_bonus,
         "sets_other": art_other,
@@ -142,10 +157,11 @@ def crops_of(
     count: int,
     colour: bool = True,
     narrow: float = 0.0,
+    soft: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``count`` camera-like crops of faces drawn at random: (count, 3, H, W) BGR 0-255 and
     their answers; ``narrow``: the share seen at the table camera's own 18-28 px a tile (the
-    rest at 18-43)."""
+    rest at 18-43); ``soft``: the share further blurred and flattened (``softened``)."""
     pick = rng.integers(len(faces), size=count)
     xs = np.empty((count, 3, CROP_H, CROP_W), np.float32)
     ys = np.empty(count, np.int64)
@@ -153,6 +169,17 @@ def crops_of(
         answer, face = faces[int(k)]
         width = int(rng.integers(18, 29)) if narrow > 0 and rng.random() < narrow else None
         crop = synthetic_crop(face, rng, camera_width=width)
+        if soft > 0 and rng.random() < soft:
+            crop = softened(crop, rng)
         xs[i] = (recolour(crop, rng) if colour else crop).transpose(2, 0, 1)
         ys[i] = answer
     return xs, ys
+
+
+def softened(crop: Image, rng: np.random.Generator) -> Image:
+    """A crop further out of focus and lower in contrast, as a dim table or a worn set shows a
+    small name (every kind of face gets it, so that softness says nothing of the answer)."""
+    x = np.asarray(cv2.GaussianBlur(crop.astype(np.float32), (0, 0), rng.uniform(0.5, 1.3)))
+    mean = x.mean(axis=(0, 1), keepdims=True)
+    x = mean + (x - mean) * rng.uniform(0.45, 0.85)
+    return np.clip(x, 0, 255).astype(np.uint8)

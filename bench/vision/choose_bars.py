@@ -19,7 +19,15 @@ that the set is unlike anything bundled, as a real table's is:
   (``DRAWN_SEEDS``), art unlike any set enrolled or bundled;
 - *enrolled at a width*: each training set enrolled with 3 crops a kind at a fixed tile width
   in camera pixels, its own crops at that width (``--widths``), as the width sweep does with
-  the held-out sets.
+  the held-out sets;
+- *enrolled tables scanned* and *enrolled hands scanned*, one of each a camera size
+  (``--sizes``; calibration_scans.py): each training set rendered as whole tables, enrolled
+  from 3 frames the finder cut, then ``--tables`` frames and ``--hands`` hands laid out on a
+  rack strip scanned, every crop the finder cut (the benchmark's enrolled scan, on other
+  sets); and the same of ``--drawn-tables`` drawn sets (*drawn sets, enrolled ...*).
+
+``--looks FILE`` keeps the looks, and a later run chooses from them, measuring only the
+groups the file lacks.
 
 Each crop is looked at once (the first look after its shifted second look, the shifted look
 the gate may ask for, the reader's reading), and every candidate's answers are replayed from
@@ -51,15 +59,22 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from calibration_scans import (  # noqa: E402
+    DRAWN,
+    SIZES,
+    TABLES,
+    drawn_table_sets,
+    paths,
+    scanned_tables,
+)
+from gate_looks import WRONG_COST, Look, answer, looks_of, score  # noqa: E402
 from identity_parts import (  # noqa: E402
-    BONUS_KINDS,
     HELD_OUT,
     TRAIN_SETS,
     enrol_and_test,
@@ -67,10 +82,9 @@ from identity_parts import (  # noqa: E402
     own_art_out,
 )
 
-from vision.bonus import BonusReading  # noqa: E402
-from vision.bonus_gate import BARS_FILE, GateBars, gate, gate_again, gated, looks_again  # noqa: E402
+from vision.bonus_gate import BARS_FILE, GateBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
-from vision.identify import DEFAULT_MODEL_DIR, RETRY_SHIFT_PX, Identity, Recogniser  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
 from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402
@@ -79,7 +93,6 @@ from vision.threads import SCAN_THREADS  # noqa: E402
 # Drawn sets (vision/synth/procedural.py) of seeds from here on: no network trained on them,
 # the bundle holds none, and the benchmark draws its own from 90,000.
 DRAWN_SEEDS = 60_000
-WRONG_COST = 4
 # A table's own enrolled tiles: what the decision must never cost.
 ENROLLED_WEIGHT = 4
 # The safety bars may cost the enrolled groups this share of their crops named right
@@ -95,6 +108,7 @@ SAFETY = {"near_bonus": -1}
 # abstained on for 3 crossings), near_share (60 dragons and one bamboos for 1), reader_veto.
 OFF = ("keep_similarity", "keep_share", "near_share", "reader_veto")
 TUNED = (
+    "gate_share",
     "side_margin",
     "read_sure",
     "unlike_below",
@@ -105,6 +119,7 @@ TUNED = (
 )
 # The bars searched, and their candidate values (the others keep their defaults).
 SEARCH: dict[str, tuple[float, ...]] = {
+    "gate_share": (0.01, 0.02, 0.05, 0.1, 0.2),
     "side_margin": (1.0, 1.5, 2.0, 2.5, 3.0),
     "read_sure": (0.6, 0.7, 0.75, 0.8, 0.85, 0.9),
     "fused_sure": (0.7, 0.8, 0.85, 0.9, 0.95, 1.01),
@@ -115,6 +130,10 @@ SEARCH: dict[str, tuple[float, ...]] = {
     "clear_share": (0.01, 0.02, 0.05),
     "clear_read": (0.2, 0.3, 0.5),
 }
+# Bars that take a searched bar's value with it: the dragons, the one bamboo and blanks are
+# read from no larger a bonus share than the other kinds (the gate takes the smaller of the
+# two), so a gate_share searched alone would leave them gated from 0.01.
+TIED = {"gate_share": ("near_share",)}
 # The networks the bars are chosen with (a test compares them with the committed files).
 NETWORKS = (
     "tile_embed.onnx",
@@ -122,32 +141,6 @@ NETWORKS = (
     "bonus_read.onnx",
     "default/prototypes.npz",
 )
-
-
-class Look(NamedTuple):
-    """One calibration crop as the gate sees it."""
-
-    truth: str
-    first: Identity  # after the shifted second look
-    shifted: Identity  # the look through shifted copies the gate may ask for
-    reading: BonusReading
-    retry_below: float
-    threshold: float
-
-
-def looks_of(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) -> list[Look]:
-    reader = recogniser.bonus_reader
-    if reader is None:
-        raise SystemExit("the bonus-tile reader is not installed")
-    vectors = recogniser.embed(crops)
-    firsts = recogniser.second_look(crops, vectors, recogniser.identify_embeddings(vectors))
-    shifted = recogniser.identify_embeddings(
-        recogniser.embedder.embed(crops, shift_px=RETRY_SHIFT_PX, unshifted=vectors)
-    )
-    return [
-        Look(t, f, s, r, recogniser.retry_below, recogniser.threshold)
-        for t, f, s, r in zip(truth, firsts, shifted, reader.read(crops), strict=True)
-    ]
 
 
 def mixed(embedder: Embedder, seed: int, per_kind: int, drawn: int) -> dict[str, list[Look]]:
@@ -195,44 +188,6 @@ def at_widths(embedder: Embedder, seed: int, per_kind: int, widths: list[int]) -
     return out
 
 
-def answer(look: Look, bars: GateBars) -> str | None:
-    """The label the recogniser gives the crop with ``bars`` (Recogniser.bonus_look)."""
-    first = look.first
-    if not gated(first, bars):
-        return first.label
-    said = gate(first, look.reading, look.threshold, bars)
-    if looks_again(first, said, look.retry_below):
-        said = gate_again(look.shifted, look.reading, look.threshold, bars)
-    return said.label
-
-
-def score(looks: list[Look], bars: GateBars) -> dict[str, Any]:
-    right = wrong = abstained = crossed = 0
-    bonus = bonus_right = 0
-    for look in looks:
-        named = answer(look, bars)
-        if look.truth in BONUS_KINDS:
-            bonus += 1
-            bonus_right += named == look.truth
-        if named is None:
-            abstained += 1
-        elif named == look.truth:
-            right += 1
-        else:
-            wrong += 1
-            crossed += (named in BONUS_KINDS) != (look.truth in BONUS_KINDS)
-    n = max(1, len(looks))
-    return {
-        "n": len(looks),
-        "right": round(right / n, 4),
-        "wrong": round(wrong / n, 4),
-        "abstained": round(abstained / n, 4),
-        "crossings": crossed,
-        "bonus right": round(bonus_right / max(1, bonus), 4),
-        "cost": abstained + WRONG_COST * wrong,
-    }
-
-
 def total(groups: dict[str, list[Look]], bars: GateBars) -> tuple[int, int]:
     """(crossings, cost) over every group, an enrolled group's cost weighed
     ``ENROLLED_WEIGHT`` times."""
@@ -272,7 +227,7 @@ def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> G
             if crossed < now[0] or (crossed == now[0] and cost <= now[1] - slack):
                 bars = best
     # The reading by parts: the lowest bar above the name's that costs nothing.
-    off = total(groups, dataclasses.replace(bars, fused_sure=SEARCH["fused_sure"][-1]))
+    off = total(groups, _with(bars, "fused_sure", SEARCH["fused_sure"][-1]))
     free = [t for t in _trials(bars, "fused_sure") if total(groups, t) <= off]
     bars = min(free, key=lambda t: t.fused_sure)
     # The safety bars: fewest crossings, then the strictest that costs the enrolled groups at
@@ -301,15 +256,19 @@ def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> G
 
 def _trials(bars: GateBars, name: str) -> list[GateBars]:
     """``bars`` with each candidate value of ``name`` that the rule allows."""
-    trials = [dataclasses.replace(bars, **{name: v}) for v in SEARCH[name]]
-    return [t for t in trials if allowed(t)]
+    return [t for t in (_with(bars, name, v) for v in SEARCH[name]) if allowed(t)]
+
+
+def _with(bars: GateBars, name: str, value: float) -> GateBars:
+    """``bars`` with ``name`` (and the bars tied to it) at ``value``."""
+    return dataclasses.replace(bars, **dict.fromkeys((name, *TIED.get(name, ())), value))
 
 
 def trade(groups: dict[str, list[Look]], bars: GateBars) -> dict[str, dict[str, list[int]]]:
     """Each searched bar's candidates, the other bars as chosen: (crossings, cost)."""
     out: dict[str, dict[str, list[int]]] = {}
     for name, values in SEARCH.items():
-        trials = {str(v): dataclasses.replace(bars, **{name: v}) for v in values}
+        trials = {str(v): _with(bars, name, v) for v in values}
         out[name] = {v: list(total(groups, t)) for v, t in trials.items() if allowed(t)}
     return out
 
@@ -322,11 +281,30 @@ def networks() -> dict[str, str]:
     }
 
 
-def calibration(args: argparse.Namespace) -> Iterator[tuple[str, list[Look]]]:
+def calibration(args: argparse.Namespace, have: set[str]) -> Iterator[tuple[str, list[Look]]]:
+    """The groups, each part measured unless ``have`` (the looks kept) holds it already."""
     embedder = Embedder()
-    for seed in args.seeds:
-        yield from mixed(embedder, seed, args.per_kind, args.drawn).items()
-    yield "enrolled at a width", at_widths(embedder, args.seeds[0], args.per_kind, args.widths)
+    if "never enrolled" not in have:
+        seeds: dict[str, list[Look]] = {}
+        for seed in args.seeds:
+            for key, looks in mixed(embedder, seed, args.per_kind, args.drawn).items():
+                seeds.setdefault(key, []).extend(looks)
+        yield from seeds.items()
+    if "enrolled at a width" not in have:
+        yield "enrolled at a width", at_widths(embedder, args.seeds[0], args.per_kind, args.widths)
+    sizes = tuple(_size(text) for text in args.sizes)
+    if not any(key.startswith(TABLES) for key in have):
+        yield from scanned_tables(embedder, args.seeds[0], args.tables, args.hands, sizes).items()
+    if args.drawn_tables and not any(key.startswith(DRAWN + TABLES) for key in have):
+        drawn = drawn_table_sets(args.seeds[0], args.drawn_tables)
+        yield from scanned_tables(
+            embedder, args.seeds[0], args.tables, args.hands, sizes, drawn, DRAWN
+        ).items()
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _, height = text.partition("x")
+    return int(width), int(height)
 
 
 def main() -> int:
@@ -335,12 +313,21 @@ def main() -> int:
     parser.add_argument("--per-kind", type=int, default=3)
     parser.add_argument("--drawn", type=int, default=8, help="drawn sets a seed")
     parser.add_argument("--widths", type=int, nargs="+", default=[18, 22, 28, 40])
+    parser.add_argument("--tables", type=int, default=3, help="frames scanned a set and size")
+    parser.add_argument("--hands", type=int, default=4, help="hands laid out a set and size")
+    parser.add_argument(
+        "--drawn-tables", type=int, default=4, help="drawn sets enrolled as tables and scanned"
+    )
+    parser.add_argument(
+        "--sizes", nargs="+", default=[f"{w}x{h}" for w, h in SIZES], help="camera sizes, WxH"
+    )
     parser.add_argument("--out", type=Path, default=MODELS_DIR / BARS_FILE)
     parser.add_argument("--dry-run", action="store_true", help="choose, but write nothing")
     parser.add_argument(
         "--looks",
         type=Path,
-        help="keep the measured looks in this file, and choose from it when it exists",
+        help="keep the measured looks in this file, and choose from those it holds (the "
+        "parts it lacks are measured and added)",
     )
     args = parser.parse_args()
     if set(HELD_OUT) & set(TRAIN_SETS):
@@ -351,15 +338,16 @@ def main() -> int:
     if args.looks is not None and args.looks.exists():
         with args.looks.open("rb") as stored:
             groups = pickle.load(stored)
-    else:
-        for key, looks in calibration(args):
-            groups.setdefault(key, []).extend(looks)
-        if args.looks is not None:
+    have = set(groups)
+    for key, looks in calibration(args, have):
+        groups[key] = looks
+        if args.looks is not None:  # kept as each part is measured
             with args.looks.open("wb") as kept:
                 pickle.dump(groups, kept)
     measured = time.perf_counter() - started
     defaults = GateBars()
     chosen = choose(groups, defaults)
+    before = GateBars.from_file(args.out) if args.out.exists() else defaults
     report = {
         "bars": dataclasses.asdict(chosen),
         "searched": sorted(SEARCH),
@@ -372,9 +360,24 @@ def main() -> int:
             "per kind": args.per_kind,
             "widths": args.widths,
             "drawn sets a seed": args.drawn,
+            "tables scanned a set and size": args.tables,
+            "hands laid out a set and size": args.hands,
+            "camera sizes": args.sizes,
+            "drawn sets enrolled as tables": drawn_table_sets(args.seeds[0], args.drawn_tables),
         },
+        "moved from the bars before (before, now; why: each bar's values below)": {
+            name: [getattr(before, name), value]
+            for name, value in dataclasses.asdict(chosen).items()
+            if getattr(before, name) != value
+        },
+        "with the bars before": {key: score(looks, before) for key, looks in groups.items()},
         "with the defaults": {key: score(looks, defaults) for key, looks in groups.items()},
         "with these bars": {key: score(looks, chosen) for key, looks in groups.items()},
+        "the enrolled scans not named right, by path (defaults, these bars)": {
+            key: [paths(looks, defaults), paths(looks, chosen)]
+            for key, looks in groups.items()
+            if "scanned" in key
+        },
         "each bar's values, the others as chosen (crossings, cost)": trade(groups, chosen),
         "networks": networks(),
         "command": "bench/vision/choose_bars.py " + " ".join(sys.argv[1:]),

@@ -56,7 +56,7 @@ class NamedElsewhere(NamedTuple):
     best: str
 
 
-def score_identities(ids: Sequence[Named], truth: list[str]) -> dict[str, float]:
+def score_identities(ids: Sequence[Named], truth: list[str]) -> dict[str, Any]:
     answered = [(i.label, t) for i, t in zip(ids, truth, strict=True) if i.label is not None]
     correct = sum(1 for lab, t in answered if lab == t)
     best_correct = sum(1 for i, t in zip(ids, truth, strict=True) if i.best == t)
@@ -96,7 +96,7 @@ def score_identities(ids: Sequence[Named], truth: list[str]) -> dict[str, float]
     }
 
 
-def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) -> dict[str, float]:
+def _score(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) -> dict[str, Any]:
     return score_identities(recogniser.identify(crops), truth)
 
 

@@ -37,13 +37,16 @@ def frames(
     count: int, art: str, seed: int, size: tuple[int, int] = DEFAULT_FRAME_SIZE
 ) -> list[Any]:
     """Rendered tables of ``art``, ~69 tiles each, seen by a camera of ``size`` pixels whose
-    frame's height the table fills (1920x1080: a tile's face 24 px wide)."""
+    frame's height the table fills (1920x1080: a tile's face 24 px wide). Only the kinds the
+    set has (some have no flowers and seasons); a set with every kind draws as before."""
     g = TableGeometry()
+    faces = load_set(art)
+    labels = [label for label in LABELS if label in faces]
     out = []
     for i in range(count):
         rng = np.random.default_rng(seed + i)
         style = Style.random(rng, art)
-        layout = random_layout(rng, LABELS, g, discards=44, exposures=4, walls=False)
+        layout = random_layout(rng, labels, g, discards=44, exposures=4, walls=False)
         out.append(render(layout, style, rng, g, CameraPose.overhead(rng, *size)))
     return out
 

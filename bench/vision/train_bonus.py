@@ -8,8 +8,10 @@ tiles of the packaged sets and of drawn sets lettered in those fonts, and every 
 those sets as "no bonus tile"; held out: three packaged sets, five fonts and two hands, and
 the drawn sets lettered in the five. Each batch (``SHARES``): 25 % font-drawn bonus faces,
 12 % the packaged sets' bonus tiles and 20 % their other faces, 8 % the drawn sets' bonus
-tiles and 35 % their other faces, every one a fresh camera-like crop, 60 % of them at the
-table camera's 18-28 px a tile.
+tiles and 35 % their other faces, every one a fresh camera-like crop, 75 % of them at the
+table camera's 18-28 px a tile and 30 % further blurred and flattened in contrast. Two in five
+font-drawn faces are a picture filling the face with the name small, often pale, in English
+(any case, 40 Latin faces) or Chinese, mostly with no number (``bonus_faces(sparse=...)``).
 
 The network: four convolution blocks (the detail kept at half the crop's size, where a
 corner's number is a few pixels), global average pooling, two heads: which of the eight bonus
@@ -45,6 +47,8 @@ from bonus_data import (
     HELD_OUT_SETS,
     KINDS,
     ROOT,
+    SPARSE,
+    TRAINING_LATIN_ALL,
     Faces,
     crops_of,
     training_pools,
@@ -60,7 +64,6 @@ from vision.synth.bonus_faces import (
     HELD_OUT_HANDS,
     HELD_OUT_LATIN,
     TRAINING_FONTS,
-    TRAINING_LATIN,
 )
 
 NOT_BONUS_INDEX = len(KINDS) - 1
@@ -112,7 +115,9 @@ class Exported(nn.Module):
 SHARES = {"fonts": 0.25, "sets_bonus": 0.12, "drawn_bonus": 0.08, "sets_other": 0.2}
 # The share of crops seen at the table camera's own 18-28 px a tile, where a corner's number or
 # a small name is 2-5 px tall (the rest at 18-43 px).
-NARROW = 0.6
+NARROW = 0.75
+# The share of crops further blurred and flattened in contrast (bonus_data.softened).
+SOFT = 0.3
 
 
 def batch(
@@ -120,7 +125,10 @@ def batch(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     counts = {name: round(share * size) for name, share in SHARES.items()}
     counts["other"] = size - sum(counts.values())
-    parts = [crops_of(pools[name], rng, count, narrow=NARROW) for name, count in counts.items()]
+    parts = [
+        crops_of(pools[name], rng, count, narrow=NARROW, soft=SOFT)
+        for name, count in counts.items()
+    ]
     xs = np.concatenate([p[0] for p in parts])
     ys = np.concatenate([p[1] for p in parts])
     return torch.from_numpy(xs / 127.5 - 1.0).float(), torch.from_numpy(ys)
@@ -275,7 +283,10 @@ def export(
         "training_fonts": list(TRAINING_FONTS),
         "held_out_fonts": list(HELD_OUT_FONTS),
         "held_out_hands": list(HELD_OUT_HANDS),
-        "training_latin_fonts": list(TRAINING_LATIN),
+        "training_latin_fonts": list(TRAINING_LATIN_ALL),
+        "sparse_faces": SPARSE,
+        "narrow_crops": NARROW,
+        "softened_crops": SOFT,
         "held_out_latin_fonts": list(HELD_OUT_LATIN),
         "held_out_sets": list(HELD_OUT_SETS),
         "font_faces": args.font_faces,

@@ -12,7 +12,10 @@ pictures are of the tile's own plant or season (plum blossom, orchid, chrysanthe
 a budding branch, a sun, a maple leaf, a snowflake), drawn loosely: sets draw them their own
 way, and a reader must lean on them only as a person does. Names are sometimes tiny (9-16 px
 on a 72 px face: a few pixels in the camera), numbers in any ink. ``fonts``
-chooses the fonts, so that a measure can hold some out.
+chooses the fonts, so that a measure can hold some out. Training also asks for a share of
+sparse faces: the plant or season filling the face and the name small at an edge, often pale,
+in Chinese or in English in any case, mostly with no number (as old sets and sets made for
+Western players print them).
 Faces are ``FACE_W x FACE_H``, as the packaged sets' (vision/synth/artwork.py).
 """
 
@@ -98,6 +101,34 @@ TRAINING_LATIN = (
     "Noto Sans CJK TC",
     "WenQuanYi Zen Hei",
     "IPAGothic",
+)
+# More Latin faces for training only (bench/vision/training_fonts.sh: sans, serif, geometric,
+# rounded, pen and brush designs), besides the training CJK fonts' own Latin letters; training
+# draws English names from all of them, and stops if one is missing.
+TRAINING_LATIN_EXTRA = (
+    "Liberation Sans",  # fonts-liberation
+    "Liberation Serif",
+    "Liberation Sans Narrow",
+    "Nimbus Sans",  # fonts-urw-base35
+    "Nimbus Roman",
+    "URW Gothic",
+    "URW Bookman",
+    "C059",
+    "P052",
+    "FreeSans",  # fonts-freefont-ttf
+    "FreeSerif",
+    "Cantarell",  # fonts-cantarell
+    "Open Sans",  # fonts-open-sans
+    "Lato",  # fonts-lato
+    "Roboto",  # fonts-roboto-unhinted
+    "Roboto Condensed",
+    "Nimbus Sans Narrow",
+    "FreeMono",
+    "M PLUS 1",
+    "VL Gothic",
+    "Klee One",
+    "LXGW WenKai",
+    "MotoyaLMaru",
 )
 HELD_OUT_LATIN = ("DejaVu Serif", "Noto Serif CJK TC", "IPAMincho")
 
@@ -361,6 +392,64 @@ def _face_svg(
     return body
 
 
+def pale_ink(ink: str, body: str, share: float) -> str:
+    """``ink`` blended ``share`` of the way to ``body``: a worn or pale print, low in contrast."""
+    a, b = (np.array([int(c[i : i + 2], 16) for i in (1, 3, 5)], float) for c in (ink, body))
+    mixed = np.round(a + (b - a) * share).astype(int)
+    return "#" + "".join(f"{int(v):02x}" for v in mixed)
+
+
+def _cased(rng: np.random.Generator, word: str) -> str:
+    """The word in capitals, in small letters or capitalised, as sets print it."""
+    pick = rng.random()
+    return word.lower() if pick < 0.2 else word.title() if pick < 0.45 else word.upper()
+
+
+def _edge_row(rng: np.random.Generator, top: bool, size: float) -> float:
+    """The name's middle, near the top or the bottom edge and within the face."""
+    inset = size * 0.6 + float(rng.uniform(1, 6))
+    return inset if top else FACE_H - inset
+
+
+def _sparse_face_svg(
+    rng: np.random.Generator, kind: str, fonts: tuple[str, ...], latin: tuple[str, ...]
+) -> str:
+    """A face as the sets the reader reads worst print it: the plant or season filling most of
+    the face, and the name small (a few pixels in the camera), often pale, often in English in
+    any Latin face and case, mostly with no number (``xmj-real``'s and ``kde-traditional``'s
+    kind of face)."""
+    body_ink = str(rng.choice(_BODIES))
+    body = f'<rect width="{FACE_W}" height="{FACE_H}" fill="{body_ink}"/>'
+    english = rng.random() < 0.45
+    top = rng.random() < (0.25 if english else 0.7)  # the name above the picture, or below
+    cy = 60.0 if top else 38.0
+    if rng.random() < 0.9:
+        draw = _plant if rng.random() < 0.75 else _picture_of
+        body += draw(
+            rng, kind, 36 + rng.uniform(-5, 5), cy + rng.uniform(-4, 4), rng.uniform(22, 32)
+        )
+    ink = str(rng.choice(_INKS + _PETALS if not english else _INKS))
+    if rng.random() < 0.35:
+        ink = pale_ink(ink, body_ink, float(rng.uniform(0.3, 0.65)))
+    if english:
+        word = _cased(rng, str(rng.choice(ENGLISH[kind])))
+        size = min(22.0, 95.0 / len(word)) * float(rng.uniform(0.45, 1.05))
+        nx = 36.0 if rng.random() < 0.7 else float(rng.choice([22.0, 50.0]))
+        font, ny = str(rng.choice(latin)), _edge_row(rng, top, size)
+        weight = "bold" if rng.random() < 0.35 else "normal"
+        body += _text(nx, ny, size, word, font, ink, weight)
+    else:
+        name = SIMPLIFIED.get(kind, BONUS_CHARS[kind]) if rng.random() < 0.2 else BONUS_CHARS[kind]
+        nx = float(rng.choice([12.0, 36.0, 60.0])) + float(rng.uniform(-3, 3))
+        size, font = float(rng.uniform(8, 18)), str(rng.choice(fonts))
+        ny = _edge_row(rng, top, size)
+        stroke = float(rng.uniform(0.3, 1.2)) if rng.random() < 0.3 else 0.0
+        body += _text(nx, ny, size, name, font, ink, "normal", stroke, float(rng.uniform(-6, 6)))
+    if rng.random() < 0.25:  # a number after all, small, in a corner
+        body += _number(rng, int(kind[1]), str(rng.choice(fonts)), latin, False)
+    return body
+
+
 def bonus_face_svg(
     rng: np.random.Generator,
     kind: str,
@@ -377,15 +466,30 @@ def bonus_face_svg(
     return f'<rect width="{FACE_W}" height="{FACE_H}" fill="{body}"/>' + svg[first:]
 
 
+def _one_face(
+    rng: np.random.Generator,
+    kind: str,
+    fonts: tuple[str, ...],
+    latin: tuple[str, ...],
+    sparse: float,
+) -> str:
+    if sparse > 0 and rng.random() < sparse:  # no draw at 0: the faces stay seed for seed
+        return _sparse_face_svg(rng, kind, fonts, latin)
+    return _face_svg(rng, kind, fonts, latin)
+
+
 def bonus_faces(
     seed: int,
     count: int,
     fonts: tuple[str, ...] = TRAINING_FONTS,
     latin: tuple[str, ...] | None = None,
+    sparse: float = 0.0,
 ) -> list[tuple[str, Image]]:
     """``count`` random bonus faces (kind, image), drawn in ``fonts`` (names and Chinese
     numbers) and ``latin`` (English names and Arabic numbers: by default the training Latin
-    fonts, or the held-out ones when ``fonts`` are the held-out fonts), in one rendering."""
+    fonts, or the held-out ones when ``fonts`` are the held-out fonts), in one rendering;
+    ``sparse``: the share drawn as a picture with a small name (``_sparse_face_svg``); at 0 the
+    faces are those drawn before it existed, seed for seed."""
     if latin is None:
         held_out = set(HELD_OUT_FONTS) | set(HELD_OUT_HANDS)
         latin = HELD_OUT_LATIN if set(fonts) <= held_out else TRAINING_LATIN
@@ -394,7 +498,7 @@ def bonus_faces(
     cols = 16
     cells = [
         f'<g transform="translate({(i % cols) * FACE_W} {(i // cols) * FACE_H})">'
-        f"{_face_svg(rng, kind, fonts, latin)}</g>"
+        f"{_one_face(rng, kind, fonts, latin, sparse)}</g>"
         for i, kind in enumerate(kinds)
     ]
     sheet = render_face_sheet(cells, cols)
