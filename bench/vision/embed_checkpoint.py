@@ -4,6 +4,7 @@ Weights, optimiser (AdamW's moments), the step, the seconds of the schedule spen
 length (the learning rate's cosine and the crops' damage follow it), the seed (the crops of a
 resumed run are drawn from the seed and the step it resumes at) and torch's own RNG state.
 Written to a temporary file and renamed, so a run killed while saving leaves the last one.
+A finished run's checkpoint can start a schedule of its own (:func:`restarted`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,15 @@ def save_checkpoint(
     torch.save(state, partial)
     os.replace(partial, path)
     print(f"checkpoint {path} at step {run.step}", flush=True)
+
+
+def restarted(run: Checkpoint, minutes: float) -> Checkpoint:
+    """``run`` on a schedule of its own (a warm restart): the step count, seed and recent
+    losses carry on, the learning rate's cosine and the crops' damage start again over
+    ``minutes``. A run resumed later from the restarted one continues the new schedule."""
+    return Checkpoint(
+        step=run.step, elapsed=0.0, minutes=minutes, seed=run.seed, losses=list(run.losses)
+    )
 
 
 def load_checkpoint(path: Path) -> Resumed:

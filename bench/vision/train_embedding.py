@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from bonus_data import require_fonts  # noqa: E402  (sets the training fonts' fontconfig file)
 from camera_effects import camera_extra  # noqa: E402
-from embed_checkpoint import Checkpoint, load_checkpoint, save_checkpoint  # noqa: E402
+from embed_checkpoint import Checkpoint, load_checkpoint, restarted, save_checkpoint  # noqa: E402
 from onnx_export import export_crop_model  # noqa: E402
 
 from vision.crops import CROP_H, CROP_W  # noqa: E402
@@ -175,10 +175,31 @@ def imprint(net: TileNet, crops: torch.Tensor, labels: torch.Tensor) -> None:
             net.weight[int(k)] = F.normalize(emb[labels == k].mean(0), dim=0)
 
 
+# The bonus tiles, the joker, the blank and the back: the kinds the first look knows least
+# on sets it never saw (each set has few of them, and they vary most from set to set).
+RARE_KINDS = frozenset(range(LABELS.index("F1"), len(LABELS)))
+
+
+def face_weights(faces: list[tuple[int, np.ndarray]], rare: float) -> np.ndarray | None:
+    """How often each face is drawn: ``rare`` times as often for the rare kinds (None: all
+    alike, drawn as before)."""
+    if rare == 1.0:
+        return None
+    weights = np.array([rare if label in RARE_KINDS else 1.0 for label, _ in faces])
+    return weights / weights.sum()
+
+
 def batch(
-    faces: list[tuple[int, np.ndarray]], rng: np.random.Generator, size: int, strength: float
+    faces: list[tuple[int, np.ndarray]],
+    rng: np.random.Generator,
+    size: int,
+    strength: float,
+    weights: np.ndarray | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    idx = rng.integers(len(faces), size=size)
+    if weights is None:
+        idx = rng.integers(len(faces), size=size)
+    else:
+        idx = rng.choice(len(faces), size=size, p=weights)
     xs = np.empty((size, 3, CROP_H, CROP_W), np.float32)
     ys = np.empty(size, np.int64)
     for i, k in enumerate(idx):
@@ -242,22 +263,26 @@ class Crops(torch.utils.data.IterableDataset[tuple[torch.Tensor, torch.Tensor]])
         seed: int,
         first_step: int,
         clock: ScheduleClock,
+        damage_from: float = 0.4,
+        rare: float = 1.0,
     ) -> None:
         self.packaged, self.generated, self.scene = packaged, generated, scene
         self.size, self.seed, self.first_step, self.clock = size, seed, first_step, clock
+        self.damage_from = damage_from
+        self.weights = face_weights(packaged, rare), face_weights(generated, rare)
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0, self.first_step])
         while True:
             # Easy crops first, full damage soon, a little more than full by the end.
-            strength = min(1.15, 0.4 + self.clock.progress() * 1.5)
+            strength = min(1.15, self.damage_from + self.clock.progress() * 1.5)
             n_scene = self.size // 3 if self.scene is not None else 0
             rest = self.size - n_scene
             half = rest // 2 if self.generated else rest
-            parts = [batch(self.packaged, rng, half, strength)]
+            parts = [batch(self.packaged, rng, half, strength, self.weights[0])]
             if self.generated:
-                parts.append(batch(self.generated, rng, rest - half, strength))
+                parts.append(batch(self.generated, rng, rest - half, strength, self.weights[1]))
             if self.scene is not None:
                 parts.append(scene_batch(*self.scene, rng, n_scene))
             yield torch.cat([x for x, _ in parts]), torch.cat([y for _, y in parts])
@@ -314,6 +339,25 @@ def parse_args() -> argparse.Namespace:
         "--resume",
         type=Path,
         help="a checkpoint to continue: weights, optimiser, step and schedule (its --minutes)",
+    )
+    parser.add_argument(
+        "--restart-schedule",
+        action="store_true",
+        help="with --resume: a new cosine of --minutes from --lr (the weights and AdamW's "
+        "moments carry on); resume the restarted run with the same --lr, --warmup-steps, "
+        "--damage-from and --rare-weight",
+    )
+    parser.add_argument(
+        "--warmup-steps", type=int, default=0, help="steps the learning rate rises to --lr"
+    )
+    parser.add_argument(
+        "--damage-from", type=float, default=0.4, help="the crops' damage at the schedule's start"
+    )
+    parser.add_argument(
+        "--rare-weight",
+        type=float,
+        default=1.0,
+        help="how much more often bonus, joker, blank and back faces are drawn",
     )
     parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "tile_embed.onnx")
     return parser.parse_args()
@@ -386,13 +430,14 @@ def train(
     """Train until the schedule ends, checkpointing every ``--checkpoint-minutes``; ``run``
     (step, schedule seconds, recent losses) is kept up to date."""
     scale, margin = 16.0, 0.25
-    last_save = time.monotonic()
+    last_save, first_step = time.monotonic(), run.step
     stop = clock.start + (args.stop_after * 60 if args.stop_after else float("inf"))
     for x, y in loader:
         if clock.elapsed() >= clock.budget or time.monotonic() >= stop:
             break
+        warm = min(1.0, (run.step - first_step + 1) / args.warmup_steps) if args.warmup_steps else 1
         for group in opt.param_groups:  # cosine decay of the learning rate
-            group["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * clock.progress()))
+            group["lr"] = warm * args.lr * 0.5 * (1 + np.cos(np.pi * clock.progress()))
         net.train()
         emb = net(x)
         cos = emb @ F.normalize(net.weight, dim=1).T
@@ -423,7 +468,9 @@ def main() -> int:
 
         require_fonts(TRAINING_FONTS)  # else varied sets would letter in a fallback font
     resumed = load_checkpoint(args.resume) if args.resume else None
-    if resumed is not None:
+    if resumed is not None and args.restart_schedule:
+        resumed.run = restarted(resumed.run, args.minutes)
+    elif resumed is not None:
         args.minutes = resumed.run.minutes  # the schedule is the checkpoint's
     torch.manual_seed(args.seed + (resumed.run.step if resumed else 0))
     train_sets, faces, generated = training_faces(args)
@@ -440,7 +487,17 @@ def main() -> int:
         print(f"resumed {args.resume} at step {run.step}, {run.elapsed / 60:.1f} min", flush=True)
     first_step, clock = run.step, ScheduleClock(run.elapsed, args.minutes * 60)
     loader = torch.utils.data.DataLoader(
-        Crops(faces, generated, scene, args.batch, args.seed, first_step, clock),
+        Crops(
+            faces,
+            generated,
+            scene,
+            args.batch,
+            args.seed,
+            first_step,
+            clock,
+            args.damage_from,
+            args.rare_weight,
+        ),
         batch_size=None,
         num_workers=args.workers,
         prefetch_factor=4 if args.workers else None,
@@ -478,6 +535,14 @@ def export(
         "seed": args.seed,
         "init": str(args.init.name) if args.init else None,
         "resumed_from": str(args.resume) if args.resume else None,
+        "schedule": {
+            "restarted": bool(args.restart_schedule),
+            "peak_lr": args.lr,
+            "warmup_steps": args.warmup_steps,
+            "damage_from": args.damage_from,
+            "minutes": args.minutes,
+        },
+        "rare_weight": args.rare_weight,
         "arch": args.arch,
         "final_loss": float(np.mean(run.losses[-100:])) if run.losses else None,
         "minutes": round(run.elapsed / 60, 1),

@@ -50,3 +50,39 @@ def test_a_resumed_run_continues_where_the_checkpoint_left_it(tmp_path: Path) ->
 def test_resuming_a_missing_checkpoint_names_it(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="no such checkpoint"):
         load_checkpoint(tmp_path / "none.pt")
+
+
+def test_a_restarted_schedule_keeps_the_count_and_starts_the_cosine_again() -> None:
+    from embed_checkpoint import restarted
+
+    finished = Checkpoint(step=11_697, elapsed=3000.0, minutes=50.0, seed=17, losses=[0.5])
+    run = restarted(finished, 55.0)
+    assert (run.step, run.elapsed, run.minutes, run.seed) == (11_697, 0.0, 55.0, 17)
+    assert run.losses == [0.5] and run.losses is not finished.losses
+    assert finished.elapsed == 3000.0  # the finished run's record is left as it was
+
+
+def test_rare_kinds_are_drawn_as_often_as_asked() -> None:
+    import numpy as np
+    from train_embedding import RARE_KINDS, face_weights
+
+    from vision.labels import LABELS
+
+    faces = [(LABELS.index(label), np.zeros(1)) for label in ("1B", "RD", "F1", "BLANK")]
+    assert face_weights(faces, 1.0) is None  # drawn as before, the same crops from a seed
+    weights = face_weights(faces, 2.0)
+    assert weights is not None
+    assert list(weights) == pytest.approx([1 / 6, 1 / 6, 2 / 6, 2 / 6])
+    assert {LABELS[k] for k in RARE_KINDS} == {
+        "F1",
+        "F2",
+        "F3",
+        "F4",
+        "S1",
+        "S2",
+        "S3",
+        "S4",
+        "J",
+        "BLANK",
+        "BACK",
+    }
