@@ -18,13 +18,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from gate_looks import Look, decided, looks_of  # noqa: E402
+from gate_looks import Look, decided, looks_of_renders  # noqa: E402
 from identity_parts import HELD_OUT, TRAIN_SETS, own_art_out  # noqa: E402
 from scan_parts import enrolled_recogniser, frames, hand_laid_out  # noqa: E402
 
 from vision.bonus_gate import GateBars  # noqa: E402
 from vision.embedder import Embedder  # noqa: E402
-from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 # The frames' seeds, far from the benchmark's (2024 on, enrolment 1,000 later, hands 300).
 SCAN_SEEDS = 40_000
@@ -71,14 +70,11 @@ def scanned_tables(
         for n, name in enumerate(sets):
             base = SCAN_SEEDS + 1_000 * seed + 10 * n
             recogniser = own_art_out(enrolled_recogniser(embedder, name, base, "new", size), name)
-            cut = [c for r in frames(tables, name, base, size) for c in labelled_crops(r)]
-            table_looks += looks_of(recogniser, [c for _, c in cut], [t for t, _ in cut])
-            laid = [
-                c
-                for i in range(hands)
-                for c in labelled_crops(hand_laid_out(name, base + 500 + i, 1.5 * (i % 2), size))
-            ]
-            hand_looks += looks_of(recogniser, [c for _, c in laid], [t for t, _ in laid])
+            table_looks += looks_of_renders(recogniser, frames(tables, name, base, size))
+            hand_looks += looks_of_renders(
+                recogniser,
+                (hand_laid_out(name, base + 500 + i, 1.5 * (i % 2), size) for i in range(hands)),
+            )
         out[scan_group_name(TABLES, size, prefix)] = table_looks
         if hands:
             out[scan_group_name(HANDS, size, prefix)] = hand_looks

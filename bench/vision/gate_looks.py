@@ -5,6 +5,7 @@ their answers and scores replayed through the gate's own functions under any bar
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,6 +17,8 @@ sys.path.insert(0, str(ROOT))
 from vision.bonus import BONUS_KINDS, BonusReading  # noqa: E402
 from vision.bonus_gate import GateBars, gate, gate_again, gated, looks_again  # noqa: E402
 from vision.identify import RETRY_SHIFT_PX, Identity, Recogniser  # noqa: E402
+from vision.synth.render import Rendered  # noqa: E402
+from vision.synth.table_enrol import labelled_crops  # noqa: E402
 
 # What a crop named wrong costs, against 1 for one abstained on.
 WRONG_COST = 4
@@ -48,6 +51,13 @@ def looks_of(recogniser: Recogniser, crops: list[np.ndarray], truth: list[str]) 
         Look(t, f, s, r, recogniser.retry_below, recogniser.threshold)
         for t, f, s, r in zip(truth, firsts, shifted, reader.read(crops), strict=True)
     ]
+
+
+def looks_of_renders(recogniser: Recogniser, renders: Iterable[Rendered]) -> list[Look]:
+    """The looks of every tile the finder cut from ``renders`` (rendered tables or hands),
+    each named by the renderer's truth."""
+    cut = [named for rendered in renders for named in labelled_crops(rendered)]
+    return looks_of(recogniser, [crop for _, crop in cut], [truth for truth, _ in cut])
 
 
 def decided(look: Look, bars: GateBars) -> Identity:

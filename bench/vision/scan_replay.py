@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from gate_looks import Look, decided, looks_of  # noqa: E402
+from gate_looks import Look, decided, looks_of_renders  # noqa: E402
 from identity_parts import HELD_OUT  # noqa: E402
 from scan_parts import enrolled_recogniser, frames, hand_laid_out  # noqa: E402
 
@@ -30,7 +30,6 @@ from vision.bonus import BONUS_KINDS  # noqa: E402
 from vision.bonus_gate import GateBars, default_bars  # noqa: E402
 from vision.capture import DEFAULT_FRAME_SIZE  # noqa: E402
 from vision.embedder import Embedder  # noqa: E402
-from vision.synth.table_enrol import labelled_crops  # noqa: E402
 from vision.threads import SCAN_THREADS  # noqa: E402
 
 SEED = 2024  # bench_vision.py's; its hands are drawn from SEED + 300
@@ -41,13 +40,12 @@ def row_looks(
 ) -> tuple[list[Look], list[list[Look]]]:
     """The row's tables' crops, and each hand's, as the gate sees them."""
     recogniser = enrolled_recogniser(embedder, art, SEED, "new", size)
-    cut = [c for r in frames(tables, art, SEED, size) for c in labelled_crops(r)]
-    table = looks_of(recogniser, [c for _, c in cut], [t for t, _ in cut])
+    table = looks_of_renders(recogniser, frames(tables, art, SEED, size))
     recogniser = enrolled_recogniser(embedder, art, SEED + 300, "new", size)
-    laid = []
-    for i in range(hands):
-        crops = labelled_crops(hand_laid_out(art, SEED + 300 + i, 1.5 if i % 2 else 0.0, size))
-        laid.append(looks_of(recogniser, [c for _, c in crops], [t for t, _ in crops]))
+    laid = [
+        looks_of_renders(recogniser, [hand_laid_out(art, SEED + 300 + i, 1.5 * (i % 2), size)])
+        for i in range(hands)
+    ]
     return table, laid
 
 
