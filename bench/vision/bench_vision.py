@@ -47,7 +47,7 @@ from identity_parts import (  # noqa: E402
     mixed_sets,
 )
 from other_revision import OtherRevision  # noqa: E402
-from scan_parts import hands_bench, scan_bench  # noqa: E402
+from scan_parts import frame_size, hands_bench, scan_bench  # noqa: E402
 
 from vision.capture import DEFAULT_FRAME_SIZE  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
@@ -94,6 +94,7 @@ def main() -> int:
     parser.add_argument(
         "--compare-frame-size",
         metavar="WxH",
+        type=frame_size,
         help="parts 3 and 5 alone, on the same tables seen by a 1920x1080 camera and by a WxH "
         "one (the table fills the frame's height)",
     )
@@ -106,8 +107,7 @@ def main() -> int:
     rng = np.random.default_rng(args.seed)
     report: dict[str, Any] = {"model": META, "embedding_runtime": embedder.runtime}
     if args.compare_frame_size:
-        width, _, height = args.compare_frame_size.partition("x")
-        sizes = (DEFAULT_FRAME_SIZE, (int(width), int(height)))
+        sizes = (DEFAULT_FRAME_SIZE, args.compare_frame_size)
         scans: dict[str, list[dict[str, Any]]] = {f"{w}x{h}": [] for w, h in sizes}
         hands: dict[str, list[dict[str, Any]]] = {f"{w}x{h}": [] for w, h in sizes}
         # Set by set, one size after the other, so that both see the machine alike.

@@ -81,6 +81,7 @@ from identity_parts import (  # noqa: E402
     mixed_enrolment,
     own_art_out,
 )
+from scan_parts import frame_size  # noqa: E402
 
 from vision.bonus_gate import BARS_FILE, GateBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
@@ -292,7 +293,7 @@ def calibration(args: argparse.Namespace, have: set[str]) -> Iterator[tuple[str,
         yield from seeds.items()
     if "enrolled at a width" not in have:
         yield "enrolled at a width", at_widths(embedder, args.seeds[0], args.per_kind, args.widths)
-    sizes = tuple(_size(text) for text in args.sizes)
+    sizes = tuple(args.sizes)
     if not any(key.startswith(TABLES) for key in have):
         yield from scanned_tables(embedder, args.seeds[0], args.tables, args.hands, sizes).items()
     if args.drawn_tables and not any(key.startswith(DRAWN + TABLES) for key in have):
@@ -300,11 +301,6 @@ def calibration(args: argparse.Namespace, have: set[str]) -> Iterator[tuple[str,
         yield from scanned_tables(
             embedder, args.seeds[0], args.tables, args.hands, sizes, drawn, DRAWN
         ).items()
-
-
-def _size(text: str) -> tuple[int, int]:
-    width, _, height = text.partition("x")
-    return int(width), int(height)
 
 
 def main() -> int:
@@ -319,7 +315,7 @@ def main() -> int:
         "--drawn-tables", type=int, default=4, help="drawn sets enrolled as tables and scanned"
     )
     parser.add_argument(
-        "--sizes", nargs="+", default=[f"{w}x{h}" for w, h in SIZES], help="camera sizes, WxH"
+        "--sizes", nargs="+", type=frame_size, default=list(SIZES), help="camera sizes, WxH"
     )
     parser.add_argument("--out", type=Path, default=MODELS_DIR / BARS_FILE)
     parser.add_argument("--dry-run", action="store_true", help="choose, but write nothing")
@@ -362,7 +358,7 @@ def main() -> int:
             "drawn sets a seed": args.drawn,
             "tables scanned a set and size": args.tables,
             "hands laid out a set and size": args.hands,
-            "camera sizes": args.sizes,
+            "camera sizes": [f"{w}x{h}" for w, h in args.sizes],
             "drawn sets enrolled as tables": drawn_table_sets(args.seeds[0], args.drawn_tables),
         },
         "moved from the bars before (before, now; why: each bar's values below)": {

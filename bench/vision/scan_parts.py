@@ -3,6 +3,7 @@ out to be scored, and the rendered tables, enrolment and counting the other part
 
 from __future__ import annotations
 
+import argparse
 import collections
 import statistics
 import sys
@@ -31,6 +32,14 @@ from vision.synth.crops import synthetic_crop  # noqa: E402
 from vision.synth.layout import random_layout  # noqa: E402
 from vision.synth.render import CameraPose, Rendered, Style, render  # noqa: E402
 from vision.synth.table_enrol import labelled_crops  # noqa: E402
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """A camera's frame size given as ``WxH`` on a command line (an ``argparse`` type)."""
+    width, sep, height = text.partition("x")
+    if not (sep and width.isdigit() and height.isdigit() and int(width) and int(height)):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (e.g. 2304x1296), got {text!r}")
+    return int(width), int(height)
 
 
 def frames(

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from gate_looks import Look, decided, looks_of_renders  # noqa: E402
 from identity_parts import HELD_OUT  # noqa: E402
-from scan_parts import enrolled_recogniser, frames, hand_laid_out  # noqa: E402
+from scan_parts import enrolled_recogniser, frame_size, frames, hand_laid_out  # noqa: E402
 
 from vision.bonus import BONUS_KINDS  # noqa: E402
 from vision.bonus_gate import GateBars, default_bars  # noqa: E402
@@ -82,14 +82,15 @@ def bars_given(text: str) -> GateBars:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bars", nargs="*", default=[], help="NAME=VALUE,... one set each")
-    parser.add_argument("--size", default="2304x1296", help="the second camera, WxH")
+    parser.add_argument(
+        "--size", type=frame_size, default="2304x1296", help="the second camera, WxH"
+    )
     parser.add_argument("--frames", type=int, default=12)
     parser.add_argument("--hands", type=int, default=24)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     SCAN_THREADS.apply()
     embedder = Embedder()
-    width, _, height = args.size.partition("x")
     candidates = {
         "stored": default_bars(),
         "defaults (set by hand)": GateBars(),
@@ -97,7 +98,7 @@ def main() -> int:
     }
     report: dict[str, Any] = {}
     for art in HELD_OUT:
-        for size in (DEFAULT_FRAME_SIZE, (int(width), int(height))):
+        for size in (DEFAULT_FRAME_SIZE, args.size):
             table, laid = row_looks(embedder, art, size, args.frames, args.hands)
             key = f"{art}, {size[0]}x{size[1]}"
             report[key] = {name: tally(table, laid, bars) for name, bars in candidates.items()}
