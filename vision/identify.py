@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.blas import one_blas_thread
-from vision.bonus import BONUS_KINDS, BonusReader, default_bonus_reader
+from vision.bonus import BONUS_KINDS, BonusReader, BonusReading, default_bonus_reader
 from vision.bonus_gate import (
     GateBars,
     bonus_evidence,
@@ -53,6 +53,7 @@ from vision.embedder import (
     unit,
     warp,
 )
+from vision.halves import in_two
 from vision.identity import DEFAULT_THRESHOLD, UNLIKE, UNSURE, Identity
 from vision.image import Image
 
@@ -84,6 +85,10 @@ RETRY_SHIFT_PX = 3
 # Measured on held-out and mixed sets (bench/vision/bench_vision.py): 0.08 keeps the enrolled
 # set ahead and still lets a never-enrolled set match the bundled art.
 DEFAULT_BACKGROUND_MARGIN = 0.08
+# From this many crops on, the prototypes' product is worked out in two halves, one on an idle
+# second thread (a hand-over costs ~0.1 ms, the product ~0.03 ms a crop). At least two rows
+# each: one row alone takes BLAS's vector path, whose sums differ in the last bit.
+SPLIT_SCORES = 8
 
 
 def enrolment_variants(crop: Image) -> list[Image]:
@@ -153,18 +158,29 @@ class Recogniser:
             )
         return built
 
-    def _scores(self, embeddings: Vectors) -> tuple[list[str], NDArray[np.float64]]:
+    def _scores(
+        self, embeddings: Vectors, helper: Executor | None = None
+    ) -> tuple[list[str], NDArray[np.float64]]:
         """Per crop and kind, the best similarity to that kind's enrolled vectors (or, less
-        the margin, to its background vectors)."""
+        the margin, to its background vectors). ``helper``: an idle thread that works out
+        half of the crops' meanwhile (vision/halves.py: the same numbers)."""
         banks = self._banks()
-        scores = banks.enrolled.best_per_kind(embeddings)
-        if banks.background is not None:
-            other = banks.background.best_per_kind(embeddings)
-            scores = np.maximum(scores, other - self.background_margin)
-        return banks.kinds, scores
 
-    def identify_embeddings(self, embeddings: Vectors) -> list[Identity]:
-        kinds, scores = self._scores(embeddings)
+        def part(rows: slice) -> NDArray[np.float64]:
+            scores = banks.enrolled.best_per_kind(embeddings[rows])
+            if banks.background is not None:
+                other = banks.background.best_per_kind(embeddings[rows])
+                scores = np.maximum(scores, other - self.background_margin)
+            return scores
+
+        parts = in_two(part, len(embeddings), helper, SPLIT_SCORES)
+        return banks.kinds, parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def identify_embeddings(
+        self, embeddings: Vectors, helper: Executor | None = None
+    ) -> list[Identity]:
+        """Each crop's first look from its vector (``helper``: as for :meth:`_scores`)."""
+        kinds, scores = self._scores(embeddings, helper)
         probs = _softmax(scores / self.temperature)
         bonus = np.array([k in BONUS_KINDS for k in kinds])
         shares = probs[:, bonus].sum(axis=1)
@@ -203,7 +219,8 @@ class Recogniser:
         self, crops: Sequence[Image], vectors: Vectors, helper: Executor | None = None
     ) -> list[Identity]:
         """:meth:`identify` of crops whose vectors :meth:`embed` gave."""
-        identities = self.second_look(crops, vectors, self.identify_embeddings(vectors), helper)
+        first = self.identify_embeddings(vectors, helper)
+        identities = self.second_look(crops, vectors, first, helper)
         return self.bonus_look(crops, identities, vectors, helper)
 
     def bonus_look(
@@ -220,16 +237,21 @@ class Recogniser:
         tile for a suit tile, nor the reverse, unless both looks agree on it. With
         ``vectors`` (the crops' own), a crop the gate doubts or cannot place gets the second
         look it had not had, and the gate's answer from that."""
-        if self.bonus_reader is None:
+        reader = self.bonus_reader
+        if reader is None:
             return identities
         bars = self.bars
         looked = [n for n, i in enumerate(identities) if gated(i, bars)]
         if not looked:
             return identities
         out = list(identities)
-        readings = dict(
-            zip(looked, self.bonus_reader.read([crops[n] for n in looked]), strict=True)
-        )
+
+        def read(part: slice) -> list[BonusReading]:
+            return reader.read([crops[n] for n in looked[part]])
+
+        # Half of them read on the idle second thread (a reading is the crop's own).
+        read_in_two = in_two(read, len(looked), helper, 1)
+        readings = dict(zip(looked, [r for part in read_in_two for r in part], strict=True))
         for n, reading in readings.items():
             out[n] = gate(identities[n], reading, self.threshold, bars)
         if vectors is None or self.shift_px or not self.retry_below:

@@ -128,8 +128,10 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     wrap(recogniser, "identify_embeddings", "match")
     wrap(recogniser, "second_look", "second look")
     wrap(recogniser, "bonus_look", "bonus gate")
-    if recogniser.bonus_reader is not None:
-        wrap(recogniser.bonus_reader, "read", "bonus reader")
+    reader = recogniser.bonus_reader
+    if reader is not None and not hasattr(reader, "_profiled"):
+        reader._profiled = True  # type: ignore[attr-defined]  # shared: wrapped once
+        wrap(reader, "read", "bonus reader")
     if getattr(scan_module, "_profiled", False):
         return
     scan_module._profiled = True  # type: ignore[attr-defined]
