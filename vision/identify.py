@@ -185,24 +185,31 @@ class Recogniser:
         bonus = np.array([k in BONUS_KINDS for k in kinds])
         shares = probs[:, bonus].sum(axis=1)
         sides = _side_bests(probs, bonus, kinds)
+        # Every crop's best kind and the bars on it at once, as arrays.
+        best = probs.argmax(axis=1)
+        rows = np.arange(len(probs))
+        conf, similarity = probs[rows, best], scores[rows, best]
+        similar = similarity >= self.min_similarity
+        sure = (conf >= self.threshold) & similar
+        conf_of, similarity_of, share_of = conf.tolist(), similarity.tolist(), shares.tolist()
+        similar_of, sure_of = similar.tolist(), sure.tolist()
         out = []
-        for row, score, share, side in zip(probs, scores, shares, sides, strict=True):
-            k = int(row.argmax())
-            conf = float(row[k])
-            similar = float(score[k]) >= self.min_similarity
-            sure = conf >= self.threshold and similar
-            label = kinds[k] if sure else None
-            why = None if sure else UNSURE if similar else UNLIKE
+        for n, k in enumerate(best.tolist()):
+            is_similar, is_sure = similar_of[n], sure_of[n]
+            best_bonus, bonus_confidence, best_other, other_confidence = sides[n]
             out.append(
                 Identity(
-                    label,
-                    conf,
+                    kinds[k] if is_sure else None,
+                    conf_of[n],
                     kinds[k],
-                    float(share),
-                    *side,
-                    similar=similar,
-                    similarity=float(score[k]),
-                    why=why,
+                    share_of[n],
+                    best_bonus,
+                    bonus_confidence,
+                    best_other,
+                    other_confidence,
+                    similar=is_similar,
+                    similarity=similarity_of[n],
+                    why=None if is_sure else UNSURE if is_similar else UNLIKE,
                 )
             )
         return out
@@ -499,10 +506,10 @@ def _side_bests(
         part = probs[:, idx]
         best = part.argmax(axis=1)
         share = part[np.arange(len(probs)), best] / np.maximum(part.sum(axis=1), 1e-12)
-        named: list[str | None] = [kinds[int(idx[b])] for b in best]
+        named: list[str | None] = [kinds[i] for i in idx[best].tolist()]
         sides.append((named, share))
     (b_kind, b_share), (o_kind, o_share) = sides
-    return [(b_kind[n], float(b_share[n]), o_kind[n], float(o_share[n])) for n in range(len(probs))]
+    return list(zip(b_kind, b_share.tolist(), o_kind, o_share.tolist(), strict=True))
 
 
 def _softmax(x: NDArray[np.float64]) -> NDArray[np.float64]:

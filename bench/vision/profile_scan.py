@@ -148,6 +148,8 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     wrap(scan_module, "find", "find (all)")
     wrap(embed_ahead_module, "tile_crops", "crops")
     wrap(embed_ahead_module.EmbedAhead, "add", "tiles handed over")
+    # On the clock: how long the scan's thread waits for the second thread's runs.
+    wrap(embed_ahead_module._ThreadRun, "result", "runs collected")
     wrap(scan_module, "count_pips", "dice pips")
     wrap(scan_module, "die_crop", "dice crop")
 
