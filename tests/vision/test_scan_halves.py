@@ -1,0 +1,111 @@
+"""Naming a frame's tiles with half of the work on the scan's second thread gives what naming
+them on one thread gives: the prototypes' product in two halves, the bonus reader's crops in
+two halves, and the first looks decided as whole arrays."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from vision.calibration import calibrate
+from vision.finder import find, tile_crops
+from vision.halves import in_two
+from vision.identify import DEFAULT_MODEL_DIR, SPLIT_SCORES, Identity, Recogniser
+from vision.identity import UNLIKE, UNSURE
+from vision.image import Image
+from vision.synth.render import Rendered
+
+from .conftest import HELD_OUT_ART, rendered_table
+
+
+@pytest.fixture(scope="module")
+def held_out_crops() -> list[Image]:
+    """The crops a scan cuts from a table of a set the bundled network never saw: many of
+    them unsure, far from their prototypes, or gated for the bonus reader."""
+    table: Rendered = rendered_table(733, HELD_OUT_ART)
+    cal = calibrate(table.image, table.geometry)
+    tiles = [f for f in find(table.image, cal) if f.kind == "tile"]
+    return tile_crops(table.image, cal, tiles)
+
+
+@pytest.fixture(scope="module")
+def recogniser() -> Recogniser:
+    return Recogniser.load(DEFAULT_MODEL_DIR)
+
+
+def test_in_two_gives_every_item_once_in_order() -> None:
+    def work(part: slice) -> list[int]:
+        return list(range(100))[part]
+
+    with ThreadPoolExecutor(1) as helper:
+        for count, least in ((0, 1), (1, 1), (3, 2), (4, 2), (17, 8), (100, 8)):
+            parts = in_two(work, count, helper, least)
+            assert [i for part in parts for i in part] == list(range(count))
+            assert len(parts) == (2 if count >= 2 * least else 1)
+    assert in_two(work, 100, None, 1) == [list(range(100))]
+
+
+def test_a_half_the_helper_never_begins_is_done_here() -> None:
+    """A helper busy with other work (another scan's runs, no core for it): this thread
+    does both halves rather than wait."""
+    release = threading.Event()
+    threads: list[str] = []
+
+    def work(part: slice) -> list[int]:
+        threads.append(threading.current_thread().name)
+        return list(range(10))[part]
+
+    with ThreadPoolExecutor(1, thread_name_prefix="helper") as helper:
+        helper.submit(release.wait)  # the helper is busy until released
+        parts = in_two(work, 10, helper, 1)
+        release.set()
+    assert parts == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
+    assert threads == [threading.current_thread().name] * 2
+
+
+def test_the_first_looks_in_two_halves_are_those_on_one_thread(
+    held_out_crops: list[Image], recogniser: Recogniser
+) -> None:
+    vectors = recogniser.embed(held_out_crops)
+    assert len(vectors) >= 2 * SPLIT_SCORES
+    alone = recogniser.identify_embeddings(vectors)
+    with ThreadPoolExecutor(1) as helper:
+        halves = recogniser.identify_embeddings(vectors, helper)
+    assert halves == alone  # every float to the bit
+    # Decided as arrays: what deciding each crop by itself gives, crop by crop.
+    for n in range(0, len(vectors), 5):
+        one = recogniser.identify_embeddings(np.repeat(vectors[n : n + 1], 2, axis=0))[0]
+        assert one == alone[n]
+        assert (one.label is None) == (one.why in (UNSURE, UNLIKE))
+
+
+def test_the_bonus_gate_reads_in_two_halves_as_on_one_thread(
+    held_out_crops: list[Image], recogniser: Recogniser
+) -> None:
+    """On a set never enrolled the gate reads several crops a frame: half are read on the
+    second thread, and every answer is the one-thread answer."""
+    reader = recogniser.bonus_reader
+    assert reader is not None
+    read_where: list[str] = []
+    read = reader.read
+
+    def counted(crops: list[Image]) -> object:
+        read_where.append(threading.current_thread().name)
+        return read(crops)
+
+    vectors = recogniser.embed(held_out_crops)
+    alone = recogniser.identify_embedded(held_out_crops, vectors)
+    reader.read = counted  # type: ignore[method-assign,assignment]
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="helper") as helper:
+            halves = recogniser.identify_embedded(held_out_crops, vectors, helper)
+    finally:
+        del reader.read
+    assert halves == alone
+    gated = [i for i in alone if i.how is not None]
+    assert len(gated) >= 2
+    assert len(read_where) >= 2  # the gated crops read in two calls
+    assert all(isinstance(i, Identity) for i in halves)
