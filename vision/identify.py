@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 from collections.abc import Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -227,8 +227,27 @@ class Recogniser:
     ) -> list[Identity]:
         """:meth:`identify` of crops whose vectors :meth:`embed` gave."""
         first = self.identify_embeddings(vectors, helper)
-        identities = self.second_look(crops, vectors, first, helper)
-        return self.bonus_look(crops, identities, vectors, helper)
+        ahead = self._read_ahead(crops, first, helper)
+        # While the second thread reads, this one looks again at the unsure crops alone.
+        identities = self.second_look(crops, vectors, first, None if ahead else helper)
+        return self.bonus_look(crops, identities, vectors, helper, ahead)
+
+    def _read_ahead(
+        self, crops: Sequence[Image], first: list[Identity], helper: Executor | None
+    ) -> ReadAhead | None:
+        """The bonus reader's run on ``helper``, begun at once, on the crops the gate will
+        read whose first look is final (sure enough to have no second look), when there are
+        unsure crops for this thread to look at again meanwhile; else None."""
+        reader = self.bonus_reader
+        if reader is None or helper is None or self.shift_px or not self.retry_below:
+            return None
+        final = [i.confidence >= self.retry_below for i in first]
+        if all(final):
+            return None  # no second look: the gate's reads are shared in two halves
+        early = [n for n, i in enumerate(first) if final[n] and gated(i, self.bars)]
+        if not early:
+            return None
+        return early, helper.submit(reader.read, [crops[n] for n in early])
 
     def bonus_look(
         self,
@@ -236,6 +255,7 @@ class Recogniser:
         identities: list[Identity],
         vectors: Vectors | None = None,
         helper: Executor | None = None,
+        ahead: ReadAhead | None = None,
     ) -> list[Identity]:
         """The bonus gate: every crop whose first look is a bonus tile, leans that way or is
         unsure (``gated``) is read by the bonus-tile reader, and the two looks together put
@@ -243,7 +263,8 @@ class Recogniser:
         the gate puts on one side is only ever named as a kind of that side: never a bonus
         tile for a suit tile, nor the reverse, unless both looks agree on it. With
         ``vectors`` (the crops' own), a crop the gate doubts or cannot place gets the second
-        look it had not had, and the gate's answer from that."""
+        look it had not had, and the gate's answer from that. ``ahead``: crops already
+        being read on ``helper`` (:meth:`_read_ahead`), and that run."""
         reader = self.bonus_reader
         if reader is None:
             return identities
@@ -252,13 +273,22 @@ class Recogniser:
         if not looked:
             return identities
         out = list(identities)
+        early = [] if ahead is None else ahead[0]
+        begun = set(early)
+        rest = [n for n in looked if n not in begun]
 
         def read(part: slice) -> list[BonusReading]:
-            return reader.read([crops[n] for n in looked[part]])
+            return reader.read([crops[n] for n in rest[part]])
 
         # Half of them read on the idle second thread (a reading is the crop's own).
-        read_in_two = in_two(read, len(looked), helper, 1)
-        readings = dict(zip(looked, [r for part in read_in_two for r in part], strict=True))
+        read_in_two = in_two(read, len(rest), helper, 1)
+        readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
+        if ahead is not None:
+            run = ahead[1]
+            # Not begun (the other thread busy elsewhere): read here.
+            done = reader.read([crops[n] for n in early]) if run.cancel() else run.result()
+            readings.update(zip(early, done, strict=True))
+        readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
         for n, reading in readings.items():
             out[n] = gate(identities[n], reading, self.threshold, bars)
         if vectors is None or self.shift_px or not self.retry_below:
@@ -490,6 +520,10 @@ class _Banks:
             and self.background_vectors is recogniser.background
             and self.sizes == (len(recogniser.labels), len(recogniser.background_labels))
         )
+
+
+# The crops whose bonus reading was begun ahead on the second thread, and that run.
+ReadAhead = tuple[list[int], "Future[list[BonusReading]]"]
 
 
 def _side_bests(

@@ -107,5 +107,10 @@ def test_the_bonus_gate_reads_in_two_halves_as_on_one_thread(
     assert halves == alone
     gated = [i for i in alone if i.how is not None]
     assert len(gated) >= 2
-    assert len(read_where) >= 2  # the gated crops read in two calls
+    # Some crops were unsure (a second look on this thread): the gate's reads of the sure
+    # ones were begun on the second thread meanwhile.
+    assert any(
+        i.confidence < recogniser.retry_below for i in recogniser.identify_embeddings(vectors)
+    )
+    assert any(name.startswith("helper") for name in read_where)
     assert all(isinstance(i, Identity) for i in halves)
