@@ -1,11 +1,11 @@
 """Work over many items done in two halves, one on the scan's second thread.
 
 Once the finder is done and the network's runs are back, the scan's second thread is idle
-while the scan's own thread names the tiles: the product with the prototypes and the
-bonus-tile reader's runs both let go of the interpreter for the whole of their work, and
-each item's answer does not depend on which others share its call (tested: the products'
-rows to the bit, from two rows on; the reader's readings crop by crop). So half of the
-items go to that thread while this one does the other half.
+while the scan's own thread names the tiles. The bonus-tile reader's runs let go of the
+interpreter for the whole of their work, and a crop's reading does not depend on which
+others share its run (tested crop by crop): so half of the crops it reads go to that thread
+while this one reads the other half. (The product with the prototypes is shared by kinds
+instead: vision/identify.py, ``Recogniser._scores``.)
 """
 
 from __future__ import annotations

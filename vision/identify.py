@@ -85,9 +85,9 @@ RETRY_SHIFT_PX = 3
 # Measured on held-out and mixed sets (bench/vision/bench_vision.py): 0.08 keeps the enrolled
 # set ahead and still lets a never-enrolled set match the bundled art.
 DEFAULT_BACKGROUND_MARGIN = 0.08
-# From this many crops on, the prototypes' product is worked out in two halves, one on an idle
-# second thread (a hand-over costs ~0.1 ms, the product ~0.03 ms a crop). At least two rows
-# each: one row alone takes BLAS's vector path, whose sums differ in the last bit.
+# From this many crops on, the prototypes' product is worked out in two parts, the background's
+# last kinds on an idle second thread (a hand-over costs ~0.1 ms, the product ~0.03 ms a crop;
+# one crop alone takes BLAS's vector path, whose sums may differ in the last bit).
 SPLIT_SCORES = 8
 
 
@@ -163,18 +163,31 @@ class Recogniser:
     ) -> tuple[list[str], NDArray[np.float64]]:
         """Per crop and kind, the best similarity to that kind's enrolled vectors (or, less
         the margin, to its background vectors). ``helper``: an idle thread that works out
-        half of the crops' meanwhile (vision/halves.py: the same numbers)."""
+        the larger bank's last kinds meanwhile, about half of all the prototypes (the same
+        numbers: each similarity is its own dot product, and each kind's best its own)."""
         banks = self._banks()
-
-        def part(rows: slice) -> NDArray[np.float64]:
-            scores = banks.enrolled.best_per_kind(embeddings[rows])
-            if banks.background is not None:
-                other = banks.background.best_per_kind(embeddings[rows])
-                scores = np.maximum(scores, other - self.background_margin)
-            return scores
-
-        parts = in_two(part, len(embeddings), helper, SPLIT_SCORES)
-        return banks.kinds, parts[0] if len(parts) == 1 else np.concatenate(parts)
+        enrolled, background = banks.enrolled, banks.background
+        larger = (
+            enrolled if background is None or enrolled.columns >= background.columns else background
+        )
+        split, far = _split_kinds(
+            larger, enrolled.columns + (background.columns if background else 0), embeddings, helper
+        )
+        scores = enrolled.best_per_kind(embeddings, 0, split if larger is enrolled else None)
+        other = None
+        if background is not None:
+            other = background.best_per_kind(embeddings, 0, split if larger is background else None)
+        if far is not None and split is not None:
+            # Not begun (the other thread busy elsewhere): done here. Each kind is in one
+            # part, -2 in the other.
+            rest = larger.best_per_kind(embeddings, split) if far.cancel() else far.result()
+            if other is None or larger is enrolled:
+                scores = np.maximum(scores, rest)
+            else:
+                other = np.maximum(other, rest)
+        if other is not None:
+            scores = np.maximum(scores, other - self.background_margin)
+        return banks.kinds, scores
 
     def identify_embeddings(
         self, embeddings: Vectors, helper: Executor | None = None
@@ -490,15 +503,33 @@ class PrototypeBank:
         self.present, self.starts = np.unique(label_idx[order], return_index=True)
         self.width = len(kinds)
 
-    def best_per_kind(self, embeddings: Vectors) -> NDArray[np.float64]:
+    @property
+    def columns(self) -> int:
+        """How many prototypes it holds."""
+        return int(self.vectors_t.shape[1])
+
+    def kind_at(self, column: int) -> int:
+        """The first of its kinds (a position in ``present``) that starts at or after
+        prototype ``column``, at least 1 and at most the number of kinds less one."""
+        return int(np.clip(np.searchsorted(self.starts, column), 1, max(1, len(self.present) - 1)))
+
+    def best_per_kind(
+        self, embeddings: Vectors, first: int = 0, stop: int | None = None
+    ) -> NDArray[np.float64]:
         """Per crop and kind, the best similarity to that kind's vectors (-2 where it has
-        none)."""
+        none). ``first``, ``stop``: only its kinds at those positions of ``present`` (the
+        others -2), the product with their prototypes alone (a similarity is its own dot
+        product: the same numbers as in the whole product, from two prototypes on)."""
         out = np.full((len(embeddings), self.width), -2.0)
-        if not len(self.present) or not len(embeddings):
+        stop = len(self.present) if stop is None else stop
+        if first >= stop or not len(embeddings):
             return out
+        c0 = int(self.starts[first])
+        c1 = self.columns if stop == len(self.present) else int(self.starts[stop])
         with one_blas_thread():  # slower on several threads (vision/blas.py)
-            sims = embeddings @ self.vectors_t
-        out[:, self.present] = np.maximum.reduceat(sims, self.starts, axis=1)
+            sims = embeddings @ self.vectors_t[:, c0:c1]
+        starts = self.starts[first:stop] - c0
+        out[:, self.present[first:stop]] = np.maximum.reduceat(sims, starts, axis=1)
         return out
 
 
@@ -520,6 +551,21 @@ class _Banks:
             and self.background_vectors is recogniser.background
             and self.sizes == (len(recogniser.labels), len(recogniser.background_labels))
         )
+
+
+def _split_kinds(
+    bank: PrototypeBank, columns: int, embeddings: Vectors, helper: Executor | None
+) -> tuple[int | None, Future[NDArray[np.float64]] | None]:
+    """Where ``bank``'s kinds are cut so that its last ones hold about half of all the
+    ``columns`` (prototypes), and their product begun on ``helper``: from ``SPLIT_SCORES``
+    crops on, and when each part holds two prototypes or more (one alone takes BLAS's vector
+    path); else (None, None)."""
+    if helper is None or len(embeddings) < SPLIT_SCORES or len(bank.present) < 2:
+        return None, None
+    split = bank.kind_at(bank.columns - columns // 2)
+    if not 2 <= int(bank.starts[split]) <= bank.columns - 2:
+        return None, None
+    return split, helper.submit(bank.best_per_kind, embeddings, split)
 
 
 # The crops whose bonus reading was begun ahead on the second thread, and that run.

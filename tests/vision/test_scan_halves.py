@@ -114,3 +114,20 @@ def test_the_bonus_gate_reads_in_two_halves_as_on_one_thread(
     )
     assert any(name.startswith("helper") for name in read_where)
     assert all(isinstance(i, Identity) for i in halves)
+
+
+def test_the_products_parts_by_kind_are_the_whole_products_columns(
+    held_out_crops: list[Image], recogniser: Recogniser
+) -> None:
+    """Each kind's best similarity worked out with its kind's prototypes alone is what the
+    product with all of them gives, to the bit, wherever the kinds are cut in two."""
+    vectors = recogniser.embed(held_out_crops)
+    bank = recogniser._banks().enrolled  # the bundled prototypes: no enrolment of its own
+    assert recogniser._banks().background is None and bank.columns > 10_000
+    whole = bank.best_per_kind(vectors)
+    kinds = len(bank.present)
+    for split in (1, kinds // 3, kinds // 2, kinds - 1):
+        first, rest = bank.best_per_kind(vectors, 0, split), bank.best_per_kind(vectors, split)
+        assert np.array_equal(np.maximum(first, rest), whole)
+        assert (first[:, bank.present[split:]] == -2.0).all()
+    assert 1 <= bank.kind_at(bank.columns // 2) < kinds
