@@ -5,7 +5,7 @@ while the scan's own thread names the tiles. The bonus-tile reader's runs let go
 interpreter for the whole of their work, and a crop's reading does not depend on which
 others share its run (tested crop by crop): so half of the crops it reads go to that thread
 while this one reads the other half. (The product with the prototypes is shared by kinds
-instead: vision/identify.py, ``Recogniser._scores``.)
+instead: vision/prototypes.py.)
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.blas import one_blas_thread
 from vision.bonus import BONUS_KINDS, BonusReader, BonusReading, default_bonus_reader
 from vision.bonus_gate import (
     GateBars,
@@ -56,6 +55,7 @@ from vision.embedder import (
 from vision.halves import in_two
 from vision.identity import DEFAULT_THRESHOLD, UNLIKE, UNSURE, Identity
 from vision.image import Image
+from vision.prototypes import PrototypeBank, split_kinds
 
 DEFAULT_MODEL_DIR = MODELS_DIR / "default"
 FORMAT_VERSION = 1
@@ -85,10 +85,6 @@ RETRY_SHIFT_PX = 3
 # Measured on held-out and mixed sets (bench/vision/bench_vision.py): 0.08 keeps the enrolled
 # set ahead and still lets a never-enrolled set match the bundled art.
 DEFAULT_BACKGROUND_MARGIN = 0.08
-# From this many crops on, the prototypes' product is worked out in two parts, the background's
-# last kinds on an idle second thread (a hand-over costs ~0.1 ms, the product ~0.03 ms a crop;
-# one crop alone takes BLAS's vector path, whose sums may differ in the last bit).
-SPLIT_SCORES = 8
 
 
 def enrolment_variants(crop: Image) -> list[Image]:
@@ -170,7 +166,7 @@ class Recogniser:
         larger = (
             enrolled if background is None or enrolled.columns >= background.columns else background
         )
-        split, far = _split_kinds(
+        split, far = split_kinds(
             larger, enrolled.columns + (background.columns if background else 0), embeddings, helper
         )
         scores = enrolled.best_per_kind(embeddings, 0, split if larger is enrolled else None)
@@ -490,49 +486,6 @@ class Recogniser:
             raise ModelError(f"{folder}: model files are damaged: {exc!r:.300}") from exc
 
 
-class PrototypeBank:
-    """Prototype vectors grouped by kind, so that the best similarity per kind is one product
-    and one segmented maximum (masking the columns kind by kind cost 6 ms a frame against
-    14,000 bundled prototypes, five times the product itself)."""
-
-    def __init__(self, labels: Sequence[str], vectors: Vectors, kinds: Sequence[str]) -> None:
-        position = {kind: i for i, kind in enumerate(kinds)}
-        label_idx = np.array([position[lab] for lab in labels], np.int64)
-        order = np.argsort(label_idx, kind="stable")
-        self.vectors_t = np.ascontiguousarray(vectors[order].T)
-        self.present, self.starts = np.unique(label_idx[order], return_index=True)
-        self.width = len(kinds)
-
-    @property
-    def columns(self) -> int:
-        """How many prototypes it holds."""
-        return int(self.vectors_t.shape[1])
-
-    def kind_at(self, column: int) -> int:
-        """The first of its kinds (a position in ``present``) that starts at or after
-        prototype ``column``, at least 1 and at most the number of kinds less one."""
-        return int(np.clip(np.searchsorted(self.starts, column), 1, max(1, len(self.present) - 1)))
-
-    def best_per_kind(
-        self, embeddings: Vectors, first: int = 0, stop: int | None = None
-    ) -> NDArray[np.float64]:
-        """Per crop and kind, the best similarity to that kind's vectors (-2 where it has
-        none). ``first``, ``stop``: only its kinds at those positions of ``present`` (the
-        others -2), the product with their prototypes alone (a similarity is its own dot
-        product: the same numbers as in the whole product, from two prototypes on)."""
-        out = np.full((len(embeddings), self.width), -2.0)
-        stop = len(self.present) if stop is None else stop
-        if first >= stop or not len(embeddings):
-            return out
-        c0 = int(self.starts[first])
-        c1 = self.columns if stop == len(self.present) else int(self.starts[stop])
-        with one_blas_thread():  # slower on several threads (vision/blas.py)
-            sims = embeddings @ self.vectors_t[:, c0:c1]
-        starts = self.starts[first:stop] - c0
-        out[:, self.present[first:stop]] = np.maximum.reduceat(sims, starts, axis=1)
-        return out
-
-
 @dataclass(frozen=True)
 class _Banks:
     """A recogniser's prototype banks, and what they were built from (the very arrays, and
@@ -551,21 +504,6 @@ class _Banks:
             and self.background_vectors is recogniser.background
             and self.sizes == (len(recogniser.labels), len(recogniser.background_labels))
         )
-
-
-def _split_kinds(
-    bank: PrototypeBank, columns: int, embeddings: Vectors, helper: Executor | None
-) -> tuple[int | None, Future[NDArray[np.float64]] | None]:
-    """Where ``bank``'s kinds are cut so that its last ones hold about half of all the
-    ``columns`` (prototypes), and their product begun on ``helper``: from ``SPLIT_SCORES``
-    crops on, and when each part holds two prototypes or more (one alone takes BLAS's vector
-    path); else (None, None)."""
-    if helper is None or len(embeddings) < SPLIT_SCORES or len(bank.present) < 2:
-        return None, None
-    split = bank.kind_at(bank.columns - columns // 2)
-    if not 2 <= int(bank.starts[split]) <= bank.columns - 2:
-        return None, None
-    return split, helper.submit(bank.best_per_kind, embeddings, split)
 
 
 # The crops whose bonus reading was begun ahead on the second thread, and that run.

@@ -13,9 +13,10 @@ import pytest
 from vision.calibration import calibrate
 from vision.finder import find, tile_crops
 from vision.halves import in_two
-from vision.identify import DEFAULT_MODEL_DIR, SPLIT_SCORES, Identity, Recogniser
+from vision.identify import DEFAULT_MODEL_DIR, Identity, Recogniser
 from vision.identity import UNLIKE, UNSURE
 from vision.image import Image
+from vision.prototypes import SPLIT_KINDS
 from vision.synth.render import Rendered
 
 from .conftest import HELD_OUT_ART, rendered_table
@@ -70,7 +71,7 @@ def test_the_first_looks_in_two_halves_are_those_on_one_thread(
     held_out_crops: list[Image], recogniser: Recogniser
 ) -> None:
     vectors = recogniser.embed(held_out_crops)
-    assert len(vectors) >= 2 * SPLIT_SCORES
+    assert len(vectors) >= 2 * SPLIT_KINDS
     alone = recogniser.identify_embeddings(vectors)
     with ThreadPoolExecutor(1) as helper:
         halves = recogniser.identify_embeddings(vectors, helper)
