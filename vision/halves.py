@@ -10,8 +10,9 @@ instead: vision/prototypes.py.)
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from typing import TypeVar
 
 Part = TypeVar("Part")
@@ -28,7 +29,20 @@ def in_two(
         return [work(slice(0, count))]
     half = count // 2
     far = helper.submit(work, slice(half, count))
+    start = time.perf_counter()
     near = work(slice(0, half))
+    return [near, collect(far, lambda: work(slice(half, count)), time.perf_counter() - start)]
+
+
+def collect(far: Future[Part], here: Callable[[], Part], patience_s: float) -> Part:
+    """The other thread's part: done here when it has not begun (taken back), or when it
+    has but is not back within ``patience_s`` (about as long as this thread took for its own
+    part: the other thread lost its core to other work); both give the same, so whichever
+    comes first is taken. Waited for without end, a part begun on a thread that then lost its
+    core held the scan's thread for a whole time slice of the machine's other work."""
     if far.cancel():
-        return [near, work(slice(half, count))]
-    return [near, far.result()]
+        return here()
+    try:
+        return far.result(timeout=patience_s)
+    except TimeoutError:
+        return here()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
@@ -52,7 +53,7 @@ from vision.embedder import (
     unit,
     warp,
 )
-from vision.halves import in_two
+from vision.halves import collect, in_two
 from vision.identity import DEFAULT_THRESHOLD, UNLIKE, UNSURE, Identity
 from vision.image import Image
 from vision.prototypes import PrototypeBank, split_kinds
@@ -169,14 +170,20 @@ class Recogniser:
         split, far = split_kinds(
             larger, enrolled.columns + (background.columns if background else 0), embeddings, helper
         )
+        start = time.perf_counter()
         scores = enrolled.best_per_kind(embeddings, 0, split if larger is enrolled else None)
         other = None
         if background is not None:
             other = background.best_per_kind(embeddings, 0, split if larger is background else None)
         if far is not None and split is not None:
-            # Not begun (the other thread busy elsewhere): done here. Each kind is in one
+            # Taken back, or done here too if late (vision/halves.py). Each kind is in one
             # part, -2 in the other.
-            rest = larger.best_per_kind(embeddings, split) if far.cancel() else far.result()
+            first = split
+
+            def here() -> NDArray[np.float64]:
+                return larger.best_per_kind(embeddings, first)
+
+            rest = collect(far, here, time.perf_counter() - start)
             if other is None or larger is enrolled:
                 scores = np.maximum(scores, rest)
             else:
@@ -256,7 +263,7 @@ class Recogniser:
         early = [n for n, i in enumerate(first) if final[n] and gated(i, self.bars)]
         if not early:
             return None
-        return early, helper.submit(reader.read, [crops[n] for n in early])
+        return early, helper.submit(reader.read, [crops[n] for n in early]), time.perf_counter()
 
     def bonus_look(
         self,
@@ -273,7 +280,7 @@ class Recogniser:
         tile for a suit tile, nor the reverse, unless both looks agree on it. With
         ``vectors`` (the crops' own), a crop the gate doubts or cannot place gets the second
         look it had not had, and the gate's answer from that. ``ahead``: crops already
-        being read on ``helper`` (:meth:`_read_ahead`), and that run."""
+        being read on ``helper`` (:meth:`_read_ahead`), that run and when it was begun."""
         reader = self.bonus_reader
         if reader is None:
             return identities
@@ -293,9 +300,10 @@ class Recogniser:
         read_in_two = in_two(read, len(rest), helper, 1)
         readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
         if ahead is not None:
-            run = ahead[1]
-            # Not begun (the other thread busy elsewhere): read here.
-            done = reader.read([crops[n] for n in early]) if run.cancel() else run.result()
+            # Begun before the second look: given as long again as it has had.
+            early_read, begun_at = ahead[1], ahead[2]
+            patience = time.perf_counter() - begun_at
+            done = collect(early_read, lambda: reader.read([crops[n] for n in early]), patience)
             readings.update(zip(early, done, strict=True))
         readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
         for n, reading in readings.items():
@@ -507,7 +515,7 @@ class _Banks:
 
 
 # The crops whose bonus reading was begun ahead on the second thread, and that run.
-ReadAhead = tuple[list[int], "Future[list[BonusReading]]"]
+ReadAhead = tuple[list[int], "Future[list[BonusReading]]", float]  # and when it was begun
 
 
 def _side_bests(

@@ -12,7 +12,7 @@ import pytest
 
 from vision.calibration import calibrate
 from vision.finder import find, tile_crops
-from vision.halves import in_two
+from vision.halves import collect, in_two
 from vision.identify import DEFAULT_MODEL_DIR, Identity, Recogniser
 from vision.identity import UNLIKE, UNSURE
 from vision.image import Image
@@ -132,3 +132,30 @@ def test_the_products_parts_by_kind_are_the_whole_products_columns(
         assert np.array_equal(np.maximum(first, rest), whole)
         assert (first[:, bank.present[split:]] == -2.0).all()
     assert 1 <= bank.kind_at(bank.columns // 2) < kinds
+
+
+def test_a_part_begun_on_a_thread_that_lost_its_core_is_done_here() -> None:
+    """Begun, but not back within the patience given (the other thread lost its core to
+    other work): the calling thread does the part itself rather than wait without end."""
+    begun, release = threading.Event(), threading.Event()
+
+    def slow() -> str:
+        begun.set()
+        release.wait(10)
+        return "there"
+
+    with ThreadPoolExecutor(1) as helper:
+        far = helper.submit(slow)
+        assert begun.wait(10)
+        assert collect(far, lambda: "here", 0.01) == "here"
+        release.set()
+        assert far.result() == "there"  # it went on: its answer, no longer needed
+        begun.clear()
+
+        def prompt() -> str:
+            begun.set()
+            return "there"
+
+        done = helper.submit(prompt)
+        assert begun.wait(10)
+        assert collect(done, lambda: "here", 10.0) == "there"  # back in time: its own
