@@ -106,7 +106,7 @@ def main() -> int:
             print(f"  {key:42s} {theirs.get(key, 0.0):8.2f} -> {ours.get(key, 0.0):8.2f}")
     print("load average at each round's start:", [round(x, 1) for x in loads])
     if args.json:
-        out = {"against": args.against, "load_average": loads, "medians": summary}
+        out = {"against": args.against, "load_average": loads, "medians": summary, "runs": reports}
         args.json.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
