@@ -172,7 +172,10 @@ def _timeline_of(events: list[Event], start: float, wall: float, samples: Sample
         sums["cpu " + key] += cpu
         if stage == "network" and thread != "MainThread":
             ran_beside += max(0.0, min(t1, find_end) - max(t0, find_start))
+    done = len(samples["network_beside_the_finder_ms"])  # scans before this one
     for key in set(sums) | {k for k in samples if k.startswith(("wall ", "cpu "))}:
+        if key not in samples:  # a stage first run now took no time in the scans before
+            samples[key] = [0.0] * done
         samples[key].append(sums.get(key, 0.0))
     samples["network_beside_the_finder_ms"].append(ran_beside)
     handed = sorted(e[2] - start for e in events if e[0] == "tiles handed over")
