@@ -263,7 +263,7 @@ class Recogniser:
         early = [n for n, i in enumerate(first) if final[n] and gated(i, self.bars)]
         if not early:
             return None
-        return early, helper.submit(reader.read, [crops[n] for n in early]), time.perf_counter()
+        return early, helper.submit(reader.read, [crops[n] for n in early])
 
     def bonus_look(
         self,
@@ -280,7 +280,7 @@ class Recogniser:
         tile for a suit tile, nor the reverse, unless both looks agree on it. With
         ``vectors`` (the crops' own), a crop the gate doubts or cannot place gets the second
         look it had not had, and the gate's answer from that. ``ahead``: crops already
-        being read on ``helper`` (:meth:`_read_ahead`), that run and when it was begun."""
+        being read on ``helper`` (:meth:`_read_ahead`), and that run."""
         reader = self.bonus_reader
         if reader is None:
             return identities
@@ -300,10 +300,14 @@ class Recogniser:
         read_in_two = in_two(read, len(rest), helper, 1)
         readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
         if ahead is not None:
-            # Begun before the second look: given as long again as it has had.
-            early_read, begun_at = ahead[1], ahead[2]
-            patience = time.perf_counter() - begun_at
-            done = collect(early_read, lambda: reader.read([crops[n] for n in early]), patience)
+            # Begun before the second look; taken back if not begun, else waited for: it
+            # may hold many crops, and read again here it would be read twice.
+            early_read = ahead[1]
+            done = (
+                reader.read([crops[n] for n in early])
+                if early_read.cancel()
+                else early_read.result()
+            )
             readings.update(zip(early, done, strict=True))
         readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
         for n, reading in readings.items():
@@ -515,7 +519,7 @@ class _Banks:
 
 
 # The crops whose bonus reading was begun ahead on the second thread, and that run.
-ReadAhead = tuple[list[int], "Future[list[BonusReading]]", float]  # and when it was begun
+ReadAhead = tuple[list[int], "Future[list[BonusReading]]"]
 
 
 def _side_bests(
