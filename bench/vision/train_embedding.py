@@ -409,7 +409,7 @@ def cosine_margin_loss(
 
 def step_loss(
     args: argparse.Namespace, net: TileNet, item: tuple[torch.Tensor, ...]
-) -> tuple[torch.Tensor, str]:
+) -> tuple[torch.Tensor, dict[str, float]]:
     """One batch's loss, and what to log of it: a classification batch (crops, labels) by
     the cosine margin alone; an episode (crops, labels, support size) by the episodic loss
     plus ``--cosface-weight`` times the cosine margin on all its crops."""
@@ -417,11 +417,11 @@ def step_loss(
     emb = net(x)
     cosface, acc = cosine_margin_loss(net, emb, y)
     if len(item) == 2:
-        return cosface, f"acc {acc:.3f}"
+        return cosface, {"acc": acc}
     n_support = int(item[2])
     episodic, right = episode_loss(emb, y, n_support, len(LABELS), args.episode_scale)
     loss = args.episode_weight * episodic + args.cosface_weight * cosface
-    return loss, f"episode {episodic.item():.3f} right {right:.3f} cosface {cosface.item():.3f}"
+    return loss, {"episode": episodic.item(), "right": right, "cosface": cosface.item()}
 
 
 def train(
@@ -437,6 +437,7 @@ def train(
     last_save, first_step = time.monotonic(), run.step
     stop = clock.start + (args.stop_after * 60 if args.stop_after else float("inf"))
     every = 50 if args.episodes else 200
+    said: dict[str, list[float]] = {}
     for item in loader:
         if clock.elapsed() >= clock.budget or time.monotonic() >= stop:
             break
@@ -444,7 +445,9 @@ def train(
         for group in opt.param_groups:  # cosine decay of the learning rate
             group["lr"] = warm * args.lr * 0.5 * (1 + np.cos(np.pi * clock.progress()))
         net.train()
-        loss, said = step_loss(args, net, item)
+        loss, parts = step_loss(args, net, item)
+        for name, value in parts.items():
+            said.setdefault(name, []).append(value)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -452,8 +455,10 @@ def train(
         run.step += 1
         run.elapsed = clock.elapsed()
         if run.step % every == 0:
+            means = " ".join(f"{k} {np.mean(v):.3f}" for k, v in said.items())
             mean = np.mean(run.losses[-every:])
-            print(f"step {run.step} {run.elapsed:.0f}s loss {mean:.3f} {said}", flush=True)
+            print(f"step {run.step} {run.elapsed:.0f}s loss {mean:.3f} {means}", flush=True)
+            said = {}
         if time.monotonic() - last_save >= args.checkpoint_minutes * 60:
             save_checkpoint(args.checkpoint, net, opt, run)
             last_save = time.monotonic()
