@@ -17,7 +17,8 @@ of camera_effects.py, with fresh randomness every step, so no image is seen twic
 small (four conv blocks, global average pooling, a 64-d L2-normalised embedding) and trained
 with a cosine-margin softmax (CosFace), which pulls each kind to its own direction:
 recognition then compares an embedding with enrolled prototypes, so a new tile set needs
-photos, not training.
+photos, not training. ``--episodes`` trains on that comparison itself (episodes.py): queries
+named by their nearest prototype among other sets', beside the cosine margin.
 
 Runs on one CPU thread (the machine is shared; ``--workers 0`` cuts the crops in the same
 process, so a run holds one core). The learning rate's cosine and the crops' damage follow
