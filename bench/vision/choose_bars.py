@@ -5,8 +5,9 @@ recogniser loads.
     .venv/bin/python bench/vision/choose_bars.py            # measure, choose, write
     .venv/bin/python bench/vision/choose_bars.py --dry-run  # measure and choose only
 
-Run it again whenever a network (the embedding, its bundled prototypes, the bonus reader)
-changes: the file records the networks it was chosen with, and a test fails until it is.
+Run it again whenever a network (the embedding, its bundled prototypes, the bonus reader) or
+the reader's temperatures (fit_temperature.py) change: the file records the networks and the
+temperatures it was chosen with, and a test fails until it is.
 
 **The calibration group** holds the training sets' crops only (never the held-out sets, which
 measure the result), each named with that set's own art left out of the bundled prototypes, so
@@ -83,6 +84,7 @@ from identity_parts import (  # noqa: E402
 )
 from scan_parts import frame_size  # noqa: E402
 
+from vision.bonus import BONUS_FILE, Temperatures  # noqa: E402
 from vision.bonus_gate import BARS_FILE, GateBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
@@ -376,6 +378,8 @@ def main() -> int:
         },
         "each bar's values, the others as chosen (crossings, cost)": trade(groups, chosen),
         "networks": networks(),
+        # The reader's probabilities as the bars saw them (its .json's "temperature").
+        "reader temperatures": dataclasses.asdict(Temperatures.of_network(MODELS_DIR / BONUS_FILE)),
         "command": "bench/vision/choose_bars.py " + " ".join(sys.argv[1:]),
         "seconds": round(measured),
     }
