@@ -34,7 +34,7 @@ from bonus_data import HELD_OUT_SETS, KINDS, Faces, art_faces, crops_of, held_ou
 from vision.bonus import BONUS_FILE, NOT_BONUS, BonusReader, Temperatures
 from vision.embedder import MODELS_DIR
 
-BARS = (0.5, 0.6, 0.7, 0.8, 0.9)
+BARS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9)
 
 
 def score(reader: BonusReader, faces: Faces, count: int, seed: int) -> dict[str, Any]:
