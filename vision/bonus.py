@@ -132,6 +132,7 @@ class Temperatures:
         if self == Temperatures():
             return kind_p, number_p
         nb = len(BONUS_KINDS)
+        kind_p, number_p = kind_p.astype(np.float64), number_p.astype(np.float64)
         bonus = np.clip(kind_p[:, :nb].sum(axis=1), _FLOOR, 1.0 - _FLOOR)
         odds = (np.log(bonus) - np.log1p(-bonus)) / self.category
         bonus = 1.0 / (1.0 + np.exp(-odds))

@@ -54,6 +54,7 @@ DRAWN_FROM = 40_000
 SHARES = {"fonts": 0.25, "sets_bonus": 0.12, "drawn_bonus": 0.08, "sets_other": 0.2}
 GRID = np.exp(np.linspace(np.log(0.2), np.log(5.0), 161))
 NOT_BONUS_INDEX = len(BONUS_KINDS)
+PARTS = ("name", "category", "number")
 
 
 def fit_pools(font_count: int, drawn: int, sparse: float) -> dict[str, Faces]:
@@ -112,7 +113,7 @@ def fit(kind_p: np.ndarray, number_p: np.ndarray, y: np.ndarray) -> dict[str, An
     curves = [_nll(float(t), kind_p, number_p, y) for t in GRID]
     at_one = _nll(1.0, kind_p, number_p, y)
     out: dict[str, Any] = {}
-    for part in ("name", "category", "number"):
+    for part in PARTS:
         best = int(np.argmin([c[part] for c in curves]))
         out[part] = {
             "temperature": round(float(GRID[best]), 3),
@@ -131,6 +132,13 @@ def main() -> int:
     parser.add_argument(
         "--sparse", type=float, default=0.4, help="share of sparse font-drawn faces"
     )
+    parser.add_argument(
+        "--parts",
+        nargs="+",
+        choices=PARTS,
+        default=list(PARTS),
+        help="the parts fitted (the others stay at 1, the network's own)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="fit and print; store nothing")
     args = parser.parse_args()
     reader = BonusReader(args.onnx, Temperatures())
@@ -142,7 +150,7 @@ def main() -> int:
         kind_p.append(k)
         number_p.append(m)
     fitted = fit(np.concatenate(kind_p), np.concatenate(number_p), y)
-    temperatures = Temperatures(**{part: fitted[part]["temperature"] for part in fitted})
+    temperatures = Temperatures(**{part: fitted[part]["temperature"] for part in args.parts})
     record = asdict(temperatures) | {
         "fitted on": {
             "crops": len(crops),
@@ -151,6 +159,7 @@ def main() -> int:
             "font faces seed": FIT_SEED,
             "drawn sets from seed": DRAWN_FROM,
             "sparse faces": args.sparse,
+            "parts fitted": args.parts,
             "negative log-likelihood": fitted,
         },
         "command": "bench/vision/fit_temperature.py " + " ".join(sys.argv[1:]),
@@ -160,7 +169,8 @@ def main() -> int:
         meta_path = args.onnx.with_suffix(".json")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         meta["temperature"] = record
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        text = json.dumps(meta, indent=2, ensure_ascii=False)
+        meta_path.write_text(text + "\n", encoding="utf-8")
     return 0
 
 
