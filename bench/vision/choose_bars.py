@@ -305,6 +305,21 @@ def calibration(args: argparse.Namespace, have: set[str]) -> Iterator[tuple[str,
         ).items()
 
 
+def calibration_group(args: argparse.Namespace) -> dict[str, object]:
+    """What the calibration group was made of, as the bars file records it."""
+    return {
+        "sets": TRAIN_SETS,
+        "seeds": args.seeds,
+        "per kind": args.per_kind,
+        "widths": args.widths,
+        "drawn sets a seed": args.drawn,
+        "tables scanned a set and size": args.tables,
+        "hands laid out a set and size": args.hands,
+        "camera sizes": [f"{w}x{h}" for w, h in args.sizes],
+        "drawn sets enrolled as tables": drawn_table_sets(args.seeds[0], args.drawn_tables),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[11, 12, 13])
@@ -352,17 +367,7 @@ def main() -> int:
         "left off": list(OFF),
         "rule": __doc__.split("**The rule of choice**: ")[1].strip().replace("\n", " "),
         "costs": {"abstained": 1, "wrong": WRONG_COST, "enrolled groups weigh": ENROLLED_WEIGHT},
-        "calibration group": {
-            "sets": TRAIN_SETS,
-            "seeds": args.seeds,
-            "per kind": args.per_kind,
-            "widths": args.widths,
-            "drawn sets a seed": args.drawn,
-            "tables scanned a set and size": args.tables,
-            "hands laid out a set and size": args.hands,
-            "camera sizes": [f"{w}x{h}" for w, h in args.sizes],
-            "drawn sets enrolled as tables": drawn_table_sets(args.seeds[0], args.drawn_tables),
-        },
+        "calibration group": calibration_group(args),
         "moved from the bars before (before, now; why: each bar's values below)": {
             name: [getattr(before, name), value]
             for name, value in dataclasses.asdict(chosen).items()
