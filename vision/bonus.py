@@ -10,14 +10,18 @@ which of the eight it is, or that it is no bonus tile at all, and the number on 
 recogniser's bonus gate (``vision.identify.gate``) weighs its "some bonus tile or not"
 together with the first look's, so that a bonus tile is never named as a suit tile nor the
 reverse unless both looks agree; the reader's name counts only when it is sure of it and the
-number it reads agrees.
+number it reads agrees. How sure the network is, as the gate's bars see it, is set by its
+temperatures (:class:`Temperatures`), fitted on training crops and stored with the network.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -71,20 +75,98 @@ class BonusReading:
         return self.fused
 
 
-class BonusReader:
-    """The reader's network, run by ONNX Runtime (or OpenCV's dnn module without it)."""
+# Probabilities are floored here before their logarithms are taken (a float32 softmax gives 0).
+_FLOOR = 1e-12
 
-    def __init__(self, onnx_path: Path = MODELS_DIR / BONUS_FILE) -> None:
+
+@dataclass(frozen=True)
+class Temperatures:
+    """How far the reader's probabilities are softened (above 1) or sharpened (below 1) before
+    they are read, one temperature a part: ``name``, which of the eight bonus tiles (their
+    shares of the bonus probability); ``category``, some bonus tile or none (the log-odds of
+    the bonus probability); ``number``, the number printed. All 1: the network's own.
+    Fitted on training crops by ``bench/vision/fit_temperature.py`` and stored in the
+    network's ``.json`` ("temperature")."""
+
+    name: float = 1.0
+    category: float = 1.0
+    number: float = 1.0
+
+    @classmethod
+    def from_meta(cls, meta: object, where: str) -> Temperatures:
+        """The temperatures a network's ``.json`` stores (none stored: all 1), or a
+        :class:`ModelError` naming ``where`` and what is wrong."""
+        if not isinstance(meta, dict):
+            raise ModelError(f"{where}: not a JSON object")
+        stored = meta.get("temperature")
+        if stored is None:
+            return cls()
+        if not isinstance(stored, dict):
+            raise ModelError(f'{where}: "temperature" is {stored!r:.80}, not an object')
+        values: dict[str, float] = {}
+        for part in (f.name for f in fields(cls)):
+            value = stored.get(part)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ModelError(f'{where}: "temperature" {part} is {value!r:.80}, not a number')
+            if not (math.isfinite(value) and 0.05 <= value <= 20):
+                raise ModelError(
+                    f'{where}: "temperature" {part} is {value}, outside 0.05-20 (a typo?)'
+                )
+            values[part] = float(value)
+        return cls(**values)
+
+    @classmethod
+    def of_network(cls, onnx_path: Path) -> Temperatures:
+        """The temperatures stored beside ``onnx_path`` (no ``.json``: all 1)."""
+        meta_path = onnx_path.with_suffix(".json")
+        if not meta_path.exists():
+            return cls()
+        try:
+            meta: Any = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ModelError(f"{meta_path}: not readable JSON: {exc!s:.200}") from None
+        return cls.from_meta(meta, str(meta_path))
+
+    def apply(self, kind_p: np.ndarray, number_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the two heads' probabilities (n x 9, n x 4) at these temperatures."""
+        if self == Temperatures():
+            return kind_p, number_p
+        nb = len(BONUS_KINDS)
+        kind_p, number_p = kind_p.astype(np.float64), number_p.astype(np.float64)
+        bonus = np.clip(kind_p[:, :nb].sum(axis=1), _FLOOR, 1.0 - _FLOOR)
+        odds = (np.log(bonus) - np.log1p(-bonus)) / self.category
+        bonus = 1.0 / (1.0 + np.exp(-odds))
+        shares = _softmax(np.log(np.maximum(kind_p[:, :nb], _FLOOR)) / self.name)
+        kinds = np.concatenate([shares * bonus[:, None], (1.0 - bonus)[:, None]], axis=1)
+        numbers = _softmax(np.log(np.maximum(number_p, _FLOOR)) / self.number)
+        return kinds.astype(np.float32), numbers.astype(np.float32)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+class BonusReader:
+    """The reader's network, run by ONNX Runtime (or OpenCV's dnn module without it), at the
+    temperatures stored with it (or ``temperatures``: ``Temperatures()`` reads the network's
+    own probabilities)."""
+
+    def __init__(
+        self, onnx_path: Path = MODELS_DIR / BONUS_FILE, temperatures: Temperatures | None = None
+    ) -> None:
         if not onnx_path.exists():
             raise ModelError(f"bonus-tile reader {onnx_path} is missing")
         self.path = onnx_path
+        self.temperatures = temperatures or Temperatures.of_network(onnx_path)
         forward: Forward | None = _ort_forward(onnx_path, 1)
         self._forward = forward or _dnn_forward(onnx_path)
 
-    def read(self, crops: Sequence[Image]) -> list[BonusReading]:
-        """Each crop read both ways up (a tile may lie either way), the two averaged."""
+    def probabilities(self, crops: Sequence[Image]) -> tuple[np.ndarray, np.ndarray]:
+        """The network's own probabilities (n x 9 kinds, n x 4 numbers), each crop read both
+        ways up (a tile may lie either way) and the two averaged; no temperature."""
         if not crops:
-            return []
+            return np.zeros((0, len(READ_KINDS)), np.float32), np.zeros((0, 4), np.float32)
         chunk = np.stack([_input_crop(c) for c in crops])
         n = len(chunk)
         blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
@@ -92,7 +174,12 @@ class BonusReader:
         blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
         out = self._forward(blob).reshape(2 * n, -1)
         probs = np.asarray((out[:n] + out[n:]) / 2, np.float32)
-        return [reading_from(p[: len(READ_KINDS)], p[len(READ_KINDS) :]) for p in probs]
+        return probs[:, : len(READ_KINDS)], probs[:, len(READ_KINDS) :]
+
+    def read(self, crops: Sequence[Image]) -> list[BonusReading]:
+        """Each crop's reading, at the reader's temperatures."""
+        kinds, numbers = self.temperatures.apply(*self.probabilities(crops))
+        return [reading_from(k, m) for k, m in zip(kinds, numbers, strict=True)]
 
 
 _DEFAULT: list[BonusReader | None] = []

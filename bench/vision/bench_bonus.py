@@ -1,6 +1,6 @@
 """The bonus-tile reader alone, on what its training never saw.
 
-    .venv/bin/python bench/vision/bench_bonus.py [--onnx PATH] [--json out.json]
+    .venv/bin/python bench/vision/bench_bonus.py [--onnx PATH] [--json out.json] [--raw]
 
 Camera-like crops (vision/synth/crops.py) of: bonus faces drawn in the five held-out fonts,
 and in the two held-out hands (``HELD_OUT_HANDS``: a brush and a handwritten font);
@@ -11,7 +11,9 @@ source and each bar of sureness: named right, named wrong (another bonus tile), 
 for the other faces, the share named as a bonus tile. The number head alone is scored too, and
 the reader's probability that a crop is some bonus tile (what the bonus gate weighs), on bonus
 tiles and on the other faces, and the reading by parts (``BonusReading.fused``: the kind the
-name and the number give together; the group alone).
+name and the number give together; the group alone). The reader reads at the temperatures
+stored with it (vision/bonus.py ``Temperatures``); ``--raw``: at the network's own
+probabilities.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bonus_data import HELD_OUT_SETS, KINDS, Faces, art_faces, crops_of, held_out_pools
 
-from vision.bonus import BONUS_FILE, NOT_BONUS, BonusReader
+from vision.bonus import BONUS_FILE, NOT_BONUS, BonusReader, Temperatures
 from vision.embedder import MODELS_DIR
 
-BARS = (0.5, 0.6, 0.7, 0.8, 0.9)
+BARS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9)
 
 
 def score(reader: BonusReader, faces: Faces, count: int, seed: int) -> dict[str, Any]:
@@ -90,12 +93,16 @@ def main() -> int:
     parser.add_argument("--font-faces", type=int, default=512)
     parser.add_argument("--drawn", type=int, default=40)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--raw", action="store_true", help="the network's own probabilities: no temperature"
+    )
     args = parser.parse_args()
-    reader = BonusReader(args.onnx)
+    reader = BonusReader(args.onnx, Temperatures() if args.raw else None)
     pools = held_out_pools(args.font_faces, args.drawn)
     pools.pop("sets_bonus")  # measured set by set below
     report: dict[str, Any] = {"model": json.loads(args.onnx.with_suffix(".json").read_text())}
     report["sources"] = {name: len(faces) for name, faces in pools.items()}
+    report["temperatures read at"] = asdict(reader.temperatures)
     results: dict[str, Any] = {}
     for n, (name, faces) in enumerate(pools.items()):
         results[name] = score(reader, faces, args.crops, 7 + n)

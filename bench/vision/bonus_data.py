@@ -39,6 +39,7 @@ from vision.synth.bonus_faces import (  # noqa: E402
     TRAINING_LATIN,
     TRAINING_LATIN_EXTRA,
     bonus_faces,
+    drawn_bonus_faces,
 )
 from vision.synth.crops import recolour, synthetic_crop  # noqa: E402
 from vision.synth.procedural import FONTS  # noqa: E402
@@ -104,6 +105,10 @@ def drawn_sets(count: int, fonts: tuple[str, ...], first: int = 0) -> list[str]:
 # for training only; and the share of font-drawn faces that are a picture with a small name.
 TRAINING_LATIN_ALL = (*TRAINING_LATIN, *TRAINING_LATIN_EXTRA)
 SPARSE = 0.4
+# A name lettered smaller than this on the 72 px face (under 5-7 px at the table camera's
+# 18-28 px a tile) is already as hard to read as a camera makes it: training never softens
+# such a face further (``training_pools``' "fonts_tiny").
+TINY_NAME_PX = 18.0
 
 
 def font_faces(
@@ -120,14 +125,31 @@ def font_faces(
     return out
 
 
+def sized_font_faces(
+    count: int, fonts: tuple[str, ...], seed: int, latin: tuple[str, ...], sparse: float
+) -> tuple[Faces, Faces]:
+    """:func:`font_faces` (the same faces), split by the size of the name: (names of
+    ``TINY_NAME_PX`` and more, tiny names)."""
+    plain: Faces = []
+    tiny: Faces = []
+    for n in range(0, count, 256):
+        for face in drawn_bonus_faces(seed * 1000 + n, min(256, count - n), fonts, latin, sparse):
+            pool = tiny if face.name_px < TINY_NAME_PX else plain
+            pool.append((BONUS_KINDS.index(face.kind), face.image))
+    return plain, tiny
+
+
 def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
-    """Everything training draws from, by source."""
+    """Everything training draws from, by source; the font-drawn faces in two pools, "fonts"
+    and "fonts_tiny" (names under ``TINY_NAME_PX``, never softened further)."""
     require_fonts(TRAINING_FONTS + TRAINING_LATIN_EXTRA)
     packaged = [s for s in ART_SETS if s not in HELD_OUT_SETS]
     art_bonus, art_other = art_faces(packaged)
     drawn_bonus, drawn_other = art_faces(drawn_sets(drawn, TRAINING_FONTS))
+    fonts, tiny = sized_font_faces(fonts_count, TRAINING_FONTS, seed, TRAINING_LATIN_ALL, SPARSE)
     return {
-        "fonts": font_faces(fonts_count, TRAINING_FONTS, seed, TRAINING_LATIN_ALL, SPARSE),
+        "fonts": fonts,
+        "fonts_tiny": tiny,
         "sets_bonus": art_bonus,
         "drawn_bonus": drawn_bonus,
         "sets_other": art_other,

@@ -5,8 +5,9 @@ recogniser loads.
     .venv/bin/python bench/vision/choose_bars.py            # measure, choose, write
     .venv/bin/python bench/vision/choose_bars.py --dry-run  # measure and choose only
 
-Run it again whenever a network (the embedding, its bundled prototypes, the bonus reader)
-changes: the file records the networks it was chosen with, and a test fails until it is.
+Run it again whenever a network (the embedding, its bundled prototypes, the bonus reader) or
+the reader's temperatures (fit_temperature.py) change: the file records the networks and the
+temperatures it was chosen with, and a test fails until it is.
 
 **The calibration group** holds the training sets' crops only (never the held-out sets, which
 measure the result), each named with that set's own art left out of the bundled prototypes, so
@@ -83,6 +84,7 @@ from identity_parts import (  # noqa: E402
 )
 from scan_parts import frame_size  # noqa: E402
 
+from vision.bonus import BONUS_FILE, Temperatures  # noqa: E402
 from vision.bonus_gate import BARS_FILE, GateBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
@@ -303,6 +305,21 @@ def calibration(args: argparse.Namespace, have: set[str]) -> Iterator[tuple[str,
         ).items()
 
 
+def calibration_group(args: argparse.Namespace) -> dict[str, object]:
+    """What the calibration group was made of, as the bars file records it."""
+    return {
+        "sets": TRAIN_SETS,
+        "seeds": args.seeds,
+        "per kind": args.per_kind,
+        "widths": args.widths,
+        "drawn sets a seed": args.drawn,
+        "tables scanned a set and size": args.tables,
+        "hands laid out a set and size": args.hands,
+        "camera sizes": [f"{w}x{h}" for w, h in args.sizes],
+        "drawn sets enrolled as tables": drawn_table_sets(args.seeds[0], args.drawn_tables),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[11, 12, 13])
@@ -350,17 +367,7 @@ def main() -> int:
         "left off": list(OFF),
         "rule": __doc__.split("**The rule of choice**: ")[1].strip().replace("\n", " "),
         "costs": {"abstained": 1, "wrong": WRONG_COST, "enrolled groups weigh": ENROLLED_WEIGHT},
-        "calibration group": {
-            "sets": TRAIN_SETS,
-            "seeds": args.seeds,
-            "per kind": args.per_kind,
-            "widths": args.widths,
-            "drawn sets a seed": args.drawn,
-            "tables scanned a set and size": args.tables,
-            "hands laid out a set and size": args.hands,
-            "camera sizes": [f"{w}x{h}" for w, h in args.sizes],
-            "drawn sets enrolled as tables": drawn_table_sets(args.seeds[0], args.drawn_tables),
-        },
+        "calibration group": calibration_group(args),
         "moved from the bars before (before, now; why: each bar's values below)": {
             name: [getattr(before, name), value]
             for name, value in dataclasses.asdict(chosen).items()
@@ -376,6 +383,8 @@ def main() -> int:
         },
         "each bar's values, the others as chosen (crossings, cost)": trade(groups, chosen),
         "networks": networks(),
+        # The reader's probabilities as the bars saw them (its .json's "temperature").
+        "reader temperatures": dataclasses.asdict(Temperatures.of_network(MODELS_DIR / BONUS_FILE)),
         "command": "bench/vision/choose_bars.py " + " ".join(sys.argv[1:]),
         "seconds": round(measured),
     }

@@ -9,7 +9,8 @@ those sets as "no bonus tile"; held out: three packaged sets, five fonts and two
 the drawn sets lettered in the five. Each batch (``SHARES``): 25 % font-drawn bonus faces,
 12 % the packaged sets' bonus tiles and 20 % their other faces, 8 % the drawn sets' bonus
 tiles and 35 % their other faces, every one a fresh camera-like crop, 75 % of them at the
-table camera's 18-28 px a tile and 30 % further blurred and flattened in contrast. Two in five
+table camera's 18-28 px a tile and 10 % (``--soft``) further blurred and flattened in contrast,
+never a font-drawn face whose name is already tiny (under 18 px on the face). Two in five
 font-drawn faces are a picture filling the face with the name small, often pale, in English
 (any case, 40 Latin faces) or Chinese, mostly with no number (``bonus_faces(sparse=...)``).
 
@@ -48,6 +49,7 @@ from bonus_data import (
     KINDS,
     ROOT,
     SPARSE,
+    TINY_NAME_PX,
     TRAINING_LATIN_ALL,
     Faces,
     crops_of,
@@ -116,18 +118,28 @@ SHARES = {"fonts": 0.25, "sets_bonus": 0.12, "drawn_bonus": 0.08, "sets_other": 
 # The share of crops seen at the table camera's own 18-28 px a tile, where a corner's number or
 # a small name is 2-5 px tall (the rest at 18-43 px).
 NARROW = 0.75
-# The share of crops further blurred and flattened in contrast (bonus_data.softened).
-SOFT = 0.3
+# The share of crops further blurred and flattened in contrast (bonus_data.softened), by
+# default (``--soft``): 30 % cost the reader its certainty at the gate's bar (bench/vision/
+# README.md, eighteenth round). Font-drawn faces whose name is already tiny ("fonts_tiny")
+# are never softened: a name the camera leaves a few pixels tall, blurred further, only
+# teaches the reader to spread its probability.
+SOFT = 0.1
+KEPT_SHARP = ("fonts_tiny",)
 
 
 def batch(
-    pools: dict[str, Faces], rng: np.random.Generator, size: int
+    pools: dict[str, Faces], rng: np.random.Generator, size: int, soft: float = SOFT
 ) -> tuple[torch.Tensor, torch.Tensor]:
     counts = {name: round(share * size) for name, share in SHARES.items()}
     counts["other"] = size - sum(counts.values())
+    # The font-drawn faces' share, split between the two pools by their sizes.
+    drawn = len(pools["fonts"]) + len(pools["fonts_tiny"])
+    counts["fonts_tiny"] = round(counts["fonts"] * len(pools["fonts_tiny"]) / drawn)
+    counts["fonts"] -= counts["fonts_tiny"]
     parts = [
-        crops_of(pools[name], rng, count, narrow=NARROW, soft=SOFT)
+        crops_of(pools[name], rng, count, narrow=NARROW, soft=0.0 if name in KEPT_SHARP else soft)
         for name, count in counts.items()
+        if count
     ]
     xs = np.concatenate([p[0] for p in parts])
     ys = np.concatenate([p[1] for p in parts])
@@ -152,6 +164,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--drawn", type=int, default=200, help="drawn sets in training fonts")
     parser.add_argument("--seed", type=int, default=33)
     parser.add_argument("--lr", type=float, default=1e-3, help="this run's peak learning rate")
+    parser.add_argument(
+        "--soft", type=float, default=SOFT, help="share of crops further blurred and flattened"
+    )
     parser.add_argument("--note", default="", help="what this run changed (provenance)")
     parser.add_argument(
         "--checkpoint", type=Path, default=ROOT / "build" / "bonus" / "checkpoint.pt"
@@ -217,7 +232,7 @@ def main() -> int:
         warm = min(1.0, (step - first_step + 1) / 300) if fresh_optimiser else 1.0
         for group in opt.param_groups:
             group["lr"] = args.lr * warm * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
-        x, y = batch(pools, rng, args.batch)
+        x, y = batch(pools, rng, args.batch, args.soft)
         loss, acc = loss_of(net, x, y)
         opt.zero_grad()
         loss.backward()
@@ -286,7 +301,8 @@ def export(
         "training_latin_fonts": list(TRAINING_LATIN_ALL),
         "sparse_faces": SPARSE,
         "narrow_crops": NARROW,
-        "softened_crops": SOFT,
+        "softened_crops": args.soft,
+        "tiny_names_never_softened_below_px": TINY_NAME_PX,
         "held_out_latin_fonts": list(HELD_OUT_LATIN),
         "held_out_sets": list(HELD_OUT_SETS),
         "font_faces": args.font_faces,

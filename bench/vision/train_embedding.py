@@ -17,7 +17,8 @@ of camera_effects.py, with fresh randomness every step, so no image is seen twic
 small (four conv blocks, global average pooling, a 64-d L2-normalised embedding) and trained
 with a cosine-margin softmax (CosFace), which pulls each kind to its own direction:
 recognition then compares an embedding with enrolled prototypes, so a new tile set needs
-photos, not training.
+photos, not training. ``--episodes`` trains on that comparison itself (episodes.py): queries
+named by their nearest prototype among other sets', beside the cosine margin.
 
 Runs on one CPU thread (the machine is shared; ``--workers 0`` cuts the crops in the same
 process, so a run holds one core). The learning rate's cosine and the crops' damage follow
@@ -45,15 +46,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bonus_data import require_fonts  # noqa: E402  (sets the training fonts' fontconfig file)
-from camera_effects import camera_extra  # noqa: E402
 from embed_checkpoint import Checkpoint, load_checkpoint, restarted, save_checkpoint  # noqa: E402
+from episode_training import EpisodeCrops, Scene, add_episode_arguments, episode_loss  # noqa: E402
+from episodes import FaceSet, flat_faces, render_crops, training_sets, vary_scene_crops  # noqa: E402
 from onnx_export import export_crop_model  # noqa: E402
 
 from vision.crops import CROP_H, CROP_W  # noqa: E402
-from vision.labels import BACK, JOKER, LABELS  # noqa: E402
-from vision.synth.artwork import ART_SETS, back_face, body_colour, joker_face, load_set  # noqa: E402
-from vision.synth.crops import recolour, synthetic_crop  # noqa: E402
-from vision.synth.procedural import procedural_set  # noqa: E402
+from vision.labels import LABELS  # noqa: E402
+from vision.synth.artwork import ART_SETS  # noqa: E402
+from vision.synth.crops import synthetic_crop  # noqa: E402
 
 EMBED_DIM = 64
 
@@ -200,16 +201,8 @@ def batch(
         idx = rng.integers(len(faces), size=size)
     else:
         idx = rng.choice(len(faces), size=size, p=weights)
-    xs = np.empty((size, 3, CROP_H, CROP_W), np.float32)
-    ys = np.empty(size, np.int64)
-    for i, k in enumerate(idx):
-        label, face = faces[k]
-        crop = recolour(synthetic_crop(face, rng, strength=strength), rng)
-        if rng.random() < 0.5:  # what synthetic_crop does not imitate (camera_effects.py)
-            crop = camera_extra(crop, rng)
-        xs[i] = crop.transpose(2, 0, 1)
-        ys[i] = label
-    return torch.from_numpy(xs / 127.5 - 1.0), torch.from_numpy(ys)
+    xs, ys = render_crops([faces[k] for k in idx], rng, strength)
+    return torch.from_numpy(xs), torch.from_numpy(ys)
 
 
 def scene_batch(
@@ -217,18 +210,8 @@ def scene_batch(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Crops the finder cut from rendered frames (bench/vision/scene_crops.py), already
     camera-like: only turned, shifted a pixel or two, relit and recoloured."""
-    idx = rng.integers(len(labels), size=size)
-    xs = np.empty((size, 3, CROP_H, CROP_W), np.float32)
-    for i, k in enumerate(idx):
-        crop = crops[k]
-        if rng.random() < 0.5:
-            crop = crop[::-1, ::-1]
-        dx, dy = rng.integers(-2, 3, size=2)
-        crop = np.roll(crop, (int(dy), int(dx)), axis=(0, 1))
-        gain = rng.uniform(0.8, 1.15) * (1 + rng.normal(0, 0.05, size=3))
-        crop = np.clip(crop.astype(np.float32) * gain, 0, 255)
-        xs[i] = recolour(crop, rng).transpose(2, 0, 1)
-    return torch.from_numpy(xs / 127.5 - 1.0), torch.from_numpy(labels[idx].astype(np.int64))
+    xs, ys = vary_scene_crops(crops, labels, rng, size)
+    return torch.from_numpy(xs), torch.from_numpy(ys)
 
 
 class ScheduleClock:
@@ -244,6 +227,11 @@ class ScheduleClock:
 
     def progress(self) -> float:
         return min(1.0, self.elapsed() / self.budget)
+
+
+def damage(clock: ScheduleClock, damage_from: float) -> float:
+    """The crops' damage: easy first, full soon, a little more than full by the end."""
+    return min(1.15, damage_from + clock.progress() * 1.5)
 
 
 class Crops(torch.utils.data.IterableDataset[tuple[torch.Tensor, torch.Tensor]]):
@@ -275,8 +263,7 @@ class Crops(torch.utils.data.IterableDataset[tuple[torch.Tensor, torch.Tensor]])
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0, self.first_step])
         while True:
-            # Easy crops first, full damage soon, a little more than full by the end.
-            strength = min(1.15, self.damage_from + self.clock.progress() * 1.5)
+            strength = damage(self.clock, self.damage_from)
             n_scene = self.size // 3 if self.scene is not None else 0
             rest = self.size - n_scene
             half = rest // 2 if self.generated else rest
@@ -359,42 +346,34 @@ def parse_args() -> argparse.Namespace:
         default=1.0,
         help="how much more often bonus, joker, blank and back faces are drawn",
     )
+    add_episode_arguments(parser)
     parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "tile_embed.onnx")
     return parser.parse_args()
 
 
 def training_faces(
     args: argparse.Namespace,
-) -> tuple[list[str], list[tuple[int, np.ndarray]], list[tuple[int, np.ndarray]]]:
-    """The training sets' names, their faces, and the procedural sets' faces."""
+) -> tuple[list[str], tuple[list[FaceSet], list[FaceSet]]]:
+    """The training sets' names, and the packaged and procedural sets with their faces."""
     train_sets = [n for n in ART_SETS if n not in args.hold_out]
-    faces: list[tuple[int, np.ndarray]] = []
-    for name in train_sets:
-        for label, face in load_set(name).items():
-            faces.append((LABELS.index(label), face))
-    generated: list[tuple[int, np.ndarray]] = []
-    drawn = [(10_000 + n, False) for n in range(args.procedural)]
-    drawn += [(30_000 + n, True) for n in range(args.varied)]
-    for seed, varied in drawn:
-        procedural = procedural_set(seed, varied)
-        procedural[JOKER] = joker_face(body_colour(procedural), seed)
-        procedural[BACK] = back_face(seed)
-        generated += [(LABELS.index(label), face) for label, face in procedural.items()]
+    pools = training_sets(train_sets, args.procedural, args.varied, args.hold_out)
+    faces, generated = flat_faces(pools[0]), flat_faces(pools[1])
     print(
         f"training on {train_sets} ({len(faces)} faces), {args.procedural} procedural and "
         f"{args.varied} varied procedural sets ({len(generated)} faces), "
         f"holding out {args.hold_out}",
         flush=True,
     )
-    return train_sets, faces, generated
+    return train_sets, pools
 
 
-def scene_crops(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray] | None:
+def scene_crops(args: argparse.Namespace) -> Scene | None:
+    """The finder-cut crops of sets not held out: crops, labels and each crop's set."""
     if not args.scene_crops:
         return None
     with np.load(args.scene_crops) as data:
         keep = ~np.isin(data["sets"], args.hold_out)
-        scene = (data["crops"][keep], data["labels"][keep])
+        scene = (data["crops"][keep], data["labels"][keep], data["sets"][keep])
     print(f"and {len(scene[1])} finder-cut crops from {args.scene_crops}", flush=True)
     return scene
 
@@ -419,45 +398,103 @@ def initial_net(args: argparse.Namespace, every: list[tuple[int, np.ndarray]]) -
     return net
 
 
+def cosine_margin_loss(
+    net: TileNet, emb: torch.Tensor, y: torch.Tensor
+) -> tuple[torch.Tensor, float]:
+    """CosFace against the learned class weights, and the share named right by them."""
+    scale, margin = 16.0, 0.25
+    cos = emb @ F.normalize(net.weight, dim=1).T
+    logits = scale * (cos - margin * F.one_hot(y, len(LABELS)))
+    return F.cross_entropy(logits, y), float((cos.argmax(1) == y).float().mean())
+
+
+def step_loss(
+    args: argparse.Namespace, net: TileNet, item: tuple[torch.Tensor, ...]
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """One batch's loss, and what to log of it: a classification batch (crops, labels) by
+    the cosine margin alone; an episode (crops, labels, support size) by the episodic loss
+    plus ``--cosface-weight`` times the cosine margin on all its crops."""
+    x, y = item[0], item[1]
+    emb = net(x)
+    cosface, acc = cosine_margin_loss(net, emb, y)
+    if len(item) == 2:
+        return cosface, {"acc": acc}
+    n_support = int(item[2])
+    episodic, right = episode_loss(emb, y, n_support, len(LABELS), args.episode_scale)
+    loss = args.episode_weight * episodic + args.cosface_weight * cosface
+    return loss, {"episode": episodic.item(), "right": right, "cosface": cosface.item()}
+
+
 def train(
     args: argparse.Namespace,
     net: TileNet,
     opt: torch.optim.Optimizer,
-    loader: torch.utils.data.DataLoader[tuple[torch.Tensor, torch.Tensor]],
+    loader: torch.utils.data.DataLoader[tuple[torch.Tensor, ...]],
     run: Checkpoint,
     clock: ScheduleClock,
 ) -> None:
     """Train until the schedule ends, checkpointing every ``--checkpoint-minutes``; ``run``
     (step, schedule seconds, recent losses) is kept up to date."""
-    scale, margin = 16.0, 0.25
     last_save, first_step = time.monotonic(), run.step
     stop = clock.start + (args.stop_after * 60 if args.stop_after else float("inf"))
-    for x, y in loader:
+    every = 50 if args.episodes else 200
+    said: dict[str, list[float]] = {}
+    for item in loader:
         if clock.elapsed() >= clock.budget or time.monotonic() >= stop:
             break
         warm = min(1.0, (run.step - first_step + 1) / args.warmup_steps) if args.warmup_steps else 1
         for group in opt.param_groups:  # cosine decay of the learning rate
             group["lr"] = warm * args.lr * 0.5 * (1 + np.cos(np.pi * clock.progress()))
         net.train()
-        emb = net(x)
-        cos = emb @ F.normalize(net.weight, dim=1).T
-        logits = scale * (cos - margin * F.one_hot(y, len(LABELS)))
-        loss = F.cross_entropy(logits, y)
+        loss, parts = step_loss(args, net, item)
+        for name, value in parts.items():
+            said.setdefault(name, []).append(value)
         opt.zero_grad()
         loss.backward()
         opt.step()
         run.losses = (run.losses + [float(loss.detach())])[-200:]
         run.step += 1
         run.elapsed = clock.elapsed()
-        if run.step % 200 == 0:
-            acc = float((cos.argmax(1) == y).float().mean())
-            print(
-                f"step {run.step} {run.elapsed:.0f}s loss {np.mean(run.losses):.3f} acc {acc:.3f}",
-                flush=True,
-            )
+        if run.step % every == 0:
+            means = " ".join(f"{k} {np.mean(v):.3f}" for k, v in said.items())
+            mean = np.mean(run.losses[-every:])
+            print(f"step {run.step} {run.elapsed:.0f}s loss {mean:.3f} {means}", flush=True)
+            said = {}
         if time.monotonic() - last_save >= args.checkpoint_minutes * 60:
             save_checkpoint(args.checkpoint, net, opt, run)
             last_save = time.monotonic()
+
+
+def batches(
+    args: argparse.Namespace,
+    pools: tuple[list[FaceSet], list[FaceSet]],
+    scene: Scene | None,
+    first_step: int,
+    clock: ScheduleClock,
+) -> torch.utils.data.IterableDataset[tuple[torch.Tensor, ...]]:
+    """Episodes (``--episodes``) or classification batches, endless."""
+    if args.episodes:
+        n_scene = args.queries // 3 if scene is not None else 0
+        return EpisodeCrops(
+            pools,
+            args.hold_out,
+            (args.support_sets, args.query_sets, args.queries - n_scene),
+            (scene, n_scene) if scene is not None else None,
+            args.seed,
+            first_step,
+            lambda: damage(clock, args.damage_from),
+        )
+    return Crops(
+        flat_faces(pools[0]),
+        flat_faces(pools[1]),
+        scene[:2] if scene is not None else None,
+        args.batch,
+        args.seed,
+        first_step,
+        clock,
+        args.damage_from,
+        args.rare_weight,
+    )
 
 
 def main() -> int:
@@ -473,10 +510,12 @@ def main() -> int:
     elif resumed is not None:
         args.minutes = resumed.run.minutes  # the schedule is the checkpoint's
     torch.manual_seed(args.seed + (resumed.run.step if resumed else 0))
-    train_sets, faces, generated = training_faces(args)
+    train_sets, pools = training_faces(args)
     scene = scene_crops(args)
     net = (
-        initial_net(args, faces + generated) if resumed is None else TileNet(len(LABELS), args.arch)
+        initial_net(args, flat_faces(pools[0] + pools[1]))
+        if resumed is None
+        else TileNet(len(LABELS), args.arch)
     )
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     run = Checkpoint(step=0, elapsed=0.0, minutes=args.minutes, seed=args.seed, losses=[])
@@ -487,17 +526,7 @@ def main() -> int:
         print(f"resumed {args.resume} at step {run.step}, {run.elapsed / 60:.1f} min", flush=True)
     first_step, clock = run.step, ScheduleClock(run.elapsed, args.minutes * 60)
     loader = torch.utils.data.DataLoader(
-        Crops(
-            faces,
-            generated,
-            scene,
-            args.batch,
-            args.seed,
-            first_step,
-            clock,
-            args.damage_from,
-            args.rare_weight,
-        ),
+        batches(args, pools, scene, first_step, clock),
         batch_size=None,
         num_workers=args.workers,
         prefetch_factor=4 if args.workers else None,
@@ -513,7 +542,7 @@ def export(
     args: argparse.Namespace,
     net: TileNet,
     train_sets: list[str],
-    scene: tuple[np.ndarray, np.ndarray] | None,
+    scene: Scene | None,
     run: Checkpoint,
     first_step: int,
 ) -> None:
@@ -543,6 +572,18 @@ def export(
             "minutes": args.minutes,
         },
         "rare_weight": args.rare_weight,
+        "episodes": (
+            {
+                "support_sets": args.support_sets,
+                "query_sets": args.query_sets,
+                "queries": args.queries,
+                "scale": args.episode_scale,
+                "episode_weight": args.episode_weight,
+                "cosface_weight": args.cosface_weight,
+            }
+            if args.episodes
+            else None
+        ),
         "arch": args.arch,
         "final_loss": float(np.mean(run.losses[-100:])) if run.losses else None,
         "minutes": round(run.elapsed / 60, 1),

@@ -10,13 +10,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "vision"))
 
-from bonus_data import TRAINING_LATIN_ALL, softened
+from bonus_data import TINY_NAME_PX, TRAINING_LATIN_ALL, sized_font_faces, softened
 
 from vision.synth.bonus_faces import (
     HELD_OUT_FONTS,
     HELD_OUT_HANDS,
     HELD_OUT_LATIN,
     TRAINING_FONTS,
+    bonus_faces,
+    drawn_bonus_faces,
     pale_ink,
 )
 
@@ -42,3 +44,17 @@ def test_a_softened_crop_is_flatter_and_keeps_its_light() -> None:
         assert soft.shape == crop.shape and soft.dtype == np.uint8
         assert soft.std() < 0.85 * crop.std()
         assert abs(float(soft.mean()) - float(crop.mean())) < 3
+
+
+def test_the_faces_with_their_name_sizes_are_the_faces_drawn_before() -> None:
+    """The held-out faces are drawn seed for seed as before; each name's size is the one a
+    layout letters (8-58 px on the 72 px face), and the tiny ones are kept apart."""
+    plain = bonus_faces(77, 32, TRAINING_FONTS, None, 0.4)
+    sized = drawn_bonus_faces(77, 32, TRAINING_FONTS, None, 0.4)
+    assert [k for k, _ in plain] == [f.kind for f in sized]
+    assert all(np.array_equal(f, s.image) for (_, f), s in zip(plain, sized, strict=True))
+    sizes = [f.name_px for f in sized]
+    assert all(3 <= s <= 58 for s in sizes)
+    assert min(sizes) < TINY_NAME_PX <= max(sizes)
+    big, tiny = sized_font_faces(32, TRAINING_FONTS, 5, TRAINING_LATIN_ALL, 0.4)
+    assert len(big) + len(tiny) == 32 and big and tiny

@@ -21,6 +21,8 @@ Faces are ``FACE_W x FACE_H``, as the packaged sets' (vision/synth/artwork.py).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from vision.image import Image
@@ -314,13 +316,15 @@ def _name_place(rng: np.random.Generator, layout: int) -> tuple[float, float, fl
     return nx + rng.uniform(-3, 3), ny + rng.uniform(-3, 3), size
 
 
-def _english(rng: np.random.Generator, kind: str, latin: tuple[str, ...]) -> str:
-    """The English name along the bottom or the top, in varied faces, weights and sizes."""
+def _english(rng: np.random.Generator, kind: str, latin: tuple[str, ...]) -> tuple[str, float]:
+    """The English name along the bottom or the top, in varied faces, weights and sizes; and
+    its size."""
     word = str(rng.choice(ENGLISH[kind]))
     wy = float(rng.choice([84.0, 12.0, 84.0]))
     wsize = min(20.0, 100.0 / len(word)) * float(rng.uniform(0.7, 1.05))
     weight = "bold" if rng.random() < 0.4 else "normal"
-    return _text(36, wy, wsize, word, str(rng.choice(latin)), str(rng.choice(_INKS)), weight)
+    font, ink = str(rng.choice(latin)), str(rng.choice(_INKS))  # drawn in this order
+    return _text(36, wy, wsize, word, font, ink, weight), wsize
 
 
 def _number(
@@ -347,8 +351,9 @@ def _number(
 
 def _face_svg(
     rng: np.random.Generator, kind: str, fonts: tuple[str, ...], latin: tuple[str, ...]
-) -> str:
-    """One bonus face: the name somewhere, the number somewhere, maybe a picture."""
+) -> tuple[str, float]:
+    """One bonus face: the name somewhere, the number somewhere, maybe a picture; and the
+    name's size."""
     font = str(rng.choice(fonts))
     weight = "bold" if rng.random() < 0.3 else "normal"
     name = SIMPLIFIED.get(kind, BONUS_CHARS[kind]) if rng.random() < 0.25 else BONUS_CHARS[kind]
@@ -373,7 +378,8 @@ def _face_svg(
         else:
             body += _picture(rng, px, py, scale)
     if english:
-        body += _english(rng, kind, latin)
+        word, size = _english(rng, kind, latin)
+        body += word
     else:
         stroke = float(rng.uniform(0.4, 2.0)) if rng.random() < 0.3 else 0.0
         turn = float(rng.uniform(-8, 8))
@@ -389,7 +395,7 @@ def _face_svg(
     if rng.random() >= no_number:  # many sets print no number
         beside = layout == 0 and rng.random() < 0.3
         body += _number(rng, int(kind[1]), font, latin, beside)
-    return body
+    return body, float(size)
 
 
 def pale_ink(ink: str, body: str, share: float) -> str:
@@ -413,11 +419,11 @@ def _edge_row(rng: np.random.Generator, top: bool, size: float) -> float:
 
 def _sparse_face_svg(
     rng: np.random.Generator, kind: str, fonts: tuple[str, ...], latin: tuple[str, ...]
-) -> str:
+) -> tuple[str, float]:
     """A face as the sets the reader reads worst print it: the plant or season filling most of
     the face, and the name small (a few pixels in the camera), often pale, often in English in
     any Latin face and case, mostly with no number (``xmj-real``'s and ``kde-traditional``'s
-    kind of face)."""
+    kind of face); and the name's size."""
     body_ink = str(rng.choice(_BODIES))
     body = f'<rect width="{FACE_W}" height="{FACE_H}" fill="{body_ink}"/>'
     english = rng.random() < 0.45
@@ -447,7 +453,7 @@ def _sparse_face_svg(
         body += _text(nx, ny, size, name, font, ink, "normal", stroke, float(rng.uniform(-6, 6)))
     if rng.random() < 0.25:  # a number after all, small, in a corner
         body += _number(rng, int(kind[1]), str(rng.choice(fonts)), latin, False)
-    return body
+    return body, size
 
 
 def bonus_face_svg(
@@ -459,7 +465,7 @@ def bonus_face_svg(
 ) -> str:
     """One random face of ``kind`` as SVG on a face-sized cell; ``body``: the tile's colour in
     place of a random one (a drawn tile set's bonus tiles on its own body)."""
-    svg = _face_svg(rng, kind, fonts, latin)
+    svg, _ = _face_svg(rng, kind, fonts, latin)
     if body is None:
         return svg
     first = svg.index("/>") + 2  # the body rectangle is drawn first
@@ -472,10 +478,18 @@ def _one_face(
     fonts: tuple[str, ...],
     latin: tuple[str, ...],
     sparse: float,
-) -> str:
+) -> tuple[str, float]:
     if sparse > 0 and rng.random() < sparse:  # no draw at 0: the faces stay seed for seed
         return _sparse_face_svg(rng, kind, fonts, latin)
     return _face_svg(rng, kind, fonts, latin)
+
+
+class DrawnFace(NamedTuple):
+    """A drawn bonus face, and the size its name was lettered at (px on the 72 px face)."""
+
+    kind: str
+    image: Image
+    name_px: float
 
 
 def bonus_faces(
@@ -490,21 +504,32 @@ def bonus_faces(
     fonts, or the held-out ones when ``fonts`` are the held-out fonts), in one rendering;
     ``sparse``: the share drawn as a picture with a small name (``_sparse_face_svg``); at 0 the
     faces are those drawn before it existed, seed for seed."""
+    return [(f.kind, f.image) for f in drawn_bonus_faces(seed, count, fonts, latin, sparse)]
+
+
+def drawn_bonus_faces(
+    seed: int,
+    count: int,
+    fonts: tuple[str, ...] = TRAINING_FONTS,
+    latin: tuple[str, ...] | None = None,
+    sparse: float = 0.0,
+) -> list[DrawnFace]:
+    """:func:`bonus_faces`, each with the size of its name (the same faces, seed for seed)."""
     if latin is None:
         held_out = set(HELD_OUT_FONTS) | set(HELD_OUT_HANDS)
         latin = HELD_OUT_LATIN if set(fonts) <= held_out else TRAINING_LATIN
     rng = np.random.default_rng(seed)
     kinds = [BONUS_KINDS[int(k)] for k in rng.integers(len(BONUS_KINDS), size=count)]
     cols = 16
+    drawn = [_one_face(rng, kind, fonts, latin, sparse) for kind in kinds]
     cells = [
-        f'<g transform="translate({(i % cols) * FACE_W} {(i // cols) * FACE_H})">'
-        f"{_one_face(rng, kind, fonts, latin, sparse)}</g>"
-        for i, kind in enumerate(kinds)
+        f'<g transform="translate({(i % cols) * FACE_W} {(i // cols) * FACE_H})">{svg}</g>'
+        for i, (svg, _) in enumerate(drawn)
     ]
     sheet = render_face_sheet(cells, cols)
     out = []
-    for i, kind in enumerate(kinds):
+    for i, (kind, (_, name_px)) in enumerate(zip(kinds, drawn, strict=True)):
         r, c = divmod(i, cols)
         face = sheet[r * FACE_H : (r + 1) * FACE_H, c * FACE_W : (c + 1) * FACE_W]
-        out.append((kind, np.ascontiguousarray(face, np.uint8)))
+        out.append(DrawnFace(kind, np.ascontiguousarray(face, np.uint8), name_px))
     return out
