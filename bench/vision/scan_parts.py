@@ -71,7 +71,7 @@ def hand_laid_out(
     seat = "ESWN"[int(rng.integers(4))]
     style = Style.random(rng, art)
     geometry = TableGeometry()
-    layout = shown_hand_layout(labels, seat, gaps, geometry)
+    layout = shown_hand_layout(labels, seat, gaps.tolist(), geometry)
     return render(layout, style, rng, geometry, CameraPose.overhead(rng, *size))
 
 
@@ -261,7 +261,7 @@ def hands_bench(
             named = counts[side]["correct"] - right_before
             whole[side] += named == len(r.layout.tiles) == len(tiles)
 
-    def side(name: str) -> dict[str, float]:
+    def figures(name: str) -> dict[str, float]:
         c = counts[name]
         return {
             "found": c["found"] / c["truth"],
@@ -273,11 +273,11 @@ def hands_bench(
     out: dict[str, Any] = {
         "art": art,
         "hands": count,
-        **side("this"),
+        **figures("this"),
         # Tiles found but not named right ("truth->named"), the commonest first; a hand's
         # tiles not found at all are in ``found``.
         "misses": dict(misses.most_common()),
     }
     if other is not None:
-        out["against"] = {"rev": other.rev, **side(other.rev)}
+        out["against"] = {"rev": other.rev, **figures(other.rev)}
     return out
