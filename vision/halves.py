@@ -34,12 +34,14 @@ def in_two(
     return [near, collect(far, lambda: work(slice(half, count)), time.perf_counter() - start)]
 
 
-def collect(far: Future[Part], here: Callable[[], Part], patience_s: float) -> Part:
+def collect(far: Future[Part], here: Callable[[], Part], patience_s: float | None) -> Part:
     """The other thread's part: done here when it has not begun (taken back), or when it
     has but is not back within ``patience_s`` (about as long as this thread took for its own
     part: the other thread lost its core to other work); both give the same, so whichever
     comes first is taken. Waited for without end, a part begun on a thread that then lost its
-    core held the scan's thread for a whole time slice of the machine's other work."""
+    core held the scan's thread for a whole time slice of the machine's other work.
+    ``patience_s`` None: a part begun is always waited for (one that would cost more to do
+    again than to wait for)."""
     if far.cancel():
         return here()
     try:

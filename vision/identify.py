@@ -302,12 +302,7 @@ class Recogniser:
         if ahead is not None:
             # Begun before the second look; taken back if not begun, else waited for: it
             # may hold many crops, and read again here it would be read twice.
-            early_read = ahead[1]
-            done = (
-                reader.read([crops[n] for n in early])
-                if early_read.cancel()
-                else early_read.result()
-            )
+            done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
             readings.update(zip(early, done, strict=True))
         readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
         for n, reading in readings.items():
