@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.crops import CROP_H, CROP_W, normalise_crop
 from vision.embedder import MODELS_DIR, Forward, ModelError, _dnn_forward, _ort_forward
@@ -136,13 +137,14 @@ class Temperatures:
         bonus = np.clip(kind_p[:, :nb].sum(axis=1), _FLOOR, 1.0 - _FLOOR)
         odds = (np.log(bonus) - np.log1p(-bonus)) / self.category
         bonus = 1.0 / (1.0 + np.exp(-odds))
-        shares = _softmax(np.log(np.maximum(kind_p[:, :nb], _FLOOR)) / self.name)
+        shares = softmax(np.log(np.maximum(kind_p[:, :nb], _FLOOR)) / self.name)
         kinds = np.concatenate([shares * bonus[:, None], (1.0 - bonus)[:, None]], axis=1)
-        numbers = _softmax(np.log(np.maximum(number_p, _FLOOR)) / self.number)
+        numbers = softmax(np.log(np.maximum(number_p, _FLOOR)) / self.number)
         return kinds.astype(np.float32), numbers.astype(np.float32)
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
+def softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each row's softmax (the first look's kinds in vision/identify.py too)."""
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     return np.asarray(e / e.sum(axis=1, keepdims=True))
 

@@ -31,7 +31,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.bonus import BONUS_KINDS, BonusReader, BonusReading, default_bonus_reader
+from vision.bonus import (
+    BONUS_KINDS,
+    BonusReader,
+    BonusReading,
+    default_bonus_reader,
+    softmax,
+)
 from vision.bonus_gate import (
     GateBars,
     bonus_evidence,
@@ -197,7 +203,7 @@ class Recogniser:
     ) -> list[Identity]:
         """Each crop's first look from its vector (``helper``: as for :meth:`_scores`)."""
         kinds, scores = self._scores(embeddings, helper)
-        probs = _softmax(scores / self.temperature)
+        probs = softmax(scores / self.temperature)
         bonus = np.array([k in BONUS_KINDS for k in kinds])
         shares = probs[:, bonus].sum(axis=1)
         sides = _side_bests(probs, bonus, kinds)
@@ -409,7 +415,7 @@ class Recogniser:
         scores, label_idx = scores[keep], label_idx[keep]
         best_t, best_loss = DEFAULT_TEMPERATURE, float("inf")
         for t in np.geomspace(0.005, 0.5, 40):
-            p = _softmax(scores / t)[np.arange(len(label_idx)), label_idx]
+            p = softmax(scores / t)[np.arange(len(label_idx)), label_idx]
             loss = float(-np.log(np.maximum(p, 1e-12)).mean())
             if loss < best_loss:
                 best_t, best_loss = float(t), loss
@@ -535,9 +541,3 @@ def _side_bests(
         sides.append((named, share))
     (b_kind, b_share), (o_kind, o_share) = sides
     return list(zip(b_kind, b_share.tolist(), o_kind, o_share.tolist(), strict=True))
-
-
-def _softmax(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    z = x - x.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return np.asarray(e / e.sum(axis=1, keepdims=True))
