@@ -371,6 +371,7 @@ def test_find_is_what_the_reference_computations_find(
     fast = find(table.image, cal)
     monkeypatch.setattr(finding, "cloth_mask", reference_cloth_mask)
     monkeypatch.setattr(cutting, "partition_many", reference_partition_many)
+    monkeypatch.setattr(cutting, "partition_laid", reference_partition_laid)
     assert fast == find(table.image, cal)
     # And those are the table's tiles: each true tile found once, within 3 mm.
     truth = np.array([[t.x, t.y] for t in table.layout.tiles])
@@ -392,6 +393,21 @@ def reference_partition_many(
     covers = depth_covers or [None] * len(profiles)
     return [reference_partition(p, lengths, tol, c, shallow, gap)
             for p, c in zip(profiles, covers, strict=True)]
+
+
+def reference_partition_laid(
+    profiles: NDArray[np.float64],
+    n: NDArray[np.int64],
+    lengths: list[float],
+    tol: float,
+    depth_covers: NDArray[np.float64] | None = None,
+    shallow: float = 1.0,
+    gap: float = 0.0,
+) -> list[cutting.Cutting | None]:
+    """The runs laid one a row, each cut alone by the reference."""
+    runs = [profiles[r, : n[r]] for r in range(len(n))]
+    covers = None if depth_covers is None else [depth_covers[r, : n[r]] for r in range(len(n))]
+    return reference_partition_many(runs, lengths, tol, covers, shallow, gap)
 
 
 # -- the embedding ----------------------------------------------------------------------------

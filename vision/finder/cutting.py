@@ -11,7 +11,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .found import PX_PER_MM
-from .stats import median
 
 
 class Cutting(NamedTuple):
@@ -54,39 +53,63 @@ def partition_many(
     gap: float = 0.0,
 ) -> list[Cutting | None]:
     """:func:`partition` of each run (its ``profiles`` and ``depth_covers``), all runs at
-    once: padded to the longest, each run's best costs one row of an array.
+    once (:func:`partition_laid` of the runs laid one a row)."""
+    if not profiles:
+        return []
+    n = np.array([len(profile) for profile in profiles], np.int64)
+    covers = None if depth_covers is None else laid(depth_covers, n)
+    return partition_laid(laid(profiles, n), n, lengths, tol, covers, shallow, gap)
+
+
+def laid(values: list[NDArray[np.float64]], n: NDArray[np.int64]) -> NDArray[np.float64]:
+    """The runs' values one run a row, ``n`` long each, padded with zeros to the longest."""
+    out = np.zeros((len(values), int(n.max())))
+    out[np.arange(out.shape[1])[None, :] < n[:, None]] = np.concatenate(values)
+    return out
+
+
+def partition_laid(
+    profiles: NDArray[np.float64],
+    n: NDArray[np.int64],
+    lengths: list[float],
+    tol: float,
+    depth_covers: NDArray[np.float64] | None = None,
+    shallow: float = 1.0,
+    gap: float = 0.0,
+) -> list[Cutting | None]:
+    """:func:`partition` of each run, the runs laid one a row (``profiles`` and
+    ``depth_covers``, run ``r`` ``n[r]`` long, zeros beyond), all at once: each run's best
+    costs one row of an array.
 
     A piece is at least ``lo`` long, so the best cuts up to ``end`` depend only on cuts at
     least ``lo`` earlier: a block of ``lo`` ends of every run is solved at once, and every
     term that does not depend on earlier cuts is computed for all ends beforehand (added in
     the same order as one end at a time would, so the sums round the same)."""
-    if not profiles:
+    if not len(n):
         return []
     key = (tuple(lengths), tol, shallow, gap)
     size, size_cost, size_length, target = _piece_sizes(*key)
     shift = int(size.max())
     # Longest first: the runs still being solved at any end are always the first few.
-    order = sorted(range(len(profiles)), key=lambda r: -len(profiles[r]))
-    n = np.array([len(profiles[r]) for r in order])
+    order = np.argsort(-n, kind="stable")
+    n = n[order]
     longest = int(n[0])
     ends, starts, index = _ends_and_starts(longest, *key)
-    seam = np.zeros((len(order), longest, 1))  # cut at each end; none at the run's end
-    for i, r in enumerate(order):
-        seam[i, : n[i] - 1, 0] = profiles[r][: n[i] - 1]
+    # Cut at each end; none at the run's end.
+    seam = profiles[order, :longest, None].copy()
+    seam[np.arange(len(n)), n - 1] = 0.0
     charge = None
     if depth_covers is not None:
-        csum = np.zeros((len(order), longest + 1))
-        for i, r in enumerate(order):
-            np.cumsum(depth_covers[r], out=csum[i, 1 : n[i] + 1])
-            csum[i, n[i] + 1 :] = csum[i, n[i]]
+        csum = np.zeros((len(n), longest + 1))
+        np.cumsum(depth_covers[order, :longest], axis=1, out=csum[:, 1:])
         covered = (csum[:, ends, None] - csum[:, np.maximum(starts, 0)]) / (ends[:, None] - starts)
         charge = 3.0 * np.abs(covered - target)
     # Best cost of cutting [0, end), stored ``shift`` further on so that a negative start
     # reads infinity.
-    best = np.full((len(order), longest + 1 + shift), np.inf)
+    best = np.full((len(n), longest + 1 + shift), np.inf)
     best[:, shift] = 0.0
-    prev = np.zeros((len(order), longest + 1), np.int64)
-    cut_as = np.zeros((len(order), longest + 1), np.int64)
+    prev = np.zeros((len(n), longest + 1), np.int64)
+    cut_as = np.zeros((len(n), longest + 1), np.int64)
     step = max(1, int(size.min()))
     width = len(size)
     for e0 in range(0, longest, step):
@@ -98,15 +121,14 @@ def partition_many(
         if charge is not None:
             cost += charge[:m, block]
         k = cost.argmin(axis=2)
-        best[:m, e0 + 1 + shift : block.stop + 1 + shift] = np.take_along_axis(
-            cost, k[:, :, None], axis=2
-        )[:, :, 0]
+        best[:m, e0 + 1 + shift : block.stop + 1 + shift] = cost.min(axis=2)
         flat = np.arange(k.shape[1])[None, :] * width + k
         prev[:m, e0 + 1 : block.stop + 1] = starts[block].ravel()[flat]
         cut_as[:m, e0 + 1 : block.stop + 1] = size_length[k]
-    out: list[Cutting | None] = [None] * len(order)
-    for i, r in enumerate(order):
-        out[r] = _pieces(prev[i], cut_as[i], int(n[i]), float(best[i, n[i] + shift]))
+    out: list[Cutting | None] = [None] * len(n)
+    final = best[np.arange(len(n)), n + shift].tolist()
+    for i, r in enumerate(order.tolist()):
+        out[r] = _pieces(prev[i], cut_as[i], int(n[i]), final[i])
     return out
 
 
@@ -225,7 +247,27 @@ def cut_runs(
     tw: float,
     upright_row: bool,
 ) -> list[list[tuple[int, int, int]] | None]:
-    """Runs of rows' tiles cut at their seams (:func:`partition_many`, all at once).
+    """Runs of rows' tiles cut at their seams (:func:`cut_laid_runs` of the runs laid one
+    a row)."""
+    if not profiles:
+        return []
+    n = np.array([len(profile) for profile in profiles], np.int64)
+    return cut_laid_runs(
+        laid(profiles, n), n, lengths, laid(depth_covers, n), shallow, tw, upright_row
+    )
+
+
+def cut_laid_runs(
+    profiles: NDArray[np.float64],
+    n: NDArray[np.int64],
+    lengths: list[float],
+    depth_covers: NDArray[np.float64],
+    shallow: float,
+    tw: float,
+    upright_row: bool,
+) -> list[list[tuple[int, int, int]] | None]:
+    """Runs of rows' tiles cut at their seams (:func:`partition_laid`, all at once; run
+    ``r`` ``n[r]`` long in row ``r`` of ``profiles`` and ``depth_covers``).
 
     A cut is charged by how much less like a seam its line is than the run's median line:
     where seams hardly show (tiles touching, a hand laid out), every cut cost about the same,
@@ -233,19 +275,35 @@ def cut_runs(
     and the faces' engravings are darker (dots, bamboo), the cuts followed the engravings
     instead, half a tile off: a long run of upright tiles is also cut on each even pitch its
     length allows, and kept so when that is cheaper, the pitch counted."""
+    if not len(n):
+        return []
     tol, gap = 3.5 * PX_PER_MM, _GAP_MM * PX_PER_MM
-    seams = [profile - median(profile) for profile in profiles]
-    cuts = partition_many(seams, lengths, tol, depth_covers, shallow, gap)
+    held = np.arange(profiles.shape[1])[None, :] < n[:, None]
+    seams = np.where(held, profiles - _medians(profiles, held, n)[:, None], 0.0)
+    cuts = partition_laid(seams, n, lengths, tol, depth_covers, shallow, gap)
     out: list[list[tuple[int, int, int]] | None] = []
-    for run, best, cover in zip(seams, cuts, depth_covers, strict=True):
-        n = len(run)
-        if best is not None and upright_row and n >= _EVEN_ROW_TILES * tw:
+    for r, best in enumerate(cuts):
+        length = int(n[r])
+        if best is not None and upright_row and length >= _EVEN_ROW_TILES * tw:
+            run, cover = seams[r, :length], depth_covers[r, :length]
             # Tiles touching, or apart by up to the gap (and a pixel of measuring either way).
-            counts = range(int(np.ceil(n / (tw + gap + 1))), int(n / (tw - 1)) + 1)
-            priors = [_EVEN_PITCH_CREDIT / (c - 1) * _off_pitch(n, c) for c in counts]
+            counts = range(int(np.ceil(length / (tw + gap + 1))), int(length / (tw - 1)) + 1)
+            priors = [_EVEN_PITCH_CREDIT / (c - 1) * _off_pitch(length, c) for c in counts]
             evens = [run + prior for prior in priors]
             for even in partition_many(evens, lengths, tol, [cover] * len(evens), shallow, gap):
                 if even is not None and even.cost < best.cost:
                     best = even
         out.append(None if best is None else best.pieces)
     return out
+
+
+def _medians(
+    values: NDArray[np.float64], held: NDArray[np.bool_], n: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """Per row, the median of its first ``n`` values (``held``), as :func:`median` gives it:
+    the rows sorted, the rest above every value."""
+    ordered = np.sort(np.where(held, values, np.inf), axis=1)
+    rows, half = np.arange(len(n)), n // 2
+    middle = ordered[rows, half]
+    below = ordered[rows, np.maximum(half - 1, 0)]
+    return np.asarray(np.where(n % 2 == 1, middle, (below + middle) / 2))

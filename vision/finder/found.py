@@ -61,6 +61,20 @@ def tile_at(
     )
 
 
+def tiles_at(
+    centres: NDArray[np.float64], long_axes: NDArray[np.float64], h: float, w: float
+) -> list[Found]:
+    """:func:`tile_at` of each centre and long axis ((n, 2) each), the angles computed for
+    all at once (the same numbers: the same operations, element by element)."""
+    angles = np.degrees(np.arctan2(-long_axes[:, 0], long_axes[:, 1])) % 180.0
+    xs, ys = (centres / PX_PER_MM).T.tolist()
+    w_mm, h_mm = w / PX_PER_MM, h / PX_PER_MM
+    return [
+        Found("tile", x, y, angle, w_mm, h_mm)
+        for x, y, angle in zip(xs, ys, angles.tolist(), strict=True)
+    ]
+
+
 def obstruction_at(
     centre: NDArray[np.float64], depth: float, length: float, long_axis: NDArray[np.float64]
 ) -> Found:

@@ -13,8 +13,8 @@ from vision.calibration import Calibration
 from vision.geometry import TableGeometry
 from vision.image import Image
 
-from .cutting import cut_runs
-from .found import PX_PER_MM, Found, Rect, obstruction_at, rect_axes, tile_at
+from .cutting import cut_laid_runs
+from .found import PX_PER_MM, Found, Rect, obstruction_at, rect_axes, tile_at, tiles_at
 from .strips import Strips, cut_strips, runs_of, seam_profiles
 
 # Between tiles of one row, a seam's rim crosses a tile's whole depth; an engraving (a column
@@ -118,16 +118,24 @@ def _cut(rows: _Rows, grey: Image, mask: Image, tw: float, th: float) -> list[li
     cuts: dict[int, list[tuple[int, int, int]] | None] = {}
     for upright in (True, False):  # rows of upright tiles and rows of sideways ones apart
         mine = [(b0, e0) for b0, e0 in runs if rows.upright[strips.owner[b0]] == upright]
-        depth = [rows.depth[strips.owner[b0]] for b0, _ in mine]
-        cut = cut_runs(
-            [profile[b0:e0] for b0, e0 in mine],
+        if not mine:
+            continue
+        first, after = (np.array(ends, np.int64) for ends in zip(*mine, strict=True))
+        n = after - first
+        lines = first[:, None] + np.arange(int(n.max()))[None, :]
+        held = lines < after[:, None]
+        lines = np.where(held, lines, first[:, None])
+        depth = rows.depth[strips.owner[first]][:, None]
+        cut = cut_laid_runs(
+            np.where(held, profile[lines], 0.0),
+            n,
             [tw, th] if upright else [th],
-            [cover[b0:e0] * d / th for (b0, e0), d in zip(mine, depth, strict=True)],
+            np.where(held, cover[lines] * depth / th, 0.0),
             tw / th,
             tw,
             upright,
         )
-        cuts.update(zip((b0 for b0, _ in mine), cut, strict=True))
+        cuts.update(zip(first.tolist(), cut, strict=True))
     pieces: list[tuple[int, int, int, int]] = []  # strip, first line, line after, cut as
     for b0, e0 in runs:
         s = int(strips.owner[b0])
@@ -153,8 +161,7 @@ def _tiles(
     if not pieces:
         return []
     s, a, b, cut_as = (np.array(column, np.int64) for column in zip(*pieces, strict=True))
-    covered_to = strips.covered_to()
-    share = (covered_to[b] - covered_to[a]) / (b - a)[:, None]
+    share = strips.covered_between(a, b) / (b - a)[:, None]
     held = (share > 0.5) & strips.inside[a]
     anywhere = held.any(axis=1)
     lo = np.where(anywhere, held.argmax(axis=1), 0)
@@ -167,4 +174,4 @@ def _tiles(
     )
     upright = rows.upright[s] & (cut_as == 0)
     long_axis = np.where(upright[:, None], rows.across[s], rows.along[s])
-    return [tile_at(c, axis, th, tw) for c, axis in zip(centre, long_axis, strict=True)]
+    return tiles_at(centre, long_axis, th, tw)
