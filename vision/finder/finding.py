@@ -21,9 +21,9 @@ from .dice_blobs import dice_in
 from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
 from .markers import marker_boxes
 from .one_row import needs_cutting, split_rows
-from .outline import blob_rects
+from .outline import blob_rects, every_pixel
 from .sizes import fills, one_row_mm
-from .split import first_rows, split_blob
+from .split import first_rows, rows_behind, split_blob
 from .topdown import rectify
 
 # What is told of each blob's tiles as soon as they are cut (see find).
@@ -146,11 +146,17 @@ def _blobs_found(
     to_cut = [k for k, look in enumerate(looked) if look.to_cut]
     rects = blob_rects([looked[k].points for k in to_cut], [looked[k].least for k in to_cut], g)
     for k, rect in zip(to_cut, rects, strict=True):
-        looked[k] = replace(looked[k], rect=rect)
+        look = looked[k]
+        # Every pixel of the outline of a blob of rows one behind another, made once for
+        # cutting its rows first and for judging it.
+        outline = every_pixel(look.points) if rows_behind(rect, g) else None
+        looked[k] = _Look(look.points, look.area, look.least, look.dice, True, rect, outline)
     # Every blob's rows cut at once (their strips and profiles in whole arrays): a blob one
     # row deep, or the rows of a deeper one as it is cut first.
     firsts = [
-        first_rows(look.points, look.rect, grey, mask, calibration) if look.rect else ([], [])
+        first_rows(look.points, look.rect, grey, mask, calibration, look.outline)
+        if look.rect
+        else ([], [])
         for look in looked
     ]
     # Blobs that need no cutting (one tile, dice, an obstruction) first: their tiles go to the
@@ -185,7 +191,7 @@ class _Look:
     """A blob's first look: its outline's points, pixel area and smallest-area rectangle;
     the dice it is, if any; and, when it is to be cut into tiles, its rectangle turned the
     way its rows run (:func:`blob_rects`, every blob's at once; None: dice, or too small
-    for a tile)."""
+    for a tile), and every pixel of its outline when its rows lie one behind another."""
 
     points: NDArray[np.float32]
     area: int
@@ -193,6 +199,7 @@ class _Look:
     dice: list[Found]
     to_cut: bool
     rect: Rect | None = None
+    outline: NDArray[np.float32] | None = None  # every pixel of it, when cut into rows first
 
 
 def _look(blob: Blob, grey: Image, calibration: Calibration) -> _Look:
@@ -226,7 +233,9 @@ def _add_blob(
     if look.rect is None:
         return
     g = calibration.geometry
-    cut = split_blob(look.points, look.least, look.area, grey, mask, calibration, look.rect, row)
+    cut = split_blob(
+        look.points, look.least, look.area, grey, mask, calibration, look.rect, row, look.outline
+    )
     pieces = [f for f in cut if f.kind == "tile"]
     # Tiles fill their blob; a blob much larger than the tiles cut from it is something
     # else over the table (a hand, a sleeve): report it, trust nothing inside it. Cut

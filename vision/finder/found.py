@@ -7,6 +7,7 @@ Everything is in table millimetres; the top-down image the finder works on has
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,14 +37,20 @@ Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in top-down pixels
 Rect = tuple[tuple[float, float], tuple[float, float], float]
 
 
+# The finder asks for the same rectangles' axes several times (to cut a row, then to judge
+# its blob): computed once each.
+@lru_cache(maxsize=4096)
 def rect_axes(
     rect: tuple[tuple[float, float], tuple[float, float], float],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float, float]:
-    """Unit vectors along the long and short sides of a rotated rect, and their lengths."""
+    """Unit vectors along the long and short sides of a rotated rect, and their lengths
+    (the vectors shared by every call with this rect: never written to)."""
     (_, _), (rw, rh), angle = rect
     t = np.deg2rad(angle)
     u = np.array([np.cos(t), np.sin(t)])  # along the rect's "width"
     v = np.array([-np.sin(t), np.cos(t)])
+    u.flags.writeable = False
+    v.flags.writeable = False
     if rw >= rh:
         return u, v, rw, rh
     return v, u, rh, rw

@@ -25,11 +25,17 @@ def blob_rect(points: NDArray[np.float32], least: Rect, g: TableGeometry) -> Rec
 
 
 def first_rows(
-    points: NDArray[np.float32], rect: Rect, grey: Image, mask: Image, calibration: Calibration
+    points: NDArray[np.float32],
+    rect: Rect,
+    grey: Image,
+    mask: Image,
+    calibration: Calibration,
+    outline: NDArray[np.float32] | None = None,
 ) -> tuple[list[Rect], list[float]]:
     """The rows a blob of this rectangle (:func:`blob_rect`) is cut into first, before
     they are cut into tiles, and each one's slack (mm): itself when it is one row deep,
-    its rows running along it when it is deeper (:func:`row_parts`), none otherwise."""
+    its rows running along it when it is deeper (:func:`row_parts`), none otherwise.
+    ``outline``: every pixel of the outline (:func:`every_pixel`), when made already."""
     g = calibration.geometry
     along, across, length, depth = rect_axes(rect)
     depth_mm = depth / PX_PER_MM
@@ -37,9 +43,16 @@ def first_rows(
         return [], []
     if depth_mm <= one_row_mm(g):
         return [rect], [8.0]
-    outline = every_pixel(points)
+    outline = every_pixel(points) if outline is None else outline
     parts, slack = row_parts(outline, grey, mask, calibration, rect, across, depth, along, length)
     return parts, [slack] * len(parts)
+
+
+def rows_behind(rect: Rect, g: TableGeometry) -> bool:
+    """Whether a blob of this rectangle (:func:`blob_rect`) is cut as rows one behind
+    another (deeper than one row, not too deep for rows)."""
+    depth_mm = rect_axes(rect)[3] / PX_PER_MM
+    return one_row_mm(g) < depth_mm < MAX_ROWS * (g.tile_h_mm + 16)
 
 
 def one_row_deep(rect: Rect, g: TableGeometry) -> bool:
@@ -57,12 +70,13 @@ def split_blob(
     calibration: Calibration,
     given: Rect | None = None,
     row: list[Found] | None = None,
+    outline: NDArray[np.float32] | None = None,
 ) -> list[Found]:
     """The tiles of a blob (its outline ``points``, its smallest-area rectangle ``least``):
     one row cut at its seams, or rows one behind another cut apart first. ``given``: its
     :func:`blob_rect`, and ``row`` that cut as one row, or as rows running along it
     (:func:`first_rows`; :func:`split_rows` cuts every row of a frame at once), when it
-    was."""
+    was; ``outline``: every pixel of its outline, when made already."""
     g = calibration.geometry
 
     def or_along_least(found: list[Found]) -> list[Found]:
@@ -81,7 +95,7 @@ def split_blob(
             other = split_row(least, grey, mask, calibration)
         elif l_depth < deepest_mm * PX_PER_MM and abs(turn_between(least[2], rect[2])) > 1.0:
             other = cut_rows(
-                every_pixel(points),
+                every_pixel(points) if outline is None else outline,
                 grey,
                 mask,
                 calibration,
@@ -110,7 +124,7 @@ def split_blob(
     # is cut the other way too, and kept the way that explains it better.
     # Every pixel of the outline, so that each row gets its own sides (a compressed outline
     # keeps only the ends of straight runs: a row between two corners got none of them).
-    outline = every_pixel(points)
+    outline = every_pixel(points) if outline is None else outline
     if row is None:
         found = cut_rows(outline, grey, mask, calibration, rect, across, depth, along, length)
     else:
