@@ -74,7 +74,7 @@ def tiles_at(
     """:func:`tile_at` of each centre and long axis ((n, 2) each), the angles computed for
     all at once (the same numbers: the same operations, element by element)."""
     angles = np.degrees(np.arctan2(-long_axes[:, 0], long_axes[:, 1])) % 180.0
-    xs, ys = (centres / PX_PER_MM).T.tolist()
+    xs, ys = centres[:, 0] / PX_PER_MM, centres[:, 1] / PX_PER_MM  # numpy's floats, as there
     w_mm, h_mm = w / PX_PER_MM, h / PX_PER_MM
     return [
         Found("tile", x, y, angle, w_mm, h_mm)

@@ -36,23 +36,36 @@ def split_row(
 def needs_cutting(rect: Rect, slack_mm: float, g: TableGeometry) -> bool:
     """Whether :func:`split_rows` cuts this row at its seams (it is neither one tile nor too
     deep or shallow for a row)."""
-    return _without_cutting(rect, slack_mm, g) is None
+    return _plain_as(rect, slack_mm, g) is None
 
 
-def _without_cutting(rect: Rect, slack_mm: float, g: TableGeometry) -> list[Found] | None:
-    """A row's tiles when no cutting is needed: one tile, its long side either way (with its
+def _plain_as(rect: Rect, slack_mm: float, g: TableGeometry) -> str | None:
+    """What a row is when no cutting is needed: one tile, its long side either way (with its
     share of the slack: the shadow of a deep blob's outer row lengthens a lone last discard
     in it), or an obstruction when deeper than a tile's length and ``slack_mm`` or shallower
     than a tile's width; None when the row must be cut."""
     tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
-    along, across, length, depth = rect_axes(rect)
-    centre = np.array(rect[0], np.float64)
+    _, _, length, depth = rect_axes(rect)
     one = th + (slack_mm - 4) * PX_PER_MM
     if length < one and depth < one:
-        return [tile_at(centre, along if length >= depth else across, th, tw)]
+        return "tile"
     if depth > th + slack_mm * PX_PER_MM or depth < tw - 6 * PX_PER_MM:
-        return [obstruction_at(centre, depth, length, along)]
+        return "obstruction"
     return None
+
+
+def _without_cutting(rect: Rect, slack_mm: float, g: TableGeometry) -> list[Found] | None:
+    """A row's tiles when no cutting is needed (:func:`_plain_as`); None when the row must
+    be cut."""
+    plain = _plain_as(rect, slack_mm, g)
+    if plain is None:
+        return None
+    tw, th = g.tile_w_mm * PX_PER_MM, g.tile_h_mm * PX_PER_MM
+    along, across, length, depth = rect_axes(rect)
+    centre = np.array(rect[0], np.float64)
+    if plain == "tile":
+        return [tile_at(centre, along if length >= depth else across, th, tw)]
+    return [obstruction_at(centre, depth, length, along)]
 
 
 @dataclass(frozen=True)

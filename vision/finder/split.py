@@ -87,9 +87,9 @@ def split_blob(
         # edges' direction 4-7 degrees off; a row measured that way came out 6-10 mm deeper
         # than it is: too deep for a row of tiles, or cut into rows too shallow for tiles,
         # a hand either way (three discards; a seat's six and two behind them).
-        score = cutting_score(found, area, g)
-        if not score[0]:
+        if not _unexplained(found, area, g):
             return found
+        score = cutting_score(found, area, g)
         l_along, l_across, l_length, l_depth = rect_axes(least)
         if l_depth <= one_row_mm(g) * PX_PER_MM:
             other = split_row(least, grey, mask, calibration)
@@ -152,5 +152,11 @@ def cutting_score(cut: list[Found], area: float, g: TableGeometry) -> tuple[int,
     tiles = [f for f in cut if f.kind == "tile"]
     along_y = sum(1 for f in tiles if min(f.angle, 180 - f.angle) < 45)
     turned = min(along_y, len(tiles) - along_y)
-    unexplained = len(cut) - len(tiles) + (not fills(area, len(tiles), g))
-    return unexplained, turned, -len(tiles)
+    return _unexplained(cut, area, g), turned, -len(tiles)
+
+
+def _unexplained(cut: list[Found], area: float, g: TableGeometry) -> int:
+    """:func:`cutting_score`'s first term alone (most blobs are explained: nothing more to
+    weigh)."""
+    tiles = sum(1 for f in cut if f.kind == "tile")
+    return len(cut) - tiles + (not fills(area, tiles, g))
