@@ -162,13 +162,16 @@ def _band_percentile(
     values = strips.grey[:, first:after].astype(np.int16)
     values[~band] = -1
     ordered = np.sort(values, axis=1)
-    width = after - first
+    # Where in a line of the whole strips' depth the percentile lies (so that its fraction
+    # rounds as it did there), then in the columns sorted.
+    width, left_out = strips.grey.shape[1], strips.grey.shape[1] - (after - first)
     held = (hi - lo)[strips.owner]
     index = (width - held) + q / 100 * (held - 1)
     below_at = np.floor(index).astype(np.int64)
     above_at = np.minimum(below_at + 1, width - 1)
-    below = np.take_along_axis(ordered, below_at[:, None], axis=1)[:, 0].astype(np.float64)
-    above = np.take_along_axis(ordered, above_at[:, None], axis=1)[:, 0].astype(np.float64)
+    below = np.take_along_axis(ordered, below_at[:, None] - left_out, axis=1)[:, 0]
+    above = np.take_along_axis(ordered, above_at[:, None] - left_out, axis=1)[:, 0]
+    below, above = below.astype(np.float64), above.astype(np.float64)
     t = index - below_at
     return np.asarray(
         np.where(t >= 0.5, above - (above - below) * (1 - t), below + (above - below) * t)
