@@ -123,22 +123,21 @@ def _cut(rows: _Rows, grey: Image, mask: Image, tw: float, th: float) -> list[li
     cover = strips.line_cover()
     profile = seam_profiles(strips, _ALONG_ROW_BRIGHTER_PART) * np.clip(cover * 1.5, 0, 1)
     out: list[list[Found | None]] = [[] for _ in strips.start]
-    runs = [
-        (int(b0), int(e0))
-        for b0, e0 in zip(*runs_of(cover > 0.3, strips), strict=True)
-        if e0 - b0 >= tw - 6 * PX_PER_MM
-    ]
+    begins, ends = runs_of(cover > 0.3, strips)
+    long_enough = ends - begins >= tw - 6 * PX_PER_MM
+    begins, ends = begins[long_enough], ends[long_enough]
+    owners = strips.owner[begins]
     cuts: dict[int, list[tuple[int, int, int]] | None] = {}
     for upright in (True, False):  # rows of upright tiles and rows of sideways ones apart
-        mine = [(b0, e0) for b0, e0 in runs if rows.upright[strips.owner[b0]] == upright]
-        if not mine:
+        mine = rows.upright[owners] == upright
+        if not mine.any():
             continue
-        first, after = (np.array(ends, np.int64) for ends in zip(*mine, strict=True))
+        first, after = begins[mine], ends[mine]
         n = after - first
         lines = first[:, None] + np.arange(int(n.max()))[None, :]
         held = lines < after[:, None]
         lines = np.where(held, lines, first[:, None])
-        depth = rows.depth[strips.owner[first]][:, None]
+        depth = rows.depth[owners[mine]][:, None]
         cut = cut_laid_runs(
             np.where(held, profile[lines], 0.0),
             n,
@@ -149,9 +148,9 @@ def _cut(rows: _Rows, grey: Image, mask: Image, tw: float, th: float) -> list[li
             upright,
         )
         cuts.update(zip(first.tolist(), cut, strict=True))
+    runs = zip(begins.tolist(), ends.tolist(), owners.tolist(), strict=True)
     pieces: list[tuple[int, int, int, int]] = []  # strip, first line, line after, cut as
-    for b0, e0 in runs:
-        s = int(strips.owner[b0])
+    for b0, e0, s in runs:
         pieces_of_run = cuts[b0]
         if pieces_of_run is None:
             a0 = b0 - int(strips.start[s])
