@@ -82,9 +82,9 @@ def partition_laid(
     costs one row of an array.
 
     A piece is at least ``lo`` long, so the best cuts up to ``end`` depend only on cuts at
-    least ``lo`` earlier: a block of ``lo`` ends of every run is solved at once, and every
-    term that does not depend on earlier cuts is computed for all ends beforehand (added in
-    the same order as one end at a time would, so the sums round the same)."""
+    least ``lo`` earlier: a block of ``lo`` ends of every run is solved at once, for the
+    runs that reach it only, each term added in the same order as one end at a time would
+    (so the sums round the same)."""
     if not len(n):
         return []
     key = (tuple(lengths), tol, shallow, gap)
@@ -98,12 +98,10 @@ def partition_laid(
     # Cut at each end; none at the run's end.
     seam = profiles[order, :longest, None].copy()
     seam[np.arange(len(n)), n - 1] = 0.0
-    charge = None
     if depth_covers is not None:
         csum = np.zeros((len(n), longest + 1))
         np.cumsum(depth_covers[order, :longest], axis=1, out=csum[:, 1:])
-        covered = (csum[:, ends, None] - csum[:, np.maximum(starts, 0)]) / (ends[:, None] - starts)
-        charge = 3.0 * np.abs(covered - target)
+        from_start, span = np.maximum(starts, 0), ends[:, None] - starts
     # Best cost of cutting [0, end), stored ``shift`` further on so that a negative start
     # reads infinity.
     best = np.full((len(n), longest + 1 + shift), np.inf)
@@ -118,8 +116,14 @@ def partition_laid(
         cost = best[:m, index[block]]
         cost += seam[:m, block]
         cost += size_cost
-        if charge is not None:
-            cost += charge[:m, block]
+        if depth_covers is not None:
+            # Charged for the depth covered, only where runs reach: 3 |covered - target|.
+            charge = csum[:m, ends[block], None] - csum[:m, from_start[block]]
+            charge /= span[block]
+            charge -= target
+            np.abs(charge, out=charge)
+            charge *= 3.0
+            cost += charge
         k = cost.argmin(axis=2)
         best[:m, e0 + 1 + shift : block.stop + 1 + shift] = cost.min(axis=2)
         flat = np.arange(k.shape[1])[None, :] * width + k
