@@ -15,7 +15,7 @@ from vision.image import Image
 from .found import PX_PER_MM, Found, Rect
 from .one_row import split_rows
 from .outline import grid_rect
-from .seams import cut_strip, seam_lines, seam_profile
+from .seams import column_sums, cut_strip, seam_lines, seam_profile
 from .sizes import MAX_ROWS, two_rows_mm
 
 
@@ -59,7 +59,8 @@ def row_parts(
     strip = cut_strip(grey, centre, across, along, depth, length)
     cover2d = cut_strip(mask, centre, across, along, depth, length) > 127
     if rows == 2:  # both rows as deep as a row can be (below): no short row to mislead
-        prof = seam_profile(strip, cover2d) * np.clip(cover2d.mean(axis=0) * 1.5, 0, 1)
+        share = column_sums(cover2d) / cover2d.shape[0]
+        prof = seam_profile(strip, cover2d) * np.clip(share * 1.5, 0, 1)
     else:
         prof = seam_lines(strip, cover2d)
     pitch = len(prof) / rows
@@ -92,12 +93,19 @@ def row_parts(
     # was taken for a hand over the table in 8 of 30 renders.)
     slack = 10.0 if rows == 2 else 12.0
     parts: list[Rect] = []
+    # Per line along the rows, how many of its first pixels across them the blob covers.
+    covered_to = np.zeros((cover2d.shape[0], cover2d.shape[1] + 1), np.int32)
+    np.cumsum(cover2d, axis=1, out=covered_to[:, 1:])
     for a, b in itertools.pairwise(bounds):
         # A row shorter than the one beside it (the last discards) is where the blob fills
         # the row's band: the other row's edge, running on past it beside the cut, is not.
-        first = 0 if a == -np.inf else max(0, round(a + depth / 2))
-        band = cover2d[:, first : None if b == np.inf else max(first, round(b + depth / 2))]
-        filled = band.mean(axis=1) > 0.5 if band.shape[1] else np.ones(len(band), bool)
+        first = 0 if a == -np.inf else min(max(0, round(a + depth / 2)), cover2d.shape[1])
+        after = cover2d.shape[1] if b == np.inf else max(first, round(b + depth / 2))
+        after = min(after, cover2d.shape[1])
+        if after > first:  # more than half the band's pixels (the mean, to the bit)
+            filled = (covered_to[:, after] - covered_to[:, first]) / (after - first) > 0.5
+        else:
+            filled = np.ones(len(cover2d), bool)
         filled = np.convolve(filled, np.ones(7), mode="same") > 0  # and its rim
         part = outline[(offset >= a) & (offset < b) & filled[line]]
         if len(part) >= 8:
