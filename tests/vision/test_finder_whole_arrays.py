@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 from vision.finder import body, cutting
 from vision.finder.found import Found, rect_axes, tile_at, tile_axes, tiles_at
 from vision.finder.strips import Strips, _band_percentile, _percentile_per_strip
+from vision.geometry import TableGeometry
 
 from .test_scan_fast_paths import reference_partition
 
@@ -182,3 +183,31 @@ def test_a_rectangles_shared_axes_cannot_be_written_to() -> None:
         along[0] = 0.0
     with pytest.raises(ValueError):
         across += 1.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(0, 60))
+def test_faces_up_are_the_tiles_whose_zone_is_not_a_wall(seed: int, count: int) -> None:
+    g = TableGeometry()
+    rng = np.random.default_rng(seed)
+    dx, dy = (float(v) for v in rng.choice([0.0, 40.0, -12.5], 2))
+    # Anywhere on the table, and exactly on the zones' edges (a zone holds its low edges).
+    edges = sorted({v for z in g.zones for v in (z.x0, z.x1, z.y0, z.y1)})
+    found = [
+        Found(
+            str(rng.choice(["tile", "tile", "die", "obstruction"])),
+            float(rng.choice(edges)) - dx if rng.random() < 0.3 else rng.uniform(-10, 910),
+            float(rng.choice(edges)) - dy if rng.random() < 0.3 else rng.uniform(-10, 910),
+            0.0,
+            22.0,
+            30.0,
+        )
+        for _ in range(count)
+    ]
+    expected = [
+        f
+        for f in found
+        if f.kind == "tile" and getattr(g.zone_at(f.x + dx, f.y + dy), "name", None) != "wall"
+    ]
+    assert body.faces_up(found, g, dx, dy) == expected
+    assert any(z.name == "wall" for z in g.zones)

@@ -13,12 +13,6 @@ from vision.image import Image
 
 from .found import PX_PER_MM, Found
 
-
-def _in_wall(g: TableGeometry, x: float, y: float) -> bool:
-    zone = g.zone_at(x, y)
-    return zone is not None and zone.name == "wall"
-
-
 # A point of a face shows the set's body when its colour is this near the body's (as the
 # cloth's is measured: lightness counts a third, light being uneven); a face shows its body
 # when this many of its 25 points do. Measured on rendered tables: pieces of a hand over the
@@ -124,8 +118,21 @@ def set_body(top: Image, found: list[Found], geometry: TableGeometry) -> NDArray
 
 def faces_up(found: list[Found], g: TableGeometry, dx: float = 0.0, dy: float = 0.0) -> list[Found]:
     """The tiles found outside the walls (each at (x + dx, y + dy) on the table): the walls
-    are face down, and their backs are not the body colour of the set's faces."""
-    return [f for f in found if f.kind == "tile" and not _in_wall(g, f.x + dx, f.y + dy)]
+    are face down, and their backs are not the body colour of the set's faces. Every tile's
+    zone at once: the first of the geometry's zones that holds it, as ``zone_at`` takes it."""
+    tiles = [f for f in found if f.kind == "tile"]
+    if not tiles:
+        return []
+    x = np.array([f.x for f in tiles], np.float64) + dx
+    y = np.array([f.y for f in tiles], np.float64) + dy
+    unplaced = np.ones(len(tiles), bool)
+    in_wall = np.zeros(len(tiles), bool)
+    for zone in g.zones:
+        inside = unplaced & (zone.x0 <= x) & (x < zone.x1) & (zone.y0 <= y) & (y < zone.y1)
+        if zone.name == "wall":
+            in_wall |= inside
+        unplaced &= ~inside
+    return [f for f, wall in zip(tiles, in_wall.tolist(), strict=True) if not wall]
 
 
 def body_of(top: Image, known: list[Found]) -> NDArray[np.float32]:

@@ -118,7 +118,8 @@ def blob_rects(
     u0, u1 = np.minimum.reduceat(pu, first), np.maximum.reduceat(pu, first)
     v0, v1 = np.minimum.reduceat(pv, first), np.maximum.reduceat(pv, first)
     centre = u * ((u0 + u1) / 2)[:, None] + v * ((v0 + v1) / 2)[:, None]
+    columns = (centre[:, 0], centre[:, 1], u1 - u0, v1 - v0, np.degrees(theta))
     return [
-        ((float(c[0]), float(c[1])), (float(a) + 1, float(b) + 1), float(d))
-        for c, a, b, d in zip(centre, u1 - u0, v1 - v0, np.degrees(theta), strict=True)
+        ((x, y), (a + 1, b + 1), d)
+        for x, y, a, b, d in zip(*(c.tolist() for c in columns), strict=True)
     ]
