@@ -211,3 +211,21 @@ def test_faces_up_are_the_tiles_whose_zone_is_not_a_wall(seed: int, count: int) 
     ]
     assert body.faces_up(found, g, dx, dy) == expected
     assert any(z.name == "wall" for z in g.zones)
+
+
+def test_an_empty_run_is_cut_into_nothing_beside_the_others() -> None:
+    rng = np.random.default_rng(5)
+    profile, cover = rng.random(90), rng.random(90)
+    lengths = [22.0, 30.0]
+    empty = np.zeros(0)
+    assert cutting.partition_many([empty], lengths, 3.5, [empty]) == [cutting.Cutting([], 0.0)]
+    cuts = cutting.partition_many([empty, profile], lengths, 3.5, [empty, cover], 22 / 30, 2.0)
+    assert cuts == [
+        cutting.Cutting([], 0.0),
+        reference_partition(profile, lengths, 3.5, cover, 22 / 30, 2.0),
+    ]
+    strips = _strips(rng, 3)
+    assert strips.covered_between(np.zeros(0, np.int64), np.zeros(0, np.int64)).shape == (
+        0,
+        strips.cover.shape[1],
+    )

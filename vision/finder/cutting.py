@@ -94,6 +94,8 @@ def partition_laid(
     order = np.argsort(-n, kind="stable")
     n = n[order]
     longest = int(n[0])
+    if not longest:  # nothing to cut: no piece, no cost
+        return [Cutting([], 0.0) for _ in order]
     ends, starts, index = _ends_and_starts(longest, *key)
     # Cut at each end; none at the run's end.
     seam = profiles[order, :longest, None].copy()
@@ -304,8 +306,8 @@ def cut_laid_runs(
 def _medians(
     values: NDArray[np.float64], held: NDArray[np.bool_], n: NDArray[np.int64]
 ) -> NDArray[np.float64]:
-    """Per row, the median of its first ``n`` values (``held``), as :func:`median` gives it:
-    the rows sorted, the rest above every value."""
+    """Per row, the median of its first ``n`` values (``held``), as ``stats.median`` gives
+    it: the rows sorted, the rest above every value."""
     ordered = np.sort(np.where(held, values, np.inf), axis=1)
     rows, half = np.arange(len(n)), n // 2
     middle = ordered[rows, half]

@@ -48,6 +48,8 @@ class Strips:
         apart: each ``b`` at most the next ``a``), how many of its lines are covered at each
         depth: one ``np.add.reduceat`` over the pieces' bounds (the sums between pieces are
         dropped)."""
+        if not len(a):
+            return np.zeros((0, self.cover.shape[1]), np.int64)
         bounds = np.empty(2 * len(a), np.int64)
         bounds[0::2], bounds[1::2] = a, b
         if bounds[-1] == len(self.cover):  # the last piece runs to the end
