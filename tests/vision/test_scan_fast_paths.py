@@ -20,6 +20,7 @@ from vision.calibration import calibrate
 from vision.embedder import Embedder
 from vision.finder import (
     blobs,
+    cloth,
     cutting,
     find,
     finding,
@@ -273,6 +274,37 @@ def test_cloth_mask_is_exact_on_noisy_images_up_to_the_edges(
     assert np.array_equal(finder.cloth_mask(top), reference_cloth_mask(top))
 
 
+@pytest.mark.parametrize("felt", [(0, 0, 0), (255, 255, 255), (140, 110, 150), (61, 128, 129)])
+def test_far_from_the_cloth_is_the_colour_distance_for_every_lab_value(
+    felt: tuple[int, int, int],
+) -> None:
+    """Every lightness and every a against every 3rd b (and b's last): far exactly where
+    |a - a0| + |b - b0| + |L - L0| // 3 > 28, the distance as documented."""
+    light, a, b = np.meshgrid(
+        np.arange(256), np.arange(256), np.r_[np.arange(0, 256, 3), 255], indexing="ij"
+    )
+    lab = np.stack([light, a, b], axis=-1).reshape(256, -1, 3).astype(np.uint8)
+    diff = np.abs(lab.astype(np.int32) - np.array(felt, np.int32))
+    expected = (diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] // 3 > 28).astype(np.uint8) * 255
+    far = cloth._far_from_cloth(lab, (*map(float, felt), 0.0))
+    assert np.array_equal(far, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 40),
+    cols=st.integers(1, 40),
+    n=st.integers(1, 9),
+    channels=st.sampled_from([0, 1, 3]),
+)
+def test_every_nth_pixel_is_the_strided_slice(rows: int, cols: int, n: int, channels: int) -> None:
+    shape = (rows, cols) if channels == 0 else (rows, cols, channels)
+    image = np.random.default_rng(rows * 97 + cols).integers(0, 256, shape, dtype=np.uint8)
+    picked = cloth.every_nth(image, n)
+    assert picked.flags.c_contiguous
+    assert np.array_equal(picked, image[::n, ::n])
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_every_pixel_of_a_compressed_outline_is_the_full_outline(seed: int) -> None:
@@ -319,6 +351,8 @@ def test_blobs_are_exact_on_random_shapes_with_holes_cut(seed: int) -> None:
     for _ in range(2):
         x, y = (int(v) for v in rng.integers(0, 100, 2))
         mask[y : y + int(rng.integers(2, 12)), x : x + int(rng.integers(2, 12))] = 0
+    # Any value but 0 is a blob's pixel, not only 255.
+    mask[mask > 0] = rng.integers(1, 256, int(np.count_nonzero(mask)))
     assert_same_blobs(mask, float(rng.integers(0, 30)))
 
 
