@@ -24,12 +24,15 @@ from vision.finder import (
     cutting,
     find,
     finding,
+    flatten_on_cloth,
+    on_cloth,
     rectify,
     stats,
     tile_crop,
     tile_crops,
 )
 from vision.finder.outline import every_pixel
+from vision.finder.topdown import rectify_every_nth
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.scan import Scanner
@@ -329,6 +332,43 @@ def test_every_pixel_of_a_compressed_outline_is_the_full_outline(seed: int) -> N
         assert np.array_equal(every_pixel(points), every.reshape(-1, 2))
 
 
+def test_every_nth_pixel_flattened_alone_is_that_of_the_whole_table(
+    table: Rendered, jade_on_red: Rendered
+) -> None:
+    for rendered in (table, jade_on_red):
+        cal = calibrate(rendered.image, rendered.geometry)
+        top = rectify(rendered.image, cal)
+        for n in (3, 8):
+            assert np.array_equal(rectify_every_nth(rendered.image, cal, n), top[::n, ::n])
+        first = rectify_every_nth(rendered.image, cal, 3, (299, 300))
+        assert np.array_equal(first, top[: 299 * 3 : 3, : 300 * 3 : 3])
+
+
+def test_flattened_near_what_lies_on_the_cloth_gives_the_whole_tables_cloth_and_mask(
+    table: Rendered, jade_on_red: Rendered
+) -> None:
+    """The cloth and the mask are those of the whole top-down image; the image is the whole
+    one within ``MARGIN`` of every box the mask looks at in full, the cloth's colour on most
+    of the rest."""
+    for rendered, brighter in ((table, False), (jade_on_red, True)):
+        cal = calibrate(rendered.image, rendered.geometry)
+        top = rectify(rendered.image, cal)
+        cloth = finder.cloth_of(top, rendered.geometry)
+        flat = flatten_on_cloth(rendered.image, cal)
+        assert flat.cloth.lab == cloth.lab
+        assert (flat.cloth.brighter is not None) == (cloth.brighter is not None) == brighter
+        if brighter:
+            assert np.array_equal(flat.cloth.brighter, cloth.brighter)
+        assert np.array_equal(flat.mask, finder.cloth_mask(top, cloth))
+        # Every pixel the mask marks, with MARGIN - 3 around it (the boxes reach 3 beyond).
+        near = cv2.dilate(flat.mask, np.ones((2 * on_cloth.MARGIN - 5,) * 2, np.uint8)) > 0
+        assert np.array_equal(flat.top[near], top[near])
+        same = (flat.top == top).all(axis=2)
+        assert 0.1 < same.mean() < 0.5  # flattened near the blobs only
+        background = flat.top[~same]
+        assert (background == background[0]).all()  # the cloth's colour
+
+
 def test_blobs_from_outlines_are_the_labellings_blobs_in_its_order(table: Rendered) -> None:
     cal = calibrate(table.image, table.geometry)
     mask = finder.cloth_mask(rectify(table.image, cal))
@@ -401,11 +441,14 @@ def test_masked_percentile_is_numpys_over_the_held_values(seed: int, share: floa
 def test_find_is_what_the_reference_computations_find(
     table: Rendered, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The finder as it runs (the table flattened only near what lies on the cloth, the mask
+    coarse then fine, the rows cut in blocks) finds what the plain computations find on the
+    whole top-down image."""
     cal = calibrate(table.image, table.geometry)
     fast = find(table.image, cal)
     monkeypatch.setattr(finding, "cloth_mask", reference_cloth_mask)
     monkeypatch.setattr(cutting, "partition_many", reference_partition_many)
-    assert fast == find(table.image, cal)
+    assert fast == find(table.image, cal, rectify(table.image, cal))
     # And those are the table's tiles: each true tile found once, within 3 mm.
     truth = np.array([[t.x, t.y] for t in table.layout.tiles])
     tiles = [f for f in fast if f.kind == "tile"]

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from vision.geometry import TableGeometry
 from vision.image import Image
 
+from .found import Box
 from .markers import marker_boxes
 from .stats import median_uint8
 
@@ -68,10 +69,10 @@ def _off_cloth(
 # Every 3rd pixel each way is looked at first. The 3x3 opening keeps a pixel only inside a
 # 3x3 square of marked pixels; every such square holds one pixel of that grid and lies within
 # 2 pixels of it: so the full-resolution mask is needed only that near marked grid pixels.
-_GRID = 3
+GRID = 3
 
 
-_REACH = 2
+REACH = 2
 
 
 Lab = tuple[float, float, float]
@@ -87,7 +88,7 @@ Lab = tuple[float, float, float]
 # brighter). "Around": the median of every 8th pixel over a window about 250 mm wide, wider
 # than a seat's discards, so mostly cloth. Only on such tables: elsewhere brightness would
 # close the narrow gaps between light tiles, which blur fills with a blend of tile and cloth.
-_SAMPLE = 8
+SAMPLE = 8
 
 
 _AROUND = 31  # samples across the window (odd)
@@ -114,11 +115,20 @@ class Cloth:
 
 def cloth_of(top: Image, geometry: TableGeometry | None = None) -> Cloth:
     """The cloth of a top-down image, from every 8th pixel: its dominant colour, and whether
-    (and where) brightness must tell the tiles from it. With the table's ``geometry``, its
-    printed markers have no say in that choice: on a table bare but for a hand laid out,
-    their black and white was most of what lay far from the cloth's colour, and outweighed
-    the jade bodies that only brightness shows (2 of 6 such hands on a red cloth lost)."""
-    sample = np.asarray(cv2.cvtColor(every_nth(top, _SAMPLE), cv2.COLOR_BGR2LAB), np.uint8)
+    (and where) brightness must tell the tiles from it (:func:`cloth_of_samples`)."""
+    return cloth_of_samples(every_nth(top, SAMPLE), top.shape[:2], geometry)
+
+
+def cloth_of_samples(
+    sampled: Image, size: tuple[int, int], geometry: TableGeometry | None = None
+) -> Cloth:
+    """The cloth of a top-down image of ``size`` (rows, columns), from its every 8th pixel
+    each way (``sampled``, BGR): its dominant colour, and whether (and where) brightness
+    must tell the tiles from it. With the table's ``geometry``, its printed markers have no
+    say in that choice: on a table bare but for a hand laid out, their black and white was
+    most of what lay far from the cloth's colour, and outweighed the jade bodies that only
+    brightness shows (2 of 6 such hands on a red cloth lost)."""
+    sample = np.asarray(cv2.cvtColor(sampled, cv2.COLOR_BGR2LAB), np.uint8)
     flat = sample.reshape(-1, 3)
     lab = (median_uint8(flat[:, 0]), median_uint8(flat[:, 1]), median_uint8(flat[:, 2]))
     around = cv2.medianBlur(np.ascontiguousarray(sample[:, :, 0]), _AROUND).astype(np.float64)
@@ -136,9 +146,9 @@ def cloth_of(top: Image, geometry: TableGeometry | None = None) -> Cloth:
     if by_colour >= _COLOUR_SUFFICES * either_count:
         return Cloth(lab)
     # Each pixel takes its sample's limit (nearest-neighbour at exactly 8x).
-    rows, cols = top.shape[:2]
-    size = (limit.shape[1] * _SAMPLE, limit.shape[0] * _SAMPLE)
-    full = cv2.resize(limit, size, interpolation=cv2.INTER_NEAREST)[:rows, :cols]
+    rows, cols = size
+    full_size = (limit.shape[1] * SAMPLE, limit.shape[0] * SAMPLE)
+    full = cv2.resize(limit, full_size, interpolation=cv2.INTER_NEAREST)[:rows, :cols]
     return Cloth(lab, np.ascontiguousarray(full))
 
 
@@ -161,8 +171,8 @@ def every_nth(image: Image, n: int) -> Image:
 
 
 def _sampled(lo: int, hi: int) -> tuple[int, int]:
-    """The samples of every ``_SAMPLE``-th pixel that lie in pixels [lo, hi)."""
-    return max(0, -(-lo // _SAMPLE)), max(0, -(-hi // _SAMPLE))
+    """The samples of every ``SAMPLE``-th pixel that lie in pixels [lo, hi)."""
+    return max(0, -(-lo // SAMPLE)), max(0, -(-hi // SAMPLE))
 
 
 def cloth_mask(
@@ -173,36 +183,76 @@ def cloth_mask(
     light changes its brightness more than its hue, so brightness counts for less, except
     where a pixel is clearly brighter than the cloth around it."""
     cloth = cloth_of(top) if cloth is None else cloth
-    scalar: Any = (*cloth.lab, 0.0)  # an OpenCV Scalar
     rows, cols = top.shape[:2]
-    brighter = cloth.brighter
-    if brighter is not None:  # this part of it
-        brighter = brighter[origin[1] : origin[1] + rows, origin[0] : origin[0] + cols]
     boxes = []
-    if rows >= _GRID and cols >= _GRID:
+    if rows >= GRID and cols >= GRID:
         # The grid's pixels (nearest-neighbour resizing at an exact ratio picks exactly them,
         # many times faster than slicing; a last partial row or column lies in the edges).
-        rows3, cols3 = rows // _GRID, cols // _GRID
-        grid = cv2.resize(
-            top[: rows3 * _GRID, : cols3 * _GRID], (cols3, rows3), interpolation=cv2.INTER_NEAREST
+        rows3, cols3 = rows // GRID, cols // GRID
+        grid = np.asarray(
+            cv2.resize(
+                top[: rows3 * GRID, : cols3 * GRID],
+                (cols3, rows3),
+                interpolation=cv2.INTER_NEAREST,
+            ),
+            np.uint8,
         )
-        grid_lab = np.asarray(cv2.cvtColor(grid, cv2.COLOR_BGR2LAB), np.uint8)
-        step = (slice(0, rows3 * _GRID, _GRID), slice(0, cols3 * _GRID, _GRID))
-        coarse = _off_cloth(grid_lab, scalar, _part(brighter, step))
-        reach = -(-_REACH // _GRID)  # in grid steps, rounded up
-        near = cv2.dilate(coarse, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-        regions, _ = cv2.findContours(near, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        boxes = [
-            (x * _GRID, y * _GRID, (x + w - 1) * _GRID + 1, (y + h - 1) * _GRID + 1)
-            for x, y, w, h in map(cv2.boundingRect, regions)
-        ]
-    # The opening counts what lies past the image's edge as marked: the edges themselves
-    # are always looked at in full.
-    edge = _REACH + _GRID
-    boxes += [(0, 0, cols, edge), (0, max(0, rows - edge), cols, rows)]
-    boxes += [(0, 0, edge, rows), (max(0, cols - edge), 0, cols, rows)]
+        boxes = boxes_near(coarse_marks(grid, cloth, origin), REACH)
+    return fine_mask(top, boxes, cloth, origin)
+
+
+def coarse_marks(grid: Image, cloth: Cloth, origin: tuple[int, int] = (0, 0)) -> NDArray[np.uint8]:
+    """255 where a pixel of the grid (every 3rd pixel each way of a top-down image whose
+    first pixel is ``origin`` of the whole, BGR) is not cloth, before any cleaning."""
+    grid_lab = np.asarray(cv2.cvtColor(grid, cv2.COLOR_BGR2LAB), np.uint8)
+    rows, cols = grid.shape[0] * GRID, grid.shape[1] * GRID
+    step = (slice(0, rows, GRID), slice(0, cols, GRID))
+    return _off_cloth(grid_lab, _scalar(cloth), _part(_brighter(cloth, origin, rows, cols), step))
+
+
+# The marks are boxed per band of this many grid rows: a ring of marks (round the table's
+# edge, or walls joined at their corners) gives a box per band and side, not one box of the
+# whole table.
+BAND = 32
+
+
+def boxes_near(coarse: NDArray[np.uint8], reach: int) -> list[Box]:
+    """Boxes (full-resolution pixels) holding every pixel within ``reach`` of a marked grid
+    pixel: the marks grown by ``reach`` (in grid steps, rounded up), boxed band by band."""
+    steps = -(-reach // GRID)
+    near = cv2.dilate(coarse, np.ones((2 * steps + 1, 2 * steps + 1), np.uint8))
+    # Grown, every mark lies in a run at least 3 rows deep: a mark on a band's first row
+    # has one above or below it, and each box grown by a row each way holds it.
+    near[BAND::BAND] = 0
+    last = near.shape[0] - 1
+    regions, _ = cv2.findContours(near, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return [
+        (x * GRID, max(0, y - 1) * GRID, (x + w - 1) * GRID + 1, min(last, y + h) * GRID + 1)
+        for x, y, w, h in map(cv2.boundingRect, regions)
+    ]
+
+
+def edge_boxes(rows: int, cols: int) -> list[Box]:
+    """The image's edges, always looked at in full: the opening counts what lies past the
+    edge as marked."""
+    edge = REACH + GRID
+    return [
+        (0, 0, cols, edge),
+        (0, max(0, rows - edge), cols, rows),
+        (0, 0, edge, rows),
+        (max(0, cols - edge), 0, cols, rows),
+    ]
+
+
+def fine_mask(
+    top: Image, boxes: list[Box], cloth: Cloth, origin: tuple[int, int] = (0, 0)
+) -> NDArray[np.uint8]:
+    """The mask of :func:`cloth_mask`, looked at in full resolution only in ``boxes`` (those
+    near the grid's marks, :func:`boxes_near`) and at the image's edges."""
+    rows, cols = top.shape[:2]
+    scalar, brighter = _scalar(cloth), _brighter(cloth, origin, rows, cols)
     mask = np.zeros((rows, cols), np.uint8)
-    for x0, y0, x1, y1 in boxes:
+    for x0, y0, x1, y1 in [*boxes, *edge_boxes(rows, cols)]:
         lab = np.asarray(cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2LAB), np.uint8)
         part = mask[y0:y1, x0:x1]
         written = _off_cloth(lab, scalar, _part(brighter, np.s_[y0:y1, x0:x1]), part)
@@ -212,6 +262,19 @@ def cloth_mask(
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
     return np.asarray(mask, np.uint8)
+
+
+def _scalar(cloth: Cloth) -> Any:
+    return (*cloth.lab, 0.0)  # an OpenCV Scalar
+
+
+def _brighter(
+    cloth: Cloth, origin: tuple[int, int], rows: int, cols: int
+) -> NDArray[np.uint8] | None:
+    """The cloth's brightness limits over a part of the table (None: colour suffices)."""
+    if cloth.brighter is None:
+        return None
+    return cloth.brighter[origin[1] : origin[1] + rows, origin[0] : origin[0] + cols]
 
 
 def _part(image: NDArray[np.uint8] | None, where: tuple[slice, slice]) -> NDArray[np.uint8] | None:
