@@ -308,6 +308,35 @@ def test_every_nth_pixel_is_the_strided_slice(rows: int, cols: int, n: int, chan
     assert np.array_equal(picked, image[::n, ::n])
 
 
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), inset=st.integers(0, 12), thickness=st.integers(1, 5))
+def test_a_ring_of_marks_is_boxed_band_by_band_and_the_mask_stays_exact(
+    seed: int, inset: int, thickness: int
+) -> None:
+    """A thin ring round the image (a table's edge seen as not cloth), with things inside it
+    and speckle: the mask is the full-resolution one, from boxes a band deep, none of them
+    near the whole image."""
+    rng = np.random.default_rng(seed)
+    h, w = int(rng.integers(300, 420)), int(rng.integers(300, 420))
+    top = np.empty((h, w, 3), np.uint8)
+    top[:] = rng.integers(0, 256, 3)
+    ring = tuple(int(c) for c in rng.integers(0, 256, 3))
+    cv2.rectangle(top, (inset, inset), (w - 1 - inset, h - 1 - inset), ring, thickness)
+    for _ in range(8):
+        x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+        colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+        size = (int(rng.integers(2, 40)), int(rng.integers(2, 40)))
+        cv2.rectangle(top, (x, y), (x + size[0], y + size[1]), colour, -1)
+    spots = rng.random((h, w)) < 0.002
+    top[spots] = rng.integers(0, 256, (int(spots.sum()), 3))
+    cloth_there = finder.cloth_of(top)
+    assert np.array_equal(finder.cloth_mask(top, cloth_there), reference_cloth_mask(top))
+    grid = np.ascontiguousarray(top[: h // 3 * 3 : 3, : w // 3 * 3 : 3])
+    boxes = cloth.boxes_near(cloth.coarse_marks(grid, cloth_there), cloth.REACH)
+    if (cloth.coarse_marks(grid, cloth_there)[1:-1, 1:-1] > 0).mean() < 0.2:
+        assert max((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) < 0.5 * h * w
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_every_pixel_of_a_compressed_outline_is_the_full_outline(seed: int) -> None:

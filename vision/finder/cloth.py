@@ -210,26 +210,37 @@ def coarse_marks(grid: Image, cloth: Cloth, origin: tuple[int, int] = (0, 0)) ->
     return _off_cloth(grid_lab, _scalar(cloth), _part(_brighter(cloth, origin, rows, cols), step))
 
 
-# The marks are boxed per band of this many grid rows: a ring of marks (round the table's
-# edge, or walls joined at their corners) gives a box per band and side, not one box of the
-# whole table.
+# A region of marks that fills under a quarter of its box (a ring round the table's edge,
+# walls joined at their corners) is boxed per band of this many grid rows: a box per band
+# and side, not one box of the whole table.
 BAND = 32
+
+
+_SPARSE = 0.25
 
 
 def boxes_near(coarse: NDArray[np.uint8], reach: int) -> list[Box]:
     """Boxes (full-resolution pixels) holding every pixel within ``reach`` of a marked grid
-    pixel: the marks grown by ``reach`` (in grid steps, rounded up), boxed band by band."""
+    pixel: each region of the marks grown by ``reach`` (in grid steps, rounded up) boxed
+    whole, or band by band where it fills little of its box."""
     steps = -(-reach // GRID)
     near = cv2.dilate(coarse, np.ones((2 * steps + 1, 2 * steps + 1), np.uint8))
-    # Grown, every mark lies in a run at least 3 rows deep: a mark on a band's first row
-    # has one above or below it, and each box grown by a row each way holds it.
-    near[BAND::BAND] = 0
-    last = near.shape[0] - 1
-    regions, _ = cv2.findContours(near, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    return [
-        (x * GRID, max(0, y - 1) * GRID, (x + w - 1) * GRID + 1, min(last, y + h) * GRID + 1)
-        for x, y, w, h in map(cv2.boundingRect, regions)
-    ]
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(near, connectivity=8)
+    boxes = []
+    for k in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[k])
+        if area >= _SPARSE * w * h:
+            boxes.append((x * GRID, y * GRID, (x + w - 1) * GRID + 1, (y + h - 1) * GRID + 1))
+            continue
+        own = np.asarray(labels[y : y + h, x : x + w] == k, np.uint8)
+        # Grown, every mark lies in a run at least 3 rows deep: a mark on a band's first row
+        # has one above or below it, and each box grown by a row each way holds it.
+        own[-y % BAND :: BAND] = 0
+        parts, _ = cv2.findContours(own, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for px, py, pw, ph in map(cv2.boundingRect, parts):
+            x0, y0, y1 = x + px, max(y + py - 1, y), min(y + py + ph, y + h - 1)
+            boxes.append((x0 * GRID, y0 * GRID, (x0 + pw - 1) * GRID + 1, y1 * GRID + 1))
+    return boxes
 
 
 def edge_boxes(rows: int, cols: int) -> list[Box]:
