@@ -261,8 +261,9 @@ class Scanner:
         return result
 
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
-        # Flattened only near what lies on the cloth (vision/finder/on_cloth.py).
-        flat = flatten_on_cloth(frame, self.calibration)
+        # Flattened only near what lies on the cloth (vision/finder/on_cloth.py); the second
+        # thread is idle until the first tiles are found: it does half of that.
+        flat = flatten_on_cloth(frame, self.calibration, self._helper())
         ahead = None
         if self.memory is None and self.ahead and not self.recogniser.shift_px:
             ahead = EmbedAhead(

@@ -5,6 +5,7 @@ references below are the plain versions the fast ones replaced."""
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -660,3 +661,22 @@ def test_the_cache_names_alike_with_and_without_the_second_thread(table: Rendere
         for frame in (table.image, darker, table.image):
             assert two.scan(frame).to_json() == one.scan(frame).to_json()
         assert two.memory is not None and two.memory.stats.tiles_named > 100
+
+
+def test_flattened_with_a_helper_thread_is_flattened_alone(
+    table: Rendered, jade_on_red: Rendered
+) -> None:
+    """The cloth measured, the boxes flattened and marked half on a second thread (idle, or
+    busy so that this thread does it all): the very same image, cloth and mask."""
+    for rendered in (table, jade_on_red):
+        cal = calibrate(rendered.image, rendered.geometry)
+        alone = flatten_on_cloth(rendered.image, cal)
+        with ThreadPoolExecutor(1) as helper:
+            for busy in (False, True):
+                if busy:
+                    helper.submit(time.sleep, 0.2)
+                shared = flatten_on_cloth(rendered.image, cal, helper)
+                assert shared.cloth.lab == alone.cloth.lab
+                assert (shared.cloth.brighter is None) == (alone.cloth.brighter is None)
+                assert np.array_equal(shared.top, alone.top)
+                assert np.array_equal(shared.mask, alone.mask)

@@ -4,7 +4,11 @@ lies on it (looked at coarse first, then at full resolution near what that found
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import cv2
@@ -12,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry import TableGeometry
+from vision.halves import collect
 from vision.image import Image
 
 from .found import Box
@@ -256,23 +261,51 @@ def edge_boxes(rows: int, cols: int) -> list[Box]:
 
 
 def fine_mask(
-    top: Image, boxes: list[Box], cloth: Cloth, origin: tuple[int, int] = (0, 0)
+    top: Image,
+    boxes: list[Box],
+    cloth: Cloth,
+    origin: tuple[int, int] = (0, 0),
+    helper: Executor | None = None,
 ) -> NDArray[np.uint8]:
     """The mask of :func:`cloth_mask`, looked at in full resolution only in ``boxes`` (those
-    near the grid's marks, :func:`boxes_near`) and at the image's edges."""
+    near the grid's marks, :func:`boxes_near`) and at the image's edges (``helper``: half
+    of the boxes marked there; each box's marks are its pixels' own)."""
     rows, cols = top.shape[:2]
     scalar, brighter = _scalar(cloth), _brighter(cloth, origin, rows, cols)
     mask = np.zeros((rows, cols), np.uint8)
-    for x0, y0, x1, y1 in [*boxes, *edge_boxes(rows, cols)]:
-        lab = np.asarray(cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2LAB), np.uint8)
-        part = mask[y0:y1, x0:x1]
-        written = _off_cloth(lab, scalar, _part(brighter, np.s_[y0:y1, x0:x1]), part)
-        assert np.shares_memory(written, part), "OpenCV wrote elsewhere"
+
+    def mark(some: list[Box]) -> None:
+        for x0, y0, x1, y1 in some:
+            lab = np.asarray(cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2LAB), np.uint8)
+            part = mask[y0:y1, x0:x1]
+            written = _off_cloth(lab, scalar, _part(brighter, np.s_[y0:y1, x0:x1]), part)
+            assert np.shares_memory(written, part), "OpenCV wrote elsewhere"
+
+    in_halves(mark, [*boxes, *edge_boxes(rows, cols)], helper)
     mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, _KERNEL3), np.uint8)
     # A face close to the cloth's colour may show only its shaded rim: fill what it encloses.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
     return np.asarray(mask, np.uint8)
+
+
+def in_halves(work: Callable[[list[Box]], None], boxes: list[Box], helper: Executor | None) -> None:
+    """``work`` on every box: on two threads, about half the pixels each, when there is a
+    ``helper`` (what it has not begun, or not finished within about as long as this thread
+    took for its own half, is done here too: the work must give the same done twice)."""
+    if helper is None or len(boxes) < 2:
+        work(boxes)
+        return
+    halves: tuple[list[Box], list[Box]] = ([], [])
+    areas = [0, 0]
+    for box in sorted(boxes, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), reverse=True):
+        lighter = int(areas[1] < areas[0])
+        halves[lighter].append(box)
+        areas[lighter] += (box[2] - box[0]) * (box[3] - box[1])
+    far = helper.submit(work, halves[1])
+    start = time.perf_counter()
+    work(halves[0])
+    collect(far, partial(work, halves[1]), time.perf_counter() - start)
 
 
 def _scalar(cloth: Cloth) -> Any:

@@ -11,13 +11,17 @@ set the finder found exactly what it finds on the whole image (bench/vision/READ
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import Executor
 from dataclasses import dataclass
+from functools import partial
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.calibration import Calibration
+from vision.halves import collect
 from vision.image import Image
 
 from .cloth import (
@@ -32,6 +36,7 @@ from .cloth import (
     coarse_marks,
     edge_boxes,
     fine_mask,
+    in_halves,
 )
 from .found import Box
 from .topdown import rectify, rectify_boxes, rectify_every_nth, table_px
@@ -51,20 +56,31 @@ class Flattened:
     mask: NDArray[np.uint8]
 
 
-def flatten_on_cloth(frame: Image, calibration: Calibration) -> Flattened:
+def flatten_on_cloth(
+    frame: Image, calibration: Calibration, helper: Executor | None = None
+) -> Flattened:
     """The table's cloth, its mask and its top-down image where the mask needs it: what
     ``rectify``, ``cloth_of`` and ``cloth_mask`` give on the whole image, the top-down
-    image only near the mask's blobs."""
+    image only near the mask's blobs. ``helper``: an idle thread that measures the cloth
+    while this one flattens the mask's grid, then flattens and marks half the boxes (each
+    box's pixels are its own: the very same image and mask); what it has not begun when
+    this thread is done with its own half, this one does."""
     size = table_px(calibration)
     if size < GRID:  # too small for a grid: the whole image
         top = rectify(frame, calibration)
         cloth = cloth_of(top, calibration.geometry)
         return Flattened(top, cloth, cloth_mask(top, cloth))
-    cloth = cloth_from_frame(frame, calibration)
+    measured = None if helper is None else helper.submit(cloth_from_frame, frame, calibration)
+    start = time.perf_counter()
     grid = rectify_every_nth(frame, calibration, GRID, (size // GRID, size // GRID))
+    if measured is None:
+        cloth = cloth_from_frame(frame, calibration)
+    else:
+        here = partial(cloth_from_frame, frame, calibration)
+        cloth = collect(measured, here, time.perf_counter() - start)
     boxes = boxes_near(coarse_marks(grid, cloth), REACH)
-    top = flatten_near(frame, calibration, boxes, cloth)
-    return Flattened(top, cloth, fine_mask(top, boxes, cloth))
+    top = flatten_near(frame, calibration, boxes, cloth, helper)
+    return Flattened(top, cloth, fine_mask(top, boxes, cloth, helper=helper))
 
 
 def cloth_from_frame(frame: Image, calibration: Calibration) -> Cloth:
@@ -74,10 +90,16 @@ def cloth_from_frame(frame: Image, calibration: Calibration) -> Cloth:
     return cloth_of_samples(sampled, (size, size), calibration.geometry)
 
 
-def flatten_near(frame: Image, calibration: Calibration, boxes: list[Box], cloth: Cloth) -> Image:
+def flatten_near(
+    frame: Image,
+    calibration: Calibration,
+    boxes: list[Box],
+    cloth: Cloth,
+    helper: Executor | None = None,
+) -> Image:
     """The top-down image flattened within ``MARGIN`` of ``boxes`` (those the mask looks
     at in full) and along its edges; the cloth's colour elsewhere. Each box holds the very
-    pixels of the whole image there."""
+    pixels of the whole image there (``helper``: half of them flattened there)."""
     size = table_px(calibration)
     top = np.empty((size, size, 3), np.uint8)
     # One row of the cloth's colour copied down (a 3-value broadcast is 100 times slower).
@@ -86,7 +108,9 @@ def flatten_near(frame: Image, calibration: Calibration, boxes: list[Box], cloth
         (max(0, x0 - MARGIN), max(0, y0 - MARGIN), min(size, x1 + MARGIN), min(size, y1 + MARGIN))
         for x0, y0, x1, y1 in boxes
     ]
-    rectify_boxes(frame, calibration, grown + edge_boxes(size, size), top)
+    in_halves(
+        partial(rectify_boxes, frame, calibration, out=top), grown + edge_boxes(size, size), helper
+    )
     return top
 
 
