@@ -4,7 +4,6 @@ lies on it (looked at coarse first, then at full resolution near what that found
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -291,8 +290,9 @@ def fine_mask(
 
 def in_halves(work: Callable[[list[Box]], None], boxes: list[Box], helper: Executor | None) -> None:
     """``work`` on every box: on two threads, about half the pixels each, when there is a
-    ``helper`` (what it has not begun, or not finished within about as long as this thread
-    took for its own half, is done here too: the work must give the same done twice)."""
+    ``helper``; what it has not begun when this thread is done with its own half is done
+    here. A half it has begun is waited for: the work writes into an image this thread
+    reads next."""
     if helper is None or len(boxes) < 2:
         work(boxes)
         return
@@ -303,9 +303,8 @@ def in_halves(work: Callable[[list[Box]], None], boxes: list[Box], helper: Execu
         halves[lighter].append(box)
         areas[lighter] += (box[2] - box[0]) * (box[3] - box[1])
     far = helper.submit(work, halves[1])
-    start = time.perf_counter()
     work(halves[0])
-    collect(far, partial(work, halves[1]), time.perf_counter() - start)
+    collect(far, partial(work, halves[1]), None)
 
 
 def _scalar(cloth: Cloth) -> Any:
