@@ -214,9 +214,9 @@ def coarse_marks(grid: Image, cloth: Cloth, origin: tuple[int, int] = (0, 0)) ->
     return _off_cloth(grid_lab, _scalar(cloth), _part(_brighter(cloth, origin, rows, cols), step))
 
 
-# A region of marks that fills under a quarter of its box (a ring round the table's edge,
-# walls joined at their corners) is boxed per band of this many grid rows: a box per band
-# and side, not one box of the whole table.
+# A region of marks that fills under a quarter of its box (a ring round the table's edge)
+# is boxed per band of this many grid rows: a box per band and side, not one box of the
+# whole table.
 BAND = 32
 
 
