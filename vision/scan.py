@@ -20,11 +20,11 @@ from vision.finder import (
     PX_PER_MM,
     Box,
     Cloth,
+    Flattened,
     Found,
-    cloth_of,
     find,
     find_changed,
-    rectify,
+    flatten_on_cloth,
     set_body,
     tile_crops,
 )
@@ -261,9 +261,9 @@ class Scanner:
         return result
 
     def _whole(self, frame: Image) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
-        # The second thread is idle until the first tiles are found: it flattens half.
-        top = rectify(frame, self.calibration, helper=self._helper())
-        cloth = cloth_of(top, self.calibration.geometry)
+        # Flattened only near what lies on the cloth (vision/finder/on_cloth.py); the second
+        # thread is idle until the first tiles are found: it does half of that.
+        flat = flatten_on_cloth(frame, self.calibration, self._helper())
         ahead = None
         if self.memory is None and self.ahead and not self.recogniser.shift_px:
             ahead = EmbedAhead(
@@ -274,15 +274,17 @@ class Scanner:
                 process=self._process,
             )
         try:
-            return self._found(frame, top, cloth, ahead)
+            return self._found(frame, flat, ahead)
         finally:
             if ahead is not None:
                 ahead.close()  # the network's process given back, even on an error
 
     def _found(
-        self, frame: Image, top: Image, cloth: Cloth, ahead: EmbedAhead | None
+        self, frame: Image, flat: Flattened, ahead: EmbedAhead | None
     ) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
-        found = find(frame, self.calibration, top, cloth, None if ahead is None else ahead.add)
+        top, cloth = flat.top, flat.cloth
+        on_tiles = None if ahead is None else ahead.add
+        found = find(frame, self.calibration, top, cloth, on_tiles, flat.mask)
         tiles = [f for f in found if f.kind == "tile"]
         result = ScanResult()
         # The dice and obstructions first: the other side finishes its runs meanwhile.

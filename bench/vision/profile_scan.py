@@ -135,8 +135,16 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     if getattr(scan_module, "_profiled", False):
         return
     scan_module._profiled = True  # type: ignore[attr-defined]
-    wrap(scan_module, "rectify", "flatten")
-    wrap(scan_module, "cloth_of", "cloth colour")
+    on_cloth = sys.modules.get("vision.finder.on_cloth")  # older revisions flatten it all
+    if on_cloth is None:
+        wrap(scan_module, "rectify", "flatten")
+        wrap(scan_module, "cloth_of", "cloth colour")
+    else:  # the table's colour and the mask's grid flattened alone, then only near blobs
+        wrap(on_cloth, "rectify_every_nth", "flatten")
+        wrap(on_cloth, "flatten_near", "flatten")
+        wrap(on_cloth, "cloth_from_frame", "cloth colour")
+        wrap(on_cloth, "coarse_marks", "cloth mask")
+        wrap(on_cloth, "fine_mask", "cloth mask")
     wrap(finding_module, "cloth_mask", "cloth mask")
     wrap(finding_module, "blobs_of", "blobs")
     wrap(finding_module, "_look", "looks (dice)")

@@ -5,6 +5,7 @@ references below are the plain versions the fast ones replaced."""
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -20,15 +21,19 @@ from vision.calibration import calibrate
 from vision.embedder import Embedder
 from vision.finder import (
     blobs,
+    cloth,
     cutting,
     find,
     finding,
+    flatten_on_cloth,
+    on_cloth,
     rectify,
     stats,
     tile_crop,
     tile_crops,
 )
 from vision.finder.outline import every_pixel
+from vision.finder.topdown import rectify_every_nth
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.scan import Scanner
@@ -273,6 +278,66 @@ def test_cloth_mask_is_exact_on_noisy_images_up_to_the_edges(
     assert np.array_equal(finder.cloth_mask(top), reference_cloth_mask(top))
 
 
+@pytest.mark.parametrize("felt", [(0, 0, 0), (255, 255, 255), (140, 110, 150), (61, 128, 129)])
+def test_far_from_the_cloth_is_the_colour_distance_for_every_lab_value(
+    felt: tuple[int, int, int],
+) -> None:
+    """Every lightness and every a against every 3rd b (and b's last): far exactly where
+    |a - a0| + |b - b0| + |L - L0| // 3 > 28, the distance as documented."""
+    light, a, b = np.meshgrid(
+        np.arange(256), np.arange(256), np.r_[np.arange(0, 256, 3), 255], indexing="ij"
+    )
+    lab = np.stack([light, a, b], axis=-1).reshape(256, -1, 3).astype(np.uint8)
+    diff = np.abs(lab.astype(np.int32) - np.array(felt, np.int32))
+    expected = (diff[:, :, 1] + diff[:, :, 2] + diff[:, :, 0] // 3 > 28).astype(np.uint8) * 255
+    far = cloth._far_from_cloth(lab, (*map(float, felt), 0.0))
+    assert np.array_equal(far, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 40),
+    cols=st.integers(1, 40),
+    n=st.integers(1, 9),
+    channels=st.sampled_from([0, 1, 3]),
+)
+def test_every_nth_pixel_is_the_strided_slice(rows: int, cols: int, n: int, channels: int) -> None:
+    shape = (rows, cols) if channels == 0 else (rows, cols, channels)
+    image = np.random.default_rng(rows * 97 + cols).integers(0, 256, shape, dtype=np.uint8)
+    picked = cloth.every_nth(image, n)
+    assert picked.flags.c_contiguous
+    assert np.array_equal(picked, image[::n, ::n])
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), inset=st.integers(0, 12), thickness=st.integers(1, 5))
+def test_a_ring_of_marks_is_boxed_band_by_band_and_the_mask_stays_exact(
+    seed: int, inset: int, thickness: int
+) -> None:
+    """A thin ring round the image (a table's edge seen as not cloth), with things inside it
+    and speckle: the mask is the full-resolution one, from boxes a band deep, none of them
+    near the whole image."""
+    rng = np.random.default_rng(seed)
+    h, w = int(rng.integers(300, 420)), int(rng.integers(300, 420))
+    top = np.empty((h, w, 3), np.uint8)
+    top[:] = rng.integers(0, 256, 3)
+    ring = tuple(int(c) for c in rng.integers(0, 256, 3))
+    cv2.rectangle(top, (inset, inset), (w - 1 - inset, h - 1 - inset), ring, thickness)
+    for _ in range(8):
+        x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+        colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+        size = (int(rng.integers(2, 40)), int(rng.integers(2, 40)))
+        cv2.rectangle(top, (x, y), (x + size[0], y + size[1]), colour, -1)
+    spots = rng.random((h, w)) < 0.002
+    top[spots] = rng.integers(0, 256, (int(spots.sum()), 3))
+    cloth_there = finder.cloth_of(top)
+    assert np.array_equal(finder.cloth_mask(top, cloth_there), reference_cloth_mask(top))
+    grid = np.ascontiguousarray(top[: h // 3 * 3 : 3, : w // 3 * 3 : 3])
+    boxes = cloth.boxes_near(cloth.coarse_marks(grid, cloth_there), cloth.REACH)
+    if (cloth.coarse_marks(grid, cloth_there)[1:-1, 1:-1] > 0).mean() < 0.2:
+        assert max((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) < 0.5 * h * w
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_every_pixel_of_a_compressed_outline_is_the_full_outline(seed: int) -> None:
@@ -297,6 +362,43 @@ def test_every_pixel_of_a_compressed_outline_is_the_full_outline(seed: int) -> N
         assert np.array_equal(every_pixel(points), every.reshape(-1, 2))
 
 
+def test_every_nth_pixel_flattened_alone_is_that_of_the_whole_table(
+    table: Rendered, jade_on_red: Rendered
+) -> None:
+    for rendered in (table, jade_on_red):
+        cal = calibrate(rendered.image, rendered.geometry)
+        top = rectify(rendered.image, cal)
+        for n in (3, 8):
+            assert np.array_equal(rectify_every_nth(rendered.image, cal, n), top[::n, ::n])
+        first = rectify_every_nth(rendered.image, cal, 3, (299, 300))
+        assert np.array_equal(first, top[: 299 * 3 : 3, : 300 * 3 : 3])
+
+
+def test_flattened_near_what_lies_on_the_cloth_gives_the_whole_tables_cloth_and_mask(
+    table: Rendered, jade_on_red: Rendered
+) -> None:
+    """The cloth and the mask are those of the whole top-down image; the image is the whole
+    one within ``MARGIN`` of every box the mask looks at in full, the cloth's colour on most
+    of the rest."""
+    for rendered, brighter in ((table, False), (jade_on_red, True)):
+        cal = calibrate(rendered.image, rendered.geometry)
+        top = rectify(rendered.image, cal)
+        cloth = finder.cloth_of(top, rendered.geometry)
+        flat = flatten_on_cloth(rendered.image, cal)
+        assert flat.cloth.lab == cloth.lab
+        assert (flat.cloth.brighter is not None) == (cloth.brighter is not None) == brighter
+        if brighter:
+            assert np.array_equal(flat.cloth.brighter, cloth.brighter)
+        assert np.array_equal(flat.mask, finder.cloth_mask(top, cloth))
+        # Every pixel the mask marks, with MARGIN - 3 around it (the boxes reach 3 beyond).
+        near = cv2.dilate(flat.mask, np.ones((2 * on_cloth.MARGIN - 5,) * 2, np.uint8)) > 0
+        assert np.array_equal(flat.top[near], top[near])
+        same = (flat.top == top).all(axis=2)
+        assert 0.1 < same.mean() < 0.5  # flattened near the blobs only
+        background = flat.top[~same]
+        assert (background == background[0]).all()  # the cloth's colour
+
+
 def test_blobs_from_outlines_are_the_labellings_blobs_in_its_order(table: Rendered) -> None:
     cal = calibrate(table.image, table.geometry)
     mask = finder.cloth_mask(rectify(table.image, cal))
@@ -319,6 +421,8 @@ def test_blobs_are_exact_on_random_shapes_with_holes_cut(seed: int) -> None:
     for _ in range(2):
         x, y = (int(v) for v in rng.integers(0, 100, 2))
         mask[y : y + int(rng.integers(2, 12)), x : x + int(rng.integers(2, 12))] = 0
+    # Any value but 0 is a blob's pixel, not only 255.
+    mask[mask > 0] = rng.integers(1, 256, int(np.count_nonzero(mask)))
     assert_same_blobs(mask, float(rng.integers(0, 30)))
 
 
@@ -367,12 +471,15 @@ def test_masked_percentile_is_numpys_over_the_held_values(seed: int, share: floa
 def test_find_is_what_the_reference_computations_find(
     table: Rendered, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The finder as it runs (the table flattened only near what lies on the cloth, the mask
+    coarse then fine, the rows cut in blocks) finds what the plain computations find on the
+    whole top-down image."""
     cal = calibrate(table.image, table.geometry)
     fast = find(table.image, cal)
     monkeypatch.setattr(finding, "cloth_mask", reference_cloth_mask)
     monkeypatch.setattr(cutting, "partition_many", reference_partition_many)
     monkeypatch.setattr(cutting, "partition_laid", reference_partition_laid)
-    assert fast == find(table.image, cal)
+    assert fast == find(table.image, cal, rectify(table.image, cal))
     # And those are the table's tiles: each true tile found once, within 3 mm.
     truth = np.array([[t.x, t.y] for t in table.layout.tiles])
     tiles = [f for f in fast if f.kind == "tile"]
@@ -570,3 +677,22 @@ def test_the_cache_names_alike_with_and_without_the_second_thread(table: Rendere
         for frame in (table.image, darker, table.image):
             assert two.scan(frame).to_json() == one.scan(frame).to_json()
         assert two.memory is not None and two.memory.stats.tiles_named > 100
+
+
+def test_flattened_with_a_helper_thread_is_flattened_alone(
+    table: Rendered, jade_on_red: Rendered
+) -> None:
+    """The cloth measured, the boxes flattened and marked half on a second thread (idle, or
+    busy so that this thread does it all): the very same image, cloth and mask."""
+    for rendered in (table, jade_on_red):
+        cal = calibrate(rendered.image, rendered.geometry)
+        alone = flatten_on_cloth(rendered.image, cal)
+        with ThreadPoolExecutor(1) as helper:
+            for busy in (False, True):
+                if busy:
+                    helper.submit(time.sleep, 0.2)
+                shared = flatten_on_cloth(rendered.image, cal, helper)
+                assert shared.cloth.lab == alone.cloth.lab
+                assert (shared.cloth.brighter is None) == (alone.cloth.brighter is None)
+                assert np.array_equal(shared.top, alone.top)
+                assert np.array_equal(shared.mask, alone.mask)

@@ -15,14 +15,14 @@ What fits neither (a hand over the table, a heap) is reported as an obstruction 
 are simply not seen in that frame.
 
 The package, stage by stage: ``topdown`` (the table flattened), ``cloth`` (what lies on the
-cloth), ``blobs`` (its blobs), ``dice_blobs`` (one die or two), ``split`` (a blob's tiles:
-``outline`` for its rows' direction, ``one_row`` and ``cutting`` to cut a row at its seams,
-``seams`` for where they are, ``deep_rows`` for rows one behind another), ``strips`` (every
-row of the frame cut out and profiled at once), ``body`` (the set's body colour that tiles cut
-from deep rows must show), ``finding`` (every blob looked at, every row cut at once, then each
-blob's tiles) and ``crops`` (each tile cut from the camera frame). ``found`` holds what is
-reported, ``sizes`` what a tile and rows of tiles measure, ``stats`` fast medians and
-percentiles.
+cloth), ``on_cloth`` (the table flattened only where something lies on the cloth), ``blobs``
+(its blobs), ``dice_blobs`` (one die or two), ``split`` (a blob's tiles: ``outline`` for its
+rows' direction, ``one_row`` and ``cutting`` to cut a row at its seams, ``seams`` for where
+they are, ``deep_rows`` for rows one behind another), ``strips`` (every row of the frame cut
+out and profiled at once), ``body`` (the set's body colour that tiles cut from deep rows must
+show), ``finding`` (every blob looked at, every row cut at once, then each blob's tiles) and
+``crops`` (each tile cut from the camera frame). ``found`` holds what is reported, ``sizes``
+what a tile and rows of tiles measure, ``stats`` fast medians and percentiles.
 """
 
 from .body import set_body
@@ -30,6 +30,7 @@ from .cloth import Cloth, cloth_mask, cloth_of
 from .crops import cut_quad, tile_crop, tile_crops, tile_quads
 from .finding import Changed, TilesFound, find, find_changed
 from .found import PX_PER_MM, Box, Found
+from .on_cloth import Flattened, flatten_on_cloth
 from .sizes import MAX_ROWS
 from .topdown import rectify
 
@@ -39,6 +40,7 @@ __all__ = [
     "Box",
     "Changed",
     "Cloth",
+    "Flattened",
     "Found",
     "TilesFound",
     "cloth_mask",
@@ -46,6 +48,7 @@ __all__ = [
     "cut_quad",
     "find",
     "find_changed",
+    "flatten_on_cloth",
     "rectify",
     "set_body",
     "tile_crop",

@@ -32,7 +32,8 @@ def blobs_of(mask: NDArray[np.uint8], min_area: float) -> list[Blob]:
             continue
         pixels = np.zeros((h, w), np.uint8)
         cv2.drawContours(pixels, [outline], -1, 1, -1, offset=(-x, -y))
-        pixels &= mask[y : y + h, x : x + w] > 0
+        # Less any hole: 1 only where the mask is set (the smaller of 1 and the mask's value).
+        cv2.min(pixels, mask[y : y + h, x : x + w], dst=pixels)
         blobs.append((np.asarray(outline, np.int32), (x, y, w, h), pixels))
     blobs.sort(key=_label_order)
     return blobs

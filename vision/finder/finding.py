@@ -20,6 +20,7 @@ from .cloth import Cloth, cloth_mask, cloth_of
 from .dice_blobs import dice_in
 from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
 from .markers import marker_boxes
+from .on_cloth import flatten_on_cloth
 from .one_row import needs_cutting, split_rows
 from .outline import blob_rects, every_pixel
 from .sizes import fills, one_row_mm
@@ -36,13 +37,19 @@ def find(
     top: Image | None = None,
     cloth: Cloth | None = None,
     on_tiles: TilesFound | None = None,
+    mask: NDArray[np.uint8] | None = None,
 ) -> list[Found]:
     """Every tile, die and obstruction in the frame (table mm). ``on_tiles`` is told each
     blob's tiles as soon as they are cut, for work on them to begin. Rows one behind another
     are told of too, though their tiles are judged only at the end: those of a hand over the
-    table cut into rows are not among the tiles found."""
+    table cut into rows are not among the tiles found. ``top``, ``cloth`` and ``mask``: the
+    top-down image, the cloth and the mask of what lies on it, where already known (none:
+    :func:`flatten_on_cloth`)."""
+    if top is None and cloth is None:
+        flat = flatten_on_cloth(frame, calibration)
+        top, cloth, mask = flat.top, flat.cloth, flat.mask
     top = rectify(frame, calibration) if top is None else top
-    found = _find_in(top, calibration, cloth, on_tiles=on_tiles)
+    found = _find_in(top, calibration, cloth, on_tiles=on_tiles, mask=mask)
     assert found is not None  # only a part of the table can cut a blob
     return found[0]
 
@@ -93,16 +100,17 @@ def _find_in(
     core: Box | None = None,
     on_tiles: TilesFound | None = None,
     body: NDArray[np.float32] | None = None,
+    mask: NDArray[np.uint8] | None = None,
 ) -> tuple[list[Found], NDArray[np.bool_]] | None:
     """:func:`find` on a top-down image whose first pixel is ``origin`` of the whole one.
     With ``core``, only blobs that meet it count, and one reaching the image's edge gives
     None; the pixels of the blobs that counted come back as well. ``on_tiles``: as for
-    :func:`find` (on the whole image only)."""
+    :func:`find` (on the whole image only); ``mask``: the cloth's mask, where known."""
     assert on_tiles is None or (origin == (0, 0) and core is None)
     g = calibration.geometry
     if cloth is None and origin == (0, 0):
         cloth = cloth_of(top, g)
-    mask = cloth_mask(top, cloth, origin)
+    mask = cloth_mask(top, cloth, origin) if mask is None else mask
     rows, cols = mask.shape
     # The printed markers are not tiles.
     for x0, y0, x1, y1 in marker_boxes(g, origin):

@@ -24,7 +24,7 @@ def rectify(
     that flattens the lower half meanwhile, into the same image (each half is one
     ``cv2.warpPerspective`` that lets go of the interpreter: the very same pixels); if that
     thread has not begun when this one is done with the upper half, this one does both."""
-    size = round(calibration.geometry.size_mm * PX_PER_MM)
+    size = table_px(calibration)
     x0, y0, x1, y1 = (0, 0, size, size) if box is None else box
     out = np.empty((y1 - y0, x1 - x0, 3), np.uint8)
     if helper is None or y1 - y0 < 2:
@@ -39,6 +39,48 @@ def rectify(
     else:
         lower.result()
     return out
+
+
+def rectify_every_nth(
+    frame: Image, calibration: Calibration, n: int, count: tuple[int, int] | None = None
+) -> Image:
+    """Every ``n``-th pixel each way of the top-down image (:func:`rectify`), flattened
+    straight from the frame: the same pixels as ``rectify(frame, calibration)[::n, ::n]``
+    (the tests check it) at a fraction of its work. ``count``: only the first (rows,
+    columns) of them."""
+    size = table_px(calibration)
+    rows, cols = count if count is not None else (-(-size // n), -(-size // n))
+    to_frame = calibration.homography @ np.diag([n / PX_PER_MM, n / PX_PER_MM, 1.0])
+    return np.asarray(
+        cv2.warpPerspective(
+            frame, to_frame, (cols, rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        ),
+        np.uint8,
+    )
+
+
+def rectify_boxes(frame: Image, calibration: Calibration, boxes: list[Box], out: Image) -> None:
+    """The parts ``boxes`` of the top-down image written into ``out`` (the whole image's
+    size): the same pixels as :func:`rectify` of each, without its per-call work."""
+    scale = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
+    to_table = calibration.homography @ scale
+    for x0, y0, x1, y1 in boxes:
+        # As _warp computes it, to the bit: the same matrix, the same products.
+        to_frame = to_table @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]])
+        part = out[y0:y1, x0:x1]
+        written = cv2.warpPerspective(
+            frame,
+            to_frame,
+            (x1 - x0, y1 - y0),
+            dst=part,
+            flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+        )
+        assert np.shares_memory(written, part), "OpenCV wrote elsewhere"
+
+
+def table_px(calibration: Calibration) -> int:
+    """The top-down image's side in pixels."""
+    return round(calibration.geometry.size_mm * PX_PER_MM)
 
 
 def _warp(frame: Image, calibration: Calibration, box: Box, out: Image) -> None:
