@@ -167,16 +167,19 @@ def training_sets(drawn: int) -> tuple[list[str], list[str]]:
     return packaged, drawn_sets(drawn, TRAINING_FONTS)
 
 
-def training_pools(fonts_count: int, drawn: int, seed: int, honours: int = 0) -> dict[str, Faces]:
+def training_pools(
+    fonts_count: int, drawn: int, seed: int, honours: int = 0, sparse: float = SPARSE
+) -> dict[str, Faces]:
     """Everything training draws from, by source; the font-drawn faces in two pools, "fonts"
     and "fonts_tiny" (names under ``TINY_NAME_PX``, never softened further); "hard": the
     training sets' faces of ``HARD_KINDS`` and ``honours`` dragons and winds lettered in the
-    training fonts (drawn after every other pool, so those stay seed for seed)."""
+    training fonts (drawn after every other pool, so those stay seed for seed); ``sparse``:
+    the share of font-drawn faces drawn sparse (a picture filling the face, the name small)."""
     require_fonts(TRAINING_FONTS + TRAINING_LATIN_EXTRA)
     packaged, drawn_names = training_sets(drawn)
     art_bonus, art_other = art_faces(packaged)
     drawn_bonus, drawn_other = art_faces(drawn_names)
-    fonts, tiny = sized_font_faces(fonts_count, TRAINING_FONTS, seed, TRAINING_LATIN_ALL, SPARSE)
+    fonts, tiny = sized_font_faces(fonts_count, TRAINING_FONTS, seed, TRAINING_LATIN_ALL, sparse)
     hard = hard_faces(packaged + drawn_names)
     if honours:
         hard += font_honour_faces(honours, TRAINING_FONTS, seed + 1)

@@ -209,6 +209,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--mine", type=int, default=0, help="other faces the starting reader is surest of, added"
     )
+    parser.add_argument(
+        "--sparse", type=float, default=SPARSE, help="share of font-drawn faces drawn sparse"
+    )
     parser.add_argument("--note", default="", help="what this run changed (provenance)")
     parser.add_argument(
         "--checkpoint", type=Path, default=ROOT / "build" / "bonus" / "checkpoint.pt"
@@ -235,7 +238,7 @@ def main() -> int:
     net = BonusNet()
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     step, trained_s, history = 0, 0.0, []
-    pools = training_pools(args.font_faces, args.drawn, args.seed, args.honours)
+    pools = training_pools(args.font_faces, args.drawn, args.seed, args.honours, args.sparse)
     if args.checkpoint.exists():
         state = torch.load(args.checkpoint, weights_only=False)
         net.load_state_dict(state["net"])
@@ -344,7 +347,7 @@ def export(
         "held_out_fonts": list(HELD_OUT_FONTS),
         "held_out_hands": list(HELD_OUT_HANDS),
         "training_latin_fonts": list(TRAINING_LATIN_ALL),
-        "sparse_faces": SPARSE,
+        "sparse_faces": args.sparse,
         "narrow_crops": NARROW,
         "softened_crops": args.soft,
         "hard_negative_kinds": list(HARD_KINDS),
