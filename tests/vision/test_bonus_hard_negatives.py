@@ -29,9 +29,9 @@ from bonus_mining import mine_hard_negatives
 from train_bonus import batch, loss_of
 
 from vision.bonus import NOT_BONUS
-from vision.synth.artwork import load_set
+from vision.synth.artwork import FACE_H, FACE_W, load_set
 from vision.synth.bonus_faces import BONUS_KINDS, HELD_OUT_FONTS, HELD_OUT_HANDS, TRAINING_FONTS
-from vision.synth.honour_faces import HONOURS
+from vision.synth.honour_faces import HONOURS, honour_faces
 
 NONE = KINDS.index(NOT_BONUS)
 HELD_OUT_LETTERING = set(HELD_OUT_FONTS) | set(HELD_OUT_HANDS)
@@ -149,3 +149,14 @@ def test_a_weighted_loss_counts_the_heavier_crops_more() -> None:
     plain, _ = loss_of(net, x, y)  # type: ignore[arg-type]
     heavy, _ = loss_of(net, x, y, torch.tensor([3.0, 1.0]))  # type: ignore[arg-type]
     assert heavy > plain
+
+
+def test_honour_faces_are_the_dragons_and_winds_asked_for() -> None:
+    faces = honour_faces(5, 20, TRAINING_FONTS[:2])
+    assert len(faces) == 20
+    assert {kind for kind, _ in faces} <= set(HONOURS) and len({k for k, _ in faces}) > 2
+    for _, face in faces:
+        assert face.shape == (FACE_H, FACE_W, 3) and face.dtype == np.uint8
+        assert int(face.min()) < 120 < int(face.max())  # a character drawn on the body
+    again = honour_faces(5, 20, TRAINING_FONTS[:2])
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(faces, again, strict=True))
