@@ -6,7 +6,9 @@ Camera-like crops (vision/synth/crops.py) of: bonus faces drawn in the five held
 and in the two held-out hands (``HELD_OUT_HANDS``: a brush and a handwritten font);
 the bonus tiles of drawn sets lettered in those fonts; the bonus tiles of the three held-out
 packaged sets (``xmj-real``, scans of a real set, ``kde-traditional``, ``gnome-smooth``); and
-every other face of those sets, which the reader must never name as a bonus tile. For each
+every other face of those sets, which the reader must never name as a bonus tile, and apart
+the faces of those sets most like a bonus tile (dragons, winds, the one bamboo, the seven to
+nine of dots: "look-alikes"). For each
 source and each bar of sureness: named right, named wrong (another bonus tile), abstained;
 for the other faces, the share named as a bonus tile. The number head alone is scored too, and
 the reader's probability that a crop is some bonus tile (what the bonus gate weighs), on bonus
@@ -29,7 +31,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bonus_data import HELD_OUT_SETS, KINDS, Faces, art_faces, crops_of, held_out_pools
+from bonus_data import (
+    HELD_OUT_SETS,
+    KINDS,
+    Faces,
+    art_faces,
+    crops_of,
+    hard_faces,
+    held_out_pools,
+)
 
 from vision.bonus import BONUS_FILE, NOT_BONUS, BonusReader, Temperatures
 from vision.embedder import MODELS_DIR
@@ -112,6 +122,11 @@ def main() -> int:
     for n, (name, faces) in enumerate(by_set.items()):
         results[f"set {name}"] = score(reader, faces, args.crops // 2, 70 + n)
         print(name, json.dumps(results[f"set {name}"]), flush=True)
+    # The held-out sets' faces most like a bonus tile (bonus_data.HARD_KINDS: dragons, winds,
+    # the one bamboo, seven to nine of dots), which the reader must call none with confidence.
+    for n, name in enumerate(HELD_OUT_SETS):
+        results[f"look-alikes {name}"] = score(reader, hard_faces([name]), args.crops // 2, 80 + n)
+        print(f"look-alikes {name}", json.dumps(results[f"look-alikes {name}"]), flush=True)
     report["results"] = results
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")

@@ -42,10 +42,16 @@ from vision.synth.bonus_faces import (  # noqa: E402
     drawn_bonus_faces,
 )
 from vision.synth.crops import recolour, synthetic_crop  # noqa: E402
+from vision.synth.honour_faces import honour_faces  # noqa: E402
 from vision.synth.procedural import FONTS  # noqa: E402
 
 HELD_OUT_SETS = ("xmj-real", "kde-traditional", "gnome-smooth")
 KINDS = (*BONUS_KINDS, NOT_BONUS)
+# The faces that are not bonus tiles but look most like one: a dragon or a wind drawn as one
+# character or a picture, the bird or bamboo of the one bamboo, the dense dots of the seven to
+# nine of dots (issue 33: the readers that named more bonus tiles took a green dragon, an eight
+# of dots and a one bamboo for a season).
+HARD_KINDS = ("RD", "GD", "WD", "EW", "SW", "WW", "NW", "1B", "7D", "8D", "9D")
 
 # A face and what the reader must answer: 0-7 the bonus kinds, 8 not a bonus tile.
 Faces = list[tuple[int, Image]]
@@ -88,6 +94,12 @@ def art_faces(sets: list[str]) -> tuple[Faces, Faces]:
         bonus += b
         other += o
     return bonus, other
+
+
+def hard_faces(sets: list[str]) -> Faces:
+    """The faces of ``HARD_KINDS`` in packaged or drawn sets, each answered "no bonus tile"."""
+    none = KINDS.index(NOT_BONUS)
+    return [(none, load_set(name)[kind]) for name in sets for kind in HARD_KINDS]
 
 
 def drawn_sets(count: int, fonts: tuple[str, ...], first: int = 0) -> list[str]:
@@ -139,14 +151,38 @@ def sized_font_faces(
     return plain, tiny
 
 
-def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
-    """Everything training draws from, by source; the font-drawn faces in two pools, "fonts"
-    and "fonts_tiny" (names under ``TINY_NAME_PX``, never softened further)."""
-    require_fonts(TRAINING_FONTS + TRAINING_LATIN_EXTRA)
+def font_honour_faces(count: int, fonts: tuple[str, ...], seed: int) -> Faces:
+    """``count`` dragons and winds lettered in ``fonts`` (vision/synth/honour_faces.py), each
+    answered "no bonus tile"."""
+    none = KINDS.index(NOT_BONUS)
+    out: Faces = []
+    for n in range(0, count, 256):
+        out += [(none, f) for _, f in honour_faces(seed * 1000 + n, min(256, count - n), fonts)]
+    return out
+
+
+def training_sets(drawn: int) -> tuple[list[str], list[str]]:
+    """The packaged sets and the drawn sets training draws from (never a held-out one)."""
     packaged = [s for s in ART_SETS if s not in HELD_OUT_SETS]
+    return packaged, drawn_sets(drawn, TRAINING_FONTS)
+
+
+def training_pools(
+    fonts_count: int, drawn: int, seed: int, honours: int = 0, sparse: float = SPARSE
+) -> dict[str, Faces]:
+    """Everything training draws from, by source; the font-drawn faces in two pools, "fonts"
+    and "fonts_tiny" (names under ``TINY_NAME_PX``, never softened further); "hard": the
+    training sets' faces of ``HARD_KINDS`` and ``honours`` dragons and winds lettered in the
+    training fonts (drawn after every other pool, so those stay seed for seed); ``sparse``:
+    the share of font-drawn faces drawn sparse (a picture filling the face, the name small)."""
+    require_fonts(TRAINING_FONTS + TRAINING_LATIN_EXTRA)
+    packaged, drawn_names = training_sets(drawn)
     art_bonus, art_other = art_faces(packaged)
-    drawn_bonus, drawn_other = art_faces(drawn_sets(drawn, TRAINING_FONTS))
-    fonts, tiny = sized_font_faces(fonts_count, TRAINING_FONTS, seed, TRAINING_LATIN_ALL, SPARSE)
+    drawn_bonus, drawn_other = art_faces(drawn_names)
+    fonts, tiny = sized_font_faces(fonts_count, TRAINING_FONTS, seed, TRAINING_LATIN_ALL, sparse)
+    hard = hard_faces(packaged + drawn_names)
+    if honours:
+        hard += font_honour_faces(honours, TRAINING_FONTS, seed + 1)
     return {
         "fonts": fonts,
         "fonts_tiny": tiny,
@@ -154,6 +190,7 @@ def training_pools(fonts_count: int, drawn: int, seed: int) -> dict[str, Faces]:
         "drawn_bonus": drawn_bonus,
         "sets_other": art_other,
         "other": drawn_other,
+        "hard": hard,
     }
 
 

@@ -13,6 +13,11 @@ table camera's 18-28 px a tile and 10 % (``--soft``) further blurred and flatten
 never a font-drawn face whose name is already tiny (under 18 px on the face). Two in five
 font-drawn faces are a picture filling the face with the name small, often pale, in English
 (any case, 40 Latin faces) or Chinese, mostly with no number (``bonus_faces(sparse=...)``).
+Hard negatives (``--hard``, ``--hard-weight``, ``--honours``, ``--mine``): a share of each
+batch, taken from the drawn sets' other faces, drawn from the training sets' dragons, winds,
+one bamboo and seven to nine of dots (bonus_data.HARD_KINDS), dragons and winds lettered in
+the training fonts (vision/synth/honour_faces.py) and the training faces the starting reader
+is surest are a bonus tile (bonus_mining.py), with a weight on their loss.
 
 The network: four convolution blocks (the detail kept at half the crop's size, where a
 corner's number is a few pixels), global average pooling, two heads: which of the eight bonus
@@ -45,6 +50,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bonus_data import (
+    HARD_KINDS,
     HELD_OUT_SETS,
     KINDS,
     ROOT,
@@ -55,6 +61,7 @@ from bonus_data import (
     crops_of,
     training_pools,
 )
+from bonus_mining import mine_hard_negatives
 from onnx_export import export_crop_model
 from train_embedding import unfold_convolutions
 
@@ -115,6 +122,12 @@ class Exported(nn.Module):
 # their bonus tiles read at 8-43 % and their dragons and winds taken for bonus tiles), the
 # drawn sets' bonus tiles, and the rest the drawn sets' other faces.
 SHARES = {"fonts": 0.25, "sets_bonus": 0.12, "drawn_bonus": 0.08, "sets_other": 0.2}
+# Hard negatives (bonus_data.HARD_KINDS, dragons and winds lettered in the training fonts, and
+# the training crops the starting reader was surest were a bonus tile): a share of each batch
+# taken from the drawn sets' other faces (``--hard``), and a weight on their loss
+# (``--hard-weight``).
+HARD_SHARE = 0.0
+HARD_WEIGHT = 1.0
 # The share of crops seen at the table camera's own 18-28 px a tile, where a corner's number or
 # a small name is 2-5 px tall (the rest at 18-43 px).
 NARROW = 0.75
@@ -128,9 +141,16 @@ KEPT_SHARP = ("fonts_tiny",)
 
 
 def batch(
-    pools: dict[str, Faces], rng: np.random.Generator, size: int, soft: float = SOFT
-) -> tuple[torch.Tensor, torch.Tensor]:
+    pools: dict[str, Faces],
+    rng: np.random.Generator,
+    size: int,
+    soft: float = SOFT,
+    hard: float = HARD_SHARE,
+    hard_weight: float = HARD_WEIGHT,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """A batch of crops, their answers and each crop's weight in the loss."""
     counts = {name: round(share * size) for name, share in SHARES.items()}
+    counts["hard"] = round(hard * size) if pools.get("hard") else 0
     counts["other"] = size - sum(counts.values())
     # The font-drawn faces' share, split between the two pools by their sizes.
     drawn = len(pools["fonts"]) + len(pools["fonts_tiny"])
@@ -143,12 +163,22 @@ def batch(
     ]
     xs = np.concatenate([p[0] for p in parts])
     ys = np.concatenate([p[1] for p in parts])
-    return torch.from_numpy(xs / 127.5 - 1.0).float(), torch.from_numpy(ys)
+    weights = np.concatenate(
+        [np.full(count, hard_weight if name == "hard" else 1.0) for name, count in counts.items()]
+    )
+    return (
+        torch.from_numpy(xs / 127.5 - 1.0).float(),
+        torch.from_numpy(ys),
+        torch.from_numpy(weights).float(),
+    )
 
 
-def loss_of(net: BonusNet, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, float]:
+def loss_of(
+    net: BonusNet, x: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None = None
+) -> tuple[torch.Tensor, float]:
     kind, number = net(x)
-    loss = F.cross_entropy(kind, y, label_smoothing=0.05)
+    each = F.cross_entropy(kind, y, label_smoothing=0.05, reduction="none")
+    loss = each.mean() if weight is None else (each * weight).sum() / weight.sum()
     bonus = y != NOT_BONUS_INDEX
     if bonus.any():
         # The number of a bonus kind: F1 and S1 are 1, ... (the index within its four).
@@ -166,6 +196,21 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--lr", type=float, default=1e-3, help="this run's peak learning rate")
     parser.add_argument(
         "--soft", type=float, default=SOFT, help="share of crops further blurred and flattened"
+    )
+    parser.add_argument(
+        "--hard", type=float, default=HARD_SHARE, help="share of each batch hard negatives"
+    )
+    parser.add_argument(
+        "--hard-weight", type=float, default=HARD_WEIGHT, help="hard negatives' loss weight"
+    )
+    parser.add_argument(
+        "--honours", type=int, default=0, help="dragons and winds lettered in training fonts"
+    )
+    parser.add_argument(
+        "--mine", type=int, default=0, help="other faces the starting reader is surest of, added"
+    )
+    parser.add_argument(
+        "--sparse", type=float, default=SPARSE, help="share of font-drawn faces drawn sparse"
     )
     parser.add_argument("--note", default="", help="what this run changed (provenance)")
     parser.add_argument(
@@ -193,8 +238,7 @@ def main() -> int:
     net = BonusNet()
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     step, trained_s, history = 0, 0.0, []
-    pools = training_pools(args.font_faces, args.drawn, args.seed)
-    print({k: len(v) for k, v in pools.items()}, flush=True)
+    pools = training_pools(args.font_faces, args.drawn, args.seed, args.honours, args.sparse)
     if args.checkpoint.exists():
         state = torch.load(args.checkpoint, weights_only=False)
         net.load_state_dict(state["net"])
@@ -204,6 +248,10 @@ def main() -> int:
     elif args.init is not None and args.init.exists():
         step, trained_s, history = start_from_onnx(net, args.init, pools)
         print(f"from {args.init}: step {step}, {trained_s / 60:.1f} min trained", flush=True)
+        if args.mine:
+            mined = mine_hard_negatives(net, pools, args.mine, np.random.default_rng(args.seed))
+            pools["hard"] = pools["hard"] + mined
+    print({k: len(v) for k, v in pools.items()}, flush=True)
     rng = np.random.default_rng([args.seed, step])
     first_step, fresh_optimiser = step, step > 0 and not args.checkpoint.exists()
 
@@ -232,8 +280,8 @@ def main() -> int:
         warm = min(1.0, (step - first_step + 1) / 300) if fresh_optimiser else 1.0
         for group in opt.param_groups:
             group["lr"] = args.lr * warm * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
-        x, y = batch(pools, rng, args.batch, args.soft)
-        loss, acc = loss_of(net, x, y)
+        x, y, w = batch(pools, rng, args.batch, args.soft, args.hard, args.hard_weight)
+        loss, acc = loss_of(net, x, y, w)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -268,7 +316,7 @@ def start_from_onnx(
 ) -> tuple[int, float, list[dict[str, float | str]]]:
     """The exported model's weights (batch norms fitted to reproduce them on a batch of
     training crops), and where its training stood: steps, seconds, runs."""
-    x, _ = batch(pools, np.random.default_rng(0), 512)
+    x, _, _ = batch(pools, np.random.default_rng(0), 512)
     weights = unfold_convolutions(net.features, onnx_path, (x + 1.0) * 127.5)
     with torch.no_grad():
         for head in ("kind", "number"):
@@ -299,9 +347,14 @@ def export(
         "held_out_fonts": list(HELD_OUT_FONTS),
         "held_out_hands": list(HELD_OUT_HANDS),
         "training_latin_fonts": list(TRAINING_LATIN_ALL),
-        "sparse_faces": SPARSE,
+        "sparse_faces": args.sparse,
         "narrow_crops": NARROW,
         "softened_crops": args.soft,
+        "hard_negative_kinds": list(HARD_KINDS),
+        "hard_negative_share": args.hard,
+        "hard_negative_weight": args.hard_weight,
+        "font_honour_faces": args.honours,
+        "mined_hard_negatives": args.mine,
         "tiny_names_never_softened_below_px": TINY_NAME_PX,
         "held_out_latin_fonts": list(HELD_OUT_LATIN),
         "held_out_sets": list(HELD_OUT_SETS),
