@@ -124,7 +124,7 @@ def test_the_products_parts_by_kind_are_the_whole_products_columns(
     product with all of them gives, to the bit, wherever the kinds are cut in two."""
     vectors = recogniser.embed(held_out_crops)
     bank = recogniser._banks().enrolled  # the bundled prototypes: no enrolment of its own
-    assert recogniser._banks().background is None and bank.columns > 10_000
+    assert recogniser._banks().background is None and bank.columns > 5_000
     whole = bank.best_per_kind(vectors)
     kinds = len(bank.present)
     for split in (1, kinds // 3, kinds // 2, kinds - 1):
