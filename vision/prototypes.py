@@ -16,6 +16,11 @@ from vision.embedder import Vectors
 # kinds on an idle second thread (a hand-over costs ~0.1 ms, the product ~0.03 ms a crop; one
 # crop alone takes BLAS's vector path, whose sums may differ in the last bit).
 SPLIT_KINDS = 8
+# Every product is over a whole number of this many prototypes (zero columns after the last):
+# OpenBLAS sums a product's last 1-8 columns past a multiple of 16 in another order than the
+# rest, so a part of other width gave its last columns other last bits than the whole product
+# (measured: widths 16k at any offset agree to the bit, 16k + 1..8 do not).
+BLOCK_COLUMNS = 16
 
 
 class PrototypeBank:
@@ -27,14 +32,18 @@ class PrototypeBank:
         position = {kind: i for i, kind in enumerate(kinds)}
         label_idx = np.array([position[lab] for lab in labels], np.int64)
         order = np.argsort(label_idx, kind="stable")
-        self.vectors_t = np.ascontiguousarray(vectors[order].T)
+        self._columns = len(order)
+        # Room for any part to run on to a whole number of blocks (_block_end).
+        padded = _block_end(self._columns) + BLOCK_COLUMNS
+        self.vectors_t = np.zeros((vectors.shape[1], padded), vectors.dtype)
+        self.vectors_t[:, : self._columns] = vectors[order].T
         self.present, self.starts = np.unique(label_idx[order], return_index=True)
         self.width = len(kinds)
 
     @property
     def columns(self) -> int:
         """How many prototypes it holds."""
-        return int(self.vectors_t.shape[1])
+        return self._columns
 
     def kind_at(self, column: int) -> int:
         """The first of its kinds (a position in ``present``) that starts at or after
@@ -55,10 +64,15 @@ class PrototypeBank:
         c0 = int(self.starts[first])
         c1 = self.columns if stop == len(self.present) else int(self.starts[stop])
         with one_blas_thread():  # slower on several threads (vision/blas.py)
-            sims = embeddings @ self.vectors_t[:, c0:c1]
+            sims = embeddings @ self.vectors_t[:, c0 : c0 + _block_end(c1 - c0)]
         starts = self.starts[first:stop] - c0
-        out[:, self.present[first:stop]] = np.maximum.reduceat(sims, starts, axis=1)
+        out[:, self.present[first:stop]] = np.maximum.reduceat(sims[:, : c1 - c0], starts, axis=1)
         return out
+
+
+def _block_end(columns: int) -> int:
+    """``columns`` rounded up to a whole number of blocks (BLOCK_COLUMNS)."""
+    return -(-columns // BLOCK_COLUMNS) * BLOCK_COLUMNS
 
 
 def split_kinds(

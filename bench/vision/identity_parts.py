@@ -345,9 +345,14 @@ _OWNERS: list[np.ndarray] = []
 
 
 def _owners() -> np.ndarray:
-    """The training set each bundled prototype was enrolled from, in order."""
+    """The training set each bundled prototype was enrolled from, in order: as
+    make_default_model.py recorded it, else as it enrols them all."""
     if not _OWNERS:
-        _OWNERS.append(np.array([n for n in TRAIN_SETS for _ in _bundled_prototypes(n)]))
+        with np.load(DEFAULT_MODEL_DIR / "prototypes.npz") as data:
+            recorded = data["sources"] if "sources" in data.files else None
+        if recorded is None:
+            recorded = np.array([n for n in TRAIN_SETS for _ in _bundled_prototypes(n)])
+        _OWNERS.append(recorded)
     return _OWNERS[0]
 
 

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from vision import embed_ahead, finder
 from vision.calibration import calibrate
+from vision.crops import CROP_H, CROP_W
 from vision.embedder import Embedder
 from vision.finder import (
     blobs,
@@ -31,7 +32,10 @@ from vision.finder import (
     stats,
     tile_crop,
     tile_crops,
+    tile_quads,
 )
+from vision.finder.crops import corners_mm, corners_mm_of
+from vision.finder.found import Found
 from vision.finder.outline import every_pixel
 from vision.finder.topdown import rectify_every_nth
 from vision.geometry import TableGeometry
@@ -515,6 +519,48 @@ def reference_partition_laid(
     runs = [profiles[r, : n[r]] for r in range(len(n))]
     covers = None if depth_covers is None else [depth_covers[r, : n[r]] for r in range(len(n))]
     return reference_partition_many(runs, lengths, tol, covers, shallow, gap)
+
+
+# -- the tiles' corners and the network's input ----------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_every_tiles_corners_at_once_are_each_tiles_own_to_the_bit(seed: int) -> None:
+    """The corners worked out on arrays are :func:`corners_mm`'s, tile by tile, at any angle
+    (the axis-aligned ones and their neighbours too), size and place."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    angles = np.concatenate([rng.uniform(0, 180, n), [0.0, 90.0, 179.999999, 45.0]])
+    tiles = [
+        Found("tile", *rng.uniform([0, 0], [900, 900]), float(a), *rng.uniform([10, 15], [30, 45]))
+        for a in angles
+    ]
+    at_once = corners_mm_of(tiles)
+    assert at_once.shape == (len(tiles), 4, 2)
+    assert np.array_equal(at_once, np.stack([corners_mm(t) for t in tiles]))
+
+
+def test_a_scanned_tables_quads_are_each_tiles_own(table: Rendered) -> None:
+    cal = calibrate(table.image, table.geometry)
+    tiles = [f for f in find(table.image, cal) if f.kind == "tile"]
+    quads = tile_quads(cal, tiles)
+    one_by_one = [cal.to_frame(corners_mm(t)).astype(np.float32) for t in tiles]
+    assert len(tiles) > 20
+    assert np.array_equal(quads, np.stack(one_by_one))
+    assert tile_quads(cal, []).shape == (0, 4, 2)
+
+
+def test_the_networks_input_holds_each_crop_both_ways_up(table: Rendered) -> None:
+    """Crop k's channels, and the same turned half a turn, at k and at n + k."""
+    cal = calibrate(table.image, table.geometry)
+    crops = tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
+    blob = Embedder().blob(crops[:9])
+    assert blob.shape == (18, 3, CROP_H, CROP_W) and blob.dtype == np.float32
+    for k, crop in enumerate(crops[:9]):
+        assert np.array_equal(blob[k], crop.transpose(2, 0, 1).astype(np.float32))
+        turned = cv2.rotate(crop, cv2.ROTATE_180)
+        assert np.array_equal(blob[9 + k], turned.transpose(2, 0, 1).astype(np.float32))
 
 
 # -- the embedding ----------------------------------------------------------------------------

@@ -48,11 +48,28 @@ def tile_crop(frame: Image, calibration: Calibration, tile: Found) -> Image:
     return cut_quad(frame, calibration.to_frame(corners_mm(tile)).astype(np.float32))
 
 
+def corners_mm_of(tiles: list[Found]) -> NDArray[np.float64]:
+    """:func:`corners_mm` of every tile at once (N x 4 x 2): the same sums on arrays, so the
+    same numbers to the bit, without a tile's worth of small arrays each (a table's 70 tiles
+    took 1.1 ms of the scan's thread one by one)."""
+    x, y, angle, w, h = np.array([(t.x, t.y, t.angle, t.w, t.h) for t in tiles], np.float64).T
+    t = np.deg2rad(angle)
+    sin, cos = np.sin(t), np.cos(t)
+    c = np.stack([x, y], axis=1)[:, None]
+    up = np.stack([-sin, cos], axis=1)[:, None]  # as tile_axes: along the long side
+    right = np.stack([cos, sin], axis=1)[:, None]
+    hw, hh = (w / 2)[:, None, None], (h / 2)[:, None, None]
+    # Each corner's signs as in corners_mm, applied in its order: c, then right, then up.
+    along_right = np.array([-1.0, 1.0, 1.0, -1.0])[None, :, None]
+    along_up = np.array([-1.0, -1.0, 1.0, 1.0])[None, :, None]
+    return np.asarray(c + along_right * (right * hw) + along_up * (up * hh))
+
+
 def tile_quads(calibration: Calibration, tiles: list[Found]) -> NDArray[np.float32]:
     """Each tile's corners in the frame (N x 4 x 2), taken through the calibration at once."""
     if not tiles:
         return np.zeros((0, 4, 2), np.float32)
-    corners = calibration.to_frame(np.concatenate([corners_mm(t) for t in tiles]))
+    corners = calibration.to_frame(corners_mm_of(tiles).reshape(-1, 2))
     return corners.astype(np.float32).reshape(len(tiles), 4, 2)
 
 
