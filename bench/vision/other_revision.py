@@ -4,17 +4,16 @@ the frames, crops and prototypes of this run: two revisions measured side by sid
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
-import tarfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from git_tree import unpack
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -35,23 +34,7 @@ class OtherRevision:
         ).stdout.strip()
         tree = workdir / "tree"
         tree.mkdir()
-        archive = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(ROOT),
-                "archive",
-                "--format=tar",
-                rev,
-                "vision",
-                "engine",
-                "controller",
-            ],
-            capture_output=True,
-            check=True,
-        ).stdout
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(tree, filter="data")
+        unpack(rev, tree, "vision", "engine", "controller")
         # OpenBLAS threads spin for a while after each product before they sleep: in the
         # other process that would take the CPU from the scan timed next in this one.
         env = {**os.environ, "OPENBLAS_THREAD_TIMEOUT": "4"}

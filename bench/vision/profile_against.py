@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import argparse
 import collections
-import io
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from git_tree import unpack
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[2]
@@ -40,11 +40,7 @@ FIGURES = (
 
 def checkout(rev: str, folder: Path) -> Path:
     """The files of ``rev`` (as git stores them) written under ``folder``."""
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
+    unpack(rev, folder)
     harness = folder / "bench" / "vision" / HERE.with_name("profile_scan.py").name
     harness.write_bytes(HERE.with_name("profile_scan.py").read_bytes())
     return folder

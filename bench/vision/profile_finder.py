@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import argparse
 import collections
-import io
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from git_tree import unpack
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[2]
@@ -101,15 +101,6 @@ def child(frames: int, repeat: int) -> dict[str, float]:
     return {name: statistics.median(ms) for name, ms in per_round.items()}
 
 
-def _checkout(rev: str, folder: Path) -> Path:
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
-
-
 def _run(tree: Path, frames: int, repeat: int) -> dict[str, float]:
     out = subprocess.run(
         [sys.executable, str(HERE), "--child", "--frames", str(frames), "--repeat", str(repeat)],
@@ -138,7 +129,7 @@ def main() -> int:
     runs: dict[str, list[dict[str, float]]] = {rev: [] for rev in [*args.revs, "this tree"]}
     loads = []
     with tempfile.TemporaryDirectory() as tmp:
-        trees = {rev: _checkout(rev, Path(tmp) / rev) for rev in args.revs}
+        trees = {rev: unpack(rev, Path(tmp) / rev) for rev in args.revs}
         trees["this tree"] = ROOT
         for _ in range(args.rounds):
             loads.append(os.getloadavg()[0])
