@@ -16,6 +16,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.stats import median, percentile
+
 # A blob is tried as two dice only within these multiples of one die's area: two dice cover
 # 2x less what their rounded corners leave out, plus their shadow where it joins them.
 PAIR_AREA = (1.45, 2.8)
@@ -80,8 +82,8 @@ def die_bodies(pixels: NDArray[np.uint8], grey: NDArray[np.uint8]) -> NDArray[np
     around = grey[pixels == 0]
     if not len(inside) or not len(around):
         return pixels
-    cloth = float(np.median(around))
-    white = float(np.percentile(inside, 90))
+    cloth = median(around.astype(np.float64))
+    white = float(percentile(inside, 90))
     bright = ((grey > cloth + (white - cloth) / 3) & (pixels > 0)).astype(np.uint8)
     outlines, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(bright)

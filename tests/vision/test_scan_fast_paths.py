@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from vision import embed_ahead, finder
+from vision import embed_ahead, finder, stats
 from vision.calibration import calibrate
 from vision.crops import CROP_H, CROP_W
 from vision.embedder import Embedder
@@ -29,7 +29,6 @@ from vision.finder import (
     flatten_on_cloth,
     on_cloth,
     rectify,
-    stats,
     tile_crop,
     tile_crops,
     tile_quads,

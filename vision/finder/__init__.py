@@ -22,7 +22,7 @@ they are, ``deep_rows`` for rows one behind another), ``strips`` (every row of t
 out and profiled at once), ``body`` (the set's body colour that tiles cut from deep rows must
 show), ``finding`` (every blob looked at, every row cut at once, then each blob's tiles) and
 ``crops`` (each tile cut from the camera frame). ``found`` holds what is reported, ``sizes``
-what a tile and rows of tiles measure, ``stats`` fast medians and percentiles.
+what a tile and rows of tiles measure (fast medians and percentiles are ``vision.stats``).
 """
 
 from .body import set_body

@@ -17,10 +17,10 @@ from numpy.typing import NDArray
 from vision.geometry import TableGeometry
 from vision.halves import collect
 from vision.image import Image
+from vision.stats import median_uint8
 
 from .found import Box
 from .markers import marker_boxes
-from .stats import median_uint8
 
 _KERNEL3 = np.ones((3, 3), np.uint8)
 

@@ -9,8 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.image import Image
-
-from .stats import masked_percentile, percentile
+from vision.stats import masked_percentile, percentile
 
 
 def cut_strip(

@@ -1,5 +1,5 @@
 """Medians and percentiles without numpy's per-call overhead: the same numbers, for the
-small arrays the finder asks about many times a frame.
+small arrays the finder and the dice ask about many times a frame.
 """
 
 from __future__ import annotations
