@@ -144,16 +144,22 @@ class Embedder:
             chunks = [far[k : k + SLOT_CROPS] for k in range(0, len(far), SLOT_CROPS)]
             runs: list[Run | None] = [process.submit(chunk) for chunk in chunks]
             out = [self.embed(near, batch, shared=True)]
-            for chunk, run in zip(chunks, runs, strict=True):
-                try:
-                    if run is None:
-                        raise WorkerGone("not taken")
-                    out.append(run.vectors())
-                except WorkerGone:
-                    out.append(self.embed(chunk, batch, shared=True))
+            out += [
+                self._taken_back(run, chunk, batch) for chunk, run in zip(chunks, runs, strict=True)
+            ]
             return np.concatenate(out)
         finally:
             process.end()
+
+    def _taken_back(self, run: Run | None, chunk: Sequence[Image], batch: int) -> Vectors:
+        """The process's vectors of ``chunk``; the chunk embedded here when the process did
+        not take it or went away before answering."""
+        if run is not None:
+            try:
+                return run.vectors()
+            except WorkerGone:
+                pass
+        return self.embed(chunk, batch, shared=True)
 
     def _embed_here(self, crops: Sequence[Image], batch: int, shared: bool) -> Vectors:
         out = []
