@@ -506,6 +506,22 @@ def available_sets() -> list[str]:
     return found
 
 
+def render_faces(faces: list[str], cols: int = 16, timeout: float = 120) -> list[Image]:
+    """Draw SVG faces (each FACE_W x FACE_H, at the origin) laid ``cols`` a row on one sheet
+    (:func:`render_face_sheet`), and each cut from it again, in their order."""
+    cells = []
+    for i, face in enumerate(faces):
+        r, c = divmod(i, cols)
+        cells.append(f'<g transform="translate({c * FACE_W} {r * FACE_H})">{face}</g>')
+    sheet = render_face_sheet(cells, cols, timeout)
+    out = []
+    for i in range(len(faces)):
+        r, c = divmod(i, cols)
+        face_px = sheet[r * FACE_H : (r + 1) * FACE_H, c * FACE_W : (c + 1) * FACE_W]
+        out.append(np.ascontiguousarray(face_px, np.uint8))
+    return out
+
+
 def render_face_sheet(cells: list[str], cols: int, timeout: float = 120) -> NDArray[np.uint8]:
     """Draw SVG face cells (each already translated to its place on a ``cols``-wide grid of
     FACE_W x FACE_H faces) as one sheet through rsvg-convert: one process for a whole set."""

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from vision.image import Image
-from vision.synth.artwork import FACE_H, FACE_W, render_face_sheet
+from vision.synth.artwork import FACE_H, FACE_W, render_faces
 from vision.synth.procedural import BONUS_CHARS
 
 BONUS_KINDS = ("F1", "F2", "F3", "F4", "S1", "S2", "S3", "S4")
@@ -520,16 +520,9 @@ def drawn_bonus_faces(
         latin = HELD_OUT_LATIN if set(fonts) <= held_out else TRAINING_LATIN
     rng = np.random.default_rng(seed)
     kinds = [BONUS_KINDS[int(k)] for k in rng.integers(len(BONUS_KINDS), size=count)]
-    cols = 16
     drawn = [_one_face(rng, kind, fonts, latin, sparse) for kind in kinds]
-    cells = [
-        f'<g transform="translate({(i % cols) * FACE_W} {(i // cols) * FACE_H})">{svg}</g>'
-        for i, (svg, _) in enumerate(drawn)
+    faces = render_faces([svg for svg, _ in drawn])
+    return [
+        DrawnFace(kind, face, name_px)
+        for kind, face, (_, name_px) in zip(kinds, faces, drawn, strict=True)
     ]
-    sheet = render_face_sheet(cells, cols)
-    out = []
-    for i, (kind, (_, name_px)) in enumerate(zip(kinds, drawn, strict=True)):
-        r, c = divmod(i, cols)
-        face = sheet[r * FACE_H : (r + 1) * FACE_H, c * FACE_W : (c + 1) * FACE_W]
-        out.append(DrawnFace(kind, np.ascontiguousarray(face, np.uint8), name_px))
-    return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.image import Image
-from vision.synth.artwork import FACE_H, FACE_W, render_face_sheet
+from vision.synth.artwork import FACE_H, FACE_W, render_faces
 
 # Each honour's character, the inks sets print it in, and the corner letter a wind may carry.
 HONOURS: dict[str, tuple[str, tuple[str, ...], str]] = {
@@ -60,16 +60,5 @@ def honour_faces(seed: int, count: int, fonts: tuple[str, ...]) -> list[tuple[st
     rng = np.random.default_rng(seed)
     names = tuple(HONOURS)
     kinds = [names[int(k)] for k in rng.integers(len(names), size=count)]
-    cols = 16
-    cells = [
-        f'<g transform="translate({(i % cols) * FACE_W} {(i // cols) * FACE_H})">'
-        f"{_honour_svg(rng, kind, fonts)}</g>"
-        for i, kind in enumerate(kinds)
-    ]
-    sheet = render_face_sheet(cells, cols)
-    out = []
-    for i, kind in enumerate(kinds):
-        r, c = divmod(i, cols)
-        face = sheet[r * FACE_H : (r + 1) * FACE_H, c * FACE_W : (c + 1) * FACE_W]
-        out.append((kind, np.ascontiguousarray(face, np.uint8)))
-    return out
+    faces = render_faces([_honour_svg(rng, kind, fonts) for kind in kinds])
+    return list(zip(kinds, faces, strict=True))

@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.image import Image
 from vision.labels import BLANK, CHINESE_LABELS
-from vision.synth.artwork import FACE_H, FACE_W, render_face_sheet
+from vision.synth.artwork import FACE_H, FACE_W, render_faces
 
 # Chinese faces from the font packages the set-up installs (the `dev` script): brush (kai),
 # Song/Ming, rounded, heavy and Japanese designs, so no one lettering style is learned.
@@ -456,22 +456,15 @@ def procedural_set(seed: int, varied: bool = False) -> dict[str, Image]:
     rng = np.random.default_rng(seed)
     st = _Style(rng, seed, varied)
     labels = list(CHINESE_LABELS)
-    cols = 7
-    cells = []
-    for i, label in enumerate(labels):
-        r, c = divmod(i, cols)
-        cells.append(
-            f'<g transform="translate({c * FACE_W} {r * FACE_H})">'
-            f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>'
-            f"{_face_svg(st, label)}</g>"
-        )
-    sheet = render_face_sheet(cells, cols, timeout=60)
-    faces: dict[str, Image] = {}
-    for i, label in enumerate(labels):
-        r, c = divmod(i, cols)
-        faces[label] = np.ascontiguousarray(
-            sheet[r * FACE_H : (r + 1) * FACE_H, c * FACE_W : (c + 1) * FACE_W]
-        )
-    body_bgr = sheet[2, 2].copy()
+    drawn = render_faces(
+        [
+            f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>{_face_svg(st, label)}'
+            for label in labels
+        ],
+        cols=7,
+        timeout=60,
+    )
+    faces: dict[str, Image] = dict(zip(labels, drawn, strict=True))
+    body_bgr = drawn[0][2, 2].copy()  # a corner of the first face: the body alone
     faces[BLANK] = np.full((FACE_H, FACE_W, 3), body_bgr, np.uint8)
     return faces
