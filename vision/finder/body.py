@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from vision.geometry import TableGeometry
 from vision.image import Image
 
-from .found import PX_PER_MM, Found
+from .found import PX_PER_MM, Found, tiles_axes
 
 # A point of a face shows the set's body when its colour is this near the body's (as the
 # cloth's is measured: lightness counts a third, light being uneven); a face shows its body
@@ -64,16 +64,12 @@ def rows_or_obstruction(
 
 def _face_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
     """Per tile, the Lab colours of 25 points spread over its face, (tiles, 25, 3): every
-    tile's points at once (the same operations as :func:`tile_axes`, on arrays)."""
+    tile's points at once (:func:`tiles_axes`)."""
     if not tiles:
         return np.zeros((0, 25, 3), np.float32)
     steps = np.linspace(-0.4, 0.4, 5)
-    x, y, angle, w, h = np.array([(f.x, f.y, f.angle, f.w, f.h) for f in tiles], np.float64).T
-    t = np.deg2rad(angle)
-    sin, cos = np.sin(t), np.cos(t)
-    centre = np.stack([x, y], axis=1)
-    up = np.stack([-sin, cos], axis=1) * h[:, None]
-    right = np.stack([cos, sin], axis=1) * w[:, None]
+    centre, up, right, w, h = tiles_axes(tiles)
+    up, right = up * h[:, None], right * w[:, None]
     # Every tile's 5 x 5 points at once: (tiles, 5, 5, 2).
     pts = (
         centre[:, None, None]
