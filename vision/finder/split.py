@@ -37,12 +37,11 @@ def first_rows(
     its rows running along it when it is deeper (:func:`row_parts`), none otherwise.
     ``outline``: every pixel of the outline (:func:`every_pixel`), when made already."""
     g = calibration.geometry
-    along, across, length, depth = rect_axes(rect)
-    depth_mm = depth / PX_PER_MM
-    if depth_mm < g.tile_w_mm - 6 or depth_mm >= MAX_ROWS * (g.tile_h_mm + 16):
-        return [], []
-    if depth_mm <= one_row_mm(g):
+    if one_row_deep(rect, g):
         return [rect], [8.0]
+    if not rows_behind(rect, g):
+        return [], []
+    along, across, length, depth = rect_axes(rect)
     outline = every_pixel(points) if outline is None else outline
     parts, slack = row_parts(outline, grey, mask, calibration, rect, across, depth, along, length)
     return parts, [slack] * len(parts)
