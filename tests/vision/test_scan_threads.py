@@ -1,11 +1,10 @@
-"""Work the scan shares with its second thread gives what one thread gives: the table
-flattened in two halves (or whole, when that thread is busy); and BLAS kept on one thread
-while either thread names tiles. The service's scanner runs on the threads the benchmarks
-measure."""
+"""Work the scan shares with its second thread gives what one thread gives: a part of the
+table flattened is that part of the whole (the second thread flattens some parts:
+test_scan_fast_paths.py); and BLAS kept on one thread while either thread names tiles.
+The service's scanner runs on the threads the benchmarks measure."""
 
 from __future__ import annotations
 
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import cv2
@@ -20,29 +19,13 @@ from vision.threads import SCAN_THREADS, ScanThreads
 from .conftest import rendered_table
 
 
-def test_the_table_flattened_in_two_halves_is_the_same_pixels() -> None:
+def test_a_part_of_the_table_flattened_is_the_same_pixels_as_the_whole() -> None:
     table = rendered_table(81, "kde-traditional")
     cal = calibrate(table.image, table.geometry)
     alone = rectify(table.image, cal)
-    with ThreadPoolExecutor(1) as helper:
-        assert np.array_equal(rectify(table.image, cal, helper=helper), alone)
-        for box in ((200, 150, 520, 401), (0, 0, 900, 1), (10, 880, 900, 900)):
-            x0, y0, x1, y1 = box
-            part = rectify(table.image, cal, box, helper)
-            assert np.array_equal(part, alone[y0:y1, x0:x1])
-
-
-def test_the_table_is_flattened_whole_when_the_other_thread_never_begins() -> None:
-    table = rendered_table(82, "xmj-real")
-    cal = calibrate(table.image, table.geometry)
-    alone = rectify(table.image, cal)
-    release = threading.Event()
-    with ThreadPoolExecutor(1) as busy:
-        busy.submit(release.wait)  # the thread is taken until the flattening is done
-        try:
-            assert np.array_equal(rectify(table.image, cal, helper=busy), alone)
-        finally:
-            release.set()
+    for box in ((200, 150, 520, 401), (0, 0, 900, 1), (10, 880, 900, 900)):
+        x0, y0, x1, y1 = box
+        assert np.array_equal(rectify(table.image, cal, box), alone[y0:y1, x0:x1])
 
 
 def _enter_and_leave() -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Executor
-
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.calibration import Calibration
 from vision.image import Image
@@ -13,31 +12,13 @@ from vision.image import Image
 from .found import PX_PER_MM, Box
 
 
-def rectify(
-    frame: Image,
-    calibration: Calibration,
-    box: Box | None = None,
-    helper: Executor | None = None,
-) -> Image:
+def rectify(frame: Image, calibration: Calibration, box: Box | None = None) -> Image:
     """The table from straight above at ``PX_PER_MM`` (table mm -> image px); ``box``: only
-    that part of it (the same pixels as that part of the whole). ``helper``: an idle thread
-    that flattens the lower half meanwhile, into the same image (each half is one
-    ``cv2.warpPerspective`` that lets go of the interpreter: the very same pixels); if that
-    thread has not begun when this one is done with the upper half, this one does both."""
+    that part of it (the same pixels as that part of the whole)."""
     size = table_px(calibration)
     x0, y0, x1, y1 = (0, 0, size, size) if box is None else box
     out = np.empty((y1 - y0, x1 - x0, 3), np.uint8)
-    if helper is None or y1 - y0 < 2:
-        _warp(frame, calibration, (x0, y0, x1, y1), out)
-        return out
-    half = (y1 - y0) // 2
-    lower_box = (x0, y0 + half, x1, y1)
-    lower = helper.submit(_warp, frame, calibration, lower_box, out[half:])
-    _warp(frame, calibration, (x0, y0, x1, y0 + half), out[:half])
-    if lower.cancel():  # not begun: the other thread has had no core meanwhile
-        _warp(frame, calibration, lower_box, out[half:])
-    else:
-        lower.result()
+    _warp(frame, _to_table(calibration), (x0, y0, x1, y1), out)
     return out
 
 
@@ -61,21 +42,10 @@ def rectify_every_nth(
 
 def rectify_boxes(frame: Image, calibration: Calibration, boxes: list[Box], out: Image) -> None:
     """The parts ``boxes`` of the top-down image written into ``out`` (the whole image's
-    size): the same pixels as :func:`rectify` of each, without its per-call work."""
-    scale = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
-    to_table = calibration.homography @ scale
+    size): the same pixels as :func:`rectify` of each, the calibration's matrix made once."""
+    to_table = _to_table(calibration)
     for x0, y0, x1, y1 in boxes:
-        # As _warp computes it, to the bit: the same matrix, the same products.
-        to_frame = to_table @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]])
-        part = out[y0:y1, x0:x1]
-        written = cv2.warpPerspective(
-            frame,
-            to_frame,
-            (x1 - x0, y1 - y0),
-            dst=part,
-            flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-        )
-        assert np.shares_memory(written, part), "OpenCV wrote elsewhere"
+        _warp(frame, to_table, (x0, y0, x1, y1), out[y0:y1, x0:x1])
 
 
 def table_px(calibration: Calibration) -> int:
@@ -83,12 +53,17 @@ def table_px(calibration: Calibration) -> int:
     return round(calibration.geometry.size_mm * PX_PER_MM)
 
 
-def _warp(frame: Image, calibration: Calibration, box: Box, out: Image) -> None:
-    """The part ``box`` of the top-down image, written into ``out`` (contiguous, its size)."""
-    x0, y0, x1, y1 = box
+def _to_table(calibration: Calibration) -> NDArray[np.float64]:
+    """Top-down pixels -> frame pixels, before a part's own offset."""
     scale = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
-    to_frame = calibration.homography @ scale
-    to_frame = to_frame @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]])
+    return np.asarray(calibration.homography @ scale, np.float64)
+
+
+def _warp(frame: Image, to_table: NDArray[np.float64], box: Box, out: Image) -> None:
+    """The part ``box`` of the top-down image (``to_table``: :func:`_to_table`), written
+    into ``out`` (its size; a view into a larger image is written in place)."""
+    x0, y0, x1, y1 = box
+    to_frame = to_table @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]])
     written = cv2.warpPerspective(
         frame, to_frame, (x1 - x0, y1 - y0), dst=out, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
     )
