@@ -1,11 +1,12 @@
-"""Medians and percentiles without numpy's per-call overhead: the same numbers, for the
-small arrays the finder and the dice ask about many times a frame.
+"""Medians, percentiles and counts without numpy's per-call overhead: the same numbers, for
+the small arrays the finder and the dice ask about many times a frame.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -31,10 +32,21 @@ def percentile(a: NDArray[Any], q: float) -> NDArray[np.float64]:
     part = np.partition(a, (lo, hi) if hi != lo else lo, axis=0)
     below = part[lo].astype(np.float64)
     above = part[hi].astype(np.float64)
-    t = index - lo
+    return lerp_as_numpy(below, above, index - lo)
+
+
+def lerp_as_numpy(below: Any, above: Any, t: Any) -> NDArray[np.float64]:
+    """Between two neighbours at ``t`` as ``np.percentile`` interpolates: from the nearer
+    end, so the last bits are numpy's."""
     diff = above - below
-    # numpy's own interpolation, from the nearer end.
-    return np.asarray(above - diff * (1 - t) if t >= 0.5 else below + diff * t)
+    return np.asarray(np.where(t >= 0.5, above - diff * (1 - t), below + diff * t), np.float64)
+
+
+def true_counts(values: NDArray[np.bool_], axis: int) -> NDArray[np.int32]:
+    """How many values hold along ``axis`` (0: per column, 1: per row): the counts of
+    ``values.sum(axis)`` by OpenCV's reduction, several times faster on narrow arrays."""
+    sums = cv2.reduce(values.view(np.uint8), axis, cv2.REDUCE_SUM, dtype=cv2.CV_32S)
+    return np.asarray(sums.reshape(-1), np.int32)
 
 
 def median(values: NDArray[np.float64]) -> float:

@@ -11,11 +11,12 @@ from numpy.typing import NDArray
 
 from vision.calibration import Calibration
 from vision.image import Image
+from vision.stats import true_counts
 
 from .found import PX_PER_MM, Found, Rect
 from .one_row import split_rows
 from .outline import grid_rect
-from .seams import column_sums, cut_strip, seam_lines, seam_profile
+from .seams import cut_strip, seam_lines, seam_profile
 from .sizes import MAX_ROWS, two_rows_mm
 
 
@@ -59,7 +60,7 @@ def row_parts(
     strip = cut_strip(grey, centre, across, along, depth, length)
     cover2d = cut_strip(mask, centre, across, along, depth, length) > 127
     if rows == 2:  # both rows as deep as a row can be (below): no short row to mislead
-        share = column_sums(cover2d) / cover2d.shape[0]
+        share = true_counts(cover2d, 0) / cover2d.shape[0]
         prof = seam_profile(strip, cover2d) * np.clip(share * 1.5, 0, 1)
     else:
         prof = seam_lines(strip, cover2d)

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.image import Image
-from vision.stats import masked_percentile, percentile
+from vision.stats import masked_percentile, percentile, true_counts
 
 
 def cut_strip(
@@ -51,16 +51,9 @@ def seam_profile(
     prof = against_brightest(percentile(core, brighter_part))
     if cover is not None:
         band = max(2, round(h * 0.15))
-        edge = np.maximum(column_sums(cover[:band]), column_sums(cover[-band:])) / band
+        edge = np.maximum(true_counts(cover[:band], 0), true_counts(cover[-band:], 0)) / band
         prof = prof * np.convolve(edge, np.ones(3) / 3, mode="same")
     return np.asarray(prof)
-
-
-def column_sums(values: NDArray[np.bool_]) -> NDArray[np.int32]:
-    """Per column, how many of its values hold (OpenCV's reduction: as ``values.sum(axis=0)``
-    counts, without numpy's per-call overhead; a mean is this over the rows, to the bit)."""
-    sums = cv2.reduce(values.view(np.uint8), 0, cv2.REDUCE_SUM, dtype=cv2.CV_32S)
-    return np.asarray(sums[0], np.int32)
 
 
 def seam_lines(strip: Image, cover: NDArray[np.bool_], reach: int = 3) -> NDArray[np.float64]:
