@@ -190,17 +190,8 @@ def cloth_mask(
     rows, cols = top.shape[:2]
     boxes = []
     if rows >= GRID and cols >= GRID:
-        # The grid's pixels (nearest-neighbour resizing at an exact ratio picks exactly them,
-        # many times faster than slicing; a last partial row or column lies in the edges).
-        rows3, cols3 = rows // GRID, cols // GRID
-        grid = np.asarray(
-            cv2.resize(
-                top[: rows3 * GRID, : cols3 * GRID],
-                (cols3, rows3),
-                interpolation=cv2.INTER_NEAREST,
-            ),
-            np.uint8,
-        )
+        # The grid's pixels of whole blocks (a last partial row or column lies in the edges).
+        grid = every_nth(top[: rows - rows % GRID, : cols - cols % GRID], GRID)
         boxes = boxes_near(coarse_marks(grid, cloth, origin), REACH)
     return fine_mask(top, boxes, cloth, origin)
 
