@@ -14,7 +14,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -52,6 +54,8 @@ KINDS = (*BONUS_KINDS, NOT_BONUS)
 # nine of dots (issue 33: the readers that named more bonus tiles took a green dragon, an eight
 # of dots and a one bamboo for a season).
 HARD_KINDS = ("RD", "GD", "WD", "EW", "SW", "WW", "NW", "1B", "7D", "8D", "9D")
+
+T = TypeVar("T")
 
 # A face and what the reader must answer: 0-7 the bonus kinds, 8 not a bonus tile.
 Faces = list[tuple[int, Image]]
@@ -130,10 +134,17 @@ def font_faces(
     latin: tuple[str, ...] | None = None,
     sparse: float = 0.0,
 ) -> Faces:
-    out: Faces = []
+    drawn = in_sheets(count, seed, lambda s, n: bonus_faces(s, n, fonts, latin, sparse))
+    return [(BONUS_KINDS.index(k), f) for k, f in drawn]
+
+
+def in_sheets(count: int, seed: int, draw: Callable[[int, int], list[T]]) -> list[T]:
+    """``count`` faces drawn 256 to a sheet: ``draw(sheet_seed, how_many)`` for each sheet,
+    its seed ``seed * 1000`` plus the faces before it (so a count's faces are seed for seed
+    the first of a larger count's)."""
+    out: list[T] = []
     for n in range(0, count, 256):
-        drawn = bonus_faces(seed * 1000 + n, min(256, count - n), fonts, latin, sparse)
-        out += [(BONUS_KINDS.index(k), f) for k, f in drawn]
+        out += draw(seed * 1000 + n, min(256, count - n))
     return out
 
 
@@ -144,10 +155,9 @@ def sized_font_faces(
     ``TINY_NAME_PX`` and more, tiny names)."""
     plain: Faces = []
     tiny: Faces = []
-    for n in range(0, count, 256):
-        for face in drawn_bonus_faces(seed * 1000 + n, min(256, count - n), fonts, latin, sparse):
-            pool = tiny if face.name_px < TINY_NAME_PX else plain
-            pool.append((BONUS_KINDS.index(face.kind), face.image))
+    for face in in_sheets(count, seed, lambda s, n: drawn_bonus_faces(s, n, fonts, latin, sparse)):
+        pool = tiny if face.name_px < TINY_NAME_PX else plain
+        pool.append((BONUS_KINDS.index(face.kind), face.image))
     return plain, tiny
 
 
@@ -155,10 +165,7 @@ def font_honour_faces(count: int, fonts: tuple[str, ...], seed: int) -> Faces:
     """``count`` dragons and winds lettered in ``fonts`` (vision/synth/honour_faces.py), each
     answered "no bonus tile"."""
     none = KINDS.index(NOT_BONUS)
-    out: Faces = []
-    for n in range(0, count, 256):
-        out += [(none, f) for _, f in honour_faces(seed * 1000 + n, min(256, count - n), fonts)]
-    return out
+    return [(none, f) for _, f in in_sheets(count, seed, lambda s, n: honour_faces(s, n, fonts))]
 
 
 def training_sets(drawn: int) -> tuple[list[str], list[str]]:
