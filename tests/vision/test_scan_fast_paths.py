@@ -727,8 +727,9 @@ def test_the_cache_names_alike_with_and_without_the_second_thread(table: Rendere
 def test_flattened_with_a_helper_thread_is_flattened_alone(
     table: Rendered, jade_on_red: Rendered
 ) -> None:
-    """The cloth measured, the boxes flattened and marked half on a second thread (idle, or
-    busy so that this thread does it all): the very same image, cloth and mask."""
+    """The cloth measured, its colour laid, the boxes flattened and marked half on a second
+    thread (idle, or busy so that this thread does it all): the very same image, cloth and
+    mask."""
     for rendered in (table, jade_on_red):
         cal = calibrate(rendered.image, rendered.geometry)
         alone = flatten_on_cloth(rendered.image, cal)

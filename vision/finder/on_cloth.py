@@ -62,9 +62,10 @@ def flatten_on_cloth(
     """The table's cloth, its mask and its top-down image where the mask needs it: what
     ``rectify``, ``cloth_of`` and ``cloth_mask`` give on the whole image, the top-down
     image only near the mask's blobs. ``helper``: an idle thread that measures the cloth
-    while this one flattens the mask's grid, then flattens and marks half the boxes (each
-    box's pixels are its own: the very same image and mask); what it has not begun when
-    this thread is done with its own half, this one does."""
+    while this one flattens the mask's grid, lays the cloth's colour while this one finds
+    the boxes, then flattens and marks half the boxes (each box's pixels are its own: the
+    very same image and mask); what it has not begun when this thread is done with its
+    own part, this one does."""
     size = table_px(calibration)
     if size < GRID:  # too small for a grid: the whole image
         top = rectify(frame, calibration)
@@ -78,8 +79,15 @@ def flatten_on_cloth(
     else:
         here = partial(cloth_from_frame, frame, calibration)
         cloth = collect(measured, here, time.perf_counter() - start)
+    # The second thread lays the cloth's colour over the whole image while this one finds
+    # the boxes (it is idle then; the boxes' pixels are flattened over it after).
+    laid = None if helper is None else helper.submit(cloth_canvas, size, cloth)
+    start = time.perf_counter()
     boxes = boxes_near(coarse_marks(grid, cloth), REACH)
-    top = flatten_near(frame, calibration, boxes, cloth, helper)
+    canvas = None
+    if laid is not None:
+        canvas = collect(laid, partial(cloth_canvas, size, cloth), time.perf_counter() - start)
+    top = flatten_near(frame, calibration, boxes, cloth, helper, canvas)
     return Flattened(top, cloth, fine_mask(top, boxes, cloth, helper=helper))
 
 
@@ -96,14 +104,14 @@ def flatten_near(
     boxes: list[Box],
     cloth: Cloth,
     helper: Executor | None = None,
+    canvas: Image | None = None,
 ) -> Image:
     """The top-down image flattened within ``MARGIN`` of ``boxes`` (those the mask looks
     at in full) and along its edges; the cloth's colour elsewhere. Each box holds the very
-    pixels of the whole image there (``helper``: half of them flattened there)."""
+    pixels of the whole image there (``helper``: half of them flattened there). ``canvas``:
+    :func:`cloth_canvas`, where laid already (written into)."""
     size = table_px(calibration)
-    top = np.empty((size, size, 3), np.uint8)
-    # One row of the cloth's colour copied down (a 3-value broadcast is 100 times slower).
-    top.reshape(size, size * 3)[:] = np.tile(_bgr(cloth), size)
+    top = cloth_canvas(size, cloth) if canvas is None else canvas
     grown = [
         (max(0, x0 - MARGIN), max(0, y0 - MARGIN), min(size, x1 + MARGIN), min(size, y1 + MARGIN))
         for x0, y0, x1, y1 in boxes
@@ -111,6 +119,14 @@ def flatten_near(
     in_halves(
         partial(rectify_boxes, frame, calibration, out=top), grown + edge_boxes(size, size), helper
     )
+    return top
+
+
+def cloth_canvas(size: int, cloth: Cloth) -> Image:
+    """A ``size`` x ``size`` image of the cloth's colour, BGR."""
+    top = np.empty((size, size, 3), np.uint8)
+    # One row of the cloth's colour copied down (a 3-value broadcast is 100 times slower).
+    top.reshape(size, size * 3)[:] = np.tile(_bgr(cloth), size)
     return top
 
 
