@@ -35,6 +35,9 @@ ARTS = ("kde-traditional", "xmj-real", "gnome-smooth")
 # (module of vision.finder, function, the modules that call it by that name)
 STAGES = (
     ("finding", "find", ("finding",)),
+    ("finding", "cloth_mask", ("finding",)),
+    ("cloth", "boxes_near", ("cloth",)),
+    ("finding", "blobs_of", ("finding",)),
     ("finding", "_blobs_found", ("finding",)),
     ("finding", "_look", ("finding",)),
     ("finding", "dice_in", ("finding",)),
@@ -46,6 +49,7 @@ STAGES = (
     ("one_row", "cut_strips", ("one_row",)),
     ("one_row", "seam_profiles", ("one_row",)),
     ("one_row", "_tiles", ("one_row",)),
+    ("cutting", "partition_laid", ("cutting",)),
     ("finding", "split_blob", ("finding",)),
     ("finding", "rows_or_obstruction", ("finding",)),
 )

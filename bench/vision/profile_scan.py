@@ -144,7 +144,10 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
         wrap(on_cloth, "flatten_near", "flatten")
         wrap(on_cloth, "cloth_from_frame", "cloth colour")
         wrap(on_cloth, "coarse_marks", "cloth mask")
+        wrap(on_cloth, "boxes_near", "cloth mask")
         wrap(on_cloth, "fine_mask", "cloth mask")
+        if hasattr(on_cloth, "cloth_canvas"):  # the cloth's colour laid, on either thread
+            wrap(on_cloth, "cloth_canvas", "cloth laid")
     wrap(finding_module, "cloth_mask", "cloth mask")
     wrap(finding_module, "blobs_of", "blobs")
     wrap(finding_module, "_look", "looks (dice)")

@@ -382,7 +382,7 @@ def test_flattened_near_what_lies_on_the_cloth_gives_the_whole_tables_cloth_and_
 ) -> None:
     """The cloth and the mask are those of the whole top-down image; the image is the whole
     one within ``MARGIN`` of every box the mask looks at in full, the cloth's colour on most
-    of the rest."""
+    of the rest; its grey, made box by box, is that of the image made."""
     for rendered, brighter in ((table, False), (jade_on_red, True)):
         cal = calibrate(rendered.image, rendered.geometry)
         top = rectify(rendered.image, cal)
@@ -400,6 +400,7 @@ def test_flattened_near_what_lies_on_the_cloth_gives_the_whole_tables_cloth_and_
         assert 0.1 < same.mean() < 0.5  # flattened near the blobs only
         background = flat.top[~same]
         assert (background == background[0]).all()  # the cloth's colour
+        assert np.array_equal(flat.grey, cv2.cvtColor(flat.top, cv2.COLOR_BGR2GRAY))
 
 
 def test_blobs_from_outlines_are_the_labellings_blobs_in_its_order(table: Rendered) -> None:
@@ -727,8 +728,9 @@ def test_the_cache_names_alike_with_and_without_the_second_thread(table: Rendere
 def test_flattened_with_a_helper_thread_is_flattened_alone(
     table: Rendered, jade_on_red: Rendered
 ) -> None:
-    """The cloth measured, the boxes flattened and marked half on a second thread (idle, or
-    busy so that this thread does it all): the very same image, cloth and mask."""
+    """The cloth measured, its colour laid, the boxes flattened and marked half on a second
+    thread (idle, or busy so that this thread does it all): the very same image, cloth, mask
+    and grey."""
     for rendered in (table, jade_on_red):
         cal = calibrate(rendered.image, rendered.geometry)
         alone = flatten_on_cloth(rendered.image, cal)
@@ -741,3 +743,4 @@ def test_flattened_with_a_helper_thread_is_flattened_alone(
                 assert (shared.cloth.brighter is None) == (alone.cloth.brighter is None)
                 assert np.array_equal(shared.top, alone.top)
                 assert np.array_equal(shared.mask, alone.mask)
+                assert np.array_equal(shared.grey, alone.grey)

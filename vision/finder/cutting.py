@@ -84,7 +84,9 @@ def partition_laid(
     A piece is at least ``lo`` long, so the best cuts up to ``end`` depend only on cuts at
     least ``lo`` earlier: a block of ``lo`` ends of every run is solved at once, for the
     runs that reach it only, each term added in the same order as one end at a time would
-    (so the sums round the same)."""
+    (so the sums round the same). What does not depend on the best costs (the depth
+    charge) is made for every end at once, and each end's best start and length are read
+    from its choice after the last block."""
     if not len(n):
         return []
     key = (tuple(lengths), tol, shallow, gap)
@@ -103,34 +105,38 @@ def partition_laid(
     if depth_covers is not None:
         csum = np.zeros((len(n), longest + 1))
         np.cumsum(depth_covers[order, :longest], axis=1, out=csum[:, 1:])
+        # Charged for the depth covered: 3 |covered - target|, per run, end and piece size
+        # (ends 1 to the longest; ``np.take`` gathers columns several times faster than
+        # indexing does).
         from_start, span = np.maximum(starts, 0), ends[:, None] - starts
+        charge = csum[:, 1:, None] - np.take(csum, from_start, axis=1)
+        charge /= span
+        charge -= target
+        np.abs(charge, out=charge)
+        charge *= 3.0
     # Best cost of cutting [0, end), stored ``shift`` further on so that a negative start
     # reads infinity.
     best = np.full((len(n), longest + 1 + shift), np.inf)
     best[:, shift] = 0.0
-    prev = np.zeros((len(n), longest + 1), np.int64)
-    cut_as = np.zeros((len(n), longest + 1), np.int64)
+    # Per end, the piece size the best cutting up to it ends with.
+    choice = np.zeros((len(n), longest), np.int64)
     step = max(1, int(size.min()))
-    width = len(size)
     for e0 in range(0, longest, step):
         m = int(np.count_nonzero(n > e0))  # the runs that reach this block
         block = slice(e0, min(longest, e0 + step))
-        cost = best[:m, index[block]]
+        cost = np.take(best[:m], index[block], axis=1)
         cost += seam[:m, block]
         cost += size_cost
         if depth_covers is not None:
-            # Charged for the depth covered, only where runs reach: 3 |covered - target|.
-            charge = csum[:m, ends[block], None] - csum[:m, from_start[block]]
-            charge /= span[block]
-            charge -= target
-            np.abs(charge, out=charge)
-            charge *= 3.0
-            cost += charge
+            cost += charge[:m, block]
         k = cost.argmin(axis=2)
+        choice[:m, block] = k
         best[:m, e0 + 1 + shift : block.stop + 1 + shift] = cost.min(axis=2)
-        flat = np.arange(k.shape[1])[None, :] * width + k
-        prev[:m, e0 + 1 : block.stop + 1] = starts[block].ravel()[flat]
-        cut_as[:m, e0 + 1 : block.stop + 1] = size_length[k]
+    # Each end's best start and length, from its choice (ends no run reaches are not read).
+    prev = np.zeros((len(n), longest + 1), np.int64)
+    cut_as = np.zeros((len(n), longest + 1), np.int64)
+    prev[:, 1:] = starts[np.arange(longest)[None, :], choice]
+    cut_as[:, 1:] = size_length[choice]
     out: list[Cutting | None] = [None] * len(n)
     final = best[np.arange(len(n)), n + shift].tolist()
     for i, r in enumerate(order.tolist()):

@@ -38,18 +38,19 @@ def find(
     cloth: Cloth | None = None,
     on_tiles: TilesFound | None = None,
     mask: NDArray[np.uint8] | None = None,
+    grey: Image | None = None,
 ) -> list[Found]:
     """Every tile, die and obstruction in the frame (table mm). ``on_tiles`` is told each
     blob's tiles as soon as they are cut, for work on them to begin. Rows one behind another
     are told of too, though their tiles are judged only at the end: those of a hand over the
-    table cut into rows are not among the tiles found. ``top``, ``cloth`` and ``mask``: the
-    top-down image, the cloth and the mask of what lies on it, where already known (none:
-    :func:`flatten_on_cloth`)."""
+    table cut into rows are not among the tiles found. ``top``, ``cloth``, ``mask`` and
+    ``grey``: the top-down image, the cloth, the mask of what lies on it and the image in
+    grey, where already known (none: :func:`flatten_on_cloth`)."""
     if top is None and cloth is None:
         flat = flatten_on_cloth(frame, calibration)
-        top, cloth, mask = flat.top, flat.cloth, flat.mask
+        top, cloth, mask, grey = flat.top, flat.cloth, flat.mask, flat.grey
     top = rectify(frame, calibration) if top is None else top
-    found = _find_in(top, calibration, cloth, on_tiles=on_tiles, mask=mask)
+    found = _find_in(top, calibration, cloth, on_tiles=on_tiles, mask=mask, grey=grey)
     assert found is not None  # only a part of the table can cut a blob
     return found[0]
 
@@ -101,11 +102,13 @@ def _find_in(
     on_tiles: TilesFound | None = None,
     body: NDArray[np.float32] | None = None,
     mask: NDArray[np.uint8] | None = None,
+    grey: Image | None = None,
 ) -> tuple[list[Found], NDArray[np.bool_]] | None:
     """:func:`find` on a top-down image whose first pixel is ``origin`` of the whole one.
     With ``core``, only blobs that meet it count, and one reaching the image's edge gives
     None; the pixels of the blobs that counted come back as well. ``on_tiles``: as for
-    :func:`find` (on the whole image only); ``mask``: the cloth's mask, where known."""
+    :func:`find` (on the whole image only); ``mask`` and ``grey``: the cloth's mask and the
+    image in grey, where known."""
     assert on_tiles is None or (origin == (0, 0) and core is None)
     g = calibration.geometry
     if cloth is None and origin == (0, 0):
@@ -115,7 +118,8 @@ def _find_in(
     # The printed markers are not tiles.
     for x0, y0, x1, y1 in marker_boxes(g, origin):
         mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
-    grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
+    if grey is None:
+        grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
     die_area = g.die_mm**2 * PX_PER_MM**2
     covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
     looked: list[_Look] = []

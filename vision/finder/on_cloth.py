@@ -49,11 +49,12 @@ MARGIN = 8
 @dataclass(frozen=True, eq=False)  # arrays inside: compared by identity
 class Flattened:
     """The top-down image (in full near whatever lies on the cloth, the cloth's colour
-    elsewhere), the cloth, and the mask of what lies on it."""
+    elsewhere), the cloth, the mask of what lies on it, and the image in grey."""
 
     top: Image
     cloth: Cloth
     mask: NDArray[np.uint8]
+    grey: Image
 
 
 def flatten_on_cloth(
@@ -62,14 +63,16 @@ def flatten_on_cloth(
     """The table's cloth, its mask and its top-down image where the mask needs it: what
     ``rectify``, ``cloth_of`` and ``cloth_mask`` give on the whole image, the top-down
     image only near the mask's blobs. ``helper``: an idle thread that measures the cloth
-    while this one flattens the mask's grid, then flattens and marks half the boxes (each
-    box's pixels are its own: the very same image and mask); what it has not begun when
-    this thread is done with its own half, this one does."""
+    while this one flattens the mask's grid, lays the cloth's colour while this one finds
+    the boxes, then flattens and marks half the boxes (each box's pixels are its own: the
+    very same image and mask); what it has not begun when this thread is done with its
+    own part, this one does."""
     size = table_px(calibration)
     if size < GRID:  # too small for a grid: the whole image
         top = rectify(frame, calibration)
         cloth = cloth_of(top, calibration.geometry)
-        return Flattened(top, cloth, cloth_mask(top, cloth))
+        grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
+        return Flattened(top, cloth, cloth_mask(top, cloth), grey)
     measured = None if helper is None else helper.submit(cloth_from_frame, frame, calibration)
     start = time.perf_counter()
     grid = rectify_every_nth(frame, calibration, GRID, (size // GRID, size // GRID))
@@ -78,9 +81,16 @@ def flatten_on_cloth(
     else:
         here = partial(cloth_from_frame, frame, calibration)
         cloth = collect(measured, here, time.perf_counter() - start)
+    # The second thread lays the cloth's colour over the whole image while this one finds
+    # the boxes (it is idle then; the boxes' pixels are flattened over it after).
+    laid = None if helper is None else helper.submit(cloth_canvas, size, cloth)
+    start = time.perf_counter()
     boxes = boxes_near(coarse_marks(grid, cloth), REACH)
-    top = flatten_near(frame, calibration, boxes, cloth, helper)
-    return Flattened(top, cloth, fine_mask(top, boxes, cloth, helper=helper))
+    canvas = None
+    if laid is not None:
+        canvas = collect(laid, partial(cloth_canvas, size, cloth), time.perf_counter() - start)
+    top, grey = flatten_near(frame, calibration, boxes, cloth, helper, canvas)
+    return Flattened(top, cloth, fine_mask(top, boxes, cloth, helper=helper), grey)
 
 
 def cloth_from_frame(frame: Image, calibration: Calibration) -> Cloth:
@@ -96,22 +106,43 @@ def flatten_near(
     boxes: list[Box],
     cloth: Cloth,
     helper: Executor | None = None,
-) -> Image:
+    canvas: tuple[Image, Image] | None = None,
+) -> tuple[Image, Image]:
     """The top-down image flattened within ``MARGIN`` of ``boxes`` (those the mask looks
-    at in full) and along its edges; the cloth's colour elsewhere. Each box holds the very
-    pixels of the whole image there (``helper``: half of them flattened there)."""
+    at in full) and along its edges; the cloth's colour elsewhere: in colour and in grey.
+    Each box holds the very pixels of the whole image there (``helper``: half of them
+    flattened there). ``canvas``: :func:`cloth_canvas`, where laid already (written into)."""
     size = table_px(calibration)
-    top = np.empty((size, size, 3), np.uint8)
-    # One row of the cloth's colour copied down (a 3-value broadcast is 100 times slower).
-    top.reshape(size, size * 3)[:] = np.tile(_bgr(cloth), size)
+    top, grey = cloth_canvas(size, cloth) if canvas is None else canvas
     grown = [
         (max(0, x0 - MARGIN), max(0, y0 - MARGIN), min(size, x1 + MARGIN), min(size, y1 + MARGIN))
         for x0, y0, x1, y1 in boxes
     ]
-    in_halves(
-        partial(rectify_boxes, frame, calibration, out=top), grown + edge_boxes(size, size), helper
-    )
-    return top
+    work = partial(_flatten_boxes, frame, calibration, top, grey)
+    in_halves(work, grown + edge_boxes(size, size), helper)
+    return top, grey
+
+
+def _flatten_boxes(
+    frame: Image, calibration: Calibration, top: Image, grey: Image, boxes: list[Box]
+) -> None:
+    """``boxes`` of the top-down image flattened into ``top``, and in grey into ``grey``
+    (grey is a pixel's own: each box's grey is the whole image's there)."""
+    rectify_boxes(frame, calibration, boxes, top)
+    for x0, y0, x1, y1 in boxes:
+        part = grey[y0:y1, x0:x1]
+        written = cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY, dst=part)
+        assert np.shares_memory(written, part), "OpenCV wrote elsewhere"
+
+
+def cloth_canvas(size: int, cloth: Cloth) -> tuple[Image, Image]:
+    """``size`` x ``size`` images of the cloth's colour: BGR, and in grey."""
+    bgr = _bgr(cloth)
+    top = np.empty((size, size, 3), np.uint8)
+    # One row of the cloth's colour copied down (a 3-value broadcast is 100 times slower).
+    top.reshape(size, size * 3)[:] = np.tile(bgr, size)
+    grey = cv2.cvtColor(bgr.reshape(1, 1, 3), cv2.COLOR_BGR2GRAY)[0, 0]
+    return top, np.full((size, size), grey, np.uint8)
 
 
 def _bgr(cloth: Cloth) -> NDArray[np.uint8]:
