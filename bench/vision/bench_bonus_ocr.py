@@ -1,0 +1,153 @@
+"""The text recogniser's look at bonus tiles (vision/bonus_ocr.py), on what no training here saw.
+
+    .venv/bin/python bench/vision/bench_bonus_ocr.py [--widths 24 32 48 64 96 128]
+        [--crops 64] [--photos 4] [--json out.json]
+
+1. *Alone*: crops of the sources of bench_bonus.py (faces in the five held-out fonts and the
+   two held-out hands, drawn sets lettered in those fonts, the three held-out packaged sets'
+   bonus tiles, their look-alikes and every other face) at each tile width in the camera's own
+   pixels (``synthetic_crop(native=True)``: not brought to the recogniser's 48 x 64 input),
+   read by the text recogniser: the name right / wrong / not read at each bar, the number
+   right, the share of other faces whose reading names a bonus tile at the bars, and the
+   thread CPU a crop costs.
+2. *Photos of sets never enrolled*: a table enrolled from a mix of sets (part 2 of
+   bench_vision.py, at the table camera's widths), then every face of the held-out sets seen
+   as a single-tile photo, ``--photos`` crops a face at 64-128 pixels wide with the camera
+   effects of camera_effects.py, named by the recogniser with and without the text
+   recogniser's look (without it: the gate as it was): right / wrong / abstained, bonus tiles,
+   crossings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bonus_data import HELD_OUT_SETS, KINDS, Faces, art_faces, hard_faces, held_out_pools
+from camera_effects import camera_extra
+from identity_parts import mixed_enrolment, recognisers, score_identities
+
+from vision.bonus import NOT_BONUS
+from vision.bonus_ocr import BonusOcr
+from vision.embedder import Embedder
+from vision.synth.artwork import ART_SETS, load_set
+from vision.synth.crops import synthetic_crop
+
+BARS = (0.3, 0.5, 0.8)
+
+
+def alone(ocr: BonusOcr, faces: Faces, count: int, width: int, seed: int) -> dict[str, Any]:
+    """The text recogniser's readings of ``count`` crops of ``faces`` at ``width`` pixels."""
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(len(faces), size=count)
+    crops = [synthetic_crop(faces[int(k)][1], rng, camera_width=width, native=True) for k in pick]
+    truth = [KINDS[faces[int(k)][0]] for k in pick]
+    start = time.thread_time()
+    readings = ocr.read(crops)
+    out: dict[str, Any] = {"n": count, "ms_a_crop": 1000 * (time.thread_time() - start) / count}
+    bonus = [(r, t) for r, t in zip(readings, truth, strict=True) if t != NOT_BONUS]
+    other = [r for r, t in zip(readings, truth, strict=True) if t == NOT_BONUS]
+    if bonus:
+        out["name_right_no_bar"] = _share(r.kind == t for r, t in bonus)
+        out["number_right"] = _share(r.number == int(t[1]) for r, t in bonus)
+    for bar in BARS:
+        row: dict[str, float] = {}
+        if bonus:
+            row["right"] = _share(r.name(bar) == t for r, t in bonus)
+            row["wrong"] = _share(r.name(bar) not in (None, t) for r, t in bonus)
+        if other:
+            row["other_named_bonus"] = _share(r.name(bar) is not None for r in other)
+        out[f"bar {bar}"] = row
+    return out
+
+
+def _share(hits: Any) -> float:
+    values = list(hits)
+    return round(float(np.mean(values)), 4) if values else 0.0
+
+
+def sources(font_faces: int, drawn: int) -> dict[str, Faces]:
+    pools = held_out_pools(font_faces, drawn)
+    pools.pop("sets_bonus")  # set by set below
+    out = {name: pools[name] for name in ("fonts", "hands", "drawn_bonus")}
+    for name in HELD_OUT_SETS:
+        out[name] = art_faces([name])[0]
+    for name in HELD_OUT_SETS:
+        out[f"look-alikes {name}"] = hard_faces([name])
+    out["other faces"] = pools["other"]
+    return out
+
+
+def photos(
+    ocr: BonusOcr, per_face: int, seed: int, widths: tuple[int, int] = (64, 128)
+) -> dict[str, Any]:
+    """Part 2: single-tile photos of the held-out sets, a table enrolled from a mix of sets."""
+    rng = np.random.default_rng(seed)
+    sets = {name: load_set(name) for name in ART_SETS}
+    samples, _ = mixed_enrolment(sets, rng)
+    with_ocr = recognisers(Embedder(), samples)["new"]
+    with_ocr.bonus_ocr = ocr
+    without = copy.copy(with_ocr)
+    without.bonus_ocr = None
+    crops, truth, owner = [], [], []
+    for name in HELD_OUT_SETS:
+        for label, face in sets[name].items():
+            for _ in range(per_face):
+                width = int(rng.integers(widths[0], widths[1] + 1))
+                crop = synthetic_crop(face, rng, camera_width=width, native=True)
+                crops.append(camera_extra(crop, rng))
+                truth.append(label)
+                owner.append(name)
+    out: dict[str, Any] = {"n": len(crops), "widths": list(widths)}
+    for method, recogniser in (("gate as it was", without), ("with the text look", with_ocr)):
+        start = time.thread_time()
+        named = recogniser.identify(crops)
+        out[method] = {"ms_a_crop": 1000 * (time.thread_time() - start) / len(crops)}
+        out[method]["all"] = score_identities(named, truth)
+        for name in HELD_OUT_SETS:
+            mine = [n for n, o in enumerate(owner) if o == name]
+            out[method][name] = score_identities([named[n] for n in mine], [truth[n] for n in mine])
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--widths", type=int, nargs="+", default=[24, 32, 48, 64, 96, 128])
+    parser.add_argument("--crops", type=int, default=64, help="crops a source and width")
+    parser.add_argument("--font-faces", type=int, default=256)
+    parser.add_argument("--drawn", type=int, default=30)
+    parser.add_argument("--photos", type=int, default=4, help="photos a face (0: no part 2)")
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--skip-alone", action="store_true", help="part 2 only")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    ocr = BonusOcr()
+    report: dict[str, Any] = {"regions": list(ocr.regions)}
+    if not args.skip_alone:
+        results: dict[str, Any] = {}
+        for n, (name, faces) in enumerate(sources(args.font_faces, args.drawn).items()):
+            for width in args.widths:
+                row = alone(ocr, faces, args.crops, width, 7 + n)
+                results.setdefault(name, {})[str(width)] = row
+                print(name, width, json.dumps(row), flush=True)
+        report["alone"] = results
+    if args.photos:
+        report["photos"] = photos(ocr, args.photos, args.seed)
+        print("photos", json.dumps(report["photos"]), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
