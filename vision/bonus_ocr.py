@@ -90,13 +90,15 @@ class OcrReading:
 @dataclass(frozen=True)
 class OcrBars:
     """When the reading counts (:func:`with_ocr`). ``name_sure``: a name read this plainly
-    names the bonus tile of a crop the gate put among the bonus tiles, or among them without
-    telling which; ``confirm_sure``: a name read this plainly puts among the bonus tiles a
-    crop the gate could not place on either side; ``min_width``: narrower crops are not
-    read."""
+    names the bonus tile of a crop the gate put among the bonus tiles without telling which;
+    ``confirm_sure``: a name read this plainly puts among the bonus tiles a crop the gate
+    could not place on either side; ``rename``: a bonus tile the gate named is renamed by a
+    name read ``name_sure`` plainly too (off: the gate's names stand, and the table's own
+    enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read."""
 
     name_sure: float = DEFAULT_NAME_SURE
     confirm_sure: float = DEFAULT_CONFIRM_SURE
+    rename: bool = False
     min_width: int = DEFAULT_MIN_WIDTH
 
 
@@ -106,26 +108,26 @@ BONUS_SIDE_UNSURE = (UNREAD, NUMBER)
 BETWEEN_SIDES = (SIDES, DOUBTED)
 
 
-def may_change(answer: Identity) -> bool:
-    """Whether a reading could change the gate's ``answer``: it is a bonus tile, or an
-    abstention on the bonus side or between the sides (never a suit or honour named)."""
+def may_change(answer: Identity, bars: OcrBars | None = None) -> bool:
+    """Whether a reading could change the gate's ``answer``: an abstention on the bonus side
+    or between the sides, or (``rename``) a bonus tile named; never a suit or honour named."""
+    bars = bars or OcrBars()
     if answer.label is not None:
-        return answer.label in BONUS_KINDS
+        return bars.rename and answer.label in BONUS_KINDS
     return answer.why in BONUS_SIDE_UNSURE + BETWEEN_SIDES
 
 
 def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None) -> Identity:
-    """The gate's ``answer`` with the text recogniser's ``reading``: a bonus tile (named or
-    abstained on) becomes the one whose name is read ``name_sure`` plainly; an abstention
-    between the sides, the one read ``confirm_sure`` plainly. Anything else is left as it
-    is: a crop named a suit or honour tile is never made a bonus tile, nor the reverse."""
+    """The gate's ``answer`` with the text recogniser's ``reading``: an abstention on the
+    bonus side becomes the bonus tile whose name is read ``name_sure`` plainly (so does a
+    bonus tile named, with ``rename``); an abstention between the sides, the one read
+    ``confirm_sure`` plainly. Anything else is left as it is: a crop named a suit or honour
+    tile is never made a bonus tile, nor the reverse."""
     bars = bars or OcrBars()
-    on_bonus_side = answer.label in BONUS_KINDS or (
-        answer.label is None and answer.why in BONUS_SIDE_UNSURE
-    )
+    if not may_change(answer, bars):
+        return answer
     between = answer.label is None and answer.why in BETWEEN_SIDES
-    sure = bars.name_sure if on_bonus_side else bars.confirm_sure
-    kind = reading.name(sure) if on_bonus_side or between else None
+    kind = reading.name(bars.confirm_sure if between else bars.name_sure)
     if kind is None or kind == answer.label:
         return answer
     return replace(
@@ -134,7 +136,7 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
         best=kind,
         confidence=reading.confidence,
         why=None,
-        how="bonus: name read as text" if on_bonus_side else "bonus: confirmed by its text",
+        how="bonus: confirmed by its text" if between else "bonus: name read as text",
     )
 
 
@@ -147,8 +149,11 @@ REGIONS: dict[str, Region] = {
     "middle": lambda h, w: (int(0.25 * h), int(0.75 * h), 0, w),
     "top left": lambda h, w: (0, w // 2 + 1, 0, w // 2 + 1),
     "top right": lambda h, w: (0, w // 2 + 1, w - w // 2 - 1, w),
+    "top quarter": lambda h, w: (0, int(0.25 * h), 0, w),
 }
-DEFAULT_REGIONS = ("whole", "top", "foot", "top left")
+# Chosen on held-out fonts, hands, drawn sets and xmj-real at 32-128 pixels a tile
+# (bench/vision/README.md): these three read 90 % of what all seven together read.
+DEFAULT_REGIONS = ("middle", "top", "foot")
 
 
 class BonusOcr:
@@ -185,25 +190,27 @@ class BonusOcr:
         return [self._read_one(c) for c in crops]
 
     def _read_one(self, crop: Image) -> OcrReading:
-        lines = []
-        for turned in _both_ways(crop):
-            h, w = turned.shape[:2]
-            for name in self.regions:
-                top, bottom, left, right = REGIONS[name](h, w)
-                lines.append(_line(turned[top:bottom, left:right]))
-        width = max(x.shape[2] for x in lines)
-        batch = np.zeros((len(lines), 3, LINE_H, width), np.float32)
-        for n, x in enumerate(lines):
-            batch[n, :, :, : x.shape[2]] = x
-        probs = np.asarray(self._session.run(None, {self._input: batch})[0], np.float32)
-        return self._reading(probs)
+        # A region cut from the crop and from it turned over has one shape: the two are one
+        # batch, with no padding (the network's time costs its width).
+        turned = np.ascontiguousarray(crop[::-1, ::-1])
+        h, w = crop.shape[:2]
+        steps = []
+        for name in self.regions:
+            top, bottom, left, right = REGIONS[name](h, w)
+            cut = [_line(c[top:bottom, left:right]) for c in (crop, turned)]
+            batch = np.stack(cut)
+            steps.append(np.asarray(self._session.run(None, {self._input: batch})[0], np.float32))
+        return self._reading(steps)
 
-    def _reading(self, probs: NDArray[np.float32]) -> OcrReading:
+    def _reading(self, steps: list[NDArray[np.float32]]) -> OcrReading:
+        """The reading from each line's time steps (lines x steps x characters)."""
         cols = self._columns
-        names = np.array([probs[:, :, cols.names[k]].max() for k in BONUS_KINDS])
-        words = _words(probs, cols)
-        names = np.maximum(names, words)
-        numbers = np.array([probs[:, :, cols.numbers[n]].max() for n in (1, 2, 3, 4)])
+        names = np.zeros(len(BONUS_KINDS))
+        numbers = np.zeros(len(NUMBERS))
+        for probs in steps:
+            names = np.maximum(names, [probs[:, :, cols.names[k]].max() for k in BONUS_KINDS])
+            names = np.maximum(names, _words(probs, cols))
+            numbers = np.maximum(numbers, [probs[:, :, cols.numbers[n]].max() for n in NUMBERS])
         k, m = int(names.argmax()), int(numbers.argmax())
         return OcrReading(BONUS_KINDS[k], float(names[k]), m + 1, float(numbers[m]))
 
@@ -275,10 +282,6 @@ def _words(probs: NDArray[np.float32], cols: _Columns) -> NDArray[np.float64]:
     return found
 
 
-def _both_ways(crop: Image) -> tuple[Image, Image]:
-    return crop, np.ascontiguousarray(crop[::-1, ::-1])
-
-
 def _line(region: Image) -> NDArray[np.float32]:
     """A region as the network's input line: LINE_H tall, its width in proportion, -1 to 1."""
     h, w = region.shape[:2]
@@ -316,7 +319,7 @@ def read_text(
     asked = [
         n
         for n in looked
-        if may_change(answers[n]) and crops[n].shape[1] >= bars.min_width
+        if may_change(answers[n], bars) and crops[n].shape[1] >= bars.min_width
     ]
     if ocr is None or not asked:
         return answers

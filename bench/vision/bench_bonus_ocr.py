@@ -1,7 +1,7 @@
 """The text recogniser's look at bonus tiles (vision/bonus_ocr.py), on what no training here saw.
 
     .venv/bin/python bench/vision/bench_bonus_ocr.py [--widths 24 32 48 64 96 128]
-        [--crops 64] [--photos 4] [--json out.json]
+        [--crops 64] [--photos 4] [--json out.json]     # width 0: the camera's 18-43
 
 1. *Alone*: crops of the sources of bench_bonus.py (faces in the five held-out fonts and the
    two held-out hands, drawn sets lettered in those fonts, the three held-out packaged sets'
@@ -13,9 +13,9 @@
 2. *Photos of sets never enrolled*: a table enrolled from a mix of sets (part 2 of
    bench_vision.py, at the table camera's widths), then every face of the held-out sets seen
    as a single-tile photo, ``--photos`` crops a face at 64-128 pixels wide with the camera
-   effects of camera_effects.py, named by the recogniser with and without the text
-   recogniser's look (without it: the gate as it was): right / wrong / abstained, bonus tiles,
-   crossings.
+   effects of camera_effects.py, named by the recogniser without the text recogniser's look
+   (the gate as it was), with it, and with it renaming the gate's bonus tiles too
+   (``OcrBars.rename``): right / wrong / abstained, bonus tiles, crossings.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from camera_effects import camera_extra
 from identity_parts import mixed_enrolment, recognisers, score_identities
 
 from vision.bonus import NOT_BONUS
-from vision.bonus_ocr import BonusOcr
+from vision.bonus_ocr import BonusOcr, OcrBars
 from vision.embedder import Embedder
 from vision.synth.artwork import ART_SETS, load_set
 from vision.synth.crops import synthetic_crop
@@ -46,10 +46,14 @@ BARS = (0.3, 0.5, 0.8)
 
 
 def alone(ocr: BonusOcr, faces: Faces, count: int, width: int, seed: int) -> dict[str, Any]:
-    """The text recogniser's readings of ``count`` crops of ``faces`` at ``width`` pixels."""
+    """The text recogniser's readings of ``count`` crops of ``faces`` at ``width`` pixels (0:
+    the table camera's 18-43, as bench_bonus.py draws them)."""
     rng = np.random.default_rng(seed)
     pick = rng.integers(len(faces), size=count)
-    crops = [synthetic_crop(faces[int(k)][1], rng, camera_width=width, native=True) for k in pick]
+    crops = [
+        synthetic_crop(faces[int(k)][1], rng, camera_width=width or None, native=True)
+        for k in pick
+    ]
     truth = [KINDS[faces[int(k)][0]] for k in pick]
     start = time.thread_time()
     readings = ocr.read(crops)
@@ -98,6 +102,8 @@ def photos(
     with_ocr.bonus_ocr = ocr
     without = copy.copy(with_ocr)
     without.bonus_ocr = None
+    renaming = copy.copy(with_ocr)
+    renaming.ocr_bars = OcrBars(rename=True)
     crops, truth, owner = [], [], []
     for name in HELD_OUT_SETS:
         for label, face in sets[name].items():
@@ -108,7 +114,12 @@ def photos(
                 truth.append(label)
                 owner.append(name)
     out: dict[str, Any] = {"n": len(crops), "widths": list(widths)}
-    for method, recogniser in (("gate as it was", without), ("with the text look", with_ocr)):
+    methods = {
+        "gate as it was": without,
+        "with the text look": with_ocr,
+        "with the text look, renaming": renaming,
+    }
+    for method, recogniser in methods.items():
         start = time.thread_time()
         named = recogniser.identify(crops)
         out[method] = {"ms_a_crop": 1000 * (time.thread_time() - start) / len(crops)}
@@ -121,7 +132,7 @@ def photos(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--widths", type=int, nargs="+", default=[24, 32, 48, 64, 96, 128])
+    parser.add_argument("--widths", type=int, nargs="+", default=[0, 24, 32, 48, 64, 96, 128])
     parser.add_argument("--crops", type=int, default=64, help="crops a source and width")
     parser.add_argument("--font-faces", type=int, default=256)
     parser.add_argument("--drawn", type=int, default=30)
