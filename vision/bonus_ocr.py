@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.resources
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from numpy.typing import NDArray
 
 from vision.bonus import BONUS_KINDS
 from vision.embedder import ModelError
+from vision.halves import in_two
 from vision.identity import DOUBTED, NUMBER, SIDES, UNREAD, Identity
 from vision.image import Image
 
@@ -311,10 +313,12 @@ def read_text(
     answers: list[Identity],
     looked: Sequence[int],
     bars: OcrBars | None = None,
+    helper: Executor | None = None,
 ) -> list[Identity]:
     """``answers`` with the gate's answers of the crops it read (``looked``) revised by their
     text (:func:`with_ocr`), where a reading could change them (:func:`may_change`) and the
-    crop is at least ``min_width`` wide; unchanged without ``ocr``."""
+    crop is at least ``min_width`` wide; unchanged without ``ocr``. Half the crops are read
+    on ``helper``, the scan's idle second thread, when there are two or more."""
     bars = bars or OcrBars()
     asked = [
         n
@@ -323,8 +327,12 @@ def read_text(
     ]
     if ocr is None or not asked:
         return answers
+    def read(part: slice) -> list[OcrReading]:
+        return ocr.read([crops[n] for n in asked[part]])
+
+    readings = [r for part in in_two(read, len(asked), helper, 1) for r in part]
     out = list(answers)
-    for n, reading in zip(asked, ocr.read([crops[n] for n in asked]), strict=True):
+    for n, reading in zip(asked, readings, strict=True):
         out[n] = with_ocr(out[n], reading, bars)
     return out
 

@@ -319,7 +319,7 @@ class Recogniser:
         for n, reading in readings.items():
             out[n] = gate(identities[n], reading, self.threshold, bars)
         if vectors is None or self.shift_px or not self.retry_below:
-            return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars)
+            return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
         # A crop the gate doubts or cannot place, that had no second look (it was sure), gets
         # one now and goes through the gate again with the same reading: shifted copies bring
         # a crop of a set never enrolled nearer its kind (on the mixed sets: held-out sets
@@ -335,7 +335,7 @@ class Recogniser:
             )
             for n, seen in zip(again, self.identify_embeddings(shifted_vectors), strict=True):
                 out[n] = gate_again(seen, readings[n], self.threshold, bars)
-        return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars)
+        return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
 
     def second_look(
         self,
