@@ -4,6 +4,7 @@ moving a crop between the bonus tiles and the other kinds."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import cv2
@@ -20,6 +21,7 @@ from vision.bonus_ocr import (
     with_ocr,
 )
 from vision.embedder import ModelError
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.identity import DOUBTED, NUMBER, OTHER_UNSURE, SIDES, UNLIKE, Identity
 from vision.synth.artwork import load_set
 from vision.synth.crops import synthetic_crop
@@ -63,6 +65,25 @@ def test_suit_tiles_are_not_called_bonus_tiles(ocr: BonusOcr) -> None:
     ]
     plain = [r for r in ocr.read(crops) if r.name(OcrBars().confirm_sure) is not None]
     assert not plain
+
+
+def test_the_recogniser_names_bonus_tiles_it_abstained_on_by_their_text() -> None:
+    # Photos of two held-out sets' bonus tiles, named from the bundled prototypes alone.
+    with_text = Recogniser.load(DEFAULT_MODEL_DIR)
+    assert with_text.bonus_ocr is not None
+    without = copy.copy(with_text)
+    without.bonus_ocr = None
+    crops, truth = [], []
+    for name in ("kde-traditional", "gnome-smooth"):
+        faces = load_set(name)
+        crops += [photo(faces[k], 96, n) for n, k in enumerate(BONUS_KINDS)]
+        truth += list(BONUS_KINDS)
+    before = [i.label for i in without.identify(crops)]
+    after = [i.label for i in with_text.identify(crops)]
+    # Only abstentions change, and each to the right bonus tile.
+    changed = [(b, a, t) for b, a, t in zip(before, after, truth, strict=True) if a != b]
+    assert changed
+    assert all(b is None and a == t for b, a, t in changed), changed
 
 
 def first(label: str | None, why: str | None = None) -> Identity:
