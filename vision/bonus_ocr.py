@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.bonus import BONUS_KINDS
+from vision.crops import CROP_W
 from vision.embedder import ModelError
 from vision.halves import in_two
 from vision.identity import DOUBTED, NUMBER, SIDES, UNREAD, Identity
@@ -69,9 +70,12 @@ NUMBERS: dict[int, str] = {1: "1一", 2: "2二", 3: "3三", 4: "4四"}
 # bonus tiles or could not tell which; ``confirm_sure`` where the gate could not tell the side.
 DEFAULT_NAME_SURE = 0.5
 DEFAULT_CONFIRM_SURE = 0.8
-# Narrower than this a crop is not read: the scanner's own cut of a table tile is 48 pixels
-# wide, and under 24 pixels of tile a printed name is a few pixels tall.
-DEFAULT_MIN_WIDTH = 24
+# Only crops wider than the scanner's own cut (48 pixels, CROP_W) are read: single-tile
+# photos at their own resolution. The scanner's cuts of tiles 18-43 pixels wide in the frame
+# were read (bars at 24 pixels) and gave sets never enrolled 8.6 points more bonus tiles, but
+# a frame of an enrolled set then took twice the CPU for crops read at 40 ms each of which it
+# read nothing (bench/vision/README.md, "the bonus tiles read by a text recogniser").
+DEFAULT_MIN_WIDTH = CROP_W + 1
 
 
 @dataclass(frozen=True)

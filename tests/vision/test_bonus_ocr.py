@@ -141,6 +141,9 @@ def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
     assert read_text(None, crops, answers, [0, 1]) == answers
     # The first under min_width, the second a suit tile: neither is read.
     assert read_text(NeverAsked(), crops, answers, [0, 1], OcrBars(min_width=24)) == answers
+    # By default the scanner's own 48 x 64 cut is not read (only wider photos are).
+    cut = [np.zeros((64, 48, 3), np.uint8)]
+    assert read_text(NeverAsked(), cut, answers[:1], [0]) == answers[:1]
 
 
 def test_a_wrong_character_list_is_named(tmp_path: Path) -> None:
