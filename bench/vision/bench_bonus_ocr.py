@@ -16,6 +16,8 @@
    effects of camera_effects.py, named by the recogniser without the text recogniser's look
    (the gate as it was), with it, and with it renaming the gate's bonus tiles too
    (``OcrBars.rename``): right / wrong / abstained, bonus tiles, crossings.
+3. *Photos of an enrolled set*: the same photos, each held-out set's table enrolled from that
+   set alone (3 crops a kind at the camera's widths), named the same three ways.
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bonus_data import HELD_OUT_SETS, KINDS, Faces, art_faces, hard_faces, held_out_pools
 from camera_effects import camera_extra
-from identity_parts import mixed_enrolment, recognisers, score_identities
+from identity_parts import enrol_and_test, mixed_enrolment, recognisers, score_identities
 
 from vision.bonus import NOT_BONUS
-from vision.bonus_ocr import BonusOcr, OcrBars
+from vision.bonus_ocr import DEFAULT_REGIONS, REGIONS, BonusOcr, OcrBars
 from vision.embedder import Embedder
+from vision.identify import Recogniser
 from vision.synth.artwork import ART_SETS, load_set
 from vision.synth.crops import synthetic_crop
 
@@ -94,39 +97,65 @@ def sources(font_faces: int, drawn: int) -> dict[str, Faces]:
 def photos(
     ocr: BonusOcr, per_face: int, seed: int, widths: tuple[int, int] = (64, 128)
 ) -> dict[str, Any]:
-    """Part 2: single-tile photos of the held-out sets, a table enrolled from a mix of sets."""
+    """Part 2: single-tile photos of the held-out sets, a table enrolled from a mix of sets;
+    part 3: the same photos, each set's table enrolled from that set (3 crops a kind)."""
     rng = np.random.default_rng(seed)
     sets = {name: load_set(name) for name in ART_SETS}
     samples, _ = mixed_enrolment(sets, rng)
-    with_ocr = recognisers(Embedder(), samples)["new"]
-    with_ocr.bonus_ocr = ocr
-    without = copy.copy(with_ocr)
-    without.bonus_ocr = None
-    renaming = copy.copy(with_ocr)
-    renaming.ocr_bars = OcrBars(rename=True)
-    crops, truth, owner = [], [], []
-    for name in HELD_OUT_SETS:
-        for label, face in sets[name].items():
-            for _ in range(per_face):
-                width = int(rng.integers(widths[0], widths[1] + 1))
-                crop = synthetic_crop(face, rng, camera_width=width, native=True)
-                crops.append(camera_extra(crop, rng))
-                truth.append(label)
-                owner.append(name)
-    out: dict[str, Any] = {"n": len(crops), "widths": list(widths)}
-    methods = {
-        "gate as it was": without,
-        "with the text look": with_ocr,
-        "with the text look, renaming": renaming,
-    }
-    for method, recogniser in methods.items():
-        start = time.thread_time()
-        named = recogniser.identify(crops)
-        out[method] = {"ms_a_crop": 1000 * (time.thread_time() - start) / len(crops)}
-        out[method]["all"] = score_identities(named, truth)
+    mixed = recognisers(Embedder(), samples)["new"]
+    shots = {name: photo_set(sets[name], per_face, rng, widths) for name in HELD_OUT_SETS}
+    out: dict[str, Any] = {"widths": list(widths), "never enrolled": {}, "enrolled": {}}
+    crops = [c for name in HELD_OUT_SETS for c, _ in shots[name]]
+    truth = [t for name in HELD_OUT_SETS for _, t in shots[name]]
+    owner = [name for name in HELD_OUT_SETS for _ in shots[name]]
+    for method, named in side_by_side(mixed, ocr, crops).items():
+        row: dict[str, Any] = {"all": score_identities(named, truth)}
         for name in HELD_OUT_SETS:
             mine = [n for n, o in enumerate(owner) if o == name]
-            out[method][name] = score_identities([named[n] for n in mine], [truth[n] for n in mine])
+            row[name] = score_identities([named[n] for n in mine], [truth[n] for n in mine])
+        out["never enrolled"][method] = row
+    for name in HELD_OUT_SETS:
+        own, _ = enrol_and_test(sets[name], rng, 0)
+        enrolled = recognisers(Embedder(), own)["new"]
+        set_crops = [c for c, _ in shots[name]]
+        set_truth = [t for _, t in shots[name]]
+        for method, named in side_by_side(enrolled, ocr, set_crops).items():
+            out["enrolled"].setdefault(method, {})[name] = score_identities(named, set_truth)
+    return out
+
+
+def photo_set(
+    faces: dict[str, np.ndarray], per_face: int, rng: np.random.Generator, widths: tuple[int, int]
+) -> list[tuple[np.ndarray, str]]:
+    """``per_face`` photos of each face, ``widths`` pixels wide, with the camera's effects."""
+    shots = []
+    for label, face in faces.items():
+        for _ in range(per_face):
+            width = int(rng.integers(widths[0], widths[1] + 1))
+            crop = synthetic_crop(face, rng, camera_width=width, native=True)
+            shots.append((camera_extra(crop, rng), label))
+    return shots
+
+
+def side_by_side(recogniser: Recogniser, ocr: BonusOcr, crops: list[np.ndarray]) -> dict[str, Any]:
+    """The crops named without the text recogniser (the gate as it was), with it, and with it
+    renaming the gate's bonus tiles too; and each way's thread CPU a crop."""
+    without = copy.copy(recogniser)
+    without.bonus_ocr = None
+    with_text = copy.copy(recogniser)
+    with_text.bonus_ocr = ocr
+    renaming = copy.copy(with_text)
+    renaming.ocr_bars = OcrBars(rename=True)
+    methods = {
+        "gate as it was": without,
+        "with the text look": with_text,
+        "with the text look, renaming": renaming,
+    }
+    out: dict[str, Any] = {}
+    for method, each in methods.items():
+        start = time.thread_time()
+        out[method] = each.identify(crops)
+        print(method, f"{1000 * (time.thread_time() - start) / len(crops):.1f} ms a crop")
     return out
 
 
@@ -139,9 +168,12 @@ def main() -> int:
     parser.add_argument("--photos", type=int, default=4, help="photos a face (0: no part 2)")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--skip-alone", action="store_true", help="part 2 only")
+    parser.add_argument(
+        "--regions", nargs="+", default=list(DEFAULT_REGIONS), help=f"of {sorted(REGIONS)}"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    ocr = BonusOcr()
+    ocr = BonusOcr(regions=args.regions)
     report: dict[str, Any] = {"regions": list(ocr.regions)}
     if not args.skip_alone:
         results: dict[str, Any] = {}
