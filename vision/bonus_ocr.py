@@ -21,10 +21,12 @@ from the suits and honours to the bonus tiles, nor the reverse.
 from __future__ import annotations
 
 import importlib.resources
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -163,33 +165,34 @@ DEFAULT_REGIONS = ("middle", "top", "foot")
 
 
 class BonusOcr:
-    """The recognition network, run by ONNX Runtime on one thread, and its character list."""
+    """The recognition network, run by ONNX Runtime on one thread, and its character list.
+    ``lazy``: loaded on the first read, not here (the scanner never reads: a table that only
+    scans keeps the 16 MB network and its session out of memory)."""
 
     def __init__(
         self,
         model: Path | None = None,
         characters: Path | None = None,
         regions: Sequence[str] = DEFAULT_REGIONS,
+        lazy: bool = False,
     ) -> None:
-        import onnxruntime as ort
-
-        model = model or _packaged(OCR_MODEL)
-        characters = characters or _packaged(OCR_CHARACTERS)
+        self._model = model or _packaged(OCR_MODEL)
+        self._characters = characters or _packaged(OCR_CHARACTERS)
         unknown = [r for r in regions if r not in REGIONS]
         if unknown:
             raise ValueError(f"unknown regions {unknown}; known: {sorted(REGIONS)}")
         self.regions = tuple(regions)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(
-                str(model), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelError(f"text recogniser {model}: not loadable: {exc!s:.200}") from None
-        self._input = self._session.get_inputs()[0].name
-        self._columns = _columns(characters, int(self._session.get_outputs()[0].shape[-1]))
+        self._loaded: tuple[Any, str, _Columns] | None = None
+        self._lock = threading.Lock()
+        if not lazy:
+            self._network()
+
+    def _network(self) -> tuple[Any, str, _Columns]:
+        """The session, its input's name and the vocabulary's columns, loaded once."""
+        with self._lock:  # the scan's two threads may read at once
+            if self._loaded is None:
+                self._loaded = _load(self._model, self._characters)
+            return self._loaded
 
     def read(self, crops: Sequence[Image]) -> list[OcrReading]:
         """Each crop's reading (BGR uint8, any size, long side vertical)."""
@@ -198,27 +201,41 @@ class BonusOcr:
     def _read_one(self, crop: Image) -> OcrReading:
         # A region cut from the crop and from it turned over has one shape: the two are one
         # batch, with no padding (the network's time costs its width).
+        session, name, columns = self._network()
         turned = np.ascontiguousarray(crop[::-1, ::-1])
         h, w = crop.shape[:2]
         steps = []
-        for name in self.regions:
-            top, bottom, left, right = REGIONS[name](h, w)
+        for region in self.regions:
+            top, bottom, left, right = REGIONS[region](h, w)
             cut = [_line(c[top:bottom, left:right]) for c in (crop, turned)]
             batch = np.stack(cut)
-            steps.append(np.asarray(self._session.run(None, {self._input: batch})[0], np.float32))
-        return self._reading(steps)
+            steps.append(np.asarray(session.run(None, {name: batch})[0], np.float32))
+        return _reading(steps, columns)
 
-    def _reading(self, steps: list[NDArray[np.float32]]) -> OcrReading:
-        """The reading from each line's time steps (lines x steps x characters)."""
-        cols = self._columns
-        names = np.zeros(len(BONUS_KINDS))
-        numbers = np.zeros(len(NUMBERS))
-        for probs in steps:
-            names = np.maximum(names, [probs[:, :, cols.names[k]].max() for k in BONUS_KINDS])
-            names = np.maximum(names, _words(probs, cols))
-            numbers = np.maximum(numbers, [probs[:, :, cols.numbers[n]].max() for n in NUMBERS])
-        k, m = int(names.argmax()), int(numbers.argmax())
-        return OcrReading(BONUS_KINDS[k], float(names[k]), m + 1, float(numbers[m]))
+def _load(model: Path, characters: Path) -> tuple[Any, str, _Columns]:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    try:
+        session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise ModelError(f"text recogniser {model}: not loadable: {exc!s:.200}") from None
+    width = int(session.get_outputs()[0].shape[-1])
+    return session, session.get_inputs()[0].name, _columns(characters, width)
+
+
+def _reading(steps: list[NDArray[np.float32]], cols: _Columns) -> OcrReading:
+    """The reading from each line's time steps (lines x steps x characters)."""
+    names = np.zeros(len(BONUS_KINDS))
+    numbers = np.zeros(len(NUMBERS))
+    for probs in steps:
+        names = np.maximum(names, [probs[:, :, cols.names[k]].max() for k in BONUS_KINDS])
+        names = np.maximum(names, _words(probs, cols))
+        numbers = np.maximum(numbers, [probs[:, :, cols.numbers[n]].max() for n in NUMBERS])
+    k, m = int(names.argmax()), int(numbers.argmax())
+    return OcrReading(BONUS_KINDS[k], float(names[k]), m + 1, float(numbers[m]))
 
 
 @dataclass(frozen=True)
@@ -349,7 +366,7 @@ def default_bonus_ocr() -> BonusOcr | None:
     (the gate then answers from its two looks alone)."""
     if not _DEFAULT:
         try:
-            _DEFAULT.append(BonusOcr())
+            _DEFAULT.append(BonusOcr(lazy=True))
         except ModelError:
             _DEFAULT.append(None)
     return _DEFAULT[0]

@@ -153,6 +153,14 @@ def test_a_wrong_character_list_is_named(tmp_path: Path) -> None:
         BonusOcr(characters=short)
 
 
+def test_a_lazy_recogniser_loads_on_its_first_read(tmp_path: Path) -> None:
+    short = tmp_path / "chars.txt"
+    short.write_text("a\nb\n", encoding="utf-8")
+    lazy = BonusOcr(characters=short, lazy=True)  # nothing loaded yet
+    with pytest.raises(ModelError, match=r"chars\.txt: 2 characters"):
+        lazy.read([np.zeros((128, 96, 3), np.uint8)])
+
+
 def test_an_unknown_region_is_named() -> None:
     with pytest.raises(ValueError, match="unknown regions \\['corner'\\]"):
         BonusOcr(regions=("whole", "corner"))
