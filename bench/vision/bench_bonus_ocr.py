@@ -54,8 +54,7 @@ def alone(ocr: BonusOcr, faces: Faces, count: int, width: int, seed: int) -> dic
     rng = np.random.default_rng(seed)
     pick = rng.integers(len(faces), size=count)
     crops = [
-        synthetic_crop(faces[int(k)][1], rng, camera_width=width or None, native=True)
-        for k in pick
+        synthetic_crop(faces[int(k)][1], rng, camera_width=width or None, native=True) for k in pick
     ]
     truth = [KINDS[faces[int(k)][0]] for k in pick]
     start = time.thread_time()
@@ -193,4 +192,3 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -57,6 +57,14 @@ def test_a_traditional_character_is_read(ocr: BonusOcr) -> None:
         assert reading.name(OcrBars().name_sure) == kind, reading
 
 
+def test_a_photo_taken_sideways_is_read(ocr: BonusOcr) -> None:
+    face = cv2.resize(load_set("kde-traditional")["S1"], (96, 128))
+    sideways = [
+        cv2.rotate(face, turn) for turn in (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    ]
+    assert [r.name(OcrBars().name_sure) for r in ocr.read(sideways)] == ["S1", "S1"]
+
+
 def test_suit_tiles_are_not_called_bonus_tiles(ocr: BonusOcr) -> None:
     crops = [
         photo(load_set(name)[kind], 96, n)
