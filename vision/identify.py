@@ -47,6 +47,7 @@ from vision.bonus_gate import (
     gated,
     looks_again,
 )
+from vision.bonus_ocr import BonusOcr, OcrBars, default_bonus_ocr, read_text
 from vision.crops import normalise_crop
 from vision.embedder import (
     EMBEDDER_FILE,
@@ -133,6 +134,10 @@ class Recogniser:
     bonus_reader: BonusReader | None = field(default_factory=default_bonus_reader)
     # The gate's bars (vision/models/gate_bars.json, chosen by bench/vision/choose_bars.py).
     bars: GateBars = field(default_factory=default_bars)
+    # The third look, at the printed name of a crop the gate put among the bonus tiles or
+    # could not place (None: none).
+    bonus_ocr: BonusOcr | None = field(default_factory=default_bonus_ocr)
+    ocr_bars: OcrBars = field(default_factory=OcrBars)
     _banks_built: _Banks | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -314,7 +319,7 @@ class Recogniser:
         for n, reading in readings.items():
             out[n] = gate(identities[n], reading, self.threshold, bars)
         if vectors is None or self.shift_px or not self.retry_below:
-            return out
+            return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
         # A crop the gate doubts or cannot place, that had no second look (it was sure), gets
         # one now and goes through the gate again with the same reading: shifted copies bring
         # a crop of a set never enrolled nearer its kind (on the mixed sets: held-out sets
@@ -330,7 +335,7 @@ class Recogniser:
             )
             for n, seen in zip(again, self.identify_embeddings(shifted_vectors), strict=True):
                 out[n] = gate_again(seen, readings[n], self.threshold, bars)
-        return out
+        return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
 
     def second_look(
         self,

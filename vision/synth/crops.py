@@ -20,10 +20,12 @@ def synthetic_crop(
     rng: np.random.Generator,
     strength: float = 1.0,
     camera_width: int | None = None,
+    native: bool = False,
 ) -> Image:
     """One camera-like crop of a tile showing ``face``; ``strength`` scales the damage;
     ``camera_width``: the tile's width in the camera's pixels (drawn from 18-43 when not given,
-    and the input's own width at strength 0)."""
+    and the input's own width at strength 0); ``native``: the crop left at that width, not
+    brought to the recogniser's input size (the same draws either way)."""
     big_w, big_h = CROP_W * 2, CROP_H * 2
     felt = rng.integers(20, 200, size=3).astype(np.float32)
     canvas = np.empty((big_h, big_w, 3), np.float32)
@@ -82,9 +84,14 @@ def synthetic_crop(
         )
         if ok:
             small8 = np.asarray(cv2.imdecode(enc, cv2.IMREAD_COLOR), np.uint8)
-    crop = cv2.resize(small8, (CROP_W, CROP_H), interpolation=cv2.INTER_LINEAR)
+    # ``native``: the crop at the camera's own pixels, as a photo or a close tile gives it.
+    crop: Image = small8
+    if not native:
+        crop = np.asarray(
+            cv2.resize(small8, (CROP_W, CROP_H), interpolation=cv2.INTER_LINEAR), np.uint8
+        )
     if rng.random() < 0.5:
-        crop = cv2.rotate(crop, cv2.ROTATE_180)
+        crop = np.asarray(cv2.rotate(crop, cv2.ROTATE_180), np.uint8)
     return np.asarray(crop, np.uint8)
 
 

