@@ -46,6 +46,8 @@ from vision.bonus_gate import (
     gate_again,
     gated,
     looks_again,
+    named_bonus_again,
+    settled,
 )
 from vision.crops import normalise_crop
 from vision.embedder import (
@@ -292,44 +294,66 @@ class Recogniser:
             return identities
         bars = self.bars
         looked = [n for n, i in enumerate(identities) if gated(i, bars)]
-        if not looked:
-            return identities
         out = list(identities)
-        early = [] if ahead is None else ahead[0]
-        begun = set(early)
-        rest = [n for n in looked if n not in begun]
+        readings: dict[int, BonusReading] = {}
+        if looked:
+            early = [] if ahead is None else ahead[0]
+            begun = set(early)
+            rest = [n for n in looked if n not in begun]
 
-        def read(part: slice) -> list[BonusReading]:
-            return reader.read([crops[n] for n in rest[part]])
+            def read(part: slice) -> list[BonusReading]:
+                return reader.read([crops[n] for n in rest[part]])
 
-        # Half of them read on the idle second thread (a reading is the crop's own).
-        read_in_two = in_two(read, len(rest), helper, 1)
-        readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
-        if ahead is not None:
-            # Begun before the second look; taken back if not begun, else waited for: it
-            # may hold many crops, and read again here it would be read twice.
-            done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
-            readings.update(zip(early, done, strict=True))
-        readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
-        for n, reading in readings.items():
-            out[n] = gate(identities[n], reading, self.threshold, bars)
+            # Half of them read on the idle second thread (a reading is the crop's own).
+            read_in_two = in_two(read, len(rest), helper, 1)
+            readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
+            if ahead is not None:
+                # Begun before the second look; taken back if not begun, else waited for: it
+                # may hold many crops, and read again here it would be read twice.
+                done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
+                readings.update(zip(early, done, strict=True))
+            readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
+            for n, reading in readings.items():
+                out[n] = gate(identities[n], reading, self.threshold, bars)
         if vectors is None or self.shift_px or not self.retry_below:
             return out
-        # A crop the gate doubts or cannot place, that had no second look (it was sure), gets
-        # one now and goes through the gate again with the same reading: shifted copies bring
-        # a crop of a set never enrolled nearer its kind (on the mixed sets: held-out sets
-        # 70.5 to 71.9 % right, no more wrong; 0.5-1.2 % of the other sets' crops looked at
-        # again, where looking again at every crop unlike its prototypes took 3-4 %).
-        again = [n for n in readings if looks_again(identities[n], out[n], self.retry_below)]
-        if again:
-            shifted_vectors = self.embedder.embed(
-                [crops[n] for n in again],
-                shift_px=RETRY_SHIFT_PX,
-                unshifted=vectors[again],
-                helper=helper,
-            )
-            for n, seen in zip(again, self.identify_embeddings(shifted_vectors), strict=True):
-                out[n] = gate_again(seen, readings[n], self.threshold, bars)
+        return self._look_again(crops, identities, out, readings, vectors, helper)
+
+    def _look_again(
+        self,
+        crops: Sequence[Image],
+        identities: list[Identity],
+        out: list[Identity],
+        readings: dict[int, BonusReading],
+        vectors: Vectors,
+        helper: Executor | None,
+    ) -> list[Identity]:
+        """The gate's answers (``out``) after the look through shifted copies that the
+        crops without a second look may need: one the gate doubts or cannot place goes
+        through the gate again with that look and the same reading (shifted copies bring a
+        crop of a set never enrolled nearer its kind: on the mixed sets, held-out sets 70.5
+        to 71.9 % right, no more wrong; 0.5-1.2 % of the other sets' crops looked at again,
+        where looking again at every crop unlike its prototypes took 3-4 %); one named a
+        bonus tile is abstained on when that look puts it elsewhere (``settled``)."""
+        bars, retry = self.bars, self.retry_below
+        again = [n for n in readings if looks_again(identities[n], out[n], retry)]
+        checked = set(again) | {
+            n for n, i in enumerate(identities) if named_bonus_again(i, out[n], retry, bars)
+        }
+        if not checked:
+            return out
+        seen = sorted(checked)
+        shifted_vectors = self.embedder.embed(
+            [crops[n] for n in seen],
+            shift_px=RETRY_SHIFT_PX,
+            unshifted=vectors[seen],
+            helper=helper,
+        )
+        out = list(out)
+        for n, look in zip(seen, self.identify_embeddings(shifted_vectors), strict=True):
+            if n in again:
+                out[n] = gate_again(look, readings[n], self.threshold, bars)
+            out[n] = settled(identities[n], out[n], look, retry, bars)
         return out
 
     def second_look(

@@ -104,7 +104,7 @@ ENROLLED_LOSS = 0.0
 # A bar leaves its value only for this share of the crops in cost (or for fewer crossings).
 SLACK = 0.002
 # The bars that only ever abstain or read more, and which way is stricter (+1: higher).
-SAFETY = {"near_bonus": -1}
+SAFETY = {"near_bonus": -1, "again_side": 1}
 # Left off, not searched: closing the width sweep's crossings with them cost the held-out sets,
 # enrolled, their own tiles (bench/vision/README.md, seventeenth round), which the
 # calibration group does not show: keep_similarity and keep_share (34 bonus tiles named right
@@ -119,6 +119,7 @@ TUNED = (
     "clear_share",
     "clear_read",
     "fused_lean",
+    "doubt_evidence",
 )
 # The bars searched, and their candidate values (the others keep their defaults).
 SEARCH: dict[str, tuple[float, ...]] = {
@@ -132,6 +133,8 @@ SEARCH: dict[str, tuple[float, ...]] = {
     "doubt": (0.05, 0.1, 0.2),
     "clear_share": (0.01, 0.02, 0.05),
     "clear_read": (0.2, 0.3, 0.5),
+    "doubt_evidence": (3.0, 4.0, 5.0, 6.0, 99.0),
+    "again_side": (0.0, 0.3, 0.5, 0.7),
 }
 # Bars that take a searched bar's value with it: the dragons, the one bamboo and blanks are
 # read from no larger a bonus share than the other kinds (the gate takes the smaller of the
