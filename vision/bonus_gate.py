@@ -73,7 +73,9 @@ class GateBars:
     that had no second look is looked at again through shifted copies, and abstained on when
     those put less than ``again_side`` of their probability on the bonus tiles (green dragons
     and one bamboos at 18-22 px named a flower or season 0.8-0.98 sure, the shifted copies
-    0.2-0.3 on the bonus tiles).
+    0.2-0.3 on the bonus tiles). ``again_below``: only a crop less like its prototypes than
+    this is looked at again (those crops sat 0.76-0.79 like theirs; a table's own enrolled
+    bonus tiles, scanned, 0.89-0.97, and each look again is a network run of four copies).
 
     ``clear_confidence``, ``clear_share``, ``clear_read``, ``number_read``
     (:func:`plainly_other`): a crop unlike its prototypes is still named as the first look's
@@ -119,6 +121,7 @@ class GateBars:
     doubt_evidence: float = 99.0  # beyond any two looks' log-odds: off
     certain_side: float = 0.999
     again_side: float = 0.0  # no probability is below it: off
+    again_below: float = 1.01  # above any similarity: every such crop
     clear_confidence: float = 0.7
     clear_share: float = 0.02
     clear_read: float = 0.3
@@ -259,6 +262,7 @@ def named_bonus_again(
         and bars.again_side > 0
         and answer.label in BONUS_KINDS
         and first.confidence >= retry_below
+        and first.similarity < bars.again_below
     )
 
 

@@ -163,7 +163,7 @@ def test_a_crop_named_a_bonus_tile_on_a_sure_first_look_is_looked_at_again() -> 
     before = recogniser.identify(crops)
     vectors = recogniser.embed(crops)
     firsts = recogniser.second_look(crops, vectors, recogniser.identify_embeddings(vectors))
-    recogniser.bars = replace(BARS, again_side=1.01)
+    recogniser.bars = replace(BARS, again_side=1.01, again_below=1.01)
     after = recogniser.identify(crops)
     asked = [
         n

@@ -168,6 +168,12 @@ def test_a_one_bamboo_named_a_season_never_gated_is_looked_at_again() -> None:
     assert not gated(first, NO_KEEP_RULE)
     shifted = _look("1B", 0.803, 0.1968, 0.771, "S4", 0.996, "1B")
     assert settled(first, first, shifted, 0.7, replace(NO_KEEP_RULE, again_side=0.5)).label is None
+    # Looked at again only below ``again_below`` like its prototypes: an enrolled set's own
+    # bonus tiles, scanned, sit 0.89-0.97 like theirs.
+    below = replace(NO_KEEP_RULE, again_side=0.5, again_below=0.8)
+    assert settled(first, first, shifted, 0.7, below).label is None
+    near = replace(first, similarity=0.9)
+    assert settled(near, near, shifted, 0.7, below).label == "S4"
 
 
 def test_both_looks_plainly_among_the_others_outweigh_a_small_doubt() -> None:
