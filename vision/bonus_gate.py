@@ -69,13 +69,12 @@ class GateBars:
 
     ``certain_side``: the first look's bonus share that decides the side alone.
 
-    ``again_side`` (:func:`looked_again_elsewhere`): a crop named a bonus tile on a first look
-    that had no second look is looked at again through shifted copies, and abstained on when
-    those put less than ``again_side`` of their probability on the bonus tiles (green dragons
-    and one bamboos at 18-22 px named a flower or season 0.8-0.98 sure, the shifted copies
-    0.2-0.3 on the bonus tiles). ``again_below``: only a crop less like its prototypes than
-    this is looked at again (those crops sat 0.76-0.79 like theirs; a table's own enrolled
-    bonus tiles, scanned, 0.89-0.97, and each look again is a network run of four copies).
+    ``again_side`` (:func:`looked_again_elsewhere`): a crop the gate names a bonus tile on a
+    first look that had no second look is looked at again through shifted copies, and
+    abstained on when those put less than ``again_side`` of their probability on the bonus
+    tiles (green dragons at 18 px named a flower 0.79-0.87 sure, the shifted copies 0.32-0.66
+    on the bonus tiles). ``again_below``: only a crop less like its prototypes than this is
+    looked at again (each look again is a network run of four copies).
 
     ``clear_confidence``, ``clear_share``, ``clear_read``, ``number_read``
     (:func:`plainly_other`): a crop unlike its prototypes is still named as the first look's

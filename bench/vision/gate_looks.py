@@ -71,11 +71,11 @@ def decided(look: Look, bars: GateBars) -> Identity:
     """The answer the recogniser gives the crop with ``bars`` (Recogniser.bonus_look), its
     path in ``how`` (None: never gated)."""
     first = look.first
-    said = first
-    if gated(first, bars):
-        said = gate(first, look.reading, look.threshold, bars)
-        if looks_again(first, said, look.retry_below):
-            said = gate_again(look.shifted, look.reading, look.threshold, bars)
+    if not gated(first, bars):
+        return first
+    said = gate(first, look.reading, look.threshold, bars)
+    if looks_again(first, said, look.retry_below):
+        said = gate_again(look.shifted, look.reading, look.threshold, bars)
     return settled(first, said, look.shifted, look.retry_below, bars)
 
 
