@@ -294,27 +294,27 @@ class Recogniser:
             return identities
         bars = self.bars
         looked = [n for n, i in enumerate(identities) if gated(i, bars)]
+        if not looked:
+            return identities
         out = list(identities)
-        readings: dict[int, BonusReading] = {}
-        if looked:
-            early = [] if ahead is None else ahead[0]
-            begun = set(early)
-            rest = [n for n in looked if n not in begun]
+        early = [] if ahead is None else ahead[0]
+        begun = set(early)
+        rest = [n for n in looked if n not in begun]
 
-            def read(part: slice) -> list[BonusReading]:
-                return reader.read([crops[n] for n in rest[part]])
+        def read(part: slice) -> list[BonusReading]:
+            return reader.read([crops[n] for n in rest[part]])
 
-            # Half of them read on the idle second thread (a reading is the crop's own).
-            read_in_two = in_two(read, len(rest), helper, 1)
-            readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
-            if ahead is not None:
-                # Begun before the second look; taken back if not begun, else waited for: it
-                # may hold many crops, and read again here it would be read twice.
-                done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
-                readings.update(zip(early, done, strict=True))
-            readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
-            for n, reading in readings.items():
-                out[n] = gate(identities[n], reading, self.threshold, bars)
+        # Half of them read on the idle second thread (a reading is the crop's own).
+        read_in_two = in_two(read, len(rest), helper, 1)
+        readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
+        if ahead is not None:
+            # Begun before the second look; taken back if not begun, else waited for: it
+            # may hold many crops, and read again here it would be read twice.
+            done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
+            readings.update(zip(early, done, strict=True))
+        readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
+        for n, reading in readings.items():
+            out[n] = gate(identities[n], reading, self.threshold, bars)
         if vectors is None or self.shift_px or not self.retry_below:
             return out
         return self._look_again(crops, identities, out, readings, vectors, helper)
