@@ -182,6 +182,12 @@ def measured(args: argparse.Namespace) -> Iterator[Row]:
         yield from sweep(embedder, args.sweep_per_kind, args.widths, args.seed)
 
 
+def _named(path: Path) -> str:
+    """A bars file as the report names it: within the project, from its root."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--looks", type=Path, required=True)
@@ -200,7 +206,7 @@ def main() -> int:
         rows = list(measured(args))
         with args.looks.open("wb") as kept:
             pickle.dump(rows, kept)
-    out = {str(path): report(rows, GateBars.from_file(path)) for path in args.bars}
+    out = {_named(path): report(rows, GateBars.from_file(path)) for path in args.bars}
     print(json.dumps(out, indent=1), flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
