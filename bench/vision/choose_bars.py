@@ -46,7 +46,9 @@ name's (``fused_sure`` > ``read_sure``) that costs nothing. Crossings are too ra
 calibration group to choose the safety bars by (they only abstain or read more), so each
 takes, in turn, the strictest candidate that crosses no more and costs the enrolled groups
 no more than ``ENROLLED_LOSS`` of their crops named right before the safety bars, all of them
-together within one ``SLACK`` of cost.
+together within one ``SLACK`` of cost. A bar that only spares work (``ECONOMY``: which crops
+are looked at again) takes the lowest candidate that names every crop as its most thorough
+candidate does.
 """
 
 from __future__ import annotations
@@ -104,7 +106,10 @@ ENROLLED_LOSS = 0.0
 # A bar leaves its value only for this share of the crops in cost (or for fewer crossings).
 SLACK = 0.002
 # The bars that only ever abstain or read more, and which way is stricter (+1: higher).
-SAFETY = {"near_bonus": -1}
+SAFETY = {"near_bonus": -1, "again_side": 1}
+# Bars that spare work (a network run) without changing what is named: each takes the lowest
+# candidate that names every crop as its last, the most work, does.
+ECONOMY = ("again_below",)
 # Left off, not searched: closing the width sweep's crossings with them cost the held-out sets,
 # enrolled, their own tiles (bench/vision/README.md, seventeenth round), which the
 # calibration group does not show: keep_similarity and keep_share (34 bonus tiles named right
@@ -119,6 +124,7 @@ TUNED = (
     "clear_share",
     "clear_read",
     "fused_lean",
+    "doubt_evidence",
 )
 # The bars searched, and their candidate values (the others keep their defaults).
 SEARCH: dict[str, tuple[float, ...]] = {
@@ -132,6 +138,9 @@ SEARCH: dict[str, tuple[float, ...]] = {
     "doubt": (0.05, 0.1, 0.2),
     "clear_share": (0.01, 0.02, 0.05),
     "clear_read": (0.2, 0.3, 0.5),
+    "doubt_evidence": (3.0, 4.0, 5.0, 6.0, 99.0),
+    "again_side": (0.0, 0.3, 0.5, 0.7),
+    "again_below": (0.8, 0.85, 0.9, 0.95, 1.01),
 }
 # Bars that take a searched bar's value with it: the dragons, the one bamboo and blanks are
 # read from no larger a bonus share than the other kinds (the gate takes the smaller of the
@@ -254,7 +263,15 @@ def choose(groups: dict[str, list[Look]], start: GateBars, passes: int = 2) -> G
             bars = max(fits, key=lambda t: stricter * getattr(t, name))
         elif fewest < total(groups, bars)[0]:
             bars = min((t for t in trials if t[0] == fewest), key=lambda t: t[1])[2]
+    for name in ECONOMY:
+        most = answers(groups, _with(bars, name, SEARCH[name][-1]))
+        bars = next(t for t in _trials(bars, name) if answers(groups, t) == most)
     return bars
+
+
+def answers(groups: dict[str, list[Look]], bars: GateBars) -> list[str | None]:
+    """Every crop's answer under ``bars``, group by group."""
+    return [answer(look, bars) for looks in groups.values() for look in looks]
 
 
 def _trials(bars: GateBars, name: str) -> list[GateBars]:

@@ -15,7 +15,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from vision.bonus import BONUS_KINDS, BonusReading  # noqa: E402
-from vision.bonus_gate import GateBars, gate, gate_again, gated, looks_again  # noqa: E402
+from vision.bonus_gate import (  # noqa: E402
+    GateBars,
+    gate,
+    gate_again,
+    gated,
+    looks_again,
+    settled,
+)
 from vision.identify import RETRY_SHIFT_PX, Identity, Recogniser  # noqa: E402
 from vision.synth.render import Rendered  # noqa: E402
 from vision.synth.table_enrol import labelled_crops  # noqa: E402
@@ -69,7 +76,7 @@ def decided(look: Look, bars: GateBars) -> Identity:
     said = gate(first, look.reading, look.threshold, bars)
     if looks_again(first, said, look.retry_below):
         said = gate_again(look.shifted, look.reading, look.threshold, bars)
-    return said
+    return settled(first, said, look.shifted, look.retry_below, bars)
 
 
 def answer(look: Look, bars: GateBars) -> str | None:

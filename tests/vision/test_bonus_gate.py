@@ -8,12 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.bonus import BonusReading
+from vision.bonus import BONUS_KINDS, BonusReading
 from vision.bonus_gate import (
     default_bars,
     gate,
     gated,
 )
+from vision.embedder import Embedder
 from vision.identify import DEFAULT_MODEL_DIR, RETRY_SHIFT_PX, Recogniser
 from vision.identity import (
     DOUBTED,
@@ -146,3 +147,34 @@ def test_a_crop_the_gate_doubts_gets_a_second_look_and_the_gate_again() -> None:
         assert (got.label, got.why) == (expected.label, expected.why)
         assert got.confidence == pytest.approx(expected.confidence, abs=1e-4)
     assert any(now[n].confidence != pytest.approx(once[n].confidence, abs=1e-4) for n in again)
+
+
+def test_a_crop_named_a_bonus_tile_on_a_sure_first_look_is_looked_at_again() -> None:
+    """With ``again_side`` set, every crop the gate names a bonus tile whose first look was
+    sure (no second look) is seen through shifted copies: at a bar above any share each of
+    them is asked about, and every other crop keeps its answer (a crop never gated among
+    them: a table's own sure bonus tiles cost no network run)."""
+    rng = np.random.default_rng(8)
+    faces = load_set(HELD_OUT_ART)
+    bonus = [kind for kind in faces if kind in BONUS_KINDS]
+    enrolment = [(kind, synthetic_crop(faces[kind], rng)) for kind in faces for _ in range(3)]
+    recogniser = Recogniser.enrol(Embedder(), enrolment)  # the table's own set enrolled
+    recogniser.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
+    crops = [synthetic_crop(faces[kind], rng) for kind in [*faces, *bonus] for _ in range(2)]
+    before = recogniser.identify(crops)
+    vectors = recogniser.embed(crops)
+    firsts = recogniser.second_look(crops, vectors, recogniser.identify_embeddings(vectors))
+    recogniser.bars = replace(BARS, again_side=1.01, again_below=1.01)
+    after = recogniser.identify(crops)
+    sure = [
+        n
+        for n, (first, answer) in enumerate(zip(firsts, before, strict=True))
+        if answer.label in BONUS_KINDS and first.confidence >= recogniser.retry_below
+    ]
+    asked = [n for n in sure if gated(firsts[n], recogniser.bars)]
+    assert asked and len(asked) < len(sure)
+    for n, (answer, got) in enumerate(zip(before, after, strict=True)):
+        if n in asked:
+            assert (got.label, got.why, got.how) == (None, SIDES, "bonus, shifted copies elsewhere")
+        else:
+            assert got == answer

@@ -66,7 +66,12 @@ def test_an_answer_replayed_from_the_looks_is_the_recognisers_own(embedder: Embe
     cut = labelled_crops(frames(1, "kde-classic", 7, SIZE)[0])
     crops = [crop for _, crop in cut]
     looks = looks_of(recogniser, crops, [truth for truth, _ in cut])
-    for bars in (recogniser.bars, GateBars(side_margin=1.0, read_sure=0.6, near_bonus=1.01)):
+    looked_again = GateBars(again_side=1.01, again_below=1.01)  # every sure bonus tile asked
+    for bars in (
+        recogniser.bars,
+        GateBars(side_margin=1.0, read_sure=0.6, near_bonus=1.01),
+        looked_again,
+    ):
         recogniser.bars = bars
         named = [identity.label for identity in recogniser.identify(crops)]
         assert [answer(look, bars) for look in looks] == named

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from vision.bonus import BonusReading
-from vision.bonus_gate import GateBars, gate, gate_again, gated, looks_again
-from vision.identity import Identity
+from vision.bonus_gate import GateBars, gate, gate_again, gated, looks_again, settled
+from vision.identity import DOUBTED, Identity
 
 # The rules at the bars that close the paths (those stored may be stricter or looser: chosen
 # by bench/vision/choose_bars.py), and each turned off.
@@ -139,3 +139,44 @@ def test_the_reading_by_parts_never_crosses_on_the_readers_word_alone() -> None:
     said = gate(first, reading, bars=CLOSED)
     assert said.label is None
     assert gate(first, reading, bars=replace(CLOSED, fused_lean=0.0)).label == "S1"
+
+
+def test_a_sure_bonus_tile_the_shifted_copies_put_elsewhere_is_asked_about() -> None:
+    """`kde-traditional` at 18 px: a green dragon named F3 0.79 sure (0.88 on the bonus
+    tiles), the reader 0.995 sure of some bonus tile: the first look's flower kept (the keep
+    rule off, as stored). Seen through shifted copies it is GD, a third on the bonus tiles:
+    asked about. A first look unsure enough to have had its second look is that look
+    already; a crop the copies keep among the bonus tiles keeps its name."""
+    first = _look("F3", 0.787, 0.8781, 0.788, "F3", 0.897)
+    reading = _reading("S3", 0.995, "S3", 0.31, 3, 0.493)
+    said = gate(first, reading, bars=NO_KEEP_RULE)
+    assert said.label == "F3"
+    shifted = _look("GD", 0.667, 0.3245, 0.718, "F3", 0.445)
+    assert settled(first, said, shifted, 0.7, NO_KEEP_RULE).label == "F3"  # the rule off
+    asking = replace(NO_KEEP_RULE, again_side=0.5)
+    asked = settled(first, said, shifted, 0.7, asking)
+    assert asked.label is None and asked.how == "bonus, shifted copies elsewhere"
+    assert settled(replace(first, confidence=0.65), said, shifted, 0.7, asking).label == "F3"
+    assert settled(first, said, replace(shifted, bonus_share=0.6), 0.7, asking).label == "F3"
+    assert settled(first, said, shifted, 0.0, asking).label == "F3"  # no second looks at all
+    # Looked at again only below ``again_below`` like its prototypes.
+    assert settled(first, said, shifted, 0.7, replace(asking, again_below=0.8)).label is None
+    assert settled(first, said, shifted, 0.7, replace(asking, again_below=0.75)).label == "F3"
+
+
+def test_both_looks_plainly_among_the_others_outweigh_a_small_doubt() -> None:
+    """`xmj-real` (never enrolled): a white dragon named WD 0.73 sure, 0.73 like its
+    prototypes, 12 % on the bonus tiles, the reader 0.03: each look's doubt small, the two
+    together -5.5 in log-odds: named from ``doubt_evidence`` 4 on. A `kde-traditional` F2
+    named 9D 0.82 sure with 9 % on the bonus tiles, the reader 0.24 (together -3.5), stays
+    asked about."""
+    first = _look("WD", 0.73, 0.1173, 0.73, "S2", 0.906, "WD")
+    reading = _reading("not-bonus", 0.034, "S2", 0.475, 2, 0.615)
+    assert gate(first, reading, bars=CLOSED).why == DOUBTED
+    plain = replace(CLOSED, doubt_evidence=4.0)
+    assert gate(first, reading, bars=plain).label == "WD"
+    flower = _look("9D", 0.819, 0.087, 0.763, "F1", 0.356, "9D")
+    doubted = _reading("not-bonus", 0.243, "S2", 0.272, 3, 0.312)
+    assert gate(flower, doubted, bars=plain).why == DOUBTED
+    # A crop the first look did not name is not named by it.
+    assert gate(replace(first, label=None), reading, bars=plain).label is None
