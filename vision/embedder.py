@@ -179,10 +179,14 @@ class Embedder:
     def blob(self, crops: Sequence[Image]) -> NDArray[np.float32]:
         """The network's input for ``crops``: each both ways up, as NCHW floats (0-255: the
         network scales itself)."""
-        chunk = np.stack([_input_crop(c) for c in crops])
-        n = len(chunk)
+        n = len(crops)
+        tall = np.concatenate([_input_crop(c) for c in crops])  # one above the other
         blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
-        blob[:n] = chunk.transpose(0, 3, 1, 2)
+        # Each colour's plane of every crop cast at once from OpenCV's split (a cast of
+        # contiguous rows), not by numpy's transposing cast: 0.050 against 0.061 ms for 8
+        # crops, 0.37-0.40 against 0.53 for 74.
+        for c, plane in enumerate(cv2.split(tall)):
+            blob[:n, c] = plane.reshape(n, CROP_H, CROP_W)
         # Turned from the floats just made, not the bytes again: 15 % less time.
         blob[n:] = blob[:n, :, ::-1, ::-1]
         return blob
