@@ -50,7 +50,7 @@ def count_pips(crop: Image) -> tuple[int | None, float]:
     margin = CROP // 8
     face = np.zeros(crop.shape[:2], np.uint8)
     face[margin:-margin, margin:-margin] = 1
-    # numpy's percentiles by vision/stats.py: the same numbers in a fifth of the time.
+    # numpy's percentiles by vision/stats.py: the same numbers in under a third of the time.
     inner = v[margin:-margin, margin:-margin].reshape(-1)
     body = float(percentile(inner, 85))
     if body < 60 or float(percentile(s[margin:-margin, margin:-margin].reshape(-1), 50)) > 80:
