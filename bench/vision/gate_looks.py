@@ -17,11 +17,11 @@ sys.path.insert(0, str(ROOT))
 from vision.bonus import BONUS_KINDS, BonusReading  # noqa: E402
 from vision.bonus_gate import (  # noqa: E402
     GateBars,
+    after_shifted_look,
     gate,
     gate_again,
     gated,
     looks_again,
-    settled,
 )
 from vision.identify import RETRY_SHIFT_PX, Identity, Recogniser  # noqa: E402
 from vision.synth.render import Rendered  # noqa: E402
@@ -76,7 +76,7 @@ def decided(look: Look, bars: GateBars) -> Identity:
     said = gate(first, look.reading, look.threshold, bars)
     if looks_again(first, said, look.retry_below):
         said = gate_again(look.shifted, look.reading, look.threshold, bars)
-    return settled(first, said, look.shifted, look.retry_below, bars)
+    return after_shifted_look(first, said, look.shifted, look.retry_below, bars)
 
 
 def answer(look: Look, bars: GateBars) -> str | None:

@@ -3,16 +3,19 @@ its prototypes that both looks put plainly among the suits and honours."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from vision.bonus import BONUS_KINDS, BonusReading
+from vision.bonus import BONUS_KINDS, NOT_BONUS, BonusReader, BonusReading
 from vision.bonus_gate import (
+    GateBars,
     default_bars,
     gate,
     gated,
+    settled,
 )
 from vision.embedder import Embedder
 from vision.identify import DEFAULT_MODEL_DIR, RETRY_SHIFT_PX, Recogniser
@@ -26,6 +29,7 @@ from vision.identity import (
     UNSURE,
     Identity,
 )
+from vision.image import Image
 from vision.synth.artwork import load_set
 from vision.synth.crops import synthetic_crop
 
@@ -178,3 +182,103 @@ def test_a_crop_named_a_bonus_tile_on_a_sure_first_look_is_looked_at_again() -> 
             assert (got.label, got.why, got.how) == (None, SIDES, "bonus, shifted copies elsewhere")
         else:
             assert got == answer
+
+
+def _random_reading(rng: np.random.Generator) -> BonusReading:
+    """Any reading the reader could give, extremes included."""
+    kinds = (*BONUS_KINDS, NOT_BONUS)
+    bonus_p = float(rng.choice([0.0, 1.0, rng.uniform()]))
+    return BonusReading(
+        str(rng.choice(kinds)),
+        float(rng.uniform()),
+        int(rng.integers(1, 5)),
+        float(rng.uniform()),
+        bonus_p,
+        str(rng.choice(BONUS_KINDS)),
+        float(rng.choice([1.0, rng.uniform(0.125, 1.0)])),
+        str(rng.choice(["F", "S"])),
+        float(rng.uniform(0.5, 1.0)),
+        str(rng.choice(BONUS_KINDS)),
+        float(rng.uniform()),
+    )
+
+
+@pytest.mark.parametrize(
+    "bars",
+    [BARS, default_bars(), replace(BARS, keep_similarity=0.85, reader_veto=0.25, near_bonus=0.05)],
+)
+def test_a_crop_its_first_look_settles_is_answered_so_whatever_the_reader_reads(
+    bars: GateBars,
+) -> None:
+    """A bonus tile named keep_first_look_above sure with certain_side of the first look on
+    the bonus tiles: the gate keeps it, near its prototypes or far, whatever the reading."""
+    rng = np.random.default_rng(33)
+    firsts = [
+        replace(
+            _first(kind, conf, share, similarity),
+            best_bonus=kind,
+            bonus_confidence=float(rng.uniform(0.5, 1.0)),
+        )
+        for kind in ("F2", "S4")
+        for conf in (bars.keep_first_look_above, (bars.keep_first_look_above + 1) / 2)
+        for share in (bars.certain_side, 1.0)
+        for similarity in (0.3, bars.unlike_below - 0.01, 0.95)
+    ]
+    for first in firsts:
+        assert gated(first, bars)
+        answer = settled(first, bars)
+        assert answer is not None and answer.label == first.label
+        for _ in range(300):
+            assert gate(first, _random_reading(rng), bars=bars) == answer
+
+
+def test_short_of_any_bar_of_the_settled_crops_the_reading_counts() -> None:
+    """A little less sure of its bonus tile, or of the bonus side, or abstained: not settled,
+    and the reader changes the gate's answer."""
+    sure = replace(_first("F2", BARS.keep_first_look_above, BARS.certain_side), best_bonus="F2")
+    assert settled(sure) is not None
+    less_sure = replace(sure, confidence=BARS.keep_first_look_above - 0.01)
+    less_bonus = replace(sure, bonus_share=BARS.certain_side - 0.005)
+    abstained = sure.abstained()
+    reads_f3 = BonusReading("F3", 0.95, 3, 0.95, 0.99, "F3", 0.96)
+    reads_nothing = _reading(0.001)
+    for first in (less_sure, less_bonus, abstained):
+        assert settled(first) is None
+        assert gate(first, reads_f3) != gate(first, reads_nothing)
+
+
+class _CountingReader(BonusReader):
+    """The package's reader, counting the crops it is asked to read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read_crops: list[int] = []
+
+    def read(self, crops: Sequence[Image]) -> list[BonusReading]:
+        self.read_crops += [id(c) for c in crops]
+        return super().read(crops)
+
+
+def test_the_gate_reads_no_crop_its_first_look_settles() -> None:
+    """Of the gated crops, those settled are answered without the reader, the others as the
+    gate answers from their reading."""
+    recogniser = Recogniser.load(DEFAULT_MODEL_DIR)
+    reader = _CountingReader()
+    recogniser.bonus_reader = reader
+    rng = np.random.default_rng(9)
+    crops = [synthetic_crop(face, rng) for face in load_set(HELD_OUT_ART).values()]
+    firsts = recogniser.identify_embeddings(recogniser.embed(crops))
+    # Every third crop made a sure, gated flower of the first look.
+    flower = dict(label="F1", best="F1", best_bonus="F1", bonus_share=0.9995, confidence=0.8)
+    firsts = [replace(f, **flower) if n % 3 == 0 else f for n, f in enumerate(firsts)]  # type: ignore[arg-type]
+    answers = recogniser.bonus_look(crops, firsts)
+    read = set(reader.read_crops)
+    assert read
+    for crop, first, answer in zip(crops, firsts, answers, strict=True):
+        if not gated(first):
+            assert id(crop) not in read and answer == first
+        elif settled(first) is not None:
+            assert id(crop) not in read and answer == settled(first)
+        else:
+            assert id(crop) in read
+            assert answer == gate(first, BonusReader().read([crop])[0])

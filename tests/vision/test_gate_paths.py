@@ -8,7 +8,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from vision.bonus import BonusReading
-from vision.bonus_gate import GateBars, gate, gate_again, gated, looks_again, settled
+from vision.bonus_gate import (
+    GateBars,
+    after_shifted_look,
+    gate,
+    gate_again,
+    gated,
+    looks_again,
+)
 from vision.identity import DOUBTED, Identity
 
 # The rules at the bars that close the paths (those stored may be stricter or looser: chosen
@@ -152,16 +159,17 @@ def test_a_sure_bonus_tile_the_shifted_copies_put_elsewhere_is_asked_about() -> 
     said = gate(first, reading, bars=NO_KEEP_RULE)
     assert said.label == "F3"
     shifted = _look("GD", 0.667, 0.3245, 0.718, "F3", 0.445)
-    assert settled(first, said, shifted, 0.7, NO_KEEP_RULE).label == "F3"  # the rule off
+    after = after_shifted_look
+    assert after(first, said, shifted, 0.7, NO_KEEP_RULE).label == "F3"  # the rule off
     asking = replace(NO_KEEP_RULE, again_side=0.5)
-    asked = settled(first, said, shifted, 0.7, asking)
+    asked = after(first, said, shifted, 0.7, asking)
     assert asked.label is None and asked.how == "bonus, shifted copies elsewhere"
-    assert settled(replace(first, confidence=0.65), said, shifted, 0.7, asking).label == "F3"
-    assert settled(first, said, replace(shifted, bonus_share=0.6), 0.7, asking).label == "F3"
-    assert settled(first, said, shifted, 0.0, asking).label == "F3"  # no second looks at all
+    assert after(replace(first, confidence=0.65), said, shifted, 0.7, asking).label == "F3"
+    assert after(first, said, replace(shifted, bonus_share=0.6), 0.7, asking).label == "F3"
+    assert after(first, said, shifted, 0.0, asking).label == "F3"  # no second looks at all
     # Looked at again only below ``again_below`` like its prototypes.
-    assert settled(first, said, shifted, 0.7, replace(asking, again_below=0.8)).label is None
-    assert settled(first, said, shifted, 0.7, replace(asking, again_below=0.75)).label == "F3"
+    assert after(first, said, shifted, 0.7, replace(asking, again_below=0.8)).label is None
+    assert after(first, said, shifted, 0.7, replace(asking, again_below=0.75)).label == "F3"
 
 
 def test_both_looks_plainly_among_the_others_outweigh_a_small_doubt() -> None:

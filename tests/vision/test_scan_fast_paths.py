@@ -5,6 +5,7 @@ references below are the plain versions the fast ones replaced."""
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -710,6 +711,31 @@ def test_half_the_crops_on_a_helper_thread_give_the_same_vectors(table: Rendered
         assert np.array_equal(embedder.embed(crops[:5], helper=helper), embedder.embed(crops[:5]))
         helper.submit(counted, embedder.blob(crops[:3])).result()
     assert runs == [6]  # the helper runs what it is given, both ways up
+
+
+def test_one_crops_shifted_copies_are_shared_with_the_helper(
+    table: Rendered, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second look at one crop: two of its four shifted copies run on the helper, two
+    here, and its vector is the one embedded alone."""
+    cal = calibrate(table.image, table.geometry)
+    crops = tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
+    embedder = Embedder()
+    own = embedder.embed(crops[:1])
+    alone = embedder.embed(crops[:1], shift_px=3, unshifted=own)
+    runs: list[tuple[str, int]] = []
+    forward = embedder.forward
+
+    def counted(blob: NDArray[np.float32], shared: bool = False) -> NDArray[np.float32]:
+        runs.append((threading.current_thread().name, len(blob)))
+        return forward(blob, shared)
+
+    monkeypatch.setattr(embedder, "forward", counted)
+    with ThreadPoolExecutor(1, thread_name_prefix="helper") as helper:
+        split = embedder.embed(crops[:1], shift_px=3, unshifted=own, helper=helper)
+    assert np.array_equal(alone, split)
+    # Two copies a side, each seen both ways up.
+    assert sorted(runs) == [("MainThread", 4), ("helper_0", 4)]
 
 
 def test_the_cache_names_alike_with_and_without_the_second_thread(table: Rendered) -> None:
