@@ -23,7 +23,7 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,7 +63,8 @@ from vision.embedder import (
     unit,
     warp,
 )
-from vision.halves import collect, in_two
+from vision.gate_reading import ReadAhead, read_gated, to_read
+from vision.halves import collect
 from vision.identity import DEFAULT_THRESHOLD, UNLIKE, UNSURE, Identity
 from vision.image import Image
 from vision.prototypes import PrototypeBank, split_kinds
@@ -274,7 +275,7 @@ class Recogniser:
         final = [i.confidence >= self.retry_below for i in first]
         if all(final):
             return None  # no second look: the gate's reads are shared in two halves
-        early = [n for n, i in enumerate(first) if final[n] and _to_read(i, self.bars)]
+        early = [n for n, i in enumerate(first) if final[n] and to_read(i, self.bars)]
         if not early:
             return None
         return early, helper.submit(reader.read, [crops[n] for n in early])
@@ -313,40 +314,13 @@ class Recogniser:
             else:
                 out[n] = answer
                 decided.append(n)
-        readings = self._read(reader, crops, looked, helper, ahead) if looked else {}
+        readings = read_gated(reader, crops, looked, helper, ahead) if looked else {}
         for n, reading in readings.items():
             out[n] = gate(identities[n], reading, self.threshold, bars)
         if vectors is not None and not self.shift_px and self.retry_below:
             gated_crops = sorted([*looked, *decided])
             out = self._look_again(crops, identities, out, readings, gated_crops, vectors, helper)
         return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
-
-    def _read(
-        self,
-        reader: BonusReader,
-        crops: Sequence[Image],
-        looked: list[int],
-        helper: Executor | None,
-        ahead: ReadAhead | None,
-    ) -> dict[int, BonusReading]:
-        """The bonus reader's readings of the crops ``looked`` at, in their order: half read
-        on the idle second thread, and those begun ``ahead`` collected."""
-        early = [] if ahead is None else ahead[0]
-        begun = set(early)
-        rest = [n for n in looked if n not in begun]
-
-        def read(part: slice) -> list[BonusReading]:
-            return reader.read([crops[n] for n in rest[part]])
-
-        # Half of them read on the idle second thread (a reading is the crop's own).
-        read_in_two = in_two(read, len(rest), helper, 1)
-        readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
-        if ahead is not None:
-            # Begun before the second look; taken back if not begun, else waited for: it
-            # may hold many crops, and read again here it would be read twice.
-            done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
-            readings.update(zip(early, done, strict=True))
-        return {n: readings[n] for n in looked}  # in the crops' order, as one read gives
 
     def _look_again(
         self,
@@ -574,15 +548,6 @@ class _Banks:
             and self.background_vectors is recogniser.background
             and self.sizes == (len(recogniser.labels), len(recogniser.background_labels))
         )
-
-
-def _to_read(first: Identity, bars: GateBars) -> bool:
-    """Whether the gate reads a crop: gated, and not decided by its first look alone."""
-    return gated(first, bars) and settled(first, bars) is None
-
-
-# The crops whose bonus reading was begun ahead on the second thread, and that run.
-ReadAhead = tuple[list[int], "Future[list[BonusReading]]"]
 
 
 def _side_bests(

@@ -1,0 +1,49 @@
+"""Which crops the bonus gate has the bonus-tile reader read, and their reading shared
+between the scan's thread and the idle second one (vision/identify.py asks, vision/bonus.py
+reads, vision/bonus_gate.py decides)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Executor, Future
+
+from vision.bonus import BonusReader, BonusReading
+from vision.bonus_gate import GateBars, gated, settled
+from vision.halves import collect, in_two
+from vision.identity import Identity
+from vision.image import Image
+
+# The crops whose bonus reading was begun ahead on the second thread, and that run.
+ReadAhead = tuple[list[int], "Future[list[BonusReading]]"]
+
+
+def to_read(first: Identity, bars: GateBars) -> bool:
+    """Whether the gate reads a crop: gated, and not decided by its first look alone."""
+    return gated(first, bars) and settled(first, bars) is None
+
+
+def read_gated(
+    reader: BonusReader,
+    crops: Sequence[Image],
+    looked: list[int],
+    helper: Executor | None,
+    ahead: ReadAhead | None,
+) -> dict[int, BonusReading]:
+    """The bonus reader's readings of the crops ``looked`` at, in their order: half read
+    on the idle second thread, and those begun ``ahead`` collected."""
+    early = [] if ahead is None else ahead[0]
+    begun = set(early)
+    rest = [n for n in looked if n not in begun]
+
+    def read(part: slice) -> list[BonusReading]:
+        return reader.read([crops[n] for n in rest[part]])
+
+    # Half of them read on the idle second thread (a reading is the crop's own).
+    read_in_two = in_two(read, len(rest), helper, 1)
+    readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
+    if ahead is not None:
+        # Begun before the second look; taken back if not begun, else waited for: it
+        # may hold many crops, and read again here it would be read twice.
+        done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
+        readings.update(zip(early, done, strict=True))
+    return {n: readings[n] for n in looked}  # in the crops' order, as one read gives
