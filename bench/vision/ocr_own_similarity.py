@@ -1,0 +1,76 @@
+"""Where to put ``OcrBars.own_similarity`` (vision/bonus_ocr.py): of the calibration group's
+crops a text reading could change (the gate's abstentions on the bonus side and between the
+sides), how many each group would have read at each candidate bar, by their similarity to
+the best kind's nearest prototype (``Identity.similarity``).
+
+    .venv/bin/python bench/vision/choose_bars.py --dry-run --looks CALIBRATION.pkl
+    .venv/bin/python bench/vision/ocr_own_similarity.py --looks CALIBRATION.pkl [--json out.json]
+
+The looks are choose_bars.py's (training sets only, never the held-out ones). An enrolled
+table's groups (*enrolled tables scanned*, *enrolled at a width*) show what a reading would
+cost an enrolled table; the *never enrolled* groups, what it could gain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from gate_looks import Look, decided  # noqa: E402
+
+from vision.bonus_gate import default_bars  # noqa: E402
+from vision.bonus_ocr import OcrBars, may_change  # noqa: E402
+
+CANDIDATES = (0.8, 0.85, 0.9, 0.95, 0.97, 0.99, 1.01)
+
+
+def asked_similarities(looks: list[Look]) -> list[float]:
+    """The similarity of each crop whose gate's answer a reading could change."""
+    bars, ocr = default_bars(), OcrBars()
+    answers = [decided(look, bars) for look in looks]
+    return sorted(a.similarity for a in answers if may_change(a, ocr))
+
+
+def table(groups: dict[str, list[Look]]) -> dict[str, Any]:
+    """Per group: its crops, those a reading could change, and those read at each bar."""
+    out: dict[str, Any] = {}
+    for key, looks in groups.items():
+        sims = asked_similarities(looks)
+        out[key] = {
+            "crops": len(looks),
+            "could change": len(sims),
+            "read below": {str(bar): sum(s < bar for s in sims) for bar in CANDIDATES},
+            "similarities": [round(s, 3) for s in sims],
+        }
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--looks", type=Path, required=True, help="choose_bars.py's --looks")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if not args.looks.is_file():
+        raise SystemExit(f"{args.looks}: no such file (make it with choose_bars.py --looks)")
+    with args.looks.open("rb") as kept:
+        groups: dict[str, list[Look]] = pickle.load(kept)
+    result = table(groups)
+    width = max(len(key) for key in result)
+    print(f"{'group':{width}}  crops  could change  read below " + " ".join(map(str, CANDIDATES)))
+    for key, row in result.items():
+        read = " ".join(f"{n:>4}" for n in row["read below"].values())
+        print(f"{key:{width}}  {row['crops']:5}  {row['could change']:12}  {read}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
