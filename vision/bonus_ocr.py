@@ -72,14 +72,14 @@ NUMBERS: dict[int, str] = {1: "1一", 2: "2二", 3: "3三", 4: "4四"}
 # bonus tiles or could not tell which; ``confirm_sure`` where the gate could not tell the side.
 DEFAULT_NAME_SURE = 0.5
 DEFAULT_CONFIRM_SURE = 0.8
-# Narrower crops are not read (the network reads 6 % of names at 24 pixels, none below).
-DEFAULT_MIN_WIDTH = CROP_W // 2
-# A crop no wider than the scanner's cut (48 pixels, CROP_W) is read only when it is this
-# unlike its best kind's nearest prototype. An enrolled table's own bonus tiles the gate
-# abstains on lie at 0.95-0.99 and their print is too small to read, 40 ms a crop for nothing;
-# a set never enrolled lies below 0.81 (the calibration group: bench/vision/README.md, "the
-# text recogniser at the table").
-DEFAULT_OWN_SIMILARITY = 0.9
+# Only crops wider than the scanner's own cut (48 pixels, CROP_W) are read: single-tile
+# photos at their own resolution. The scanner's cuts of tiles 18-43 pixels wide in the frame
+# were read (bars at 24 pixels) and gave sets never enrolled 8.6 points more bonus tiles, but
+# a frame of an enrolled set then took twice the CPU for crops read at 40 ms each of which it
+# read nothing; and no bar on the crop's similarity to its prototypes spares an enrolled
+# table those reads where its set is one the network never saw (bench/vision/README.md, "the
+# bonus tiles read by a text recogniser" and "the text recogniser at the table").
+DEFAULT_MIN_WIDTH = CROP_W + 1
 
 
 @dataclass(frozen=True)
@@ -104,15 +104,12 @@ class OcrBars:
     ``confirm_sure``: a name read this plainly puts among the bonus tiles a crop the gate
     could not place on either side; ``rename``: a bonus tile the gate named is renamed by a
     name read ``name_sure`` plainly too (off: the gate's names stand, and the table's own
-    enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read;
-    ``own_similarity``: a crop no wider than the scanner's cut this similar to a prototype
-    (``Identity.similarity``) is taken for the table's own tile and not read."""
+    enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read."""
 
     name_sure: float = DEFAULT_NAME_SURE
     confirm_sure: float = DEFAULT_CONFIRM_SURE
     rename: bool = False
     min_width: int = DEFAULT_MIN_WIDTH
-    own_similarity: float = DEFAULT_OWN_SIMILARITY
 
     def __post_init__(self) -> None:
         for name in ("name_sure", "confirm_sure"):
@@ -120,11 +117,6 @@ class OcrBars:
                 raise ValueError(f"OcrBars.{name} {getattr(self, name)}: not in 0-1")
         if self.min_width < 1:
             raise ValueError(f"OcrBars.min_width {self.min_width}: not a width in pixels")
-        if not -1.0 <= self.own_similarity <= 1.01:
-            raise ValueError(
-                f"OcrBars.own_similarity {self.own_similarity}: not a cosine similarity "
-                "(-1 to 1, or 1.01 to read every crop)"
-            )
 
 
 # The gate's abstentions on the bonus side (a bonus tile, but which one is not sure) and
@@ -140,17 +132,6 @@ def may_change(answer: Identity, bars: OcrBars | None = None) -> bool:
     if answer.label is not None:
         return bars.rename and answer.label in BONUS_KINDS
     return answer.why in BONUS_SIDE_UNSURE + BETWEEN_SIDES
-
-
-def worth_reading(crop: Image, answer: Identity, bars: OcrBars | None = None) -> bool:
-    """Whether to read ``crop``, whose gate's ``answer`` a reading could change: at least
-    ``min_width`` wide, and a crop the scanner cut (no wider than CROP_W) only when unlike its
-    prototypes, a tile of a set not enrolled, not the table's own."""
-    bars = bars or OcrBars()
-    width = crop.shape[1]
-    if width < bars.min_width:
-        return False
-    return width > CROP_W or answer.similarity < bars.own_similarity
 
 
 def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None) -> Identity:
@@ -370,13 +351,11 @@ def read_text(
 ) -> list[Identity]:
     """``answers`` with the gate's answers of the crops it read (``looked``) revised by their
     text (:func:`with_ocr`), where a reading could change them (:func:`may_change`) and the
-    crop is worth reading (:func:`worth_reading`); unchanged without ``ocr``. Half the crops
-    are read on ``helper``, the scan's idle second thread, when there are two or more."""
+    crop is at least ``min_width`` wide; unchanged without ``ocr``. Half the crops are read
+    on ``helper``, the scan's idle second thread, when there are two or more."""
     bars = bars or OcrBars()
     asked = [
-        n
-        for n in looked
-        if may_change(answers[n], bars) and worth_reading(crops[n], answers[n], bars)
+        n for n in looked if may_change(answers[n], bars) and crops[n].shape[1] >= bars.min_width
     ]
     if ocr is None or not asked:
         return answers

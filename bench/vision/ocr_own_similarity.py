@@ -1,14 +1,17 @@
-"""Where to put ``OcrBars.own_similarity`` (vision/bonus_ocr.py): of the calibration group's
-crops a text reading could change (the gate's abstentions on the bonus side and between the
-sides), how many each group would have read at each candidate bar, by their similarity to
-the best kind's nearest prototype (``Identity.similarity``).
+"""Whether a bar on a crop's similarity to its prototypes (``Identity.similarity``) could
+tell the crops the text recogniser (vision/bonus_ocr.py) should read at the scanner's cuts
+from an enrolled table's own: of the calibration group's crops a reading could change (the
+gate's abstentions on the bonus side and between the sides), how many each group would read
+below each candidate bar.
 
     .venv/bin/python bench/vision/choose_bars.py --dry-run --looks CALIBRATION.pkl
     .venv/bin/python bench/vision/ocr_own_similarity.py --looks CALIBRATION.pkl [--json out.json]
 
 The looks are choose_bars.py's (training sets only, never the held-out ones). An enrolled
-table's groups (*enrolled tables scanned*, *enrolled at a width*) show what a reading would
-cost an enrolled table; the *never enrolled* groups, what it could gain.
+table's groups (*enrolled tables scanned*, *enrolled at a width*) show what reading would
+cost an enrolled table; the *never enrolled* groups, what it could gain. The training sets'
+art is the embedding's own, so their enrolled tiles lie nearer their prototypes than a set
+the network never saw does (bench/vision/README.md, "the text recogniser at the table").
 """
 
 from __future__ import annotations

@@ -5,8 +5,6 @@ moving a crop between the bonus tiles and the other kinds."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -151,46 +149,9 @@ def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
     assert read_text(None, crops, answers, [0, 1]) == answers
     # The first under min_width, the second a suit tile: neither is read.
     assert read_text(NeverAsked(), crops, answers, [0, 1], OcrBars(min_width=24)) == answers
-    # A scanner's 48 x 64 cut of a crop as like its prototype as the table's own tiles are.
+    # By default the scanner's own 48 x 64 cut is not read (only wider photos are).
     cut = [np.zeros((64, 48, 3), np.uint8)]
     assert read_text(NeverAsked(), cut, answers[:1], [0]) == answers[:1]
-
-
-class Reads(BonusOcr):
-    """A recogniser that reads every crop as ``READ_F3`` and counts the crops it read."""
-
-    def __init__(self) -> None:
-        self.read_widths: list[int] = []
-
-    def read(self, crops: Sequence[np.ndarray]) -> list[OcrReading]:
-        self.read_widths += [c.shape[1] for c in crops]
-        return [READ_F3 for _ in crops]
-
-
-def unsure(similarity: float) -> Identity:
-    """The gate's abstention on the bonus side, at ``similarity`` to the nearest prototype."""
-    return replace(first(None, NUMBER), similarity=similarity)
-
-
-def test_a_scanner_cut_is_read_only_when_unlike_the_tables_own_tiles() -> None:
-    cut = np.zeros((64, 48, 3), np.uint8)
-    # As near its prototype as an enrolled table's own bonus tile: not read, left abstained.
-    own = Reads()
-    near = [unsure(0.98), unsure(OcrBars().own_similarity)]
-    assert read_text(own, [cut, cut], near, [0, 1]) == near
-    assert own.read_widths == []
-    # Unlike every prototype, as a tile of a set never enrolled: read and named.
-    other = Reads()
-    assert [a.label for a in read_text(other, [cut], [unsure(0.7)], [0])] == ["F3"]
-    assert other.read_widths == [48]
-
-
-def test_a_photo_is_read_however_near_its_prototypes() -> None:
-    # Wider than the scanner's cut: a single-tile photo, read at its own resolution.
-    photo_crop = np.zeros((128, 96, 3), np.uint8)
-    reads = Reads()
-    assert [a.label for a in read_text(reads, [photo_crop], [unsure(0.99)], [0])] == ["F3"]
-    assert reads.read_widths == [96]
 
 
 @pytest.mark.parametrize(
@@ -198,7 +159,7 @@ def test_a_photo_is_read_however_near_its_prototypes() -> None:
     [
         ({"name_sure": 1.5}, "OcrBars.name_sure 1.5: not in 0-1"),
         ({"min_width": 0}, "OcrBars.min_width 0: not a width"),
-        ({"own_similarity": 2.0}, "OcrBars.own_similarity 2.0: not a cosine similarity"),
+        ({"confirm_sure": -0.1}, "OcrBars.confirm_sure -0.1: not in 0-1"),
     ],
 )
 def test_bars_out_of_range_are_named(bars: dict[str, float], wrong: str) -> None:
