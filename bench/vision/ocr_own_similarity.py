@@ -6,12 +6,15 @@ below each candidate bar.
 
     .venv/bin/python bench/vision/choose_bars.py --dry-run --looks CALIBRATION.pkl
     .venv/bin/python bench/vision/ocr_own_similarity.py --looks CALIBRATION.pkl [--json out.json]
+    .venv/bin/python bench/vision/ocr_own_similarity.py --enrolled-tables [--json out.json]
 
 The looks are choose_bars.py's (training sets only, never the held-out ones). An enrolled
 table's groups (*enrolled tables scanned*, *enrolled at a width*) show what reading would
 cost an enrolled table; the *never enrolled* groups, what it could gain. The training sets'
 art is the embedding's own, so their enrolled tiles lie nearer their prototypes than a set
-the network never saw does (bench/vision/README.md, "the text recogniser at the table").
+the network never saw does (bench/vision/README.md, "the text recogniser at the table"):
+``--enrolled-tables`` lists the same crops of the held-out sets' enrolled tables as
+profile_against.py scans them (a diagnosis: no bar is chosen on them).
 """
 
 from __future__ import annotations
@@ -27,9 +30,18 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from gate_looks import Look, decided  # noqa: E402
+from identity_parts import HELD_OUT  # noqa: E402
+from scan_parts import enrolled_recogniser, frames  # noqa: E402
 
 from vision.bonus_gate import default_bars  # noqa: E402
 from vision.bonus_ocr import OcrBars, may_change  # noqa: E402
+from vision.embedder import Embedder  # noqa: E402
+from vision.identity import Identity  # noqa: E402
+from vision.synth.table_enrol import labelled_crops  # noqa: E402
+
+# profile_against.py's tables: profile_scan.py's seed and frames.
+TABLE_SEED = 2024
+TABLE_FRAMES = 3
 
 CANDIDATES = (0.8, 0.85, 0.9, 0.95, 0.97, 0.99, 1.01)
 
@@ -55,12 +67,47 @@ def table(groups: dict[str, list[Look]]) -> dict[str, Any]:
     return out
 
 
+def enrolled_tables() -> dict[str, list[list[dict[str, Any]]]]:
+    """Per held-out set enrolled as a table, per frame scanned, the crops a reading could
+    change: the gate's reason, their similarity and the first look's best kind."""
+    embedder, out = Embedder(), {}
+    for art in HELD_OUT:
+        recogniser = enrolled_recogniser(embedder, art, TABLE_SEED, "new")
+        recogniser.bonus_ocr = None  # the gate's own answers
+        out[art] = [
+            [_asked(answer) for answer in recogniser.identify(crops) if may_change(answer)]
+            for crops in (
+                [crop for _, crop in labelled_crops(r)]
+                for r in frames(TABLE_FRAMES, art, TABLE_SEED)
+            )
+        ]
+    return out
+
+
+def _asked(answer: Identity) -> dict[str, Any]:
+    return {
+        "why": answer.why,
+        "similarity": round(answer.similarity, 3),
+        "best": answer.best,
+        "confidence": round(answer.confidence, 3),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--looks", type=Path, required=True, help="choose_bars.py's --looks")
+    parser.add_argument("--looks", type=Path, help="choose_bars.py's --looks")
+    parser.add_argument("--enrolled-tables", action="store_true", help="the held-out sets'")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    if not args.looks.is_file():
+    if args.enrolled_tables:
+        tables = enrolled_tables()
+        for art, scans in tables.items():
+            sims = sorted(c["similarity"] for scan in scans for c in scan)
+            print(f"{art}: {[len(scan) for scan in scans]} a frame, similarities {sims}")
+        if args.json:
+            args.json.write_text(json.dumps(tables, indent=1) + "\n")
+        return 0
+    if args.looks is None or not args.looks.is_file():
         raise SystemExit(f"{args.looks}: no such file (make it with choose_bars.py --looks)")
     with args.looks.open("rb") as kept:
         groups: dict[str, list[Look]] = pickle.load(kept)
