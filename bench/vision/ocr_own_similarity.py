@@ -107,7 +107,9 @@ def main() -> int:
         if args.json:
             args.json.write_text(json.dumps(tables, indent=1) + "\n")
         return 0
-    if args.looks is None or not args.looks.is_file():
+    if args.looks is None:
+        raise SystemExit("give --looks FILE (choose_bars.py's looks) or --enrolled-tables")
+    if not args.looks.is_file():
         raise SystemExit(f"{args.looks}: no such file (make it with choose_bars.py --looks)")
     with args.looks.open("rb") as kept:
         groups: dict[str, list[Look]] = pickle.load(kept)
