@@ -76,7 +76,9 @@ DEFAULT_CONFIRM_SURE = 0.8
 # photos at their own resolution. The scanner's cuts of tiles 18-43 pixels wide in the frame
 # were read (bars at 24 pixels) and gave sets never enrolled 8.6 points more bonus tiles, but
 # a frame of an enrolled set then took twice the CPU for crops read at 40 ms each of which it
-# read nothing (bench/vision/README.md, "the bonus tiles read by a text recogniser").
+# read nothing; and no bar on the crop's similarity to its prototypes spares an enrolled
+# table those reads where its set is one the network never saw (bench/vision/README.md, "the
+# bonus tiles read by a text recogniser" and "the text recogniser at the table").
 DEFAULT_MIN_WIDTH = CROP_W + 1
 
 
@@ -108,6 +110,13 @@ class OcrBars:
     confirm_sure: float = DEFAULT_CONFIRM_SURE
     rename: bool = False
     min_width: int = DEFAULT_MIN_WIDTH
+
+    def __post_init__(self) -> None:
+        for name in ("name_sure", "confirm_sure"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"OcrBars.{name} {getattr(self, name)}: not in 0-1")
+        if self.min_width < 1:
+            raise ValueError(f"OcrBars.min_width {self.min_width}: not a width in pixels")
 
 
 # The gate's abstentions on the bonus side (a bonus tile, but which one is not sure) and

@@ -154,6 +154,19 @@ def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
     assert read_text(NeverAsked(), cut, answers[:1], [0]) == answers[:1]
 
 
+@pytest.mark.parametrize(
+    ("bars", "wrong"),
+    [
+        ({"name_sure": 1.5}, "OcrBars.name_sure 1.5: not in 0-1"),
+        ({"min_width": 0}, "OcrBars.min_width 0: not a width"),
+        ({"confirm_sure": -0.1}, "OcrBars.confirm_sure -0.1: not in 0-1"),
+    ],
+)
+def test_bars_out_of_range_are_named(bars: dict[str, float], wrong: str) -> None:
+    with pytest.raises(ValueError, match=wrong):
+        OcrBars(**bars)  # type: ignore[arg-type]
+
+
 def test_a_wrong_character_list_is_named(tmp_path: Path) -> None:
     short = tmp_path / "chars.txt"
     short.write_text("a\nb\n", encoding="utf-8")
