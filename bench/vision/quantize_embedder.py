@@ -7,13 +7,15 @@ Writes ``vision/models/tile_embed.int8.onnx`` (``bonus_read.int8.onnx``) next to
 network: weights per output channel and activations in 8 bits (QDQ format, which ONNX Runtime
 turns into integer convolutions on x86 and on the Pi's ARM cores alike), all but the first
 convolution, which stays in floats (``--all-int8`` quantises it too: the network before), and
-for the reader what follows its last convolution (``head_nodes``). The activation ranges are calibrated on camera-like crops of what the network trained on only:
-the embedding's *training* art sets (vision/models/tile_embed.json); the reader's training
-fonts, packaged training sets and drawn sets in the training fonts (as its temperatures are
-fitted: bench/vision/fit_temperature.py), so the held-out sets, fonts and hands stay unseen.
-The float network stays: OpenCV's dnn module runs it where ONNX Runtime is missing, and it is
-what training exports. The 8-bit copy's provenance goes into the float network's ``.json``
-("quantised").
+for the reader what follows its last convolution (``head_nodes``). The activation ranges are
+calibrated on camera-like crops of what the network trained on only: the embedding's
+*training* art sets (vision/models/tile_embed.json); the reader's training fonts, packaged
+training sets and drawn sets in the training fonts (as its temperatures are fitted:
+bench/vision/fit_temperature.py), so the held-out sets, fonts and hands stay unseen. The float
+network stays: OpenCV's dnn module runs it where ONNX Runtime is missing, and it is what
+training exports. The 8-bit copy's provenance goes into the float network's ``.json``
+("quantised"). The reader's copy is not committed: it read fewer held-out bonus tiles
+(bench/vision/README.md, twenty-first round).
 """
 
 from __future__ import annotations
