@@ -12,6 +12,8 @@ together with the first look's, so that a bonus tile is never named as a suit ti
 reverse unless both looks agree; the reader's name counts only when it is sure of it and the
 number it reads agrees. How sure the network is, as the gate's bars see it, is set by its
 temperatures (:class:`Temperatures`), fitted on training crops and stored with the network.
+Like the embedding, it runs in 8-bit integers through ONNX Runtime where the quantised copy
+lies beside the float network (bench/vision/quantize_embedder.py --network reader).
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.crops import CROP_H, CROP_W, normalise_crop
-from vision.embedder import MODELS_DIR, Forward, ModelError, _dnn_forward, _ort_forward
+from vision.embedder import (
+    MODELS_DIR,
+    Forward,
+    ModelError,
+    _dnn_forward,
+    _ort_forward,
+    quantised_path,
+)
 from vision.image import Image
 
 BONUS_FILE = "bonus_read.onnx"
@@ -117,8 +126,10 @@ class Temperatures:
         return cls(**values)
 
     @classmethod
-    def of_network(cls, onnx_path: Path) -> Temperatures:
-        """The temperatures stored beside ``onnx_path`` (no ``.json``: all 1)."""
+    def of_network(cls, onnx_path: Path, quantised: bool = False) -> Temperatures:
+        """The temperatures stored beside the float network ``onnx_path`` (no ``.json``: all
+        1); ``quantised``: its 8-bit copy's, stored in the same ``.json`` under "quantised"
+        (its probabilities are not the float network's, so neither are its temperatures)."""
         meta_path = onnx_path.with_suffix(".json")
         if not meta_path.exists():
             return cls()
@@ -126,6 +137,8 @@ class Temperatures:
             meta: Any = json.loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError) as exc:
             raise ModelError(f"{meta_path}: not readable JSON: {exc!s:.200}") from None
+        if quantised and isinstance(meta, dict):
+            return cls.from_meta(meta.get("quantised", {}), f'{meta_path} "quantised"')
         return cls.from_meta(meta, str(meta_path))
 
     def apply(self, kind_p: np.ndarray, number_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -150,19 +163,29 @@ def softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 class BonusReader:
-    """The reader's network, run by ONNX Runtime (or OpenCV's dnn module without it), at the
-    temperatures stored with it (or ``temperatures``: ``Temperatures()`` reads the network's
-    own probabilities)."""
+    """The reader's network, run by ONNX Runtime (in 8 bits where the quantised copy lies
+    beside ``onnx_path`` and ``quantised`` is true; or in floats by OpenCV's dnn module
+    without ONNX Runtime), at the temperatures stored with the copy run (or
+    ``temperatures``: ``Temperatures()`` reads the network's own probabilities)."""
 
     def __init__(
-        self, onnx_path: Path = MODELS_DIR / BONUS_FILE, temperatures: Temperatures | None = None
+        self,
+        onnx_path: Path = MODELS_DIR / BONUS_FILE,
+        temperatures: Temperatures | None = None,
+        quantised: bool = True,
     ) -> None:
         if not onnx_path.exists():
             raise ModelError(f"bonus-tile reader {onnx_path} is missing")
         self.path = onnx_path
-        self.temperatures = temperatures or Temperatures.of_network(onnx_path)
-        forward: Forward | None = _ort_forward(onnx_path, 1)
-        self._forward = forward or _dnn_forward(onnx_path)
+        int8 = quantised_path(onnx_path)
+        forward: Forward | None = None
+        if quantised and int8.exists():
+            forward = _ort_forward(int8, 1)
+        self.quantised = forward is not None
+        if forward is None:
+            forward = _ort_forward(onnx_path, 1) or _dnn_forward(onnx_path)
+        self._forward = forward
+        self.temperatures = temperatures or Temperatures.of_network(onnx_path, self.quantised)
 
     def probabilities(self, crops: Sequence[Image]) -> tuple[np.ndarray, np.ndarray]:
         """The network's own probabilities (n x 9 kinds, n x 4 numbers), each crop read both

@@ -106,13 +106,17 @@ def main() -> int:
     parser.add_argument(
         "--raw", action="store_true", help="the network's own probabilities: no temperature"
     )
+    parser.add_argument(
+        "--float", action="store_true", help="the float network, not its 8-bit copy beside it"
+    )
     args = parser.parse_args()
-    reader = BonusReader(args.onnx, Temperatures() if args.raw else None)
+    reader = BonusReader(args.onnx, Temperatures() if args.raw else None, not args.float)
     pools = held_out_pools(args.font_faces, args.drawn)
     pools.pop("sets_bonus")  # measured set by set below
     report: dict[str, Any] = {"model": json.loads(args.onnx.with_suffix(".json").read_text())}
     report["sources"] = {name: len(faces) for name, faces in pools.items()}
     report["temperatures read at"] = asdict(reader.temperatures)
+    report["8 bits"] = reader.quantised
     results: dict[str, Any] = {}
     for n, (name, faces) in enumerate(pools.items()):
         results[name] = score(reader, faces, args.crops, 7 + n)

@@ -86,7 +86,7 @@ from identity_parts import (  # noqa: E402
 )
 from scan_parts import frame_size  # noqa: E402
 
-from vision.bonus import BONUS_FILE, Temperatures  # noqa: E402
+from vision.bonus import BonusReader  # noqa: E402
 from vision.bonus_gate import BARS_FILE, GateBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser  # noqa: E402
@@ -151,6 +151,7 @@ NETWORKS = (
     "tile_embed.onnx",
     "tile_embed.int8.onnx",
     "bonus_read.onnx",
+    "bonus_read.int8.onnx",
     "default/prototypes.npz",
 )
 
@@ -400,8 +401,9 @@ def main() -> int:
         },
         "each bar's values, the others as chosen (crossings, cost)": trade(groups, chosen),
         "networks": networks(),
-        # The reader's probabilities as the bars saw them (its .json's "temperature").
-        "reader temperatures": dataclasses.asdict(Temperatures.of_network(MODELS_DIR / BONUS_FILE)),
+        # The reader's probabilities as the bars saw them (its .json's "temperature", or its
+        # 8-bit copy's).
+        "reader temperatures": dataclasses.asdict(BonusReader().temperatures),
         "command": "bench/vision/choose_bars.py " + " ".join(sys.argv[1:]),
         "seconds": round(measured),
     }

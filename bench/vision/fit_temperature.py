@@ -3,6 +3,10 @@ in its ``.json``, where the reader and the gate's bars (choose_bars.py) take the
 
     .venv/bin/python bench/vision/fit_temperature.py                    # the committed reader
     .venv/bin/python bench/vision/fit_temperature.py --onnx PATH --dry-run
+    .venv/bin/python bench/vision/fit_temperature.py --float    # the float network, not its copy
+
+The reader runs its 8-bit copy where one lies beside the float network; the copy's
+temperatures are fitted the same way and stored under the ``.json``'s "quantised".
 
 The reader is trained with label smoothing and on crops softened on purpose, so its own
 probabilities need not say how often it is right; the gate only takes its name at a bar
@@ -140,8 +144,11 @@ def main() -> int:
         help="the parts fitted (the others stay at 1, the network's own)",
     )
     parser.add_argument("--dry-run", action="store_true", help="fit and print; store nothing")
+    parser.add_argument(
+        "--float", action="store_true", help="the float network, not its 8-bit copy beside it"
+    )
     args = parser.parse_args()
-    reader = BonusReader(args.onnx, Temperatures())
+    reader = BonusReader(args.onnx, Temperatures(), quantised=not args.float)
     pools = fit_pools(args.font_faces, args.drawn, args.sparse)
     crops, y = fit_crops(pools, args.crops, FIT_SEED)
     kind_p, number_p = [], []
@@ -163,12 +170,13 @@ def main() -> int:
             "negative log-likelihood": fitted,
         },
         "command": "bench/vision/fit_temperature.py " + " ".join(sys.argv[1:]),
+        "8 bits": reader.quantised,
     }
     print(json.dumps(record, indent=1), flush=True)
     if not args.dry_run:
         meta_path = args.onnx.with_suffix(".json")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        meta["temperature"] = record
+        (meta["quantised"] if reader.quantised else meta)["temperature"] = record
         text = json.dumps(meta, indent=2, ensure_ascii=False)
         meta_path.write_text(text + "\n", encoding="utf-8")
     return 0

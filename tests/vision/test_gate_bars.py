@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.bonus import BONUS_FILE, Temperatures
+from vision.bonus import BONUS_FILE, BonusReader, Temperatures
 from vision.bonus_gate import BARS_FILE, GateBars, default_bars
 from vision.embedder import MODELS_DIR, ModelError
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
@@ -38,7 +38,7 @@ def test_the_stored_bars_were_chosen_at_the_readers_temperatures() -> None:
     chosen before temperatures were stored saw the network's own: all 1)."""
     stored = json.loads(STORED.read_text(encoding="utf-8"))
     chosen_at = Temperatures(**stored.get("reader temperatures", {}))
-    assert chosen_at == Temperatures.of_network(MODELS_DIR / BONUS_FILE), (
+    assert chosen_at == BonusReader(MODELS_DIR / BONUS_FILE).temperatures, (
         "the reader's temperatures changed since the gate's bars were chosen: run "
         "`.venv/bin/python bench/vision/choose_bars.py` and commit vision/models/gate_bars.json"
     )
