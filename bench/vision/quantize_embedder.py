@@ -81,23 +81,13 @@ def first_convolution(model_path: Path) -> str:
     raise ValueError(f"{model_path} has no convolution")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--crops", type=int, default=2048, help="a multiple of 64")
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument(
-        "--all-int8", action="store_true", help="the first convolution in 8 bits too"
-    )
-    args = parser.parse_args()
-    if args.crops % 64:
-        parser.error("--crops: the percentile calibration needs whole batches of 64")
-    source = MODELS_DIR / EMBEDDER_FILE
-    target = quantised_path(source)
-    crops = calibration_crops(args.crops, args.seed)
+def quantise(source: Path, target: Path, crops: np.ndarray, all_int8: bool) -> list[str]:
+    """Write ``source`` quantised to ``target``, calibrated on ``crops``; returns the
+    convolutions left in floats."""
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(tmp) / "prepared.onnx"
         quant_pre_process(str(source), str(prepared))
-        in_floats = [] if args.all_int8 else [first_convolution(prepared)]
+        in_floats = [] if all_int8 else [first_convolution(prepared)]
         quantize_static(
             str(prepared),
             str(target),
@@ -111,6 +101,23 @@ def main() -> int:
             extra_options={"CalibPercentile": 99.99},
             nodes_to_exclude=in_floats,
         )
+    return in_floats
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--crops", type=int, default=2048, help="a multiple of 64")
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument(
+        "--all-int8", action="store_true", help="the first convolution in 8 bits too"
+    )
+    args = parser.parse_args()
+    if args.crops % 64:
+        parser.error("--crops: the percentile calibration needs whole batches of 64")
+    source = MODELS_DIR / EMBEDDER_FILE
+    target = quantised_path(source)
+    crops = calibration_crops(args.crops, args.seed)
+    in_floats = quantise(source, target, crops, args.all_int8)
     import onnxruntime
 
     # Its provenance, beside the float network's (vision/models/tile_embed.json).
