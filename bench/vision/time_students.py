@@ -2,13 +2,15 @@
 
     .venv/bin/python bench/vision/time_students.py --arch slim slim-half slim-quarter \
         [--json results.json]
+    .venv/bin/python bench/vision/time_students.py --networks trained.int8.onnx   # trained ones
 
 Each layout (train_embedding.py ``SLIM_WIDTHS``) is started from the shipped float network
 (narrow_network.py: the speed of a layout does not depend on its weights, its 8-bit ranges
 a little), exported, quantised as quantize_embedder.py quantises the shipped one (the first
 convolution in floats) and run by ONNX Runtime on one thread, as the scan runs it: batches of
-8 crops both ways up. The layouts and the shipped 8-bit network are timed in turn, round
-after round, by the thread's CPU time, so each is measured beside the others.
+8 crops both ways up. ``--networks`` adds 8-bit networks already trained and quantised. The
+layouts, those networks and the shipped 8-bit network are timed in turn, round after round,
+by the thread's CPU time, so each is measured beside the others.
 """
 
 from __future__ import annotations
@@ -87,11 +89,17 @@ def thread_ms(run: onnxruntime.InferenceSession, blob: np.ndarray, times: int) -
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--arch", nargs="+", choices=list(SLIM_WIDTHS), required=True)
+    parser.add_argument("--arch", nargs="*", choices=list(SLIM_WIDTHS), default=[])
+    parser.add_argument("--networks", nargs="*", type=Path, default=[], help="8-bit ONNX files")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=200, help="runs a network a round")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    missing = [str(path) for path in args.networks if not path.exists()]
+    if missing:
+        parser.error(f"--networks: no such file: {', '.join(missing)}")
+    if not args.arch and not args.networks:
+        parser.error("nothing to time: give --arch or --networks")
     torch.set_num_threads(1)
     crops = calibration_crops(1024, 5)
     blob = np.ascontiguousarray(np.concatenate([crops[:8], crops[:8, :, ::-1, ::-1]]))
@@ -99,6 +107,8 @@ def main() -> int:
         models = {SHIPPED: (quantised_path(MODELS_DIR / EMBEDDER_FILE), 0)}
         for arch in args.arch:
             models[arch] = student_model(arch, Path(tmp), crops)
+        for path in args.networks:
+            models[str(path)] = (path, 0)
         sessions = {name: session(path) for name, (path, _) in models.items()}
         rounds: dict[str, list[float]] = {name: [] for name in models}
         for _ in range(args.rounds):

@@ -7,6 +7,9 @@
         --checkpoint /somewhere/checkpoint.pt --out /somewhere/tile_embed.onnx
     .venv/bin/python bench/vision/train_embedding.py --arch slim --varied 300 --workers 0 \
         --resume /somewhere/checkpoint.pt --out /somewhere/tile_embed.onnx
+    .venv/bin/python bench/vision/train_embedding.py --arch slim-half --minutes 35 --varied 300 \
+        --init vision/models/tile_embed.onnx --teacher vision/models/tile_embed.onnx --lr 1e-3 \
+        --workers 0 --checkpoint /somewhere/checkpoint.pt --out /somewhere/tile_embed.onnx
 
 Data: every installed art set except the held-out ones (see vision/synth/artwork.py and
 docs/artwork.md), ``--procedural`` random sets drawn by vision/synth/procedural.py and
@@ -19,6 +22,8 @@ with a cosine-margin softmax (CosFace), which pulls each kind to its own directi
 recognition then compares an embedding with enrolled prototypes, so a new tile set needs
 photos, not training. ``--episodes`` trains on that comparison itself (episodes.py): queries
 named by their nearest prototype among other sets', beside the cosine margin.
+``--teacher`` trains a network (a narrower ``--arch``, started from the teacher's strongest
+channels by ``--init``) to give an exported network's unit vectors (distil.py).
 
 Runs on one CPU thread (the machine is shared; ``--workers 0`` cuts the crops in the same
 process, so a run holds one core). The learning rate's cosine and the crops' damage follow
