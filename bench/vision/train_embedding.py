@@ -523,7 +523,7 @@ def train(
     """Train until the schedule ends, checkpointing every ``--checkpoint-minutes``; ``run``
     (step, schedule seconds, recent losses) is kept up to date."""
     last_save, first_step = time.monotonic(), run.step
-    stop = clock.start + (args.stop_after * 60 if args.stop_after else float("inf"))
+    stop = clock.start + (args.stop_after * 60 if args.stop_after is not None else float("inf"))
     every = 50 if args.episodes else 200
     said: dict[str, list[float]] = {}
     for item in loader:
