@@ -107,6 +107,12 @@ def calibration_blob(crops: list[np.ndarray]) -> np.ndarray:
     return np.ascontiguousarray(stacked.transpose(0, 3, 1, 2), np.float32)
 
 
+def calibration_crops(count: int, seed: int) -> np.ndarray:
+    """The embedding's calibration crops as its input (bench/vision/time_students.py
+    quantises the networks it times on them, as the shipped one)."""
+    return calibration_blob(embedder_crops(count, seed)[0])
+
+
 def first_convolution(model_path: Path) -> str:
     """The name of the network's first convolution (on the crop's three colours).
 
@@ -135,27 +141,16 @@ def head_nodes(model_path: Path) -> list[str]:
     return [str(node.name) for node in nodes[last + 1 :]]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--network", choices=sorted(NETWORKS), default="embedder")
-    parser.add_argument("--crops", type=int, default=2048, help="a multiple of 64")
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument(
-        "--all-int8", action="store_true", help="the first convolution in 8 bits too"
-    )
-    args = parser.parse_args()
-    if args.crops % 64:
-        parser.error("--crops: the percentile calibration needs whole batches of 64")
-    file, crops_for, head_in_floats = NETWORKS[args.network]
-    source = MODELS_DIR / file
-    target = quantised_path(source)
-    crops, drawn_from = crops_for(args.crops, args.seed)
-    blob = calibration_blob(crops)
+def quantise(
+    source: Path, target: Path, blob: np.ndarray, all_int8: bool, head_in_floats: bool = False
+) -> list[str]:
+    """Write ``source`` quantised to ``target``, calibrated on ``blob`` (the network's input:
+    :func:`calibration_blob`); returns the nodes left in floats."""
     input_name = onnx.load(str(source)).graph.input[0].name
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(tmp) / "prepared.onnx"
         quant_pre_process(str(source), str(prepared))
-        in_floats = [] if args.all_int8 else [first_convolution(prepared)]
+        in_floats = [] if all_int8 else [first_convolution(prepared)]
         if head_in_floats:
             in_floats += head_nodes(prepared)
         quantize_static(
@@ -171,6 +166,25 @@ def main() -> int:
             extra_options={"CalibPercentile": 99.99},
             nodes_to_exclude=in_floats,
         )
+    return in_floats
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--network", choices=sorted(NETWORKS), default="embedder")
+    parser.add_argument("--crops", type=int, default=2048, help="a multiple of 64")
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument(
+        "--all-int8", action="store_true", help="the first convolution in 8 bits too"
+    )
+    args = parser.parse_args()
+    if args.crops % 64:
+        parser.error("--crops: the percentile calibration needs whole batches of 64")
+    file, crops_for, head_in_floats = NETWORKS[args.network]
+    source = MODELS_DIR / file
+    target = quantised_path(source)
+    crops, drawn_from = crops_for(args.crops, args.seed)
+    in_floats = quantise(source, target, calibration_blob(crops), args.all_int8, head_in_floats)
     import onnxruntime
 
     # Its provenance, beside the float network's (vision/models/tile_embed.json).

@@ -7,6 +7,9 @@
         --checkpoint /somewhere/checkpoint.pt --out /somewhere/tile_embed.onnx
     .venv/bin/python bench/vision/train_embedding.py --arch slim --varied 300 --workers 0 \
         --resume /somewhere/checkpoint.pt --out /somewhere/tile_embed.onnx
+    .venv/bin/python bench/vision/train_embedding.py --arch slim-half --minutes 35 --varied 300 \
+        --init vision/models/tile_embed.onnx --teacher vision/models/tile_embed.onnx --lr 1e-3 \
+        --workers 0 --checkpoint /somewhere/checkpoint.pt --out /somewhere/tile_embed.onnx
 
 Data: every installed art set except the held-out ones (see vision/synth/artwork.py and
 docs/artwork.md), ``--procedural`` random sets drawn by vision/synth/procedural.py and
@@ -19,6 +22,8 @@ with a cosine-margin softmax (CosFace), which pulls each kind to its own directi
 recognition then compares an embedding with enrolled prototypes, so a new tile set needs
 photos, not training. ``--episodes`` trains on that comparison itself (episodes.py): queries
 named by their nearest prototype among other sets', beside the cosine margin.
+``--teacher`` trains a network (a narrower ``--arch``, started from the teacher's strongest
+channels by ``--init``) to give an exported network's unit vectors (distil.py).
 
 Runs on one CPU thread (the machine is shared; ``--workers 0`` cuts the crops in the same
 process, so a run holds one core). The learning rate's cosine and the crops' damage follow
@@ -46,9 +51,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bonus_data import require_fonts  # noqa: E402  (sets the training fonts' fontconfig file)
+from distil import Teacher, distil_loss  # noqa: E402
 from embed_checkpoint import Checkpoint, load_checkpoint, restarted, save_checkpoint  # noqa: E402
 from episode_training import EpisodeCrops, Scene, add_episode_arguments, episode_loss  # noqa: E402
 from episodes import FaceSet, flat_faces, render_crops, training_sets, vary_scene_crops  # noqa: E402
+from narrow_network import narrowed  # noqa: E402
 from onnx_export import export_crop_model  # noqa: E402
 
 from vision.crops import CROP_H, CROP_W  # noqa: E402
@@ -57,6 +64,17 @@ from vision.synth.artwork import ART_SETS  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
 
 EMBED_DIM = 64
+
+# The four blocks' output channels of the networks laid out as "slim" (bench/vision/
+# time_students.py times the narrower ones in 8 bits).
+SLIM_WIDTHS = {
+    "slim": (16, 32, 64, 128),
+    "slim-24": (16, 32, 48, 96),
+    "slim-3": (16, 32, 32, 96),
+    "slim-48-64": (16, 32, 48, 64),
+    "slim-half": (16, 32, 32, 64),
+    "slim-quarter": (8, 16, 32, 64),
+}
 
 
 class TileNet(nn.Module):
@@ -70,17 +88,18 @@ class TileNet(nn.Module):
                 nn.ReLU(inplace=True),
             )
 
-        if arch == "slim":
+        if arch in SLIM_WIDTHS:
             # A camera sees a tile at about 24 x 32 pixels: halve the crop at once and keep
-            # the work (about 7 M multiply-adds a crop) where the detail is.
+            # the work (about 8 M multiply-adds a crop for "slim") where the detail is.
+            w1, w2, w3, w4 = SLIM_WIDTHS[arch]
             self.features = nn.Sequential(
-                block(3, 16, stride=2),  # 32 x 24
-                block(16, 32, stride=2),  # 16 x 12
-                block(32, 64),
+                block(3, w1, stride=2),  # 32 x 24
+                block(w1, w2, stride=2),  # 16 x 12
+                block(w2, w3),
                 nn.MaxPool2d(2),  # 8 x 6
-                block(64, 128),
+                block(w3, w4),
             )
-            self.embed = nn.Linear(128, EMBED_DIM)
+            self.embed = nn.Linear(w4, EMBED_DIM)
             self.weight = nn.Parameter(torch.randn(classes, EMBED_DIM) * 0.1)
             return
 
@@ -120,13 +139,37 @@ class Exported(nn.Module):
 
 def start_from_onnx(net: TileNet, onnx_path: Path, calibration: torch.Tensor) -> None:
     """Begin where an exported network left off (its .pt gone): the convolutions as
-    :func:`unfold_convolutions` sets them, the class weights imprinted (each kind's mean
-    embedding)."""
-    weights = unfold_convolutions(net.features, onnx_path, calibration)
+    :func:`unfold_convolutions` sets them (for a narrower network of the same layout, the
+    export's strongest channels: narrow_network.py), the embedding layer the export's (or
+    fitted to it), the class weights imprinted (each kind's mean embedding)."""
+    blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
+    folded = folded_convolutions(onnx_path)
+    weights = onnx_weights(onnx_path)
+    embed = weights["net.embed.weight"], weights["net.embed.bias"]
+    if len(folded) == len(blocks) and any(
+        b[0].weight.shape != w.shape for b, (w, _) in zip(blocks, folded, strict=True)
+    ):
+        # A narrower student of the same layout: the export's strongest channels.
+        strides = [int(b[0].stride[0]) for b in blocks]
+        pool_after = sum(isinstance(m, nn.Sequential) for m in net.features[: pool_index(net)]) - 1
+        widths = tuple(int(b[0].out_channels) for b in blocks)
+        x = calibration / 127.5 - 1.0
+        folded, embed = narrowed(folded, embed, widths, strides, pool_after, x)
+        set_folded(net.features, folded, calibration)
+    else:
+        unfold_convolutions(net.features, onnx_path, calibration)
     with torch.no_grad():
-        net.embed.weight.copy_(torch.from_numpy(weights["net.embed.weight"].copy()))
-        net.embed.bias.copy_(torch.from_numpy(weights["net.embed.bias"].copy()))
+        net.embed.weight.copy_(torch.from_numpy(embed[0].copy()))
+        net.embed.bias.copy_(torch.from_numpy(embed[1].copy()))
     net.eval()
+
+
+def pool_index(net: TileNet) -> int:
+    """Where the one pooling layer of a "slim" layout sits among ``net.features``."""
+    pools = [k for k, m in enumerate(net.features) if isinstance(m, nn.MaxPool2d)]
+    if len(pools) != 1:
+        raise SystemExit(f"a narrower start needs one pooling layer, the network has {len(pools)}")
+    return pools[0]
 
 
 def unfold_convolutions(
@@ -138,26 +181,51 @@ def unfold_convolutions(
     bias, both in evaluation and under batch statistics (its scale and shift are the spread
     and mean of the convolution's output on ``calibration``, BGR 0-255 crops). Returns every
     weight of the export by name (the heads' are the caller's to load)."""
+    weights = onnx_weights(onnx_path)
+    folded = folded_convolutions(onnx_path)
+    blocks = [m for m in features if isinstance(m, nn.Sequential)]
+    if len(folded) != len(blocks):
+        raise SystemExit(f"{onnx_path}: {len(folded)} convolutions, the network has {len(blocks)}")
+    set_folded(features, folded, calibration)
+    return weights
+
+
+def onnx_weights(onnx_path: Path) -> dict[str, np.ndarray]:
+    """Every weight of an exported network, by name."""
     import onnx
     from onnx import numpy_helper
 
     model = onnx.load(str(onnx_path))
-    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    convs = [n for n in model.graph.node if n.op_type == "Conv"]
-    blocks = [m for m in features if isinstance(m, nn.Sequential)]
-    if len(convs) != len(blocks):
-        raise SystemExit(f"{onnx_path}: {len(convs)} convolutions, the network has {len(blocks)}")
-    exported = iter(convs)
+    return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+
+
+def folded_convolutions(onnx_path: Path) -> list[tuple[np.ndarray, np.ndarray]]:
+    """An exported network's convolutions in order: (weight, bias), batch norms folded in."""
+    import onnx
+
+    weights = onnx_weights(onnx_path)
+    convs = [n for n in onnx.load(str(onnx_path)).graph.node if n.op_type == "Conv"]
+    return [(weights[node.input[1]], weights[node.input[2]]) for node in convs]
+
+
+def set_folded(
+    features: nn.Sequential,
+    folded: list[tuple[np.ndarray, np.ndarray]],
+    calibration: torch.Tensor,
+) -> None:
+    """Set each block of ``features`` to a folded convolution (weight, bias) as
+    :func:`unfold_convolutions` describes, in order."""
+    exported = iter(folded)
     x = calibration / 127.5 - 1.0
     with torch.no_grad():
         for layer in features:
             if not isinstance(layer, nn.Sequential):  # pooling between blocks, as it runs
                 x = layer(x)
                 continue
-            node = next(exported)
+            weight, folded_bias = next(exported)
             conv, norm, relu = layer
-            conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
-            bias = torch.from_numpy(weights[node.input[2]].copy())
+            conv.weight.copy_(torch.from_numpy(weight.copy()))
+            bias = torch.from_numpy(folded_bias.copy())
             out = conv(x)
             mean, var = out.mean(dim=(0, 2, 3)), out.var(dim=(0, 2, 3), unbiased=False)
             norm.running_mean.copy_(mean)
@@ -165,7 +233,6 @@ def unfold_convolutions(
             norm.weight.copy_(torch.sqrt(var + norm.eps))
             norm.bias.copy_(bias + mean)
             x = relu(norm.eval()(out))
-    return weights
 
 
 def imprint(net: TileNet, crops: torch.Tensor, labels: torch.Tensor) -> None:
@@ -284,7 +351,7 @@ def parse_args() -> argparse.Namespace:
         "--hold-out", nargs="*", default=["xmj-real", "kde-traditional", "gnome-smooth"]
     )
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--arch", choices=["base", "slim"], default="base")
+    parser.add_argument("--arch", choices=["base", *SLIM_WIDTHS], default="base")
     parser.add_argument("--batch", type=int, default=96)
     parser.add_argument(
         "--scene-crops", type=Path, help="finder-cut crops (scene_crops.py): a third of a batch"
@@ -345,6 +412,17 @@ def parse_args() -> argparse.Namespace:
         type=float,
         default=1.0,
         help="how much more often bonus, joker, blank and back faces are drawn",
+    )
+    parser.add_argument(
+        "--teacher",
+        type=Path,
+        help="an exported float network whose unit vectors the net learns to give (distil.py)",
+    )
+    parser.add_argument(
+        "--teacher-cosface",
+        type=float,
+        default=0.1,
+        help="with --teacher: the cosine-margin loss's weight beside the teacher's",
     )
     add_episode_arguments(parser)
     parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "tile_embed.onnx")
@@ -409,14 +487,22 @@ def cosine_margin_loss(
 
 
 def step_loss(
-    args: argparse.Namespace, net: TileNet, item: tuple[torch.Tensor, ...]
+    args: argparse.Namespace,
+    net: TileNet,
+    item: tuple[torch.Tensor, ...],
+    teacher: Teacher | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """One batch's loss, and what to log of it: a classification batch (crops, labels) by
-    the cosine margin alone; an episode (crops, labels, support size) by the episodic loss
-    plus ``--cosface-weight`` times the cosine margin on all its crops."""
+    the cosine margin alone, or with a ``teacher`` by the distance to its vectors plus
+    ``--teacher-cosface`` times the cosine margin; an episode (crops, labels, support size)
+    by the episodic loss plus ``--cosface-weight`` times the cosine margin on all its crops."""
     x, y = item[0], item[1]
     emb = net(x)
     cosface, acc = cosine_margin_loss(net, emb, y)
+    if teacher is not None:
+        distance = distil_loss(emb, teacher(x))
+        loss = distance + args.teacher_cosface * cosface
+        return loss, {"cosine": 1.0 - distance.item(), "cosface": cosface.item(), "acc": acc}
     if len(item) == 2:
         return cosface, {"acc": acc}
     n_support = int(item[2])
@@ -432,11 +518,12 @@ def train(
     loader: torch.utils.data.DataLoader[tuple[torch.Tensor, ...]],
     run: Checkpoint,
     clock: ScheduleClock,
+    teacher: Teacher | None = None,
 ) -> None:
     """Train until the schedule ends, checkpointing every ``--checkpoint-minutes``; ``run``
     (step, schedule seconds, recent losses) is kept up to date."""
     last_save, first_step = time.monotonic(), run.step
-    stop = clock.start + (args.stop_after * 60 if args.stop_after else float("inf"))
+    stop = clock.start + (args.stop_after * 60 if args.stop_after is not None else float("inf"))
     every = 50 if args.episodes else 200
     said: dict[str, list[float]] = {}
     for item in loader:
@@ -446,7 +533,7 @@ def train(
         for group in opt.param_groups:  # cosine decay of the learning rate
             group["lr"] = warm * args.lr * 0.5 * (1 + np.cos(np.pi * clock.progress()))
         net.train()
-        loss, parts = step_loss(args, net, item)
+        loss, parts = step_loss(args, net, item, teacher)
         for name, value in parts.items():
             said.setdefault(name, []).append(value)
         opt.zero_grad()
@@ -500,6 +587,9 @@ def batches(
 def main() -> int:
     args = parse_args()
     torch.set_num_threads(1)
+    if args.teacher and args.episodes:
+        raise SystemExit("--teacher teaches on classification batches: leave out --episodes")
+    teacher = Teacher(args.teacher) if args.teacher else None
     if args.varied:
         from vision.synth.bonus_faces import TRAINING_FONTS
 
@@ -531,7 +621,7 @@ def main() -> int:
         num_workers=args.workers,
         prefetch_factor=4 if args.workers else None,
     )
-    train(args, net, opt, loader, run, clock)
+    train(args, net, opt, loader, run, clock, teacher)
     save_checkpoint(args.checkpoint, net, opt, run)
     net.eval()
     export(args, net, train_sets, scene, run, first_step)
@@ -572,6 +662,11 @@ def export(
             "minutes": args.minutes,
         },
         "rare_weight": args.rare_weight,
+        "teacher": (
+            {"network": args.teacher.name, "cosface_weight": args.teacher_cosface}
+            if args.teacher
+            else None
+        ),
         "episodes": (
             {
                 "support_sets": args.support_sets,
