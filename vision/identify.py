@@ -350,18 +350,25 @@ class Recogniser:
         if not checked:
             return out
         seen = sorted(checked)
-        shifted_vectors = self.embedder.embed(
-            [crops[n] for n in seen],
-            shift_px=RETRY_SHIFT_PX,
-            unshifted=vectors[seen],
-            helper=helper,
-        )
+        shifted_vectors = self._shifted(crops, seen, vectors, helper)
         out = list(out)
         for n, look in zip(seen, self.identify_embeddings(shifted_vectors), strict=True):
             if n in again:
                 out[n] = gate_again(look, readings[n], self.threshold, bars)
             out[n] = after_shifted_look(identities[n], out[n], look, retry, bars)
         return out
+
+    def _shifted(
+        self, crops: Sequence[Image], picked: list[int], vectors: Vectors, helper: Executor | None
+    ) -> Vectors:
+        """The ``picked`` crops' vectors averaged with four shifted copies' (``vectors``: the
+        crops' own)."""
+        return self.embedder.embed(
+            [crops[n] for n in picked],
+            shift_px=RETRY_SHIFT_PX,
+            unshifted=vectors[picked],
+            helper=helper,
+        )
 
     def second_look(
         self,
@@ -378,12 +385,7 @@ class Recogniser:
         unsure = [n for n, i in enumerate(identities) if i.confidence < self.retry_below]
         if not unsure:
             return identities
-        vectors = self.embedder.embed(
-            [crops[n] for n in unsure],
-            shift_px=RETRY_SHIFT_PX,
-            unshifted=vectors[unsure],
-            helper=helper,
-        )
+        vectors = self._shifted(crops, unsure, vectors, helper)
         out = list(identities)
         for n, again in zip(unsure, self.identify_embeddings(vectors), strict=True):
             out[n] = again

@@ -31,19 +31,14 @@ sys.path.insert(0, str(ROOT))
 from gate_looks import Look, decided, looks_of  # noqa: E402
 from identity_parts import (  # noqa: E402
     BONUS_KINDS,
-    HELD_OUT,
-    enrol_and_test,
     kind_group,
-    mixed_enrolment,
-    recognisers,
+    never_enrolled_start,
     width_cases,
 )
 
 from vision.bonus_gate import BARS_FILE, GateBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
-from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
-from vision.synth.procedural import procedural_set  # noqa: E402
 from vision.threads import SCAN_THREADS  # noqa: E402
 
 NEVER_ENROLLED = "never enrolled"
@@ -81,15 +76,7 @@ class _WidthsDrawn:
 
 def never_enrolled(embedder: Embedder, per_kind: int, seed: int) -> list[Row]:
     """Part 2's never-enrolled crops as the benchmark draws them (part 1's draws first)."""
-    rng = np.random.default_rng(seed)
-    unseen = {name: load_set(name) for name in HELD_OUT}
-    for n in range(3):
-        unseen[f"procedural#{90_000 + n}"] = procedural_set(90_000 + n)
-    for faces in unseen.values():
-        enrol_and_test(faces, rng, per_kind)  # part 1's crops: drawn only to keep the rng's place
-    sets = {name: load_set(name) for name in ART_SETS}
-    samples, enrolled = mixed_enrolment(sets, rng)
-    new = recognisers(embedder, samples)["new"]
+    rng, sets, new, enrolled = never_enrolled_start(embedder, per_kind, seed)
     noted = _WidthsDrawn(rng)
     rows: list[tuple[str, int, str, np.ndarray]] = []
     for name, faces in sets.items():

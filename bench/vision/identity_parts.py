@@ -253,6 +253,24 @@ def mixed_enrolment(
     return samples, enrolled
 
 
+def never_enrolled_start(
+    embedder: Embedder, per_kind: int, seed: int
+) -> tuple[np.random.Generator, dict[str, dict[str, np.ndarray]], Recogniser, dict[str, set[str]]]:
+    """Where part 2 of ``bench_vision.py --seed SEED`` stands before its crops are drawn, for
+    the scripts that replay them: the generator past part 1's draws (made only to keep its
+    place), the sets, the table enrolled from a mix of them (``new``) and, for each kind, the
+    sets its enrolment came from."""
+    rng = np.random.default_rng(seed)
+    unseen = {name: load_set(name) for name in HELD_OUT}
+    for n in range(3):
+        unseen[f"procedural#{90_000 + n}"] = procedural_set(90_000 + n)
+    for faces in unseen.values():
+        enrol_and_test(faces, rng, per_kind)
+    sets = {name: load_set(name) for name in ART_SETS}
+    samples, enrolled = mixed_enrolment(sets, rng)
+    return rng, sets, recognisers(embedder, samples)["new"], enrolled
+
+
 def mixed_sets(
     embedder: Embedder,
     per_kind: int,

@@ -25,14 +25,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gate_looks import Look, decided, looks_of
-from identity_parts import HELD_OUT, enrol_and_test, mixed_enrolment, recognisers
+from identity_parts import never_enrolled_start
 
 from vision.bonus import BONUS_FILE, BONUS_KINDS, BonusReader, Temperatures, reading_from
 from vision.bonus_gate import BARS_FILE, GateBars
 from vision.embedder import MODELS_DIR, Embedder
-from vision.synth.artwork import ART_SETS, load_set
 from vision.synth.crops import synthetic_crop
-from vision.synth.procedural import procedural_set
 from vision.threads import SCAN_THREADS
 
 
@@ -41,16 +39,7 @@ def never_enrolled(
 ) -> tuple[list[Look], list[str], np.ndarray, np.ndarray]:
     """Part 2's never-enrolled crops as the benchmark draws them (part 1's draws first), their
     looks, their sets, and the reader's own probabilities of them."""
-    embedder = Embedder()
-    rng = np.random.default_rng(seed)
-    unseen = {name: load_set(name) for name in HELD_OUT}
-    for n in range(3):
-        unseen[f"procedural#{90_000 + n}"] = procedural_set(90_000 + n)
-    for faces in unseen.values():
-        enrol_and_test(faces, rng, per_kind)  # part 1's crops: drawn only to keep the rng's place
-    sets = {name: load_set(name) for name in ART_SETS}
-    samples, enrolled = mixed_enrolment(sets, rng)
-    new = recognisers(embedder, samples)["new"]
+    rng, sets, new, enrolled = never_enrolled_start(Embedder(), per_kind, seed)
     new.bonus_reader = reader
     rows: list[tuple[str, str, np.ndarray]] = []
     for name, faces in sets.items():
