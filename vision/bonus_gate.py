@@ -69,7 +69,7 @@ class GateBars:
 
     ``certain_side``: the first look's bonus share that decides the side alone.
 
-    ``again_side`` (:func:`looked_again_elsewhere`): a crop the gate names a bonus tile on a
+    ``again_side`` (:func:`after_shifted_look`): a crop the gate names a bonus tile on a
     first look that had no second look is looked at again through shifted copies, and
     abstained on when those put less than ``again_side`` of their probability on the bonus
     tiles (green dragons at 18 px named a flower 0.79-0.87 sure, the shifted copies 0.32-0.66
@@ -256,22 +256,12 @@ def looks_again(first: Identity, answer: Identity, retry_below: float) -> bool:
     return bool(retry_below) and answer.why in (DOUBTED, SIDES) and first.confidence >= retry_below
 
 
-def looked_again_elsewhere(
-    first: Identity, answer: Identity, shifted: Identity, retry_below: float, bars: GateBars
-) -> bool:
-    """Whether a crop named a bonus tile (``answer``) on a ``first`` look that had no second
-    look (it was ``retry_below`` sure) is put elsewhere by the ``shifted`` copies' look:
-    less than ``again_side`` of its probability on the bonus tiles."""
-    return (
-        named_bonus_again(first, answer, retry_below, bars)
-        and shifted.bonus_share < bars.again_side
-    )
-
-
 def named_bonus_again(
     first: Identity, answer: Identity, retry_below: float, bars: GateBars
 ) -> bool:
-    """Whether :func:`looked_again_elsewhere` needs the shifted copies' look of a crop."""
+    """Whether :func:`after_shifted_look` needs the shifted copies' look of a crop: named a
+    bonus tile (``answer``) on a ``first`` look that had no second look (it was
+    ``retry_below`` sure), less like its prototypes than ``again_below``."""
     return (
         bool(retry_below)
         and bars.again_side > 0
@@ -284,9 +274,11 @@ def named_bonus_again(
 def after_shifted_look(
     first: Identity, answer: Identity, shifted: Identity, retry_below: float, bars: GateBars
 ) -> Identity:
-    """``answer``, or an abstention where the shifted copies put a crop named a bonus tile
-    elsewhere (:func:`looked_again_elsewhere`)."""
-    if looked_again_elsewhere(first, answer, shifted, retry_below, bars):
+    """``answer``, or an abstention where the ``shifted`` copies' look of a crop that needs
+    it (:func:`named_bonus_again`) puts less than ``again_side`` of its probability on the
+    bonus tiles."""
+    elsewhere = shifted.bonus_share < bars.again_side
+    if elsewhere and named_bonus_again(first, answer, retry_below, bars):
         return _how(answer.abstained(SIDES), "bonus, shifted copies elsewhere")
     return answer
 
