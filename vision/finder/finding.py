@@ -20,7 +20,7 @@ from .cloth import Cloth, cloth_mask, cloth_of
 from .dice_blobs import dice_in
 from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
 from .markers import marker_boxes
-from .on_cloth import flatten_on_cloth
+from .on_cloth import flatten_on_cloth, grey_of
 from .one_row import needs_cutting, split_rows
 from .outline import blob_rects, every_pixel
 from .sizes import fills, one_row_mm
@@ -119,7 +119,7 @@ def _find_in(
     for x0, y0, x1, y1 in marker_boxes(g, origin):
         mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
     if grey is None:
-        grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
+        grey = grey_of(top)
     die_area = g.die_mm**2 * PX_PER_MM**2
     covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
     looked: list[_Look] = []

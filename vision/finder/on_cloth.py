@@ -71,8 +71,7 @@ def flatten_on_cloth(
     if size < GRID:  # too small for a grid: the whole image
         top = rectify(frame, calibration)
         cloth = cloth_of(top, calibration.geometry)
-        grey = np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
-        return Flattened(top, cloth, cloth_mask(top, cloth), grey)
+        return Flattened(top, cloth, cloth_mask(top, cloth), grey_of(top))
     measured = None if helper is None else helper.submit(cloth_from_frame, frame, calibration)
     start = time.perf_counter()
     grid = rectify_every_nth(frame, calibration, GRID, (size // GRID, size // GRID))
@@ -133,6 +132,11 @@ def _flatten_boxes(
         part = grey[y0:y1, x0:x1]
         written = cv2.cvtColor(top[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY, dst=part)
         assert np.shares_memory(written, part), "OpenCV wrote elsewhere"
+
+
+def grey_of(top: Image) -> Image:
+    """The top-down image in grey, whole."""
+    return np.asarray(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), np.uint8)
 
 
 def cloth_canvas(size: int, cloth: Cloth) -> tuple[Image, Image]:
