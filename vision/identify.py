@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -456,9 +457,19 @@ class Recogniser:
         floor = float(np.percentile(own, 2)) - 0.05
         return best_t, max(0.0, floor)
 
-    def save(self, folder: Path, images: int, copy_embedder: bool = True) -> None:
+    def save(
+        self,
+        folder: Path,
+        images: int,
+        copy_embedder: bool = True,
+        sources: np.ndarray | None = None,
+    ) -> None:
         """Write the model directory; it holds its own copy of the network unless
-        ``copy_embedder`` is false (the bundled default refers to the package's copy)."""
+        ``copy_embedder`` is false (the bundled default refers to the package's copy).
+        ``sources``, one per prototype, names the art set each was enrolled from (for the
+        benchmarks that leave a set's own art out; the recogniser does not read it)."""
+        if sources is not None and len(sources) != len(self.labels):
+            raise ValueError(f"{len(sources)} sources for {len(self.labels)} prototypes")
         folder.mkdir(parents=True, exist_ok=True)
         embedder_ref = EMBEDDER_FILE
         if not copy_embedder:
@@ -468,13 +479,15 @@ class Recogniser:
             int8 = quantised_path(self.embedder.path)
             if int8.exists():
                 shutil.copyfile(int8, quantised_path(folder / EMBEDDER_FILE))
-        np.savez_compressed(
-            folder / "prototypes.npz",
-            labels=np.array(self.labels),
-            vectors=self.vectors.astype(np.float16),
-            background_labels=np.array(self.background_labels, dtype=str),
-            background=self.background.astype(np.float16),
-        )
+        arrays: dict[str, Any] = {
+            "labels": np.array(self.labels),
+            "vectors": self.vectors.astype(np.float16),
+            "background_labels": np.array(self.background_labels, dtype=str),
+            "background": self.background.astype(np.float16),
+        }
+        if sources is not None:
+            arrays["sources"] = np.asarray(sources).astype(str)
+        np.savez_compressed(folder / "prototypes.npz", **arrays)
         meta = {
             "version": FORMAT_VERSION,
             "embedder": embedder_ref,

@@ -92,8 +92,7 @@ def main() -> int:
     keep = covering(recogniser.labels, recogniser.vectors, args.keep)
     recogniser.labels = [recogniser.labels[k] for k in keep]
     recogniser.vectors = recogniser.vectors[keep]
-    recogniser.save(DEFAULT_MODEL_DIR, len(samples), copy_embedder=False)
-    write_sources(DEFAULT_MODEL_DIR, owners[keep])
+    recogniser.save(DEFAULT_MODEL_DIR, len(samples), copy_embedder=False, sources=owners[keep])
     print(
         json.dumps(
             {
@@ -105,15 +104,6 @@ def main() -> int:
         )
     )
     return 0
-
-
-def write_sources(folder: Path, sources: np.ndarray) -> None:
-    """Beside the prototypes, the art set each was enrolled from (for the benchmarks that
-    leave a set's own art out of the bundle; the recogniser does not read it)."""
-    path = folder / "prototypes.npz"
-    with np.load(path) as data:
-        arrays = {key: data[key] for key in data.files}
-    np.savez_compressed(path, **arrays, sources=sources.astype(str))
 
 
 if __name__ == "__main__":

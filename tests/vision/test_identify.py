@@ -104,6 +104,20 @@ def test_save_and_load_give_the_same_answers(embedder: Embedder, tmp_path: Path)
     assert np.allclose([x.confidence for x in a], [x.confidence for x in b], atol=0.02)
 
 
+def test_the_prototypes_sources_are_saved_beside_them(embedder: Embedder, tmp_path: Path) -> None:
+    rng = np.random.default_rng(9)
+    faces = load_set("kde-traditional")
+    enrol = [(label, synthetic_crop(faces[label], rng)) for label in ("1B", "RD", "F1")]
+    recogniser = Recogniser.enrol(embedder, enrol)
+    owners = np.array([f"set{k}" for k in range(len(recogniser.labels))])
+    recogniser.save(tmp_path / "model", images=len(enrol), sources=owners)
+    with np.load(tmp_path / "model" / "prototypes.npz") as data:
+        assert list(data["sources"]) == list(owners)
+        assert list(data["labels"]) == recogniser.labels
+    with pytest.raises(ValueError, match="2 sources for"):
+        recogniser.save(tmp_path / "other", images=len(enrol), sources=owners[:2])
+
+
 def test_damaged_model_directories_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match=r"no meta\.json"):
         Recogniser.load(tmp_path)
