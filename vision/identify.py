@@ -51,7 +51,7 @@ from vision.bonus_gate import (
     settled,
 )
 from vision.bonus_ocr import BonusOcr, OcrBars, default_bonus_ocr, read_text
-from vision.crops import as_camera_sees, is_photo, normalise_crop
+from vision.crops import normalise_crop
 from vision.embedder import (
     EMBEDDER_FILE,
     MODELS_DIR,
@@ -97,7 +97,6 @@ RETRY_SHIFT_PX = 3
 # Measured on held-out and mixed sets (bench/vision/bench_vision.py): 0.08 keeps the enrolled
 # set ahead and still lets a never-enrolled set match the bundled art.
 DEFAULT_BACKGROUND_MARGIN = 0.08
-DEFAULT_PHOTO_WIDTHS: tuple[int, ...] = ()
 
 
 def enrolment_variants(crop: Image) -> list[Image]:
@@ -143,10 +142,6 @@ class Recogniser:
     # could not place (None: none).
     bonus_ocr: BonusOcr | None = field(default_factory=default_bonus_ocr)
     ocr_bars: OcrBars = field(default_factory=OcrBars)
-    # A photo wider than the scanner's cut is seen by the networks as the table camera sees a
-    # tile this many pixels wide, each width a look, their vectors averaged (empty: brought
-    # straight down to the input). The text recogniser reads the photo itself.
-    photo_widths: tuple[int, ...] = DEFAULT_PHOTO_WIDTHS
     _banks_built: _Banks | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -252,48 +247,21 @@ class Recogniser:
 
     def identify(self, crops: Sequence[Image], helper: Executor | None = None) -> list[Identity]:
         """``helper``: a thread for half of the network's work (:meth:`Embedder.embed`)."""
-        seen, vectors = self._photo_looks(crops, helper)
-        return self.identify_embedded(seen, vectors, helper, crops)
-
-    def _photo_looks(
-        self, crops: Sequence[Image], helper: Executor | None
-    ) -> tuple[Sequence[Image], Vectors]:
-        """The crops as the networks see them, the photos among them as the table camera
-        sees a tile at the first of ``photo_widths`` (:func:`as_camera_sees`), and their
-        vectors, a photo's averaged over a look at each width."""
-        photos = [n for n, crop in enumerate(crops) if is_photo(crop)]
-        widths = self.photo_widths
-        if not photos or not widths:
-            return crops, self.embed(crops, helper)
-        looks = [[as_camera_sees(crops[n], width) for n in photos] for width in widths]
-        seen = list(crops)
-        for n, crop in zip(photos, looks[0], strict=True):
-            seen[n] = crop
-        vectors = self.embed(seen, helper)
-        if len(widths) > 1:
-            others = self.embed([crop for look in looks[1:] for crop in look], helper)
-            summed = vectors[photos] + others.reshape(len(widths) - 1, len(photos), -1).sum(axis=0)
-            vectors[photos] = unit(summed)
-        return seen, vectors
+        return self.identify_embedded(crops, self.embed(crops, helper), helper)
 
     def embed(self, crops: Sequence[Image], helper: Executor | None = None) -> Vectors:
         """The crops' vectors as :meth:`identify` names them (the heavier half of it)."""
         return self.embedder.embed(crops, shift_px=self.shift_px, helper=helper)
 
     def identify_embedded(
-        self,
-        crops: Sequence[Image],
-        vectors: Vectors,
-        helper: Executor | None = None,
-        photos: Sequence[Image] | None = None,
+        self, crops: Sequence[Image], vectors: Vectors, helper: Executor | None = None
     ) -> list[Identity]:
-        """:meth:`identify` of crops whose vectors :meth:`embed` gave (``photos``: the
-        crops at their own resolution, for the text recogniser, where ``crops`` are not)."""
+        """:meth:`identify` of crops whose vectors :meth:`embed` gave."""
         first = self.identify_embeddings(vectors, helper)
         ahead = self._read_ahead(crops, first, helper)
         # While the second thread reads, this one looks again at the unsure crops alone.
         identities = self.second_look(crops, vectors, first, None if ahead else helper)
-        return self.bonus_look(crops, identities, vectors, helper, ahead, photos)
+        return self.bonus_look(crops, identities, vectors, helper, ahead)
 
     def _read_ahead(
         self, crops: Sequence[Image], first: list[Identity], helper: Executor | None
@@ -319,7 +287,6 @@ class Recogniser:
         vectors: Vectors | None = None,
         helper: Executor | None = None,
         ahead: ReadAhead | None = None,
-        photos: Sequence[Image] | None = None,
     ) -> list[Identity]:
         """The bonus gate: every crop whose first look is a bonus tile, leans that way or is
         unsure (``gated``) is read by the bonus-tile reader, and the two looks together put
@@ -329,8 +296,7 @@ class Recogniser:
         tile for a suit tile, nor the reverse, unless both looks agree on it. With
         ``vectors`` (the crops' own), a crop the gate doubts or cannot place gets the second
         look it had not had, and the gate's answer from that. ``ahead``: crops already
-        being read on ``helper`` (:meth:`_read_ahead`), and that run; ``photos``: the crops
-        at their own resolution, which the text recogniser reads (by default ``crops``)."""
+        being read on ``helper`` (:meth:`_read_ahead`), and that run."""
         reader = self.bonus_reader
         if reader is None:
             return identities
@@ -354,8 +320,7 @@ class Recogniser:
         if vectors is not None and not self.shift_px and self.retry_below:
             gated_crops = sorted([*looked, *decided])
             out = self._look_again(crops, identities, out, readings, gated_crops, vectors, helper)
-        text = photos if photos is not None else crops
-        return read_text(self.bonus_ocr, text, out, looked, self.ocr_bars, helper)
+        return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
 
     def _look_again(
         self,

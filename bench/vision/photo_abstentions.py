@@ -1,10 +1,11 @@
-"""Where the abstentions on single-tile photos come from, and what the photo path's looks
+"""Where the abstentions on single-tile photos come from, and what the text recogniser's rules
 change: photos of sets never enrolled (64-128 pixels wide at the camera's own pixels, as part 2
-of bench_bonus_ocr.py draws them) named by several ways of the recogniser side by side, each
-tabulated by outcome, kind group and the rule that abstained (``Identity.why`` and ``how``).
+of bench_bonus_ocr.py draws them) named several ways side by side, each tabulated by outcome,
+kind group and set, with the abstentions by the rule that abstained (``Identity.why`` and
+``how``) and kind group, and how the answers moved from d88e47d's way.
 
     .venv/bin/python bench/vision/photo_abstentions.py --group calibration [--photos 2] \\
-        [--widths 32 40 28,36,43] [--json out.json]
+        [--confirm 0.5] [--nameless 0.02 0.05] [--shares 0.05 0.1] [--json out.json]
     .venv/bin/python bench/vision/photo_abstentions.py --group held-out --photos 4 ...
 
 ``--group calibration`` is what choices are made on: a table enrolled from a mix of the
@@ -14,11 +15,9 @@ vision/synth/procedural.py from choose_bars.py's seeds (art no network saw). ``-
 held-out`` is part 2 of bench_bonus_ocr.py's photos to the pixel (the same seed): measured
 only, never chosen on.
 
-Each way is d88e47d's photo path (``photos as before``) with one change, then two: ``--widths``
-(a photo seen by the networks as the table camera sees a tile that wide, several widths
-comma-separated to average their looks: ``Recogniser.photo_widths``) and ``--confirm`` (the
-text recogniser's bar for a name that puts a crop the gate could not place among the bonus
-tiles: ``OcrBars.confirm_sure``, 0.8 at d88e47d).
+The ways: d88e47d's (``photos as before``: the nameless rule off), ``OcrBars.confirm_sure``
+at each of ``--confirm`` (0.8 at d88e47d), and the nameless rule (``OcrBars.nameless_below``,
+``nameless_share``) at each pair of ``--nameless`` and ``--shares``.
 """
 
 from __future__ import annotations
@@ -107,29 +106,22 @@ def calibration(per_face: int, drawn: int, seed: int) -> Photos:
     return out
 
 
-def ways(
-    widths: list[str], confirm: list[float], nameless: list[float], shares: list[float]
-) -> dict[str, tuple[tuple[int, ...], OcrBars]]:
-    """Each way's photo widths and text bars: d88e47d's, then each width and each
-    ``confirm_sure`` alone, then each pair."""
-    out = {BEFORE: ((), OcrBars())}
-    looks = {f"at {spec} px": tuple(int(w) for w in spec.split(",")) for spec in widths}
-    bars = {f"confirmed at {bar}": OcrBars(confirm_sure=bar) for bar in confirm}
-    bars |= {
+def ways(confirm: list[float], nameless: list[float], shares: list[float]) -> dict[str, OcrBars]:
+    """Each way's text bars: d88e47d's, each ``confirm_sure``, and each pair of the nameless
+    rule's bars."""
+    out = {BEFORE: OcrBars(nameless_below=0.0)}
+    out |= {f"confirmed at {bar}": OcrBars(confirm_sure=bar, nameless_below=0.0) for bar in confirm}
+    out |= {
         f"nameless below {below}, share {share}": OcrBars(
             nameless_below=below, nameless_share=share
         )
         for below in nameless
         for share in shares
     }
-    out |= {name: (width, OcrBars()) for name, width in looks.items()}
-    out |= {name: ((), bar) for name, bar in bars.items()}
-    for name, width in looks.items():
-        out |= {f"{name}, {other}": (width, bar) for other, bar in bars.items()}
     return out
 
 
-def named(photos: Photos, looks: tuple[int, ...], bars: OcrBars) -> tuple[list[Identity], float]:
+def named(photos: Photos, bars: OcrBars) -> tuple[list[Identity], float]:
     """Every photo's answer, each recogniser naming its own photos in one call, and the
     thread CPU a photo."""
     answers: list[Identity | None] = [None] * len(photos.crops)
@@ -137,7 +129,7 @@ def named(photos: Photos, looks: tuple[int, ...], bars: OcrBars) -> tuple[list[I
     for by in {id(r): r for r in photos.named_by}.values():
         mine = [n for n, r in enumerate(photos.named_by) if r is by]
         way = copy.copy(by)
-        way.photo_widths, way.ocr_bars = looks, bars
+        way.ocr_bars = bars
         for n, answer in zip(mine, way.identify([photos.crops[n] for n in mine]), strict=True):
             answers[n] = answer
     ms = 1000 * (time.thread_time() - start) / len(photos.crops)
@@ -182,7 +174,6 @@ def main() -> int:
     parser.add_argument("--photos", type=int, default=2, help="photos a face")
     parser.add_argument("--drawn", type=int, default=6, help="drawn sets (calibration)")
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--widths", nargs="*", default=["32", "40"], help="e.g. 32 28,36,43")
     parser.add_argument("--confirm", type=float, nargs="*", default=[0.5], help="confirm_sure")
     parser.add_argument("--nameless", type=float, nargs="*", default=[], help="nameless_below")
     parser.add_argument("--shares", type=float, nargs="*", default=[0.05], help="nameless_share")
@@ -194,8 +185,8 @@ def main() -> int:
         photos = calibration(args.photos, args.drawn, args.seed)
     report: dict[str, Any] = {"group": args.group, "photos": len(photos.crops), "ways": {}}
     first: list[Identity] = []
-    for way, (looks, bars) in ways(args.widths, args.confirm, args.nameless, args.shares).items():
-        answers, ms = named(photos, looks, bars)
+    for way, bars in ways(args.confirm, args.nameless, args.shares).items():
+        answers, ms = named(photos, bars)
         row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
         if way == BEFORE:
             first = answers
