@@ -133,6 +133,51 @@ def test_between_the_sides_only_a_plain_name_confirms_a_bonus_tile(why: str) -> 
     assert with_ocr(answer, half).label is None
 
 
+NO_NAME = OcrReading("F1", 0.001, 1, 0.2)
+
+
+def doubted(best: str, why: str, confidence: float = 0.9, share: float = 0.01) -> Identity:
+    """The gate's abstention between the sides on a crop its first look named ``best``."""
+    return Identity(None, confidence, best, bonus_share=share, why=why)
+
+
+@pytest.mark.parametrize("why", [SIDES, DOUBTED])
+@pytest.mark.parametrize("best", ["5B", "NW"])
+def test_between_the_sides_no_name_read_leaves_the_first_looks_plain_tile(
+    why: str, best: str
+) -> None:
+    answer = with_ocr(doubted(best, why), NO_NAME)
+    assert (answer.label, answer.why) == (best, None)
+    assert answer.how == "other: no bonus name in its text"
+
+
+@pytest.mark.parametrize(
+    ("answer", "reading", "bars"),
+    [
+        # The first look put the nameless_share or more on the bonus tiles.
+        (doubted("5B", SIDES, share=0.05), NO_NAME, OcrBars()),
+        # The first look under the recogniser's bar.
+        (doubted("5B", DOUBTED, confidence=0.45), NO_NAME, OcrBars()),
+        # Some name read, however faintly past the bar, if not plainly enough to confirm.
+        (doubted("5B", SIDES), OcrReading("F1", 0.02, 1, 0.2), OcrBars()),
+        # The rule off.
+        (doubted("5B", SIDES), NO_NAME, OcrBars(nameless_below=0.0)),
+        # Abstained on the bonus side, or as unlike everything: never a suit tile by it.
+        (doubted("5B", NUMBER), NO_NAME, OcrBars()),
+        (doubted("5B", UNLIKE), NO_NAME, OcrBars()),
+    ],
+)
+def test_no_name_read_names_nothing_else(
+    answer: Identity, reading: OcrReading, bars: OcrBars
+) -> None:
+    assert with_ocr(answer, reading, bars).label is None
+
+
+def test_no_name_read_never_names_a_bonus_tile_a_suit() -> None:
+    # A first look whose best kind is a bonus tile: no name read leaves the abstention.
+    assert with_ocr(doubted("F2", SIDES), NO_NAME).label is None
+
+
 class NeverAsked(BonusOcr):
     """A recogniser that fails the test if it is asked to read anything."""
 
@@ -160,6 +205,8 @@ def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
         ({"name_sure": 1.5}, "OcrBars.name_sure 1.5: not in 0-1"),
         ({"min_width": 0}, "OcrBars.min_width 0: not a width"),
         ({"confirm_sure": -0.1}, "OcrBars.confirm_sure -0.1: not in 0-1"),
+        ({"nameless_below": 1.5}, "OcrBars.nameless_below 1.5: not in 0-1"),
+        ({"nameless_share": -1.0}, "OcrBars.nameless_share -1.0: not in 0-1"),
     ],
 )
 def test_bars_out_of_range_are_named(bars: dict[str, float], wrong: str) -> None:

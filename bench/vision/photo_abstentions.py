@@ -1,0 +1,203 @@
+"""Where the abstentions on single-tile photos come from, and what the text recogniser's rules
+change: photos of sets never enrolled (64-128 pixels wide at the camera's own pixels, as part 2
+of bench_bonus_ocr.py draws them) named several ways side by side, each tabulated by outcome,
+kind group and set, with the abstentions by the rule that abstained (``Identity.why`` and
+``how``) and kind group, and how the answers moved from d88e47d's way.
+
+    .venv/bin/python bench/vision/photo_abstentions.py --group calibration [--photos 2] \\
+        [--confirm 0.5] [--nameless 0.02 0.05] [--shares 0.05 0.1] [--json out.json]
+    .venv/bin/python bench/vision/photo_abstentions.py --group held-out --photos 4 ...
+
+``--group calibration`` is what choices are made on: a table enrolled from a mix of the
+training sets (3 crops a kind), each training set's photos of the kinds not enrolled from it
+named with that set's own art left out of the bundled prototypes, and photos of sets drawn by
+vision/synth/procedural.py from choose_bars.py's seeds (art no network saw). ``--group
+held-out`` is part 2 of bench_bonus_ocr.py's photos to the pixel (the same seed): measured
+only, never chosen on.
+
+The ways: d88e47d's (``photos as before``: the nameless rule off), ``OcrBars.confirm_sure``
+at each of ``--confirm`` (0.8 at d88e47d), and the nameless rule (``OcrBars.nameless_below``,
+``nameless_share``) at each pair of ``--nameless`` and ``--shares``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import copy
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from abstentions import outcome  # noqa: E402
+from bench_bonus_ocr import photo_set  # noqa: E402
+from bonus_data import HELD_OUT_SETS  # noqa: E402
+from choose_bars import DRAWN_SEEDS  # noqa: E402
+from identity_parts import (  # noqa: E402
+    TRAIN_SETS,
+    kind_group,
+    mixed_enrolment,
+    own_art_out,
+    recognisers,
+)
+
+from vision.bonus_ocr import OcrBars  # noqa: E402
+from vision.embedder import Embedder  # noqa: E402
+from vision.identify import DEFAULT_MODEL_DIR, Identity, Recogniser  # noqa: E402
+from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
+from vision.synth.procedural import procedural_set  # noqa: E402
+
+PHOTO_WIDTHS = (64, 128)
+BEFORE = "photos as before"
+
+
+class Photos:
+    """Photos to name: each with its truth, the set it shows, and the recogniser that names
+    it (a training set's own art left out of the bundle, in the calibration group)."""
+
+    def __init__(self) -> None:
+        self.crops: list[np.ndarray] = []
+        self.truth: list[str] = []
+        self.owner: list[str] = []
+        self.named_by: list[Recogniser] = []
+
+    def add(self, shots: list[tuple[np.ndarray, str]], owner: str, by: Recogniser) -> None:
+        for crop, label in shots:
+            self.crops.append(crop)
+            self.truth.append(label)
+            self.owner.append(owner)
+            self.named_by.append(by)
+
+
+def held_out(per_face: int, seed: int) -> Photos:
+    """Part 2 of bench_bonus_ocr.py's photos and table, drawn in its order."""
+    rng = np.random.default_rng(seed)
+    sets = {name: load_set(name) for name in ART_SETS}
+    samples, _ = mixed_enrolment(sets, rng)
+    mixed = recognisers(Embedder(), samples)["new"]
+    out = Photos()
+    for name in HELD_OUT_SETS:
+        out.add(photo_set(sets[name], per_face, rng, PHOTO_WIDTHS), name, mixed)
+    return out
+
+
+def calibration(per_face: int, drawn: int, seed: int) -> Photos:
+    """The training sets' photos of kinds their table never enrolled, and drawn sets'."""
+    rng = np.random.default_rng(seed)
+    sets = {name: load_set(name) for name in TRAIN_SETS}
+    samples, enrolled = mixed_enrolment(sets, rng)
+    table = Recogniser.enrol(Embedder(), samples)
+    table.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
+    out = Photos()
+    for name, faces in sets.items():
+        unseen = {label: face for label, face in faces.items() if name not in enrolled[label]}
+        out.add(photo_set(unseen, per_face, rng, PHOTO_WIDTHS), name, own_art_out(table, name))
+    for n in range(drawn):
+        faces = procedural_set(DRAWN_SEEDS + seed * 100 + n)
+        out.add(photo_set(faces, per_face, rng, PHOTO_WIDTHS), f"drawn#{n}", table)
+    return out
+
+
+def ways(confirm: list[float], nameless: list[float], shares: list[float]) -> dict[str, OcrBars]:
+    """Each way's text bars: d88e47d's, each ``confirm_sure``, and each pair of the nameless
+    rule's bars."""
+    out = {BEFORE: OcrBars(nameless_below=0.0)}
+    out |= {f"confirmed at {bar}": OcrBars(confirm_sure=bar, nameless_below=0.0) for bar in confirm}
+    out |= {
+        f"nameless below {below}, share {share}": OcrBars(
+            nameless_below=below, nameless_share=share
+        )
+        for below in nameless
+        for share in shares
+    }
+    return out
+
+
+def named(photos: Photos, bars: OcrBars) -> tuple[list[Identity], float]:
+    """Every photo's answer, each recogniser naming its own photos in one call, and the
+    thread CPU a photo."""
+    answers: list[Identity | None] = [None] * len(photos.crops)
+    start = time.thread_time()
+    for by in {id(r): r for r in photos.named_by}.values():
+        mine = [n for n, r in enumerate(photos.named_by) if r is by]
+        way = copy.copy(by)
+        way.ocr_bars = bars
+        for n, answer in zip(mine, way.identify([photos.crops[n] for n in mine]), strict=True):
+            answers[n] = answer
+    ms = 1000 * (time.thread_time() - start) / len(photos.crops)
+    return [a for a in answers if a is not None], ms
+
+
+def tabulate(photos: Photos, answers: list[Identity]) -> dict[str, Any]:
+    """Outcomes overall, by kind group and by set; the abstentions by rule and kind group."""
+    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    rules: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for answer, truth, owner in zip(answers, photos.truth, photos.owner, strict=True):
+        said = outcome(answer.label, truth)
+        group = kind_group(truth)
+        for key in ("all", group, f"set {owner}"):
+            counts[key]["n"] += 1
+            counts[key][said] += 1
+        if answer.label is None:
+            rule = f"{answer.why} ({answer.how or 'not gated'})"
+            rules[rule][group] += 1
+            rules[rule]["all"] += 1
+            rules[rule]["first look's best right"] += answer.best == truth
+    ordered = sorted(rules.items(), key=lambda kv: -kv[1]["all"])
+    return {
+        "outcomes": {k: dict(c) for k, c in sorted(counts.items())},
+        "abstained, by rule": {k: dict(c) for k, c in ordered},
+    }
+
+
+def changed(photos: Photos, before: list[Identity], after: list[Identity]) -> dict[str, int]:
+    """How the answers moved from d88e47d's way: outcome before -> after, counted."""
+    moves: collections.Counter[str] = collections.Counter()
+    for b, a, truth in zip(before, after, photos.truth, strict=True):
+        was, now = outcome(b.label, truth), outcome(a.label, truth)
+        if was != now:
+            moves[f"{was} -> {now}"] += 1
+    return dict(moves)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--group", choices=("calibration", "held-out"), required=True)
+    parser.add_argument("--photos", type=int, default=2, help="photos a face")
+    parser.add_argument("--drawn", type=int, default=6, help="drawn sets (calibration)")
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--confirm", type=float, nargs="*", default=[0.5], help="confirm_sure")
+    parser.add_argument("--nameless", type=float, nargs="*", default=[], help="nameless_below")
+    parser.add_argument("--shares", type=float, nargs="*", default=[0.05], help="nameless_share")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.group == "held-out":
+        photos = held_out(args.photos, args.seed)
+    else:
+        photos = calibration(args.photos, args.drawn, args.seed)
+    report: dict[str, Any] = {"group": args.group, "photos": len(photos.crops), "ways": {}}
+    first: list[Identity] = []
+    for way, bars in ways(args.confirm, args.nameless, args.shares).items():
+        answers, ms = named(photos, bars)
+        row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+        if way == BEFORE:
+            first = answers
+        else:
+            row["moved from before"] = changed(photos, first, answers)
+        report["ways"][way] = row
+        print(way, json.dumps(row["outcomes"]["all"]), f"{ms:.1f} ms", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
