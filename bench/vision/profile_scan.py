@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import concurrent.futures.thread as pool_module
+
 import cv2
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,9 +165,32 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     wrap(embed_ahead_module._ThreadRun, "result", "runs collected")
     wrap(scan_module, "count_pips", "dice pips")
     wrap(scan_module, "die_crop", "dice crop")
+    # Every task the second thread runs, whatever it is: its busy and idle time.
+    wrap(pool_module._WorkItem, "run", SECOND_THREAD_TASK)
 
 
 Samples = dict[str, list[float]]
+SECOND_THREAD_TASK = "second thread's task"
+
+
+def _second_thread(
+    events: list[Event], start: float, wall: float, find_start: float, find_end: float
+) -> dict[str, float]:
+    """The second thread's busy time (its tasks, on the clock and in CPU) and idle time,
+    before the finder's first blob... after it, within the scan."""
+    tasks = [(t0, t1, cpu) for stage, _, t0, t1, cpu in events if stage == SECOND_THREAD_TASK]
+    end = start + wall
+    phases = {"flatten": (start, find_start), "find": (find_start, find_end), "after": (find_end, end)}
+    out = {
+        "second_thread_busy_ms": sum(t1 - t0 for t0, t1, _ in tasks),
+        "second_thread_cpu_ms": sum(cpu for _, _, cpu in tasks),
+        "second_thread_tasks": float(len(tasks)),
+    }
+    for phase, (p0, p1) in phases.items():
+        busy = sum(max(0.0, min(t1, p1) - max(t0, p0)) for t0, t1, _ in tasks)
+        out[f"second_thread_idle_{phase}_ms"] = max(0.0, p1 - p0 - busy)
+    out["second_thread_idle_ms"] = max(0.0, wall - out["second_thread_busy_ms"])
+    return out
 
 
 def _timeline_of(events: list[Event], start: float, wall: float, samples: Samples) -> None:
@@ -178,13 +203,18 @@ def _timeline_of(events: list[Event], start: float, wall: float, samples: Sample
     sums: dict[str, float] = collections.defaultdict(float)
     ran_beside = 0.0
     for stage, thread, t0, t1, cpu in events:
+        if stage == SECOND_THREAD_TASK:
+            continue  # counted whole below
+        if thread == "MainThread":  # off its core: the interpreter, the other thread, others
+            sums["waited " + stage] += (t1 - t0) - cpu
         key = stage + (" [2nd thread]" if thread != "MainThread" else "")
         sums["wall " + key] += t1 - t0
         sums["cpu " + key] += cpu
         if stage == "network" and thread != "MainThread":
             ran_beside += max(0.0, min(t1, find_end) - max(t0, find_start))
     done = len(samples["network_beside_the_finder_ms"])  # scans before this one
-    for key in set(sums) | {k for k in samples if k.startswith(("wall ", "cpu "))}:
+    sums.update(_second_thread(events, start, wall, find_start, find_end))
+    for key in set(sums) | {k for k in samples if k.startswith(("wall ", "cpu ", "waited "))}:
         if key not in samples:  # a stage first run now took no time in the scans before
             samples[key] = [0.0] * done
         samples[key].append(sums.get(key, 0.0))
@@ -246,8 +276,16 @@ def profile_scans(
             _profiled_scan(scanner, r.image, profiler, samples)
         scanner.close()
     out: dict[str, Any] = {"art": art, "scans": len(samples["wall_ms"])}
-    out.update({k: _ms(v) for k, v in samples.items() if not k.startswith(("wall ", "cpu "))})
-    for kind, name in (("wall ", "stages_wall_ms"), ("cpu ", "stages_thread_cpu_ms")):
+    out.update(
+        {k: _ms(v) for k, v in samples.items() if not k.startswith(("wall ", "cpu ", "waited "))}
+    )
+    out["second_thread_tasks"] = round(statistics.median(samples["second_thread_tasks"]), 1)
+    kinds = (
+        ("wall ", "stages_wall_ms"),
+        ("cpu ", "stages_thread_cpu_ms"),
+        ("waited ", "stages_scan_thread_waited_ms"),
+    )
+    for kind, name in kinds:
         stages = {k.removeprefix(kind): v for k, v in samples.items() if k.startswith(kind)}
         out[name] = {k: _ms(v) for k, v in sorted(stages.items())}
     out["threads"] = sorted(collections.Counter(_threads()).items())
