@@ -107,7 +107,9 @@ def main() -> int:
     for art in args.art:
         print(f"== {art}: {args.against} -> this tree")
         theirs, ours = summary[args.against][art], summary["this tree"][art]
-        for key in sorted(set(theirs) | set(ours), key=lambda k: (k.startswith(("cpu ", "waited ")), k)):
+        for key in sorted(
+            set(theirs) | set(ours), key=lambda k: (k.startswith(("cpu ", "waited ")), k)
+        ):
             print(f"  {key:42s} {theirs.get(key, 0.0):8.2f} -> {ours.get(key, 0.0):8.2f}")
     print("load average at each round's start:", [round(x, 1) for x in loads])
     if args.json:

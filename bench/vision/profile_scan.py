@@ -1,6 +1,9 @@
 """Where a whole-frame scan's time goes: per stage on the clock, per thread in CPU time, when
-the network's runs happen beside the finder, which threads OpenCV and ONNX Runtime start,
-and a cProfile of the scan's own thread.
+the network's runs happen beside the finder, how long the second thread is busy and idle
+(before the finder, during it, after it) and how long each stage of the scan's own thread is
+off its core (``stages_scan_thread_waited_ms``: its clock less its CPU, waiting for the
+interpreter, for the other thread or for a core), which threads OpenCV and ONNX Runtime
+start, and a cProfile of the scan's own thread.
 
     python bench/vision/profile_scan.py --frames 6 --repeat 3 [--art xmj-real] [--cprofile 20]
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures.thread as pool_module
 import cProfile
 import io
 import json
@@ -27,8 +31,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-
-import concurrent.futures.thread as pool_module
 
 import cv2
 
@@ -176,11 +178,16 @@ SECOND_THREAD_TASK = "second thread's task"
 def _second_thread(
     events: list[Event], start: float, wall: float, find_start: float, find_end: float
 ) -> dict[str, float]:
-    """The second thread's busy time (its tasks, on the clock and in CPU) and idle time,
-    before the finder's first blob... after it, within the scan."""
+    """The second thread's busy time (its tasks, cancelled ones included at no cost, on
+    the clock and in CPU) and its idle time: in all, while the table is flattened and
+    masked (before ``find``), while the finder finds, and after it."""
     tasks = [(t0, t1, cpu) for stage, _, t0, t1, cpu in events if stage == SECOND_THREAD_TASK]
     end = start + wall
-    phases = {"flatten": (start, find_start), "find": (find_start, find_end), "after": (find_end, end)}
+    phases = {
+        "flatten": (start, find_start),
+        "find": (find_start, find_end),
+        "after": (find_end, end),
+    }
     out = {
         "second_thread_busy_ms": sum(t1 - t0 for t0, t1, _ in tasks),
         "second_thread_cpu_ms": sum(cpu for _, _, cpu in tasks),
