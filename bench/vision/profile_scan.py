@@ -232,8 +232,9 @@ def _timeline_of(events: list[Event], start: float, wall: float, samples: Sample
     samples["after_the_finder_ms"].append(start + wall - find_end)
 
 
-def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples) -> None:
-    """One scan, timed on the clock, in CPU time per thread and in waiting for a core."""
+def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples) -> float:
+    """One scan, timed on the clock, in CPU time per thread and in waiting for a core; when
+    it began (its events stay in the timeline until the next scan)."""
     TIMELINE.events.clear()
     before, me, delay = _thread_cpu(), str(threading.get_native_id()), _run_delay()
     network = getattr(scanner, "network_cpu_s", lambda: 0.0)
@@ -254,6 +255,22 @@ def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples
     other = sum(after[t] - before.get(t, 0.0) for t in after if t != me)
     samples["other_threads_cpu_ms"].append(other)
     _timeline_of(TIMELINE.events, start, wall, samples)
+    return start
+
+
+def _events_of(events: list[Event], start: float) -> list[list[Any]]:
+    """A scan's events in the order they began: stage, thread (the scan's or the second),
+    start and end on the clock and the thread's CPU, in ms from the scan's start."""
+    return [
+        [
+            stage,
+            "scan" if thread == "MainThread" else "second",
+            round(1000 * (t0 - start), 2),
+            round(1000 * (t1 - start), 2),
+            round(1000 * cpu, 2),
+        ]
+        for stage, thread, t0, t1, cpu in sorted(events, key=lambda e: e[2])
+    ]
 
 
 def profile_scans(
@@ -264,6 +281,7 @@ def profile_scans(
     embedder: Embedder,
     cprofile: int,
     threads: ScanThreads = SCAN_THREADS,
+    timeline: bool = False,
 ) -> dict[str, Any]:
     recogniser = enrolled_recogniser(embedder, art, seed, "new")
     instrument(recogniser, TIMELINE)
@@ -280,7 +298,7 @@ def profile_scans(
             start = time.perf_counter()
             sequential.scan(r.image)
             samples["wall_ms_without_the_second_thread"].append(time.perf_counter() - start)
-            _profiled_scan(scanner, r.image, profiler, samples)
+            began = _profiled_scan(scanner, r.image, profiler, samples)
         scanner.close()
     out: dict[str, Any] = {"art": art, "scans": len(samples["wall_ms"])}
     out.update(
@@ -296,6 +314,8 @@ def profile_scans(
         stages = {k.removeprefix(kind): v for k, v in samples.items() if k.startswith(kind)}
         out[name] = {k: _ms(v) for k, v in sorted(stages.items())}
     out["threads"] = sorted(collections.Counter(_threads()).items())
+    if timeline:  # the last scan's, stage by stage on both threads
+        out["timeline_of_the_last_scan"] = _events_of(TIMELINE.events, began)
     if profiler is not None:
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(cprofile)
@@ -315,6 +335,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--art", nargs="+", default=list(HELD_OUT))
     parser.add_argument("--cprofile", type=int, default=0, help="top N functions by own time")
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="also each set's last scan, stage by stage: on which thread, when, its CPU",
+    )
     parser.add_argument("--opencv-threads", type=int, default=SCAN_THREADS.opencv)
     parser.add_argument(
         "--switch-interval",
@@ -343,7 +368,14 @@ def main() -> int:
         "network": args.network,
         "sets": [
             profile_scans(
-                art, args.frames, args.repeat, args.seed, embedder, args.cprofile, threads
+                art,
+                args.frames,
+                args.repeat,
+                args.seed,
+                embedder,
+                args.cprofile,
+                threads,
+                args.timeline,
             )
             for art in args.art
         ],
