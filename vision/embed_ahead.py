@@ -37,6 +37,9 @@ from vision.image import Image
 # Tiles per run of the network: small enough that the first run starts a few blobs into the
 # table, large enough to be a batch (a run costs ~0.1 ms besides its crops).
 BATCH_TILES = 8
+# A run begun with fewer tiles when the other side has nothing to do: the finder's first
+# blobs are single tiles, and the rows it cuts next take it 2-4 ms before it hands over more.
+IDLE_TILES = 4
 
 Vectors = NDArray[np.float32]
 
@@ -47,6 +50,9 @@ Embedded = tuple[list[Image], Vectors]  # crops and their unit vectors
 class _Run(Protocol):
     def take_back(self) -> bool:
         """Whether the run was not begun, and is now the caller's (:meth:`here`)."""
+
+    def done(self) -> bool:
+        """Whether the run is known to be over (its side free for another)."""
 
     def here(self) -> Embedded:
         """The run done on the calling thread."""
@@ -65,6 +71,9 @@ class _ThreadRun:
 
     def take_back(self) -> bool:
         return self._future.cancel()
+
+    def done(self) -> bool:
+        return self._future.done()
 
     def here(self) -> Embedded:
         return self._crops, self._embedder.vectors(self._embedder.forward(self._blob, True))
@@ -90,6 +99,9 @@ class _ProcessRun:
 
     def take_back(self) -> bool:
         return self._run.take_back()
+
+    def done(self) -> bool:
+        return False  # the process answers only when asked: batches as when it is busy
 
     def here(self) -> Embedded:
         crops = self._crops
@@ -119,6 +131,7 @@ class EmbedAhead:
         recogniser: Recogniser,
         batch: int = BATCH_TILES,
         process: NetworkProcess | None = None,
+        idle_batch: int = IDLE_TILES,
     ) -> None:
         assert not recogniser.shift_px, "each crop's vector is the network's own"
         self._worker = worker
@@ -128,7 +141,7 @@ class EmbedAhead:
         self._frame = frame
         self._calibration = calibration
         self._recogniser = recogniser
-        self._batch = batch
+        self._batch, self._idle_batch = batch, idle_batch
         self._waiting: list[Found] = []
         self._runs: list[tuple[list[Found], _Run]] = []
 
@@ -144,10 +157,16 @@ class EmbedAhead:
             self._process = None
 
     def add(self, tiles: list[Found]) -> None:
+        """``tiles`` to be run: a run begins with a batch's worth, or with ``idle_batch``
+        when the other side's runs are all over (it would wait for the batch idle)."""
         self._waiting += tiles
-        if len(self._waiting) >= self._batch:
+        waiting = len(self._waiting)
+        if waiting >= self._batch or (waiting >= self._idle_batch and self._other_side_idle()):
             tiles, self._waiting = self._waiting, []
             self._runs.append((tiles, self._run(tiles)))
+
+    def _other_side_idle(self) -> bool:
+        return not self._runs or self._runs[-1][1].done()
 
     def _run(self, tiles: list[Found]) -> _Run:
         """The network's run on ``tiles``: in its process where it can, else on the thread."""
@@ -192,17 +211,20 @@ class EmbedAhead:
         runs: list[tuple[list[Found], _Run]],
         tiles: list[Found],
     ) -> dict[int, tuple[Image, Vectors]]:
-        """Each tile's crop and vector, by the tile's id."""
-        taken_back: dict[int, Embedded] = {}
-        for k in reversed(range(len(runs))):
-            if not runs[k][1].take_back():
-                break  # begun or done: so are the ones before it
-            taken_back[k] = runs[k][1].here()
+        """Each tile's crop and vector, by the tile's id. The tiles never run first, then
+        the runs not begun, from the last: the other side goes on from the first meanwhile,
+        and the two meet with about as much left on either (done the other way round, the
+        other side ran out of runs while this one embedded the rest)."""
         handed = {id(t) for batch, _ in runs for t in batch}
         rest = [t for t in tiles if id(t) not in handed]
         crops = tile_crops(self._frame, self._calibration, rest)
         vectors = embedder.embed(crops, shared=bool(runs))
         ready = dict(zip(map(id, rest), zip(crops, vectors, strict=True), strict=True))
+        taken_back: dict[int, Embedded] = {}
+        for k in reversed(range(len(runs))):
+            if not runs[k][1].take_back():
+                break  # begun or done: so are the ones before it
+            taken_back[k] = runs[k][1].here()
         for k, (batch, run) in enumerate(runs):
             crops, vectors = taken_back[k] if k in taken_back else run.result()
             ready.update(zip(map(id, batch), zip(crops, vectors, strict=True), strict=True))

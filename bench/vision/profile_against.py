@@ -35,6 +35,12 @@ FIGURES = (
     "other_threads_cpu_ms",
     "scan_thread_waited_for_a_core_ms",
     "network_beside_the_finder_ms",
+    "second_thread_busy_ms",
+    "second_thread_cpu_ms",
+    "second_thread_idle_ms",
+    "second_thread_idle_flatten_ms",
+    "second_thread_idle_find_ms",
+    "second_thread_idle_after_ms",
 )
 
 
@@ -67,9 +73,12 @@ def medians(reports: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     for report in reports:
         for run in report["sets"]:
             for key in FIGURES:
-                values[run["art"]][key].append(run[key])
+                if key in run:  # older harnesses lack the second thread's figures
+                    values[run["art"]][key].append(run[key])
             for stage, ms in run["stages_thread_cpu_ms"].items():
                 values[run["art"]]["cpu " + stage].append(ms)
+            for stage, ms in run.get("stages_scan_thread_waited_ms", {}).items():
+                values[run["art"]]["waited " + stage].append(ms)
     return {
         art: {key: round(statistics.median(v), 2) for key, v in figures.items()}
         for art, figures in values.items()
@@ -98,7 +107,9 @@ def main() -> int:
     for art in args.art:
         print(f"== {art}: {args.against} -> this tree")
         theirs, ours = summary[args.against][art], summary["this tree"][art]
-        for key in sorted(set(theirs) | set(ours), key=lambda k: (k.startswith("cpu "), k)):
+        for key in sorted(
+            set(theirs) | set(ours), key=lambda k: (k.startswith(("cpu ", "waited ")), k)
+        ):
             print(f"  {key:42s} {theirs.get(key, 0.0):8.2f} -> {ours.get(key, 0.0):8.2f}")
     print("load average at each round's start:", [round(x, 1) for x in loads])
     if args.json:

@@ -1,6 +1,9 @@
 """Where a whole-frame scan's time goes: per stage on the clock, per thread in CPU time, when
-the network's runs happen beside the finder, which threads OpenCV and ONNX Runtime start,
-and a cProfile of the scan's own thread.
+the network's runs happen beside the finder, how long the second thread is busy and idle
+(before the finder, during it, after it) and how long each stage of the scan's own thread is
+off its core (``stages_scan_thread_waited_ms``: its clock less its CPU, waiting for the
+interpreter, for the other thread or for a core), which threads OpenCV and ONNX Runtime
+start, and a cProfile of the scan's own thread.
 
     python bench/vision/profile_scan.py --frames 6 --repeat 3 [--art xmj-real] [--cprofile 20]
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures.thread as pool_module
 import cProfile
 import io
 import json
@@ -163,9 +167,37 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     wrap(embed_ahead_module._ThreadRun, "result", "runs collected")
     wrap(scan_module, "count_pips", "dice pips")
     wrap(scan_module, "die_crop", "dice crop")
+    # Every task the second thread runs, whatever it is: its busy and idle time.
+    wrap(pool_module._WorkItem, "run", SECOND_THREAD_TASK)
 
 
 Samples = dict[str, list[float]]
+SECOND_THREAD_TASK = "second thread's task"
+
+
+def _second_thread(
+    events: list[Event], start: float, wall: float, find_start: float, find_end: float
+) -> dict[str, float]:
+    """The second thread's busy time (its tasks, cancelled ones included at no cost, on
+    the clock and in CPU) and its idle time: in all, while the table is flattened and
+    masked (before ``find``), while the finder finds, and after it."""
+    tasks = [(t0, t1, cpu) for stage, _, t0, t1, cpu in events if stage == SECOND_THREAD_TASK]
+    end = start + wall
+    phases = {
+        "flatten": (start, find_start),
+        "find": (find_start, find_end),
+        "after": (find_end, end),
+    }
+    out = {
+        "second_thread_busy_ms": sum(t1 - t0 for t0, t1, _ in tasks),
+        "second_thread_cpu_ms": sum(cpu for _, _, cpu in tasks),
+        "second_thread_tasks": float(len(tasks)),
+    }
+    for phase, (p0, p1) in phases.items():
+        busy = sum(max(0.0, min(t1, p1) - max(t0, p0)) for t0, t1, _ in tasks)
+        out[f"second_thread_idle_{phase}_ms"] = max(0.0, p1 - p0 - busy)
+    out["second_thread_idle_ms"] = max(0.0, wall - out["second_thread_busy_ms"])
+    return out
 
 
 def _timeline_of(events: list[Event], start: float, wall: float, samples: Samples) -> None:
@@ -178,13 +210,18 @@ def _timeline_of(events: list[Event], start: float, wall: float, samples: Sample
     sums: dict[str, float] = collections.defaultdict(float)
     ran_beside = 0.0
     for stage, thread, t0, t1, cpu in events:
+        if stage == SECOND_THREAD_TASK:
+            continue  # counted whole below
+        if thread == "MainThread":  # off its core: the interpreter, the other thread, others
+            sums["waited " + stage] += (t1 - t0) - cpu
         key = stage + (" [2nd thread]" if thread != "MainThread" else "")
         sums["wall " + key] += t1 - t0
         sums["cpu " + key] += cpu
         if stage == "network" and thread != "MainThread":
             ran_beside += max(0.0, min(t1, find_end) - max(t0, find_start))
     done = len(samples["network_beside_the_finder_ms"])  # scans before this one
-    for key in set(sums) | {k for k in samples if k.startswith(("wall ", "cpu "))}:
+    sums.update(_second_thread(events, start, wall, find_start, find_end))
+    for key in set(sums) | {k for k in samples if k.startswith(("wall ", "cpu ", "waited "))}:
         if key not in samples:  # a stage first run now took no time in the scans before
             samples[key] = [0.0] * done
         samples[key].append(sums.get(key, 0.0))
@@ -195,8 +232,9 @@ def _timeline_of(events: list[Event], start: float, wall: float, samples: Sample
     samples["after_the_finder_ms"].append(start + wall - find_end)
 
 
-def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples) -> None:
-    """One scan, timed on the clock, in CPU time per thread and in waiting for a core."""
+def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples) -> float:
+    """One scan, timed on the clock, in CPU time per thread and in waiting for a core; when
+    it began (its events stay in the timeline until the next scan)."""
     TIMELINE.events.clear()
     before, me, delay = _thread_cpu(), str(threading.get_native_id()), _run_delay()
     network = getattr(scanner, "network_cpu_s", lambda: 0.0)
@@ -217,6 +255,22 @@ def _profiled_scan(scanner: Scanner, frame: Any, profiler: Any, samples: Samples
     other = sum(after[t] - before.get(t, 0.0) for t in after if t != me)
     samples["other_threads_cpu_ms"].append(other)
     _timeline_of(TIMELINE.events, start, wall, samples)
+    return start
+
+
+def _events_of(events: list[Event], start: float) -> list[list[Any]]:
+    """A scan's events in the order they began: stage, thread (the scan's or the second),
+    start and end on the clock and the thread's CPU, in ms from the scan's start."""
+    return [
+        [
+            stage,
+            "scan" if thread == "MainThread" else "second",
+            round(1000 * (t0 - start), 2),
+            round(1000 * (t1 - start), 2),
+            round(1000 * cpu, 2),
+        ]
+        for stage, thread, t0, t1, cpu in sorted(events, key=lambda e: e[2])
+    ]
 
 
 def profile_scans(
@@ -227,6 +281,7 @@ def profile_scans(
     embedder: Embedder,
     cprofile: int,
     threads: ScanThreads = SCAN_THREADS,
+    timeline: bool = False,
 ) -> dict[str, Any]:
     recogniser = enrolled_recogniser(embedder, art, seed, "new")
     instrument(recogniser, TIMELINE)
@@ -243,14 +298,24 @@ def profile_scans(
             start = time.perf_counter()
             sequential.scan(r.image)
             samples["wall_ms_without_the_second_thread"].append(time.perf_counter() - start)
-            _profiled_scan(scanner, r.image, profiler, samples)
+            began = _profiled_scan(scanner, r.image, profiler, samples)
         scanner.close()
     out: dict[str, Any] = {"art": art, "scans": len(samples["wall_ms"])}
-    out.update({k: _ms(v) for k, v in samples.items() if not k.startswith(("wall ", "cpu "))})
-    for kind, name in (("wall ", "stages_wall_ms"), ("cpu ", "stages_thread_cpu_ms")):
+    out.update(
+        {k: _ms(v) for k, v in samples.items() if not k.startswith(("wall ", "cpu ", "waited "))}
+    )
+    out["second_thread_tasks"] = round(statistics.median(samples["second_thread_tasks"]), 1)
+    kinds = (
+        ("wall ", "stages_wall_ms"),
+        ("cpu ", "stages_thread_cpu_ms"),
+        ("waited ", "stages_scan_thread_waited_ms"),
+    )
+    for kind, name in kinds:
         stages = {k.removeprefix(kind): v for k, v in samples.items() if k.startswith(kind)}
         out[name] = {k: _ms(v) for k, v in sorted(stages.items())}
     out["threads"] = sorted(collections.Counter(_threads()).items())
+    if timeline:  # the last scan's, stage by stage on both threads
+        out["timeline_of_the_last_scan"] = _events_of(TIMELINE.events, began)
     if profiler is not None:
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(cprofile)
@@ -270,6 +335,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--art", nargs="+", default=list(HELD_OUT))
     parser.add_argument("--cprofile", type=int, default=0, help="top N functions by own time")
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="also each set's last scan, stage by stage: on which thread, when, its CPU",
+    )
     parser.add_argument("--opencv-threads", type=int, default=SCAN_THREADS.opencv)
     parser.add_argument(
         "--switch-interval",
@@ -298,7 +368,14 @@ def main() -> int:
         "network": args.network,
         "sets": [
             profile_scans(
-                art, args.frames, args.repeat, args.seed, embedder, args.cprofile, threads
+                art,
+                args.frames,
+                args.repeat,
+                args.seed,
+                embedder,
+                args.cprofile,
+                threads,
+                args.timeline,
             )
             for art in args.art
         ],

@@ -503,8 +503,10 @@ def reference_partition_many(
 ) -> list[cutting.Cutting | None]:
     """Each run alone, by the reference: what the finder's batched cutting must equal."""
     covers = depth_covers or [None] * len(profiles)
-    return [reference_partition(p, lengths, tol, c, shallow, gap)
-            for p, c in zip(profiles, covers, strict=True)]
+    return [
+        reference_partition(p, lengths, tol, c, shallow, gap)
+        for p, c in zip(profiles, covers, strict=True)
+    ]
 
 
 def reference_partition_laid(
@@ -656,6 +658,85 @@ def test_embedding_ahead_names_every_tile_as_embedding_at_the_end_does(
         at_the_end = Scanner(cal, default, ahead=False).scan(rendered.image)
         assert first.to_json() == at_the_end.to_json() == again.to_json()
         assert len(first.tiles) > 40
+
+
+def test_a_busy_second_thread_names_every_tile_as_an_idle_one_does(
+    busy_table: Rendered, table: Rendered
+) -> None:
+    """The second thread held by other work for the whole scan: every run is taken back
+    (or done there late) and the names are those of a scan without it."""
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    for rendered in (busy_table, table):
+        cal = calibrate(rendered.image, rendered.geometry)
+        alone = Scanner(cal, default, ahead=False).scan(rendered.image).to_json()
+        with Scanner(cal, default, ahead=True, away=False) as scanner:
+            assert scanner.scan(rendered.image).to_json() == alone  # idle
+            held = threading.Event()
+            worker = scanner._embedding_thread()
+            worker.submit(held.wait, 5.0)
+            try:
+                assert scanner.scan(rendered.image).to_json() == alone  # busy
+            finally:
+                held.set()
+
+
+def _ahead_runs(
+    table: Rendered, busy: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[int], list[int]]:
+    """How many runs were begun as 4, 5 and 3 tiles are handed over (``busy``: the second
+    thread held meanwhile), and the tiles of each run of the network, in order (the
+    embedding's, then any second look's); the names are each crop's alone."""
+    cal = calibrate(table.image, table.geometry)
+    tiles = [f for f in find(table.image, cal) if f.kind == "tile"][:12]
+    default = Recogniser.load(DEFAULT_MODEL_DIR)
+    ran: list[int] = []
+    forward = default.embedder.forward
+
+    def counted(blob: NDArray[np.float32], shared: bool = False) -> NDArray[np.float32]:
+        ran.append(len(blob) // 2)  # each crop both ways up
+        return forward(blob, shared)
+
+    monkeypatch.setattr(default.embedder, "forward", counted)
+    begun: list[int] = []
+    with ThreadPoolExecutor(1) as worker:
+        held = threading.Event()
+        if busy:
+            worker.submit(held.wait, 5.0)
+        ahead = embed_ahead.EmbedAhead(worker, table.image, cal, default)
+        for part in (tiles[:4], tiles[4:9], tiles[9:12]):
+            ahead.add(part)
+            begun.append(len(ahead._runs))
+            if not busy:  # the run begun finished before more tiles come
+                deadline = time.monotonic() + 5.0
+                while ahead._runs and not ahead._runs[-1][1].done():
+                    assert time.monotonic() < deadline
+                    time.sleep(0.001)
+        held.set()
+        named = ahead.identities(tiles)
+    runs = list(ran)
+    alone = default.identify(tile_crops(table.image, cal, tiles))
+    assert [i.best for i in named] == [i.best for i in alone]
+    assert [i.confidence for i in named] == [i.confidence for i in alone]
+    return begun, runs
+
+
+def test_a_run_begins_with_fewer_tiles_when_the_other_side_is_idle(
+    table: Rendered, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    begun, ran = _ahead_runs(table, False, monkeypatch)
+    # Idle: 4 tiles begin a run, and then 5; 3 are too few, embedded with the names.
+    assert begun == [1, 2, 2]
+    assert ran[:3] == [4, 5, 3]  # then the second looks' runs, if any
+
+
+def test_a_busy_other_side_is_handed_whole_batches(
+    table: Rendered, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    begun, ran = _ahead_runs(table, True, monkeypatch)
+    # The first run is begun at once (nothing of this scan's is running), then whole
+    # batches only: 5 + 3 tiles make the second.
+    assert begun == [1, 1, 2]
+    assert sorted(ran[:2]) == [4, 8]
 
 
 @pytest.mark.parametrize("discards", [0, 5])
