@@ -295,24 +295,19 @@ class ScanMemory:
         earlier = self._earlier(tiles)
         text = self.text
         asked = (
-            [-1] * len(tiles) if text is None else text.places(tiles, self.shift_mm, self.turn_deg)
+            [-1] * len(tiles) if text is None else self._asked(frame, calibration, tiles, earlier)
         )
-        # Cut each tile at the place it was named or asked about (its own place when new).
-        places = [
-            self._known[e].spot if e >= 0 else text.spot(a) if text and a >= 0 else t
-            for t, e, a in zip(tiles, earlier, asked, strict=True)
-        ]
+        # Cut each tile at the place it was named (its own place when new: a tile asked about
+        # is named as an uncached scan names it, its crop compared with the one asked about).
+        places = [self._known[e].spot if e >= 0 else t for t, e in zip(tiles, earlier, strict=True)]
         crops = tile_crops(frame, calibration, places)
         sigs = signatures(crops)
         identities: list[Identity | None] = [None] * len(tiles)
         known: list[_Known | None] = [None] * len(tiles)
         unchanged: dict[int, _Known] = {}  # tiles to be named again, their crop as it was
         recut: list[int] = []
-        for i, (e, a) in enumerate(zip(earlier, asked, strict=True)):
+        for i, e in enumerate(earlier):
             if e < 0:
-                if text is not None and a >= 0 and self._moved(sigs[i], text.signature(a)):
-                    recut.append(i)  # not what was asked about: cut where it is, asked anew
-                    asked[i] = -1
                 continue
             old = self._known[e]
             if self._moved(sigs[i], old.signature):
@@ -350,6 +345,24 @@ class ScanMemory:
         ]
         self._known = kept + [k for k in known if k is not None]
         return [i for i in identities if i is not None]
+
+    def _asked(
+        self, frame: Image, calibration: Calibration, tiles: list[Found], earlier: list[int]
+    ) -> list[int]:
+        """For each tile not known, the index of the tile the text recogniser was asked about
+        at its place, if its crop there is as it was then (cut at that place: the finder's
+        measure of a still tile varies more than a crop may), or -1."""
+        assert self.text is not None
+        text = self.text
+        asked = text.places(tiles, self.shift_mm, self.turn_deg)
+        looked = [i for i, (e, a) in enumerate(zip(earlier, asked, strict=True)) if e < 0 <= a]
+        if not looked:
+            return asked
+        then = tile_crops(frame, calibration, [text.spot(asked[i]) for i in looked])
+        for i, sig in zip(looked, signatures(then), strict=True):
+            if self._moved(sig, text.signature(asked[i])):
+                asked[i] = -1  # not what was asked about: asked anew
+        return asked
 
     def _moved(self, now: Signature, then: Signature) -> bool:
         """Whether a crop differs from the one remembered beyond ``crop_threshold``."""
