@@ -195,8 +195,8 @@ class Scanner:
         self.threads = threads
         self.calibration = calibration
         self.recogniser = recogniser
-        text = TextMemory() if read_text else None
-        self.memory = ScanMemory(text=text) if cache else None
+        # The text reader only with the cache: the one-shot scan never reads the cuts.
+        self.memory = ScanMemory(text=TextMemory() if read_text else None) if cache else None
         self.ahead = ahead
         self.owns_recogniser = owns_recogniser
         self._worker: ThreadPoolExecutor | None = None
