@@ -129,6 +129,7 @@ def _stored(
     if other is None:
         return None
     shared, folder = other.shared_model(methods["new"])
+    shared.ocr_bars = OCR_BARS[0]
     no_reader = copy.copy(shared)
     no_reader.bonus_reader = None
     methods["new"], methods["new, no bonus reader"] = shared, no_reader
