@@ -12,6 +12,7 @@ wait (the cache asks again at a later look).
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import threading
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field
 from vision.bonus_ocr import BonusOcr, OcrReading
 from vision.embedder import ModelError
 from vision.image import Image
+
+log = logging.getLogger(__name__)
 
 # Niceness added to the thread's: the reader takes only the CPU the scan leaves.
 READER_NICENESS = 10
@@ -64,6 +67,7 @@ class TextReader:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.read_count = 0  # crops read so far (dropped ones not counted)
+        self.error: str | None = None  # why the recogniser could not read, if it could not
 
     def ask(self, ocr: BonusOcr, crop: Image) -> Ticket | None:
         """A ticket for ``crop`` to be read by ``ocr``; None when the queue is full."""
@@ -114,6 +118,8 @@ class TextReader:
             try:
                 ticket.reading = ticket.ocr.read([ticket.crop])[0]
                 self.read_count += 1
-            except ModelError as exc:
-                ticket.error = str(exc)
+            except ModelError as exc:  # the crop stays as the gate answered it
+                if self.error is None:
+                    log.warning("the text recogniser cannot read: %s", exc)
+                self.error = ticket.error = str(exc)
             ticket._done.set()

@@ -5,6 +5,7 @@ moves, changes or the recogniser changes; the reader reads nothing it was told t
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -173,3 +174,17 @@ def test_a_live_table_reads_its_unsure_tiles_once_across_frames(recogniser: Reco
         assert tickets <= {id(a.ticket) for a in text._asked}
         assert text.reader.read_count == text.asked
     assert Scanner(calibration, recogniser).memory is None  # the one-shot scan reads no cut
+
+
+def test_a_recogniser_that_cannot_load_says_why_and_names_nothing(tmp_path: Path) -> None:
+    broken = tmp_path / "rec.onnx"
+    broken.write_bytes(b"not a network")
+    reader = TextReader()
+    ticket = reader.ask(BonusOcr(model=broken, lazy=True), cut("F1"))
+    assert ticket is not None and ticket.wait(30.0)
+    assert ticket.reading is None
+    assert (
+        ticket.error is not None and "rec.onnx" in ticket.error and "not loadable" in ticket.error
+    )
+    assert reader.error == ticket.error
+    reader.close()
