@@ -294,9 +294,7 @@ class ScanMemory:
         self._check_recogniser(recogniser)
         earlier = self._earlier(tiles)
         text = self.text
-        asked = (
-            [-1] * len(tiles) if text is None else self._asked(frame, calibration, tiles, earlier)
-        )
+        asked = [-1] * len(tiles) if text is None else self._asked(frame, calibration, tiles)
         # Cut each tile at the place it was named (its own place when new: a tile asked about
         # is named as an uncached scan names it, its crop compared with the one asked about).
         places = [self._known[e].spot if e >= 0 else t for t, e in zip(tiles, earlier, strict=True)]
@@ -346,16 +344,14 @@ class ScanMemory:
         self._known = kept + [k for k in known if k is not None]
         return [i for i in identities if i is not None]
 
-    def _asked(
-        self, frame: Image, calibration: Calibration, tiles: list[Found], earlier: list[int]
-    ) -> list[int]:
-        """For each tile not known, the index of the tile the text recogniser was asked about
-        at its place, if its crop there is as it was then (cut at that place: the finder's
-        measure of a still tile varies more than a crop may), or -1."""
+    def _asked(self, frame: Image, calibration: Calibration, tiles: list[Found]) -> list[int]:
+        """For each tile, the index of the tile the text recogniser was asked about at its
+        place, if its crop there is as it was then (cut at that place: the finder's measure of
+        a still tile varies more than a crop may), or -1."""
         assert self.text is not None
         text = self.text
         asked = text.places(tiles, self.shift_mm, self.turn_deg)
-        looked = [i for i, (e, a) in enumerate(zip(earlier, asked, strict=True)) if e < 0 <= a]
+        looked = [i for i, a in enumerate(asked) if a >= 0]
         if not looked:
             return asked
         then = tile_crops(frame, calibration, [text.spot(asked[i]) for i in looked])
