@@ -32,6 +32,7 @@ from vision.identify import Identity, Recogniser
 from vision.image import Image
 from vision.labels import BACK, BLANK
 from vision.scan_cache import ScanMemory, thumbnail
+from vision.table_text import TextMemory
 from vision.threads import SCAN_THREADS, ScanThreads
 
 
@@ -158,7 +159,10 @@ def _sideways(angle: float, seat: str | None) -> bool:
 class Scanner:
     """``cache=True`` for a live table (the camera loop): a frame like the last one is not
     scanned again, a frame changed in one place is looked at only there, and tiles whose
-    crops have not changed are not named again (vision/scan_cache.py).
+    crops have not changed are not named again (vision/scan_cache.py). ``read_text`` (with
+    the cache): a tile the bonus gate leaves to the text recogniser is read once, on a
+    background thread at low priority, and the reading remembered while the tile lies
+    unchanged (vision/table_text.py); an uncached scan never reads the scanner's cuts.
 
     ``ahead=True``: a second thread runs the network beside the scan's. Without the cache,
     a frame has its tiles embedded there while the finder goes on (vision/embed_ahead.py);
@@ -185,12 +189,14 @@ class Scanner:
         threads: ScanThreads = SCAN_THREADS,
         away: bool | None = None,
         owns_recogniser: bool = False,
+        read_text: bool = True,
     ) -> None:
         threads.apply()
         self.threads = threads
         self.calibration = calibration
         self.recogniser = recogniser
-        self.memory = ScanMemory() if cache else None
+        # The text reader only with the cache: the one-shot scan never reads the cuts.
+        self.memory = ScanMemory(text=TextMemory() if read_text else None) if cache else None
         self.ahead = ahead
         self.owns_recogniser = owns_recogniser
         self._worker: ThreadPoolExecutor | None = None
@@ -203,6 +209,8 @@ class Scanner:
         if self._worker is not None:
             self._worker.shutdown()
             self._worker = None
+        if self.memory is not None:
+            self.memory.close()
         if self.owns_recogniser:
             self.recogniser.embedder.close()
             self._process = None

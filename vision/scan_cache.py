@@ -34,7 +34,9 @@ last *looked at* (never with the previous frame, so that small changes cannot ad
 
 A tile the recogniser abstained on is not remembered as a tile (when it is looked at again, it
 is named again: another chance), nor is one not seen in the last scan (picked up, or under a
-hand); everything is forgotten when the recogniser changes (a new enrolment).
+hand); everything is forgotten when the recogniser changes (a new enrolment). A tile the bonus
+gate leaves to the text recogniser is read once in the background while it lies unchanged
+(:attr:`ScanMemory.text`, vision/table_text.py).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from vision.crops import CROP_H, CROP_W
 from vision.finder import PX_PER_MM, Box, Cloth, Found, tile_crops
 from vision.identify import Identity, Recogniser
 from vision.image import Image
+from vision.table_text import TextMemory, match_places
 
 if TYPE_CHECKING:
     from vision.scan import ScanResult
@@ -140,6 +143,9 @@ class ScanMemory:
     margins_mm: tuple[float, ...] = (40.0, 160.0)
     max_share: float = 0.3
     full_every: int = 50  # a whole scan at least every so many frames, whatever the cache says
+    # The text recogniser's readings of tiles the gate leaves to it, read off the scan's path
+    # (None: not read; vision/table_text.py).
+    text: TextMemory | None = None
     stats: CacheStats = field(default_factory=CacheStats)
     cloth: Cloth | None = None  # the cloth as the last whole scan saw it
     body: NDArray[np.float32] | None = None  # and the set's body colour (finder.set_body)
@@ -155,6 +161,13 @@ class ScanMemory:
         self._result = None
         self.cloth = None
         self.body = None
+        if self.text is not None:
+            self.text.forget()
+
+    def close(self) -> None:
+        """End the text recogniser's reader, if any (a later read starts it again)."""
+        if self.text is not None:
+            self.text.close()
 
     def _check_recogniser(self, recogniser: Recogniser) -> None:
         if recogniser is not self._recogniser:
@@ -169,6 +182,8 @@ class ScanMemory:
         remembered, a new recogniser, a whole scan due)."""
         self._check_recogniser(recogniser)
         self._since_full += 1
+        if self.text is not None and self._result is not None:
+            self._result = self.text.show(self._result, self.shift_mm)
         if self._thumb is None or self._thumb.shape != thumb.shape or self._result is None:
             return None
         if self._since_full >= self.full_every:
@@ -249,24 +264,8 @@ class ScanMemory:
 
     def _earlier(self, tiles: list[Found]) -> list[int]:
         """For each tile, the index of the known tile at its place (same turn), or -1."""
-        if not self._known or not tiles:
-            return [-1] * len(tiles)
-        known = np.array([[k.spot.x, k.spot.y, k.spot.angle] for k in self._known])
-        now = np.array([[t.x, t.y, t.angle] for t in tiles])
-        dist = np.hypot(now[:, None, 0] - known[None, :, 0], now[:, None, 1] - known[None, :, 1])
-        turn = np.abs(now[:, None, 2] - known[None, :, 2]) % 180.0
-        turn = np.minimum(turn, 180.0 - turn)
-        dist[(dist > self.shift_mm) | (turn > self.turn_deg)] = np.inf
-        nearest = dist.argmin(axis=1)
-        out, taken = [], set()
-        for i, k in enumerate(nearest.tolist()):
-            # Two tiles cannot both lie within a few mm of one place: a second claim is new.
-            if np.isfinite(dist[i, k]) and k not in taken:
-                taken.add(k)
-                out.append(k)
-            else:
-                out.append(-1)
-        return out
+        spots = [k.spot for k in self._known]
+        return match_places(tiles, spots, self.shift_mm, self.turn_deg)
 
     @staticmethod
     def _named(spot: Found, signature: Signature, identity: Identity, old: _Known | None) -> _Known:
@@ -288,12 +287,16 @@ class ScanMemory:
     ) -> list[Identity]:
         """The identity of every tile: remembered where its crop has not changed since the
         network named it alike ``confirm`` times in a row, from the network otherwise (half
-        of its work on ``helper``, if given). What is known afterwards is these tiles, and
-        (``keep``, for a scan of part of the table) the known tiles at the places
+        of its work on ``helper``, if given), with what the text recogniser read of it where
+        the gate leaves it to the text (:attr:`text`). What is known afterwards is these
+        tiles, and (``keep``, for a scan of part of the table) the known tiles at the places
         ``keep(x, y)`` accepts."""
         self._check_recogniser(recogniser)
         earlier = self._earlier(tiles)
-        # Cut each tile at the place it was named (its own place when new).
+        text = self.text
+        asked = [-1] * len(tiles) if text is None else self._asked(frame, calibration, tiles)
+        # Cut each tile at the place it was named (its own place when new: a tile asked about
+        # is named as an uncached scan names it, its crop compared with the one asked about).
         places = [self._known[e].spot if e >= 0 else t for t, e in zip(tiles, earlier, strict=True)]
         crops = tile_crops(frame, calibration, places)
         sigs = signatures(crops)
@@ -305,7 +308,7 @@ class ScanMemory:
             if e < 0:
                 continue
             old = self._known[e]
-            if float(np.abs(sigs[i] - old.signature).max()) > self.crop_threshold:
+            if self._moved(sigs[i], old.signature):
                 recut.append(i)  # something else lies there: cut at where it is now
             elif old.agreed >= self.confirm:
                 identities[i] = old.identity
@@ -320,6 +323,12 @@ class ScanMemory:
                 sigs[i] = sig
         todo = [i for i in range(len(tiles)) if identities[i] is None]
         named = recogniser.identify([crops[i] for i in todo], helper) if todo else []
+        if text is not None:
+            seen = {a for a in asked if a >= 0}
+            each = [
+                (tiles[i], crops[i], sigs[i], n, asked[i]) for i, n in zip(todo, named, strict=True)
+            ]
+            named = text.revise(each, seen, recogniser, keep)
         for i, identity in zip(todo, named, strict=True):
             identities[i] = identity
             if identity.label is not None:  # an abstention is not kept: look again next time
@@ -334,3 +343,23 @@ class ScanMemory:
         ]
         self._known = kept + [k for k in known if k is not None]
         return [i for i in identities if i is not None]
+
+    def _asked(self, frame: Image, calibration: Calibration, tiles: list[Found]) -> list[int]:
+        """For each tile, the index of the tile the text recogniser was asked about at its
+        place, if its crop there is as it was then (cut at that place: the finder's measure of
+        a still tile varies more than a crop may), or -1."""
+        assert self.text is not None
+        text = self.text
+        asked = text.places(tiles, self.shift_mm, self.turn_deg)
+        looked = [i for i, a in enumerate(asked) if a >= 0]
+        if not looked:
+            return asked
+        then = tile_crops(frame, calibration, [text.spot(asked[i]) for i in looked])
+        for i, sig in zip(looked, signatures(then), strict=True):
+            if self._moved(sig, text.signature(asked[i])):
+                asked[i] = -1  # not what was asked about: asked anew
+        return asked
+
+    def _moved(self, now: Signature, then: Signature) -> bool:
+        """Whether a crop differs from the one remembered beyond ``crop_threshold``."""
+        return float(np.abs(now - then).max()) > self.crop_threshold

@@ -37,6 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+import identity_parts  # noqa: E402
 from cache_part import cache_bench  # noqa: E402
 from detector_part import detector_bench  # noqa: E402
 from dice_part import dice_bench  # noqa: E402
@@ -49,7 +50,9 @@ from identity_parts import (  # noqa: E402
 from other_revision import OtherRevision  # noqa: E402
 from scan_parts import frame_size, hands_bench, scan_bench  # noqa: E402
 
+from vision.bonus_ocr import OcrBars  # noqa: E402
 from vision.capture import DEFAULT_FRAME_SIZE  # noqa: E402
+from vision.crops import CROP_W  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.threads import SCAN_THREADS  # noqa: E402
 
@@ -99,9 +102,17 @@ def main() -> int:
         "one (the table fills the frame's height)",
     )
     parser.add_argument(
+        "--read-cuts",
+        action="store_true",
+        help="the text recogniser reads the scanner's 48 x 64 cuts too (what a live table "
+        "reaches once its background reader has read them; vision/table_text.py)",
+    )
+    parser.add_argument(
         "--repeat", type=int, default=1, help="parts 3 and 4: timed runs of each frame per method"
     )
     args = parser.parse_args()
+    if args.read_cuts:
+        identity_parts.OCR_BARS[0] = OcrBars(min_width=CROP_W)
     SCAN_THREADS.apply()  # the service's threads (vision/threads.py), before the network loads
     embedder = Embedder()
     rng = np.random.default_rng(args.seed)

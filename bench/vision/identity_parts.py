@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from other_revision import OtherRevision  # noqa: E402
 
+from vision.bonus_ocr import OcrBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, Identity, Recogniser, enrolment_variants  # noqa: E402
 from vision.labels import BACK, BLANK, CHINESE_LABELS, JOKER, LABELS  # noqa: E402
@@ -37,6 +38,10 @@ from vision.synth.procedural import procedural_set  # noqa: E402
 
 _SPLIT = json.loads((MODELS_DIR / "tile_embed.json").read_text())
 HELD_OUT: list[str] = _SPLIT["held_out_sets"]
+# The text recogniser's bars for the recognisers enrolled here (bench_vision.py --read-cuts
+# sets ``min_width`` to the scanner's cut: what a live table reaches once its background
+# reader has read the crops the gate left to the text, vision/table_text.py).
+OCR_BARS = [OcrBars()]
 TRAIN_SETS: list[str] = _SPLIT["train_sets"]
 OUTCOMES = ("right", "wrong", "abstained")
 BONUS_KINDS = frozenset(CHINESE_LABELS[34:42])
@@ -124,6 +129,7 @@ def _stored(
     if other is None:
         return None
     shared, folder = other.shared_model(methods["new"])
+    shared.ocr_bars = OCR_BARS[0]
     no_reader = copy.copy(shared)
     no_reader.bonus_reader = None
     methods["new"], methods["new, no bonus reader"] = shared, no_reader
@@ -143,6 +149,7 @@ def recognisers(embedder: Embedder, samples: list[tuple[str, np.ndarray]]) -> di
     old.retry_below = 0.0
     new = Recogniser.enrol(embedder, samples)
     new.with_background(Recogniser.load(DEFAULT_MODEL_DIR))
+    new.ocr_bars = OCR_BARS[0]
     one_look = copy.copy(new)
     one_look.retry_below = 0.0
     tta = copy.copy(new)

@@ -374,14 +374,15 @@ def render_still(
     noise_seed: int,
     geometry: TableGeometry | None = None,
     gain: float = 1.0,
+    pose: CameraPose | None = None,
 ) -> Rendered:
     """A frame of a table that holds still between frames: the same scene, even light and
     camera for the same ``look_seed`` (tiles added at the end of the layout change only
     where they lie), fresh sensor noise and JPEG for each ``noise_seed``; ``gain``: the
-    camera's exposure. For the scan cache, which :func:`render` (new light and wear in every
-    frame) would not exercise."""
+    camera's exposure; ``pose``: the camera (by default :func:`render`'s). For the scan
+    cache, which :func:`render` (new light and wear in every frame) would not exercise."""
     quiet = replace(style, noise=0.0, jpeg=100, gradient=0.0)
-    clean = render(layout, quiet, np.random.default_rng(look_seed), geometry)
+    clean = render(layout, quiet, np.random.default_rng(look_seed), geometry, pose)
     rng = np.random.default_rng(noise_seed)
     image = clean.image.astype(np.float32) * gain
     image += rng.normal(0, style.noise, size=image.shape[:2] + (1,)).astype(np.float32)
