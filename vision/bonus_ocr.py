@@ -246,6 +246,7 @@ def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> bool:
         bars.printed_sure > 0
         and answer.label is None
         and answer.why in BETWEEN_SIDES + OTHER_SIDE_UNSURE
+        and answer.best in PRINTED
         and reading.printed.get(answer.best, 0.0) >= bars.printed_sure
         and reading.confidence < bars.printed_bonus_below
     )
