@@ -90,6 +90,7 @@ PRINTED: dict[str, tuple[str, ...]] = {
     "GD": ("發发",),
     **{f"{n + 1}C": (NUMERALS[n], "萬万") for n in range(9)},
 }
+HONOURS = ("EW", "SW", "WW", "NW", "RD", "GD")
 
 # A name read this plainly names the bonus tile where the gate already put the crop among the
 # bonus tiles or could not tell which; ``confirm_sure`` where the gate could not tell the side.
@@ -149,7 +150,9 @@ class OcrBars:
     named where that look put under ``nameless_share`` on the bonus tiles; ``printed_sure``
     (0: off) and ``printed_bonus_below``: such a crop, or one whose first look was unsure, is
     the honour or character tile its first look likes best where its print is read this
-    plainly and no bonus name ``printed_bonus_below`` plainly."""
+    plainly and no bonus name ``printed_bonus_below`` plainly (``printed_anew``: or the honour
+    whose character is read that plainly, whichever honour or character tile the first look
+    liked best)."""
 
     name_sure: float = DEFAULT_NAME_SURE
     confirm_sure: float = DEFAULT_CONFIRM_SURE
@@ -159,6 +162,7 @@ class OcrBars:
     nameless_share: float = DEFAULT_NAMELESS_SHARE
     printed_sure: float = DEFAULT_PRINTED_SURE
     printed_bonus_below: float = DEFAULT_PRINTED_BONUS_BELOW
+    printed_anew: bool = False
 
     def __post_init__(self) -> None:
         bars = ("name_sure", "confirm_sure", "nameless_below", "nameless_share")
@@ -207,11 +211,13 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
     # The other side's abstentions are only ever named by their print, never a bonus tile.
     other_side = answer.label is None and answer.why in OTHER_SIDE_UNSURE
     kind = None if other_side else reading.name(bars.confirm_sure if between else bars.name_sure)
-    if kind is None and _printed(answer, reading, bars):
+    printed = None if kind is not None else _printed(answer, reading, bars)
+    if printed is not None:
         return replace(
             answer,
-            label=answer.best,
-            confidence=reading.printed[answer.best],
+            label=printed,
+            best=printed,
+            confidence=reading.printed[printed],
             why=None,
             how="other: its print read as text",
         )
@@ -238,18 +244,29 @@ def _nameless_other(answer: Identity, reading: OcrReading, bars: OcrBars) -> boo
     )
 
 
-def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> bool:
-    """An abstention between the sides or on the other side, whose first look likes best an
-    honour or character tile whose print the text reads ``printed_sure`` plainly, and no
-    bonus name ``printed_bonus_below`` plainly (a bonus tile is never named by it)."""
-    return (
-        bars.printed_sure > 0
-        and answer.label is None
-        and answer.why in BETWEEN_SIDES + OTHER_SIDE_UNSURE
-        and answer.best in PRINTED
-        and reading.printed.get(answer.best, 0.0) >= bars.printed_sure
-        and reading.confidence < bars.printed_bonus_below
-    )
+def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> str | None:
+    """The honour or character tile an abstention between the sides or on the other side is
+    by its print: the first look's best kind (an honour or character tile) where the text
+    reads its print ``printed_sure`` plainly, or with ``printed_anew`` the honour whose
+    character is read best at that bar; None where a bonus name is read
+    ``printed_bonus_below`` plainly (a bonus tile is never named by it)."""
+    if (
+        bars.printed_sure == 0
+        or answer.label is not None
+        or answer.why not in BETWEEN_SIDES + OTHER_SIDE_UNSURE
+        or answer.best not in PRINTED
+        or reading.confidence >= bars.printed_bonus_below
+    ):
+        return None
+    kind = answer.best
+    if bars.printed_anew:
+        # Only an honour anew: its character is whole, where 一 二 三 are strokes of one
+        # another. A first look on the bamboos or dots is never asked (xmj-real's sticks
+        # read 0.5-0.65 as 北).
+        kind = max(HONOURS, key=lambda k: reading.printed.get(k, 0.0))
+        if reading.printed.get(kind, 0.0) < bars.printed_sure:
+            kind = answer.best
+    return kind if reading.printed.get(kind, 0.0) >= bars.printed_sure else None
 
 
 # A region of a tile (height, width) -> (top, bottom, left, right).

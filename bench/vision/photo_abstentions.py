@@ -117,11 +117,19 @@ def ways(
 ) -> dict[str, OcrBars]:
     """Each way's text bars: d88e47d's, 85cdf4e's (the nameless rule at its bars), each
     ``confirm_sure``, each pair of the nameless rule's bars, and each pair of the printed
-    rule's (``printed_sure``, ``printed_bonus_below``) beside 85cdf4e's."""
+    rule's (``printed_sure``, ``printed_bonus_below``) beside 85cdf4e's, with and without
+    ``printed_anew``."""
     out = {BEFORE: OcrBars(nameless_below=0.0), NAMELESS: OcrBars()}
     out |= {
         f"printed {sure}, bonus below {below}": OcrBars(
             printed_sure=sure, printed_bonus_below=below
+        )
+        for sure in printed
+        for below in printed_bonus
+    }
+    out |= {
+        f"printed {sure} anew, bonus below {below}": OcrBars(
+            printed_sure=sure, printed_bonus_below=below, printed_anew=True
         )
         for sure in printed
         for below in printed_bonus
