@@ -335,3 +335,21 @@ def test_an_unknown_region_is_named() -> None:
 def test_a_missing_model_is_named(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="not loadable"):
         BonusOcr(model=tmp_path / "none.onnx")
+
+
+ANEW = OcrBars(printed_sure=0.5, printed_anew=True)
+
+
+def test_anew_an_honours_character_names_it_over_the_first_look() -> None:
+    # The first look liked 7C best; the text reads 東 plainly.
+    reading = OcrReading("F1", 0.001, 1, 0.2, {"EW": 0.95, "7C": 0.1})
+    answer = doubted("7C", SIDES, 0.6, 0.2)
+    assert with_ocr(answer, reading, PRINTED_ON).label is None
+    assert with_ocr(answer, reading, ANEW).label == "EW"
+
+
+@pytest.mark.parametrize("best", ["6B", "F1"])
+def test_anew_never_names_an_honour_over_a_bamboo_or_bonus_tile(best: str) -> None:
+    # xmj-real's bamboo sticks read as 北: a first look on the bamboos is never overruled.
+    reading = OcrReading("F1", 0.001, 1, 0.2, {"NW": 0.65})
+    assert with_ocr(doubted(best, SIDES, 0.6, 0.2), reading, ANEW).label is None
