@@ -59,6 +59,8 @@ from vision.synth.procedural import procedural_set  # noqa: E402
 PHOTO_WIDTHS = (64, 128)
 BEFORE = "photos as before"
 NAMELESS = "nameless rule (85cdf4e)"
+# The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n).
+CORNERED_FROM = 60
 
 
 class Photos:
@@ -91,8 +93,11 @@ def held_out(per_face: int, seed: int) -> Photos:
     return out
 
 
-def calibration(per_face: int, drawn: int, seed: int) -> Photos:
-    """The training sets' photos of kinds their table never enrolled, and drawn sets'."""
+def calibration(per_face: int, drawn: int, seed: int, cornered: int = 0) -> Photos:
+    """The training sets' photos of kinds their table never enrolled, drawn sets', and
+    ``cornered`` drawn sets' whose bonus tiles are lettered small in a corner."""
+    if drawn > CORNERED_FROM:
+        raise ValueError(f"--drawn {drawn}: at most {CORNERED_FROM} (the cornered sets' seeds)")
     rng = np.random.default_rng(seed)
     sets = {name: load_set(name) for name in TRAIN_SETS}
     samples, enrolled = mixed_enrolment(sets, rng)
@@ -105,6 +110,9 @@ def calibration(per_face: int, drawn: int, seed: int) -> Photos:
     for n in range(drawn):
         faces = procedural_set(DRAWN_SEEDS + seed * 100 + n)
         out.add(photo_set(faces, per_face, rng, PHOTO_WIDTHS), f"drawn#{n}", table)
+    for n in range(cornered):
+        faces = procedural_set(DRAWN_SEEDS + seed * 100 + CORNERED_FROM + n, cornered=True)
+        out.add(photo_set(faces, per_face, rng, PHOTO_WIDTHS), f"cornered#{n}", table)
     return out
 
 
@@ -230,6 +238,9 @@ def main() -> int:
     parser.add_argument("--confirm", type=float, nargs="*", default=[0.5], help="confirm_sure")
     parser.add_argument("--nameless", type=float, nargs="*", default=[], help="nameless_below")
     parser.add_argument("--shares", type=float, nargs="*", default=[0.05], help="nameless_share")
+    parser.add_argument(
+        "--cornered", type=int, default=0, help="drawn sets lettered in a corner (calibration)"
+    )
     parser.add_argument("--printed", type=float, nargs="*", default=[], help="printed_sure")
     parser.add_argument(
         "--printed-bonus", type=float, nargs="*", default=[0.5], help="printed_bonus_below"
@@ -242,7 +253,7 @@ def main() -> int:
     if args.group == "held-out":
         photos = held_out(args.photos, args.seed)
     else:
-        photos = calibration(args.photos, args.drawn, args.seed)
+        photos = calibration(args.photos, args.drawn, args.seed, args.cornered)
     report: dict[str, Any] = {"group": args.group, "photos": len(photos.crops), "ways": {}}
     first: list[Identity] = []
     chosen = ways(args.confirm, args.nameless, args.shares, args.printed, args.printed_bonus)
