@@ -127,7 +127,11 @@ def ways(
     ``confirm_sure``, each pair of the nameless rule's bars, and each pair of the printed
     rule's (``printed_sure``, ``printed_bonus_below``) beside 85cdf4e's, with and without
     ``printed_anew``."""
-    out = {BEFORE: OcrBars(nameless_below=0.0), NAMELESS: OcrBars()}
+    off = 0.0  # the printed rule, not at 85cdf4e
+    out = {
+        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off),
+        NAMELESS: OcrBars(printed_sure=off),
+    }
     out |= {
         f"printed {sure}, bonus below {below}": OcrBars(
             printed_sure=sure, printed_bonus_below=below
@@ -142,10 +146,13 @@ def ways(
         for sure in printed
         for below in printed_bonus
     }
-    out |= {f"confirmed at {bar}": OcrBars(confirm_sure=bar, nameless_below=0.0) for bar in confirm}
+    out |= {
+        f"confirmed at {bar}": OcrBars(confirm_sure=bar, nameless_below=0.0, printed_sure=off)
+        for bar in confirm
+    }
     out |= {
         f"nameless below {below}, share {share}": OcrBars(
-            nameless_below=below, nameless_share=share
+            nameless_below=below, nameless_share=share, printed_sure=off
         )
         for below in nameless
         for share in shares

@@ -353,3 +353,11 @@ def test_anew_never_names_an_honour_over_a_bamboo_or_bonus_tile(best: str) -> No
     # xmj-real's bamboo sticks read as 北: a first look on the bamboos is never overruled.
     reading = OcrReading("F1", 0.001, 1, 0.2, {"NW": 0.65})
     assert with_ocr(doubted(best, SIDES, 0.6, 0.2), reading, ANEW).label is None
+
+
+def test_by_default_only_a_print_read_plainly_names_the_tile() -> None:
+    answer = doubted("EW", DOUBTED, 0.6, 0.2)
+    assert with_ocr(answer, printed("EW", 0.95)).label == "EW"
+    assert with_ocr(answer, printed("EW", 0.85)).label is None
+    # A bonus name read faintly, past printed_bonus_below, leaves the abstention.
+    assert with_ocr(answer, printed("EW", 0.95, name_read=0.15)).label is None
