@@ -208,18 +208,19 @@ def changed(photos: Photos, before: list[Identity], after: list[Identity]) -> di
 
 
 def abstentions_read(photos: Photos, answers: list[Identity]) -> list[dict[str, Any]]:
-    """Each abstention: its truth and set, the rule, the first look's best kind and its
-    bonus share, and what the text recogniser reads on it (the best bonus name, the print
-    of the first look's best kind and the print read best)."""
+    """Each abstention and crossing: its truth, set and name, the rule, the first look's best
+    kind and its bonus share, and what the text recogniser reads on it (the best bonus name
+    and number, the print of the first look's best kind and the print read best)."""
     out = []
     for n, answer in enumerate(answers):
-        if answer.label is not None:
+        if outcome(answer.label, photos.truth[n]) not in ("abstained", "crossing"):
             continue
         ocr = photos.named_by[n].bonus_ocr
         reading = ocr.read([photos.crops[n]])[0] if ocr is not None else None
         row: dict[str, Any] = {
             "truth": photos.truth[n],
             "set": photos.owner[n],
+            "named": answer.label,
             "why": f"{answer.why} ({answer.how or 'not gated'})",
             "best": answer.best,
             "confidence": round(answer.confidence, 3),
@@ -229,6 +230,7 @@ def abstentions_read(photos: Photos, answers: list[Identity]) -> list[dict[str, 
             top = max(reading.printed, key=lambda k: reading.printed[k])
             row |= {
                 "text: bonus name": [reading.kind, round(reading.confidence, 3)],
+                "text: number": [reading.number, round(reading.number_confidence, 3)],
                 "text: best's print": round(reading.printed.get(answer.best, 0.0), 3),
                 "text: print read best": [top, round(reading.printed[top], 3)],
             }
@@ -253,7 +255,9 @@ def main() -> int:
         "--printed-bonus", type=float, nargs="*", default=[0.5], help="printed_bonus_below"
     )
     parser.add_argument(
-        "--detail", action="store_true", help="85cdf4e's abstentions: kind, looks and text"
+        "--detail",
+        action="store_true",
+        help="85cdf4e's abstentions and crossings: kind, looks and text",
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -270,7 +274,7 @@ def main() -> int:
         if way == BEFORE:
             first = answers
         if way == NAMELESS and args.detail:
-            report["85cdf4e's abstentions"] = abstentions_read(photos, answers)
+            report["85cdf4e's abstentions and crossings"] = abstentions_read(photos, answers)
         else:
             row["moved from before"] = changed(photos, first, answers)
         report["ways"][way] = row
