@@ -456,19 +456,26 @@ def _cornered_bonus(st: _Style, label: str) -> str:
     own = np.random.default_rng([st.seed, 3, list(BONUS_CHARS).index(label)])
     petal = _pick(own, ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e", "#1b3fa0"))
     cx, cy = 36 + float(own.uniform(-4, 4)), 58 + float(own.uniform(-4, 4))
-    picture = "".join(
-        f'<ellipse cx="{cx + 14 * np.cos(a):.1f}" cy="{cy + 18 * np.sin(a):.1f}" rx="9" '
-        f'ry="12" fill="{petal}" opacity="0.85"/>'
-        for a in np.linspace(0, 2 * np.pi, 6 if label[0] == "F" else 4, endpoint=False)
-    )
-    picture += (
-        f'<path d="M{cx:.1f},{cy:.1f} L{cx + float(own.uniform(-20, 20)):.1f},92" '
-        f'stroke="#2d6b2d" stroke-width="{st.stroke * 1.5:.1f}" fill="none"/>'
-    )
+    if label[0] == "F":  # a flower: six petals on a stem
+        picture = "".join(
+            f'<ellipse cx="{cx + 14 * np.cos(a):.1f}" cy="{cy + 18 * np.sin(a):.1f}" rx="9" '
+            f'ry="12" fill="{petal}" opacity="0.85"/>'
+            for a in np.linspace(0, 2 * np.pi, 6, endpoint=False)
+        )
+        picture += (
+            f'<path d="M{cx:.1f},{cy:.1f} L{cx + float(own.uniform(-20, 20)):.1f},92" '
+            f'stroke="#2d6b2d" stroke-width="{st.stroke * 1.5:.1f}" fill="none"/>'
+        )
+    else:  # a season: a landscape, hills under a sun
+        picture = (
+            f'<circle cx="{cx + 12:.1f}" cy="{cy - 16:.1f}" r="9" fill="{petal}"/>'
+            f'<path d="M4,92 L4,80 L22,{cy:.1f} L38,78 L54,{cy + 6:.1f} L68,76 L68,92 Z" '
+            f'fill="#2d6b2d" opacity="0.8"/>'
+        )
     x = 13 if st.corner_left else 59
     size = float(own.uniform(11, 15))
-    name = _text(x, 12, size, BONUS_CHARS[label], st.font, st.corner_ink, st.weight)
-    number = _text(72 - x, 12, size * 0.9, label[1], "DejaVu Sans", st.corner_ink, "bold")
+    name = _text(x, 14, size, BONUS_CHARS[label], st.font, st.corner_ink, st.weight)
+    number = _text(72 - x, 14, size * 0.9, label[1], "DejaVu Sans", st.corner_ink, "bold")
     return picture + name + number
 
 
