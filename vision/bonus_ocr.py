@@ -13,10 +13,12 @@ of the crop, both ways up (the name sits in a corner, at the foot or in the midd
 may lie either way), each name's probability is the most any time step of the network's output
 gives its character (梅 蘭 兰 菊 竹 春 夏 秋 冬) or the English word's letters (PLUM, ORCHID,
 CHRYSANTHEMUM, BAMBOO, SPRING, SUMMER, AUTUMN, WINTER, read by their first three letters);
-each number's, its digit's or Chinese numeral's (1-4, 一 二 三 四). The rule that uses it
+each number's, its digit's or Chinese numeral's (1-4, 一 二 三 四); and the print of each
+honour (東 南 西 北 中 發) and character tile (its numeral and 萬). The rule that uses it
 (:func:`with_ocr`) never moves a crop from the suits and honours to the bonus tiles, nor the
-reverse: a name read chooses among the bonus tiles, and no name read at all lets a crop the
-gate could not place be the suit or honour tile its first look plainly named.
+reverse: a name read chooses among the bonus tiles; no name read at all lets a crop the gate
+could not place be the suit or honour tile its first look plainly named; and an honour or
+character tile's print read plainly, the tile its first look liked best.
 """
 
 from __future__ import annotations
