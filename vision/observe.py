@@ -277,8 +277,17 @@ class TableWatcher:
                     "is asked"
                 )
                 confidence = 0.0
-            out.append(Observation(ObservationKind.PASS, seat, (), confidence=confidence,
-                                   time_us=time_us, zone="", count=len(backs)))
+            out.append(
+                Observation(
+                    ObservationKind.PASS,
+                    seat,
+                    (),
+                    confidence=confidence,
+                    time_us=time_us,
+                    zone="",
+                    count=len(backs),
+                )
+            )
         return out
 
     def _unread_discard(self, tile: TileSeen, time_us: int) -> Observation:

@@ -7,6 +7,7 @@ kind group and set, with the abstentions by the rule that abstained (``Identity.
     .venv/bin/python bench/vision/photo_abstentions.py --group calibration [--photos 2] \\
         [--confirm 0.5] [--nameless 0.02 0.05] [--shares 0.05 0.1] [--json out.json]
     .venv/bin/python bench/vision/photo_abstentions.py --group held-out --photos 4 ...
+        [--printed 0.3 0.5] [--printed-bonus 0.1 0.5] [--detail]
 
 ``--group calibration`` is what choices are made on: a table enrolled from a mix of the
 training sets (3 crops a kind), each training set's photos of the kinds not enrolled from it
@@ -57,6 +58,9 @@ from vision.synth.procedural import procedural_set  # noqa: E402
 
 PHOTO_WIDTHS = (64, 128)
 BEFORE = "photos as before"
+NAMELESS = "nameless rule (85cdf4e)"
+# The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n).
+CORNERED_FROM = 60
 
 
 class Photos:
@@ -89,8 +93,11 @@ def held_out(per_face: int, seed: int) -> Photos:
     return out
 
 
-def calibration(per_face: int, drawn: int, seed: int) -> Photos:
-    """The training sets' photos of kinds their table never enrolled, and drawn sets'."""
+def calibration(per_face: int, drawn: int, seed: int, cornered: int = 0) -> Photos:
+    """The training sets' photos of kinds their table never enrolled, drawn sets', and
+    ``cornered`` drawn sets' whose bonus tiles are lettered small in a corner."""
+    if drawn > CORNERED_FROM:
+        raise ValueError(f"--drawn {drawn}: at most {CORNERED_FROM} (the cornered sets' seeds)")
     rng = np.random.default_rng(seed)
     sets = {name: load_set(name) for name in TRAIN_SETS}
     samples, enrolled = mixed_enrolment(sets, rng)
@@ -103,17 +110,49 @@ def calibration(per_face: int, drawn: int, seed: int) -> Photos:
     for n in range(drawn):
         faces = procedural_set(DRAWN_SEEDS + seed * 100 + n)
         out.add(photo_set(faces, per_face, rng, PHOTO_WIDTHS), f"drawn#{n}", table)
+    for n in range(cornered):
+        faces = procedural_set(DRAWN_SEEDS + seed * 100 + CORNERED_FROM + n, cornered=True)
+        out.add(photo_set(faces, per_face, rng, PHOTO_WIDTHS), f"cornered#{n}", table)
     return out
 
 
-def ways(confirm: list[float], nameless: list[float], shares: list[float]) -> dict[str, OcrBars]:
-    """Each way's text bars: d88e47d's, each ``confirm_sure``, and each pair of the nameless
-    rule's bars."""
-    out = {BEFORE: OcrBars(nameless_below=0.0)}
-    out |= {f"confirmed at {bar}": OcrBars(confirm_sure=bar, nameless_below=0.0) for bar in confirm}
+def ways(
+    confirm: list[float],
+    nameless: list[float],
+    shares: list[float],
+    printed: list[float],
+    printed_bonus: list[float],
+) -> dict[str, OcrBars]:
+    """Each way's text bars: d88e47d's, 85cdf4e's (the nameless rule at its bars), each
+    ``confirm_sure``, each pair of the nameless rule's bars, and each pair of the printed
+    rule's (``printed_sure``, ``printed_bonus_below``) beside 85cdf4e's, with and without
+    ``printed_anew``."""
+    off = 0.0  # the printed rule, not at 85cdf4e
+    out = {
+        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off),
+        NAMELESS: OcrBars(printed_sure=off),
+    }
+    out |= {
+        f"printed {sure}, bonus below {below}": OcrBars(
+            printed_sure=sure, printed_bonus_below=below
+        )
+        for sure in printed
+        for below in printed_bonus
+    }
+    out |= {
+        f"printed {sure} anew, bonus below {below}": OcrBars(
+            printed_sure=sure, printed_bonus_below=below, printed_anew=True
+        )
+        for sure in printed
+        for below in printed_bonus
+    }
+    out |= {
+        f"confirmed at {bar}": OcrBars(confirm_sure=bar, nameless_below=0.0, printed_sure=off)
+        for bar in confirm
+    }
     out |= {
         f"nameless below {below}, share {share}": OcrBars(
-            nameless_below=below, nameless_share=share
+            nameless_below=below, nameless_share=share, printed_sure=off
         )
         for below in nameless
         for share in shares
@@ -168,6 +207,37 @@ def changed(photos: Photos, before: list[Identity], after: list[Identity]) -> di
     return dict(moves)
 
 
+def abstentions_read(photos: Photos, answers: list[Identity]) -> list[dict[str, Any]]:
+    """Each abstention and crossing: its truth, set and name, the rule, the first look's best
+    kind and its bonus share, and what the text recogniser reads on it (the best bonus name
+    and number, the print of the first look's best kind and the print read best)."""
+    out = []
+    for n, answer in enumerate(answers):
+        if outcome(answer.label, photos.truth[n]) not in ("abstained", "crossing"):
+            continue
+        ocr = photos.named_by[n].bonus_ocr
+        reading = ocr.read([photos.crops[n]])[0] if ocr is not None else None
+        row: dict[str, Any] = {
+            "truth": photos.truth[n],
+            "set": photos.owner[n],
+            "named": answer.label,
+            "why": f"{answer.why} ({answer.how or 'not gated'})",
+            "best": answer.best,
+            "confidence": round(answer.confidence, 3),
+            "bonus share": round(answer.bonus_share, 3),
+        }
+        if reading is not None:
+            top = max(reading.printed, key=lambda k: reading.printed[k])
+            row |= {
+                "text: bonus name": [reading.kind, round(reading.confidence, 3)],
+                "text: number": [reading.number, round(reading.number_confidence, 3)],
+                "text: best's print": round(reading.printed.get(answer.best, 0.0), 3),
+                "text: print read best": [top, round(reading.printed[top], 3)],
+            }
+        out.append(row)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--group", choices=("calibration", "held-out"), required=True)
@@ -177,19 +247,34 @@ def main() -> int:
     parser.add_argument("--confirm", type=float, nargs="*", default=[0.5], help="confirm_sure")
     parser.add_argument("--nameless", type=float, nargs="*", default=[], help="nameless_below")
     parser.add_argument("--shares", type=float, nargs="*", default=[0.05], help="nameless_share")
+    parser.add_argument(
+        "--cornered", type=int, default=0, help="drawn sets lettered in a corner (calibration)"
+    )
+    parser.add_argument("--printed", type=float, nargs="*", default=[], help="printed_sure")
+    parser.add_argument(
+        "--printed-bonus", type=float, nargs="*", default=[0.5], help="printed_bonus_below"
+    )
+    parser.add_argument(
+        "--detail",
+        action="store_true",
+        help="85cdf4e's abstentions and crossings: kind, looks and text",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.group == "held-out":
         photos = held_out(args.photos, args.seed)
     else:
-        photos = calibration(args.photos, args.drawn, args.seed)
+        photos = calibration(args.photos, args.drawn, args.seed, args.cornered)
     report: dict[str, Any] = {"group": args.group, "photos": len(photos.crops), "ways": {}}
     first: list[Identity] = []
-    for way, bars in ways(args.confirm, args.nameless, args.shares).items():
+    chosen = ways(args.confirm, args.nameless, args.shares, args.printed, args.printed_bonus)
+    for way, bars in chosen.items():
         answers, ms = named(photos, bars)
         row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
         if way == BEFORE:
             first = answers
+        if way == NAMELESS and args.detail:
+            report["85cdf4e's abstentions and crossings"] = abstentions_read(photos, answers)
         else:
             row["moved from before"] = changed(photos, first, answers)
         report["ways"][way] = row

@@ -22,7 +22,16 @@ from vision.bonus_ocr import (
 )
 from vision.embedder import ModelError
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
-from vision.identity import DOUBTED, NUMBER, OTHER_UNSURE, SIDES, UNLIKE, Identity
+from vision.identity import (
+    DOUBTED,
+    NUMBER,
+    OTHER_UNSURE,
+    SIDES,
+    UNLIKE,
+    UNREAD,
+    UNSURE,
+    Identity,
+)
 from vision.synth.artwork import load_set
 from vision.synth.crops import synthetic_crop
 
@@ -178,6 +187,93 @@ def test_no_name_read_never_names_a_bonus_tile_a_suit() -> None:
     assert with_ocr(doubted("F2", SIDES), NO_NAME).label is None
 
 
+HONOURS = ("EW", "SW", "WW", "NW", "RD", "GD")
+
+
+@pytest.mark.parametrize("name", ["kde-traditional", "gnome-smooth"])
+def test_a_held_out_sets_honours_are_read_by_their_print(ocr: BonusOcr, name: str) -> None:
+    faces = load_set(name)
+    readings = ocr.read([photo(faces[k], 96, n) for n, k in enumerate(HONOURS)])
+    plain = [
+        max(r.printed, key=lambda k: r.printed[k])
+        for r in readings
+        if max(r.printed.values()) >= 0.5
+    ]
+    assert len(plain) >= 5, readings
+    assert all(k in HONOURS for k in plain)
+    for kind, reading in zip(HONOURS, readings, strict=True):
+        if reading.printed[kind] < 0.5:
+            continue
+        assert max(reading.printed, key=lambda k: reading.printed[k]) == kind, reading
+
+
+def test_a_character_tile_is_told_by_its_numeral(ocr: BonusOcr) -> None:
+    # gnome-smooth prints 四 ... 九 above 萬: 萬 is every character tile's, the numeral tells
+    # which (一, 二 and 三 are strokes of one another, so left out here).
+    faces = load_set("gnome-smooth")
+    kinds = [f"{n}C" for n in range(4, 10)]
+    faces_96 = [cv2.resize(faces[k], (96, 128), interpolation=cv2.INTER_LINEAR) for k in kinds]
+    for kind, reading in zip(kinds, ocr.read(faces_96), strict=True):
+        assert max(reading.printed, key=lambda k: reading.printed[k]) == kind, reading.printed
+
+
+PRINTED_ON = OcrBars(printed_sure=0.5, printed_bonus_below=0.5)
+
+
+def printed(kind: str, sure: float, name_read: float = 0.001) -> OcrReading:
+    """A reading of ``kind``'s print ``sure`` plainly, and of a bonus name ``name_read``."""
+    return OcrReading("F1", name_read, 1, 0.2, {kind: sure})
+
+
+@pytest.mark.parametrize("why", [SIDES, DOUBTED, UNSURE, OTHER_UNSURE])
+@pytest.mark.parametrize("best", ["EW", "GD", "7C"])
+def test_an_unplaced_crop_is_the_tile_whose_print_is_read(why: str, best: str) -> None:
+    # A first look too unsure, or too near the bonus tiles, for the nameless rule.
+    answer = doubted(best, why, confidence=0.4, share=0.3)
+    assert may_change(answer, PRINTED_ON)
+    named = with_ocr(answer, printed(best, 0.6), PRINTED_ON)
+    assert (named.label, named.why, named.how) == (best, None, "other: its print read as text")
+
+
+@pytest.mark.parametrize(
+    ("answer", "reading", "bars"),
+    [
+        # The rule off (as by default until chosen), or the print read under its bar.
+        (doubted("EW", SIDES, 0.4, 0.3), printed("EW", 0.6), OcrBars(printed_sure=0.0)),
+        (doubted("EW", SIDES, 0.4, 0.3), printed("EW", 0.4), PRINTED_ON),
+        # Another tile's print read: only the first look's best kind is named by it.
+        (doubted("EW", SIDES, 0.4, 0.3), printed("NW", 0.9), PRINTED_ON),
+        # A bonus name read printed_bonus_below plainly: it abstains as before.
+        (doubted("EW", SIDES, 0.4, 0.3), printed("EW", 0.9, name_read=0.6), PRINTED_ON),
+        (doubted("EW", OTHER_UNSURE, 0.4), printed("EW", 0.9, name_read=0.6), PRINTED_ON),
+        # Kinds that print no character, and a bonus tile: never named by it.
+        (doubted("5B", SIDES, 0.4, 0.3), printed("5B", 0.9), PRINTED_ON),
+        (doubted("F1", SIDES, 0.4, 0.3), printed("EW", 0.9), PRINTED_ON),
+        # Abstained on the bonus side or as unlike everything.
+        (doubted("EW", UNREAD), printed("EW", 0.9), PRINTED_ON),
+        (doubted("EW", NUMBER), printed("EW", 0.9), PRINTED_ON),
+        (doubted("EW", UNLIKE), printed("EW", 0.9), PRINTED_ON),
+    ],
+)
+def test_a_print_read_names_nothing_else(
+    answer: Identity, reading: OcrReading, bars: OcrBars
+) -> None:
+    assert with_ocr(answer, reading, bars).label is None
+
+
+def test_a_bonus_name_read_plainly_still_wins_between_the_sides() -> None:
+    answer = with_ocr(doubted("EW", SIDES, 0.4, 0.3), printed("EW", 0.9, 0.95), PRINTED_ON)
+    assert answer.label == "F1"
+
+
+def test_the_other_sides_abstentions_are_never_made_bonus_tiles() -> None:
+    answer = doubted("EW", OTHER_UNSURE, 0.4)
+    assert with_ocr(answer, READ_F3, PRINTED_ON).label is None
+    # Nor read at all where the first look's best kind prints no character.
+    assert not may_change(doubted("5B", OTHER_UNSURE, 0.4), PRINTED_ON)
+    assert not may_change(answer, OcrBars(printed_sure=0.0))
+
+
 class NeverAsked(BonusOcr):
     """A recogniser that fails the test if it is asked to read anything."""
 
@@ -207,6 +303,8 @@ def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
         ({"confirm_sure": -0.1}, "OcrBars.confirm_sure -0.1: not in 0-1"),
         ({"nameless_below": 1.5}, "OcrBars.nameless_below 1.5: not in 0-1"),
         ({"nameless_share": -1.0}, "OcrBars.nameless_share -1.0: not in 0-1"),
+        ({"printed_sure": 2.0}, "OcrBars.printed_sure 2.0: not in 0-1"),
+        ({"printed_bonus_below": -0.5}, "OcrBars.printed_bonus_below -0.5: not in 0-1"),
     ],
 )
 def test_bars_out_of_range_are_named(bars: dict[str, float], wrong: str) -> None:
@@ -237,3 +335,29 @@ def test_an_unknown_region_is_named() -> None:
 def test_a_missing_model_is_named(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="not loadable"):
         BonusOcr(model=tmp_path / "none.onnx")
+
+
+ANEW = OcrBars(printed_sure=0.5, printed_anew=True)
+
+
+def test_anew_an_honours_character_names_it_over_the_first_look() -> None:
+    # The first look liked 7C best; the text reads 東 plainly.
+    reading = OcrReading("F1", 0.001, 1, 0.2, {"EW": 0.95, "7C": 0.1})
+    answer = doubted("7C", SIDES, 0.6, 0.2)
+    assert with_ocr(answer, reading, PRINTED_ON).label is None
+    assert with_ocr(answer, reading, ANEW).label == "EW"
+
+
+@pytest.mark.parametrize("best", ["6B", "F1"])
+def test_anew_never_names_an_honour_over_a_bamboo_or_bonus_tile(best: str) -> None:
+    # xmj-real's bamboo sticks read as 北: a first look on the bamboos is never overruled.
+    reading = OcrReading("F1", 0.001, 1, 0.2, {"NW": 0.65})
+    assert with_ocr(doubted(best, SIDES, 0.6, 0.2), reading, ANEW).label is None
+
+
+def test_by_default_only_a_print_read_plainly_names_the_tile() -> None:
+    answer = doubted("EW", DOUBTED, 0.6, 0.2)
+    assert with_ocr(answer, printed("EW", 0.95)).label == "EW"
+    assert with_ocr(answer, printed("EW", 0.85)).label is None
+    # A bonus name read faintly, past printed_bonus_below, leaves the abstention.
+    assert with_ocr(answer, printed("EW", 0.95, name_read=0.15)).label is None

@@ -5,12 +5,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "vision"))
 
-from photo_abstentions import BEFORE, Photos, changed, tabulate, ways
+from photo_abstentions import (
+    BEFORE,
+    NAMELESS,
+    Photos,
+    abstentions_read,
+    calibration,
+    changed,
+    tabulate,
+    ways,
+)
 
 from vision.bonus_ocr import OcrBars
 from vision.identity import DOUBTED, SIDES, Identity
@@ -46,8 +57,36 @@ def test_only_answers_that_moved_are_counted() -> None:
     assert changed(shot, before, after) == {"abstained -> right": 1}
 
 
-def test_the_first_way_is_the_rule_off() -> None:
-    every = ways([0.5], [0.02], [0.05, 0.1])
-    assert every[BEFORE] == OcrBars(nameless_below=0.0)
+def test_the_first_ways_are_d88e47d_and_85cdf4e() -> None:
+    every = ways([0.5], [0.02], [0.05, 0.1], [0.9], [0.1, 0.5])
+    assert every[BEFORE] == OcrBars(nameless_below=0.0, printed_sure=0.0)
+    assert every[NAMELESS] == OcrBars(printed_sure=0.0)
     assert every["nameless below 0.02, share 0.1"].nameless_share == 0.1
-    assert len(every) == 4
+    assert every["nameless below 0.02, share 0.1"].printed_sure == 0.0
+    printed = every["printed 0.9, bonus below 0.5"]
+    assert (printed.printed_sure, printed.printed_bonus_below, printed.printed_anew) == (
+        0.9,
+        0.5,
+        False,
+    )
+    assert every["printed 0.9 anew, bonus below 0.1"].printed_anew
+    assert len(every) == 2 + 1 + 2 + 2 + 2
+
+
+def test_too_many_drawn_sets_are_named_before_anything_is_drawn() -> None:
+    with pytest.raises(ValueError, match="--drawn 61: at most 60"):
+        calibration(2, 61, 2024, cornered=1)
+
+
+def test_the_detail_lists_abstentions_and_crossings_only() -> None:
+    shot = Photos()
+    unread = SimpleNamespace(bonus_ocr=None)
+    shot.add([(np.zeros((96, 72, 3), np.uint8), t) for t in ("5B", "F1", "RD")], "a set", unread)  # type: ignore[arg-type]
+    answers = [
+        Identity("5B", 0.9, "5B"),
+        Identity("5B", 0.6, "5B"),
+        Identity(None, 0.4, "RD", why=DOUBTED, how="doubted"),
+    ]
+    rows = abstentions_read(shot, answers)
+    assert [(r["truth"], r["named"]) for r in rows] == [("F1", "5B"), ("RD", None)]
+    assert rows[1]["why"] == f"{DOUBTED} (doubted)"

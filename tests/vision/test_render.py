@@ -66,3 +66,16 @@ def test_varied_procedural_sets_keep_every_kind_apart_and_change_the_look() -> N
             if np.abs(varied[label].astype(int) - plain[label].astype(int)).mean() > 3
         ]
         assert len(changed) > len(CHINESE_LABELS) // 2, (seed, changed)
+
+
+def test_a_cornered_set_letters_only_its_bonus_tiles_in_a_corner() -> None:
+    """A cornered set's bonus tiles differ from the same seed's drawn without it, each from
+    every other, and the other faces are the same to the pixel."""
+    cornered, plain = procedural_set(6, cornered=True), procedural_set(6)
+    bonus = [label for label in CHINESE_LABELS if label[0] in "FS" and label[1].isdigit()]
+    for label in CHINESE_LABELS:
+        same = np.array_equal(cornered[label], plain[label])
+        assert same == (label not in bonus), label
+    for i, a in enumerate(bonus):
+        for b in bonus[i + 1 :]:
+            assert np.abs(cornered[a].astype(int) - cornered[b].astype(int)).mean() > 1.0, (a, b)

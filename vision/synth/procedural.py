@@ -180,6 +180,12 @@ class _Style:
         self.dot_spokes = 0
         if varied:
             _vary(self, np.random.default_rng([seed, 2]))
+        # Bonus tiles lettered in a corner (procedural_set's ``cornered``), drawn apart too.
+        self.seed = seed
+        self.cornered = False
+        corner = np.random.default_rng([seed, 3])
+        self.corner_left = bool(corner.random() < 0.5)
+        self.corner_ink = _pick(corner, ("#c0201a", "#111111", "#1b3fa0", "#0d5c3a"))
 
 
 def _vary(st: _Style, rng: np.random.Generator) -> None:
@@ -407,6 +413,8 @@ def _face_svg(st: _Style, label: str) -> str:
                 f'stroke-width="{st.stroke:.1f}"/><rect x="18" y="20" width="36" '
                 f'height="56" fill="none" stroke="{ink}" stroke-width="{st.stroke:.1f}"/>'
             )
+    elif label in BONUS_CHARS and st.cornered:
+        body = _cornered_bonus(st, label)
     elif label in BONUS_CHARS and st.bonus_drawn:
         body = _drawn_bonus(st, label)
     elif label in BONUS_CHARS:
@@ -442,6 +450,35 @@ def _face_svg(st: _Style, label: str) -> str:
     return body + st.frame + index
 
 
+def _cornered_bonus(st: _Style, label: str) -> str:
+    """A bonus face as many commercial sets print it: a large picture filling the face, the
+    name and its number small in a top corner (a quarter of the face or less)."""
+    own = np.random.default_rng([st.seed, 3, list(BONUS_CHARS).index(label)])
+    petal = _pick(own, ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e", "#1b3fa0"))
+    cx, cy = 36 + float(own.uniform(-4, 4)), 58 + float(own.uniform(-4, 4))
+    if label[0] == "F":  # a flower: six petals on a stem
+        picture = "".join(
+            f'<ellipse cx="{cx + 14 * np.cos(a):.1f}" cy="{cy + 18 * np.sin(a):.1f}" rx="9" '
+            f'ry="12" fill="{petal}" opacity="0.85"/>'
+            for a in np.linspace(0, 2 * np.pi, 6, endpoint=False)
+        )
+        picture += (
+            f'<path d="M{cx:.1f},{cy:.1f} L{cx + float(own.uniform(-20, 20)):.1f},92" '
+            f'stroke="#2d6b2d" stroke-width="{st.stroke * 1.5:.1f}" fill="none"/>'
+        )
+    else:  # a season: a landscape, hills under a sun
+        picture = (
+            f'<circle cx="{cx + 12:.1f}" cy="{cy - 16:.1f}" r="9" fill="{petal}"/>'
+            f'<path d="M4,92 L4,80 L22,{cy:.1f} L38,78 L54,{cy + 6:.1f} L68,76 L68,92 Z" '
+            f'fill="#2d6b2d" opacity="0.8"/>'
+        )
+    x = 13 if st.corner_left else 59
+    size = float(own.uniform(11, 15))
+    name = _text(x, 14, size, BONUS_CHARS[label], st.font, st.corner_ink, st.weight)
+    number = _text(72 - x, 14, size * 0.9, label[1], "DejaVu Sans", st.corner_ink, "bold")
+    return picture + name + number
+
+
 def _drawn_bonus(st: _Style, label: str) -> str:
     """A bonus face by the bonus-face grammar (names, numbers and pictures in many layouts)
     on the set's own body colour."""
@@ -450,11 +487,14 @@ def _drawn_bonus(st: _Style, label: str) -> str:
     return bonus_face_svg(st.rng, label, TRAINING_FONTS, TRAINING_LATIN, st.body)
 
 
-def procedural_set(seed: int, varied: bool = False) -> dict[str, Image]:
+def procedural_set(seed: int, varied: bool = False, cornered: bool = False) -> dict[str, Image]:
     """One random tile set: every face of ``CHINESE_LABELS`` plus a blank; ``varied``: drawn
-    from the wider choices training uses (the module's docstring)."""
+    from the wider choices training uses (the module's docstring); ``cornered``: its bonus
+    tiles a large picture with the name and number small in a corner (the other faces as
+    drawn without it)."""
     rng = np.random.default_rng(seed)
     st = _Style(rng, seed, varied)
+    st.cornered = cornered
     labels = list(CHINESE_LABELS)
     drawn = render_faces(
         [

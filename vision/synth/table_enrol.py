@@ -98,7 +98,11 @@ def labelled_crops(frame: Rendered, tolerance_mm: float = 10.0) -> list[tuple[st
 
 
 def enrol_rendered_table(
-    art: str, style: Style, pose: CameraPose, seed: int, per_kind: int = 3,
+    art: str,
+    style: Style,
+    pose: CameraPose,
+    seed: int,
+    per_kind: int = 3,
     cache: Path | None = None,
 ) -> Path:
     """The model directory of this rendered table's enrolled set, made on first use."""
