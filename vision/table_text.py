@@ -65,11 +65,12 @@ def match_places(
 
 
 def at_the_cut(bars: OcrBars) -> OcrBars:
-    """The bars for the scanner's cuts. The rule that names a suit or honour tile because its
-    text names no bonus tile (``nameless_below``) was chosen on single-tile photos wider than
-    the cut; at the table camera's 24-43 pixels the text recogniser reads little of most
-    prints, so no name read there says nothing of the tile, and the rule stays off."""
-    return replace(bars, nameless_below=0.0)
+    """The bars for the scanner's cuts. The rules that name a suit or honour tile by its text
+    (``nameless_below``: no bonus name read; ``printed_sure``: an honour's or character's
+    print read) were chosen on single-tile photos wider than the cut; at the table camera's
+    24-43 pixels the text recogniser reads little of most prints, and neither rule was
+    measured there, so both stay off: only bonus names are read at the table."""
+    return replace(bars, nameless_below=0.0, printed_sure=0.0)
 
 
 @dataclass

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.bonus_ocr import BonusOcr, with_ocr
+from vision.bonus_ocr import BonusOcr, may_change, with_ocr
 from vision.calibration import calibrate
 from vision.finder import Found
 from vision.geometry import TableGeometry
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
-from vision.identity import SIDES, UNREAD, Identity
+from vision.identity import SIDES, UNREAD, UNSURE, Identity
 from vision.labels import LABELS
 from vision.scan import Scanner, ScanResult, TileSeen
 from vision.scan_cache import ScanMemory, signatures
@@ -114,6 +114,15 @@ def test_no_bonus_name_read_at_the_cut_names_no_suit_tile(recogniser: Recogniser
     again = [(*tile[:4], k) for k, tile in enumerate(named)]
     answers = text.revise(again, set(range(len(kinds))), recogniser)
     assert [a.label for a in answers] == [None] * len(kinds)
+    # A first look merely unsure of an honour is not even asked about at the cut (on a
+    # photo, its print would be read).
+    unsure_honour = Identity(None, 0.4, "SW", bonus_share=0.01, best_other="SW", why=UNSURE)
+    assert may_change(unsure_honour, recogniser.ocr_bars)
+    crop = cut("SW")
+    lone = dataclasses.replace(SPOT, y=SPOT.y + 200.0)
+    named = [*again, (lone, crop, signatures([crop])[0], unsure_honour, -1)]
+    assert text.revise(named, set(range(len(kinds))), recogniser)[-1].label is None
+    assert text.asked == len(kinds)
     text.close()
 
 
