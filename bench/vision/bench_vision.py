@@ -29,6 +29,7 @@ import argparse
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from vision.bonus_ocr import OcrBars  # noqa: E402
 from vision.capture import DEFAULT_FRAME_SIZE  # noqa: E402
 from vision.crops import CROP_W  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
+from vision.table_text import at_the_cut  # noqa: E402
 from vision.threads import SCAN_THREADS  # noqa: E402
 
 META = json.loads((MODELS_DIR / "tile_embed.json").read_text())
@@ -112,7 +114,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.read_cuts:
-        identity_parts.OCR_BARS[0] = OcrBars(min_width=CROP_W)
+        # The live table's bars: only bonus names are read at the cut (table_text.at_the_cut).
+        identity_parts.OCR_BARS[0] = replace(at_the_cut(OcrBars()), min_width=CROP_W)
     SCAN_THREADS.apply()  # the service's threads (vision/threads.py), before the network loads
     embedder = Embedder()
     rng = np.random.default_rng(args.seed)
