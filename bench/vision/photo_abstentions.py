@@ -133,16 +133,10 @@ def ways(
         NAMELESS: OcrBars(printed_sure=off),
     }
     out |= {
-        f"printed {sure}, bonus below {below}": OcrBars(
-            printed_sure=sure, printed_bonus_below=below
+        f"printed {sure}{' anew' if anew else ''}, bonus below {below}": OcrBars(
+            printed_sure=sure, printed_bonus_below=below, printed_anew=anew
         )
-        for sure in printed
-        for below in printed_bonus
-    }
-    out |= {
-        f"printed {sure} anew, bonus below {below}": OcrBars(
-            printed_sure=sure, printed_bonus_below=below, printed_anew=True
-        )
+        for anew in (False, True)
         for sure in printed
         for below in printed_bonus
     }
