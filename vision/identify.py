@@ -41,15 +41,10 @@ from vision.bonus import (
 )
 from vision.bonus_gate import (
     GateBars,
-    after_shifted_look,
     bonus_evidence,
     default_bars,
     gate,
-    gate_again,
     gated,
-    looks_again,
-    named_bonus_again,
-    settled,
 )
 from vision.bonus_ocr import BonusOcr, OcrBars, default_bonus_ocr, read_text
 from vision.crops import normalise_crop
@@ -64,6 +59,7 @@ from vision.embedder import (
     unit,
     warp,
 )
+from vision.gate_decision import decide, wants_shifted
 from vision.gate_reading import ReadAhead, read_gated, to_read
 from vision.halves import collect
 from vision.identity import DEFAULT_THRESHOLD, UNLIKE, UNSURE, Identity
@@ -297,29 +293,21 @@ class Recogniser:
         tile for a suit tile, nor the reverse, unless both looks agree on it. With
         ``vectors`` (the crops' own), a crop the gate doubts or cannot place gets the second
         look it had not had, and the gate's answer from that. ``ahead``: crops already
-        being read on ``helper`` (:meth:`_read_ahead`), and that run."""
+        being read on ``helper`` (:meth:`_read_ahead`), and that run. Each crop's answer is
+        :func:`decide`'s, on the readings and shifted looks batched here."""
         reader = self.bonus_reader
         if reader is None:
             return identities
         bars = self.bars
-        out = list(identities)
-        looked, decided = [], []
-        for n, identity in enumerate(identities):
-            if not gated(identity, bars):
-                continue
-            # The gate's answer where the first look decides it whatever the reader reads:
-            # a reading (0.8 ms a crop) would not change it.
-            answer = settled(identity, bars)
-            if answer is None:
-                looked.append(n)
-            else:
-                out[n] = answer
-                decided.append(n)
+        gated_crops = [n for n, identity in enumerate(identities) if gated(identity, bars)]
+        # The gate's answer where the first look decides it whatever the reader reads (a
+        # reading, 0.8 ms a crop, would not change it) needs no reading (``to_read``).
+        looked = [n for n in gated_crops if to_read(identities[n], bars)]
         readings = read_gated(reader, crops, looked, helper, ahead) if looked else {}
-        for n, reading in readings.items():
-            out[n] = gate(identities[n], reading, self.threshold, bars)
+        out = list(identities)
+        for n in gated_crops:
+            out[n] = decide(identities[n], readings.get(n), None, self.threshold, 0.0, bars)
         if vectors is not None and not self.shift_px and self.retry_below:
-            gated_crops = sorted([*looked, *decided])
             out = self._look_again(crops, identities, out, readings, gated_crops, vectors, helper)
         return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
 
@@ -333,30 +321,24 @@ class Recogniser:
         vectors: Vectors,
         helper: Executor | None,
     ) -> list[Identity]:
-        """The gate's answers (``out``) after the look through shifted copies that the
-        crops without a second look may need: one the gate doubts or cannot place goes
-        through the gate again with that look and the same reading (shifted copies bring a
-        crop of a set never enrolled nearer its kind: on the mixed sets, held-out sets 70.5
-        to 71.9 % right, no more wrong; 0.5-1.2 % of the other sets' crops looked at again,
-        where looking again at every crop unlike its prototypes took 3-4 %); one the gate
-        names a bonus tile is abstained on when that look puts it elsewhere
-        (:func:`after_shifted_look`), read or settled by its first look alike: only the
-        ``gated_crops``; the crops never gated are left alone, a table's own bonus tiles
+        """The gate's answers (``out``) after the look through shifted copies, taken in one
+        run of the ``gated_crops`` whose answer it may change (:func:`wants_shifted`): a crop
+        the gate doubts or cannot place goes through the gate again with that look and the
+        same reading (shifted copies bring a crop of a set never enrolled nearer its kind: on
+        the mixed sets, held-out sets 70.5 to 71.9 % right, no more wrong; 0.5-1.2 % of the
+        other sets' crops looked at again, where looking again at every crop unlike its
+        prototypes took 3-4 %); one the gate names a bonus tile is abstained on when that look
+        puts it elsewhere. The crops never gated are left alone, a table's own bonus tiles
         among them, whose look again cost the enrolled scan 1.5-2.5 ms a frame."""
         bars, retry = self.bars, self.retry_below
-        again = [n for n in readings if looks_again(identities[n], out[n], retry)]
-        checked = set(again) | {
-            n for n in gated_crops if named_bonus_again(identities[n], out[n], retry, bars)
-        }
-        if not checked:
+        seen = [n for n in gated_crops if wants_shifted(identities[n], out[n], retry, bars)]
+        if not seen:
             return out
-        seen = sorted(checked)
         shifted_vectors = self._shifted(crops, seen, vectors, helper)
         out = list(out)
         for n, look in zip(seen, self.identify_embeddings(shifted_vectors), strict=True):
-            if n in again:
-                out[n] = gate_again(look, readings[n], self.threshold, bars)
-            out[n] = after_shifted_look(identities[n], out[n], look, retry, bars)
+            first = identities[n]
+            out[n] = decide(first, readings.get(n), look, self.threshold, retry, bars)
         return out
 
     def _shifted(

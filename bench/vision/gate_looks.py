@@ -15,14 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from vision.bonus import BONUS_KINDS, BonusReading  # noqa: E402
-from vision.bonus_gate import (  # noqa: E402
-    GateBars,
-    after_shifted_look,
-    gate,
-    gate_again,
-    gated,
-    looks_again,
-)
+from vision.bonus_gate import GateBars  # noqa: E402
+from vision.gate_decision import decide  # noqa: E402
 from vision.identify import RETRY_SHIFT_PX, Identity, Recogniser  # noqa: E402
 from vision.synth.render import Rendered  # noqa: E402
 from vision.synth.table_enrol import labelled_crops  # noqa: E402
@@ -68,15 +62,9 @@ def looks_of_renders(recogniser: Recogniser, renders: Iterable[Rendered]) -> lis
 
 
 def decided(look: Look, bars: GateBars) -> Identity:
-    """The answer the recogniser gives the crop with ``bars`` (Recogniser.bonus_look), its
-    path in ``how`` (None: never gated)."""
-    first = look.first
-    if not gated(first, bars):
-        return first
-    said = gate(first, look.reading, look.threshold, bars)
-    if looks_again(first, said, look.retry_below):
-        said = gate_again(look.shifted, look.reading, look.threshold, bars)
-    return after_shifted_look(first, said, look.shifted, look.retry_below, bars)
+    """The answer the recogniser gives the crop with ``bars`` (Recogniser.bonus_look, before
+    the text look), its path in ``how`` (None: never gated)."""
+    return decide(look.first, look.reading, look.shifted, look.threshold, look.retry_below, bars)
 
 
 def answer(look: Look, bars: GateBars) -> str | None:

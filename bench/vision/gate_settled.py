@@ -26,11 +26,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from choose_bars import SEARCH, _with, allowed  # noqa: E402
-from gate_looks import Look, decided, looks_of_renders  # noqa: E402
+from gate_looks import Look, looks_of_renders  # noqa: E402
 from identity_parts import HELD_OUT  # noqa: E402
 from scan_parts import enrolled_recogniser, frames  # noqa: E402
 
-from vision.bonus_gate import GateBars, default_bars, gated, settled  # noqa: E402
+from vision.bonus_gate import GateBars, default_bars, gate, gated, settled  # noqa: E402
 from vision.embedder import Embedder  # noqa: E402
 from vision.threads import SCAN_THREADS  # noqa: E402
 
@@ -43,7 +43,7 @@ def tally(looks: list[Look], bars: GateBars) -> dict[str, int]:
         answer = settled(look.first, bars)
         if answer is not None:
             settled_count += 1
-            differ += answer != decided(look, bars)
+            differ += answer != gate(look.first, look.reading, look.threshold, bars)
     return {
         "crops": len(looks),
         "gated": len(gated_looks),
