@@ -304,10 +304,11 @@ class Recogniser:
         # reading, 0.8 ms a crop, would not change it) needs no reading (``to_read``).
         looked = [n for n in gated_crops if to_read(identities[n], bars)]
         readings = read_gated(reader, crops, looked, helper, ahead) if looked else {}
+        retry = self.retry_below
         out = list(identities)
         for n in gated_crops:
-            out[n] = decide(identities[n], readings.get(n), None, self.threshold, 0.0, bars)
-        if vectors is not None and not self.shift_px and self.retry_below:
+            out[n] = decide(identities[n], readings.get(n), None, self.threshold, retry, bars)
+        if vectors is not None and not self.shift_px and retry:
             out = self._look_again(crops, identities, out, readings, gated_crops, vectors, helper)
         return read_text(self.bonus_ocr, crops, out, looked, self.ocr_bars, helper)
 
