@@ -7,7 +7,7 @@ kind group and set, with the abstentions by the rule that abstained (``Identity.
     .venv/bin/python bench/vision/photo_abstentions.py --group calibration [--photos 2] \\
         [--confirm 0.5] [--nameless 0.02 0.05] [--shares 0.05 0.1] [--json out.json]
     .venv/bin/python bench/vision/photo_abstentions.py --group held-out --photos 4 ...
-        [--printed 0.3 0.5] [--printed-bonus 0.1 0.5] [--detail]
+        [--printed 0.3 0.5] [--printed-bonus 0.1 0.5] [--corners 0.5 0.8] [--detail]
 
 ``--group calibration`` is what choices are made on: a table enrolled from a mix of the
 training sets (3 crops a kind), each training set's photos of the kinds not enrolled from it
