@@ -69,8 +69,9 @@ def at_the_cut(bars: OcrBars) -> OcrBars:
     (``nameless_below``: no bonus name read; ``printed_sure``: an honour's or character's
     print read) were chosen on single-tile photos wider than the cut; at the table camera's
     24-43 pixels the text recogniser reads little of most prints, and neither rule was
-    measured there, so both stay off: only bonus names are read at the table."""
-    return replace(bars, nameless_below=0.0, printed_sure=0.0)
+    measured there, so both stay off: only bonus names are read at the table, and never in a
+    cut's corners (``corners_below``: a corner of a cut is a few pixels)."""
+    return replace(bars, nameless_below=0.0, printed_sure=0.0, corners_below=0.0)
 
 
 @dataclass

@@ -7,7 +7,7 @@ kind group and set, with the abstentions by the rule that abstained (``Identity.
     .venv/bin/python bench/vision/photo_abstentions.py --group calibration [--photos 2] \\
         [--confirm 0.5] [--nameless 0.02 0.05] [--shares 0.05 0.1] [--json out.json]
     .venv/bin/python bench/vision/photo_abstentions.py --group held-out --photos 4 ...
-        [--printed 0.3 0.5] [--printed-bonus 0.1 0.5] [--detail]
+        [--printed 0.3 0.5] [--printed-bonus 0.1 0.5] [--corners 0.5 0.8] [--detail]
 
 ``--group calibration`` is what choices are made on: a table enrolled from a mix of the
 training sets (3 crops a kind), each training set's photos of the kinds not enrolled from it
@@ -59,6 +59,7 @@ from vision.synth.procedural import procedural_set  # noqa: E402
 PHOTO_WIDTHS = (64, 128)
 BEFORE = "photos as before"
 NAMELESS = "nameless rule (85cdf4e)"
+AS_NOW = "as now (da0d1ec)"
 # The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n).
 CORNERED_FROM = 60
 
@@ -122,11 +123,13 @@ def ways(
     shares: list[float],
     printed: list[float],
     printed_bonus: list[float],
+    corners: list[float] | None = None,
 ) -> dict[str, OcrBars]:
     """Each way's text bars: d88e47d's, 85cdf4e's (the nameless rule at its bars), each
     ``confirm_sure``, each pair of the nameless rule's bars, and each pair of the printed
     rule's (``printed_sure``, ``printed_bonus_below``) beside 85cdf4e's, with and without
-    ``printed_anew``."""
+    ``printed_anew``; and with ``corners``, da0d1ec's bars (``as now``) and the corner look at
+    each ``corners_below``."""
     off = 0.0  # the printed rule, not at 85cdf4e
     out = {
         BEFORE: OcrBars(nameless_below=0.0, printed_sure=off),
@@ -140,6 +143,9 @@ def ways(
         for sure in printed
         for below in printed_bonus
     }
+    if corners:
+        out[AS_NOW] = OcrBars(corners_below=0.0)
+        out |= {f"corners below {bar}": OcrBars(corners_below=bar) for bar in corners}
     out |= {
         f"confirmed at {bar}": OcrBars(confirm_sure=bar, nameless_below=0.0, printed_sure=off)
         for bar in confirm
@@ -253,6 +259,9 @@ def main() -> int:
         action="store_true",
         help="85cdf4e's abstentions and crossings: kind, looks and text",
     )
+    parser.add_argument(
+        "--corners", type=float, nargs="*", default=[], help="corners_below (the corner look)"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.group == "held-out":
@@ -261,7 +270,9 @@ def main() -> int:
         photos = calibration(args.photos, args.drawn, args.seed, args.cornered)
     report: dict[str, Any] = {"group": args.group, "photos": len(photos.crops), "ways": {}}
     first: list[Identity] = []
-    chosen = ways(args.confirm, args.nameless, args.shares, args.printed, args.printed_bonus)
+    chosen = ways(
+        args.confirm, args.nameless, args.shares, args.printed, args.printed_bonus, args.corners
+    )
     for way, bars in chosen.items():
         answers, ms = named(photos, bars)
         row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}

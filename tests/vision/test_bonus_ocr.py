@@ -20,6 +20,7 @@ from vision.bonus_ocr import (
     read_text,
     with_ocr,
 )
+from vision.crops import CROP_W
 from vision.embedder import ModelError
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.identity import (
@@ -34,6 +35,7 @@ from vision.identity import (
 )
 from vision.synth.artwork import load_set
 from vision.synth.crops import synthetic_crop
+from vision.synth.procedural import procedural_set
 
 SUITS = [f"{n}{s}" for s in "BCD" for n in range(1, 10)]
 
@@ -280,7 +282,7 @@ class NeverAsked(BonusOcr):
     def __init__(self) -> None:
         pass
 
-    def read(self, crops: object) -> list[OcrReading]:
+    def read(self, crops: object, corners_below: float = 0.0) -> list[OcrReading]:
         raise AssertionError("a crop that must not be read was read")
 
 
@@ -361,3 +363,62 @@ def test_by_default_only_a_print_read_plainly_names_the_tile() -> None:
     assert with_ocr(answer, printed("EW", 0.85)).label is None
     # A bonus name read faintly, past printed_bonus_below, leaves the abstention.
     assert with_ocr(answer, printed("EW", 0.95, name_read=0.15)).label is None
+
+
+def cornered_photos() -> tuple[list[np.ndarray], list[str]]:
+    """Photos 112 pixels wide of two drawn sets' bonus tiles lettered small in a top corner."""
+    crops, truth = [], []
+    for seed in (6, 7):
+        faces = procedural_set(seed, cornered=True)
+        for n, kind in enumerate(BONUS_KINDS):
+            crops.append(photo(faces[kind], 112, n))
+            truth.append(kind)
+    return crops, truth
+
+
+def test_names_lettered_in_a_corner_are_read_at_the_corners(ocr: BonusOcr) -> None:
+    # The three regions read a corner's name a few pixels tall on a line the tile's width:
+    # 7 of these 16 at 0.8. Each corner magnified to the line's height reads most of the rest.
+    crops, truth = cornered_photos()
+    bar = OcrBars().confirm_sure
+    regions = [r.name(bar) for r in ocr.read(crops)]
+    corners = [r.name(bar) for r in ocr.read(crops, corners_below=bar)]
+    assert (
+        sum(n == k for n, k in zip(corners, truth, strict=True))
+        >= sum(n == k for n, k in zip(regions, truth, strict=True)) + 4
+    ), (regions, corners)
+    assert all(n in (None, k) for n, k in zip(corners, truth, strict=True)), corners
+
+
+def test_a_name_read_plainly_by_the_regions_leaves_the_corners_unread(ocr: BonusOcr) -> None:
+    # Over the bar the regions' reading stands as it is, to the digit.
+    crops, _ = cornered_photos()
+    for crop, before in zip(crops, ocr.read(crops), strict=True):
+        if before.confidence >= 0.5:
+            assert ocr.read([crop], corners_below=0.5)[0] == before
+
+
+def test_the_scanners_cuts_are_never_read_at_their_corners(ocr: BonusOcr) -> None:
+    # A cut is CROP_W (48) pixels wide: its corners are a few pixels, and the scan's reads
+    # stay as they were measured whatever the bar.
+    faces = procedural_set(7, cornered=True)
+    cuts = [synthetic_crop(faces[k], np.random.default_rng(n)) for n, k in enumerate(BONUS_KINDS)]
+    assert all(c.shape[1] == CROP_W for c in cuts)
+    assert ocr.read(cuts, corners_below=1.0) == ocr.read(cuts)
+
+
+def test_the_corner_look_names_abstentions_through_read_text(ocr: BonusOcr) -> None:
+    # Abstentions between the sides: a name read confirm_sure (0.8) plainly names them.
+    crops, truth = cornered_photos()
+    sides = [Identity(None, 0.3, "F1", bonus_share=0.6, why=SIDES) for _ in crops]
+    looked = range(len(crops))
+    off = read_text(ocr, crops, sides, looked, OcrBars())
+    on = read_text(ocr, crops, sides, looked, OcrBars(corners_below=0.8))
+    right = [sum(a.label == k for a, k in zip(way, truth, strict=True)) for way in (off, on)]
+    assert right[1] >= right[0] + 3, right
+    assert all(a.label in (None, k) for a, k in zip(on, truth, strict=True))
+
+
+def test_the_corner_bar_must_be_a_probability() -> None:
+    with pytest.raises(ValueError, match="corners_below"):
+        OcrBars(corners_below=1.5)

@@ -79,3 +79,13 @@ def test_a_cornered_set_letters_only_its_bonus_tiles_in_a_corner() -> None:
     for i, a in enumerate(bonus):
         for b in bonus[i + 1 :]:
             assert np.abs(cornered[a].astype(int) - cornered[b].astype(int)).mean() > 1.0, (a, b)
+
+
+def test_a_cornered_sets_corner_font_changes_only_its_bonus_names() -> None:
+    """Lettered in a held-out hand, the same cornered set's bonus tiles change and nothing
+    else does."""
+    own = procedural_set(6, cornered=True)
+    hand = procedural_set(6, cornered=True, corner_font="SetoFont")
+    for label in CHINESE_LABELS:
+        same = np.array_equal(own[label], hand[label])
+        assert same == (label[0] not in "FS" or not label[1].isdigit()), label

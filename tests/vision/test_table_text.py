@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.bonus_ocr import BonusOcr, may_change, with_ocr
+from vision.bonus_ocr import BonusOcr, OcrBars, may_change, with_ocr
 from vision.calibration import calibrate
 from vision.finder import Found
 from vision.geometry import TableGeometry
@@ -24,7 +24,7 @@ from vision.synth.artwork import load_set
 from vision.synth.crops import synthetic_crop
 from vision.synth.layout import Layout, TilePlacement, random_layout
 from vision.synth.render import CameraPose, Style, render_still
-from vision.table_text import TextMemory
+from vision.table_text import TextMemory, at_the_cut
 from vision.text_reader import TextReader
 
 GEOMETRY = TableGeometry()
@@ -263,3 +263,8 @@ def test_a_tile_swapped_where_one_was_read_is_not_given_its_reading(
 
 def _far(tile: TilePlacement | TileSeen, spot: Found) -> float:
     return float(np.hypot(tile.x - spot.x, tile.y - spot.y))
+
+
+def test_the_cut_is_never_read_at_its_corners() -> None:
+    # The corner look was chosen on photos wider than the cut; the table's bars keep it off.
+    assert at_the_cut(OcrBars(corners_below=0.8)).corners_below == 0.0

@@ -186,6 +186,7 @@ class _Style:
         corner = np.random.default_rng([seed, 3])
         self.corner_left = bool(corner.random() < 0.5)
         self.corner_ink = _pick(corner, ("#c0201a", "#111111", "#1b3fa0", "#0d5c3a"))
+        self.corner_font = ""  # the corner's name in the set's own font
 
 
 def _vary(st: _Style, rng: np.random.Generator) -> None:
@@ -474,7 +475,8 @@ def _cornered_bonus(st: _Style, label: str) -> str:
         )
     x = 13 if st.corner_left else 59
     size = float(own.uniform(11, 15))
-    name = _text(x, 14, size, BONUS_CHARS[label], st.font, st.corner_ink, st.weight)
+    font = st.corner_font or st.font
+    name = _text(x, 14, size, BONUS_CHARS[label], font, st.corner_ink, st.weight)
     number = _text(72 - x, 14, size * 0.9, label[1], "DejaVu Sans", st.corner_ink, "bold")
     return picture + name + number
 
@@ -487,14 +489,17 @@ def _drawn_bonus(st: _Style, label: str) -> str:
     return bonus_face_svg(st.rng, label, TRAINING_FONTS, TRAINING_LATIN, st.body)
 
 
-def procedural_set(seed: int, varied: bool = False, cornered: bool = False) -> dict[str, Image]:
+def procedural_set(
+    seed: int, varied: bool = False, cornered: bool = False, corner_font: str = ""
+) -> dict[str, Image]:
     """One random tile set: every face of ``CHINESE_LABELS`` plus a blank; ``varied``: drawn
     from the wider choices training uses (the module's docstring); ``cornered``: its bonus
     tiles a large picture with the name and number small in a corner (the other faces as
-    drawn without it)."""
+    drawn without it), the name in ``corner_font`` where given (held-out fonts and hands)."""
     rng = np.random.default_rng(seed)
     st = _Style(rng, seed, varied)
     st.cornered = cornered
+    st.corner_font = corner_font
     labels = list(CHINESE_LABELS)
     drawn = render_faces(
         [
