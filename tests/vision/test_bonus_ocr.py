@@ -13,6 +13,7 @@ import pytest
 
 from vision.bonus import BONUS_KINDS
 from vision.bonus_ocr import (
+    HONOURS,
     BonusOcr,
     OcrBars,
     OcrReading,
@@ -187,9 +188,6 @@ def test_no_name_read_names_nothing_else(
 def test_no_name_read_never_names_a_bonus_tile_a_suit() -> None:
     # A first look whose best kind is a bonus tile: no name read leaves the abstention.
     assert with_ocr(doubted("F2", SIDES), NO_NAME).label is None
-
-
-HONOURS = ("EW", "SW", "WW", "NW", "RD", "GD")
 
 
 @pytest.mark.parametrize("name", ["kde-traditional", "gnome-smooth"])

@@ -137,7 +137,14 @@ def _varied_fonts() -> tuple[str, ...]:
 
 
 class _Style:
-    def __init__(self, rng: np.random.Generator, seed: int, varied: bool = False) -> None:
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        seed: int,
+        varied: bool = False,
+        cornered: bool = False,
+        corner_font: str = "",
+    ) -> None:
         self.rng = rng
         self.font = _pick(rng, FONTS)
         self.body = _pick(rng, ["#f4efe0", "#fbfbf6", "#efe6cc", "#e6efe4", "#e9eef5", "#f6ead8"])
@@ -182,11 +189,11 @@ class _Style:
             _vary(self, np.random.default_rng([seed, 2]))
         # Bonus tiles lettered in a corner (procedural_set's ``cornered``), drawn apart too.
         self.seed = seed
-        self.cornered = False
+        self.cornered = cornered
         corner = np.random.default_rng([seed, 3])
         self.corner_left = bool(corner.random() < 0.5)
         self.corner_ink = _pick(corner, ("#c0201a", "#111111", "#1b3fa0", "#0d5c3a"))
-        self.corner_font = ""  # the corner's name in the set's own font
+        self.corner_font = corner_font  # "": the corner's name in the set's own font
 
 
 def _vary(st: _Style, rng: np.random.Generator) -> None:
@@ -497,9 +504,7 @@ def procedural_set(
     tiles a large picture with the name and number small in a corner (the other faces as
     drawn without it), the name in ``corner_font`` where given (held-out fonts and hands)."""
     rng = np.random.default_rng(seed)
-    st = _Style(rng, seed, varied)
-    st.cornered = cornered
-    st.corner_font = corner_font
+    st = _Style(rng, seed, varied, cornered, corner_font)
     labels = list(CHINESE_LABELS)
     drawn = render_faces(
         [
