@@ -476,10 +476,11 @@ def _words(probs: NDArray[np.float32], cols: _Columns) -> NDArray[np.float64]:
     return found
 
 
-def _line(region: Image) -> NDArray[np.float32]:
-    """A region as the network's input line: LINE_H tall, its width in proportion, -1 to 1."""
+def _line(region: Image, squeeze: float = 1.0) -> NDArray[np.float32]:
+    """A region as the network's input line: LINE_H tall, its width in proportion (times
+    ``squeeze``: bench/vision/ocr_variants.py measures narrower lines), -1 to 1."""
     h, w = region.shape[:2]
-    width = max(8, round(w * LINE_H / max(h, 1)))
+    width = max(8, round(squeeze * w * LINE_H / max(h, 1)))
     shrink = h > LINE_H
     resized = cv2.resize(
         region, (width, LINE_H), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR

@@ -28,7 +28,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -37,21 +36,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_bonus_ocr import sources
 from bonus_data import KINDS
 
-from vision.bonus_ocr import DEFAULT_REGIONS, LINE_H, REGIONS, BonusOcr, OcrReading, _reading
+from vision.bonus_ocr import (
+    DEFAULT_REGIONS,
+    LINE_H,
+    REGIONS,
+    BonusOcr,
+    OcrReading,
+    _line,
+    _reading,
+)
 from vision.synth.crops import synthetic_crop
 
 Lines = list[list[NDArray[np.float32]]]  # per region: the line, the line turned over
-
-
-def line(region: np.ndarray, squeeze: float = 1.0) -> NDArray[np.float32]:
-    """As vision/bonus_ocr.py ``_line``, ``squeeze`` times as wide."""
-    h, w = region.shape[:2]
-    width = max(8, round(squeeze * w * LINE_H / max(h, 1)))
-    shrink = h > LINE_H
-    resized = cv2.resize(
-        region, (width, LINE_H), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR
-    )
-    return np.asarray(resized, np.float32).transpose(2, 0, 1) / 127.5 - 1.0
 
 
 def lines(crop: np.ndarray, regions: tuple[str, ...], squeeze: float = 1.0) -> Lines:
@@ -60,7 +56,7 @@ def lines(crop: np.ndarray, regions: tuple[str, ...], squeeze: float = 1.0) -> L
     out = []
     for name in regions:
         top, bottom, left, right = REGIONS[name](h, w)
-        out.append([line(c[top:bottom, left:right], squeeze) for c in (crop, turned)])
+        out.append([_line(c[top:bottom, left:right], squeeze) for c in (crop, turned)])
     return out
 
 
