@@ -98,10 +98,7 @@ def photos(
 ) -> dict[str, Any]:
     """Part 2: single-tile photos of the held-out sets, a table enrolled from a mix of sets;
     part 3: the same photos, each set's table enrolled from that set (3 crops a kind)."""
-    rng = np.random.default_rng(seed)
-    sets = {name: load_set(name) for name in ART_SETS}
-    samples, _ = mixed_enrolment(sets, rng)
-    mixed = recognisers(Embedder(), samples)["new"]
+    rng, sets, mixed = mixed_table(seed)
     shots = {name: photo_set(sets[name], per_face, rng, widths) for name in HELD_OUT_SETS}
     out: dict[str, Any] = {"widths": list(widths), "never enrolled": {}, "enrolled": {}}
     crops = [c for name in HELD_OUT_SETS for c, _ in shots[name]]
@@ -121,6 +118,15 @@ def photos(
         for method, named in side_by_side(enrolled, ocr, set_crops).items():
             out["enrolled"].setdefault(method, {})[name] = score_identities(named, set_truth)
     return out
+
+
+def mixed_table(seed: int) -> tuple[np.random.Generator, dict[str, Faces], Recogniser]:
+    """The photos' draws from ``seed``, every art set, and the table enrolled from a mix of
+    sets that names the held-out sets' photos (3 crops a kind), drawn in that order."""
+    rng = np.random.default_rng(seed)
+    sets = {name: load_set(name) for name in ART_SETS}
+    samples, _ = mixed_enrolment(sets, rng)
+    return rng, sets, recognisers(Embedder(), samples)["new"]
 
 
 def photo_set(

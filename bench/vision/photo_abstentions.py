@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from abstentions import outcome  # noqa: E402
-from bench_bonus_ocr import photo_set  # noqa: E402
+from bench_bonus_ocr import mixed_table, photo_set  # noqa: E402
 from bonus_data import HELD_OUT_SETS  # noqa: E402
 from choose_bars import DRAWN_SEEDS  # noqa: E402
 from identity_parts import (  # noqa: E402
@@ -47,13 +47,12 @@ from identity_parts import (  # noqa: E402
     kind_group,
     mixed_enrolment,
     own_art_out,
-    recognisers,
 )
 
 from vision.bonus_ocr import OcrBars  # noqa: E402
 from vision.embedder import Embedder  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, Identity, Recogniser  # noqa: E402
-from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
+from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402
 
 PHOTO_WIDTHS = (64, 128)
@@ -84,10 +83,7 @@ class Photos:
 
 def held_out(per_face: int, seed: int) -> Photos:
     """Part 2 of bench_bonus_ocr.py's photos and table, drawn in its order."""
-    rng = np.random.default_rng(seed)
-    sets = {name: load_set(name) for name in ART_SETS}
-    samples, _ = mixed_enrolment(sets, rng)
-    mixed = recognisers(Embedder(), samples)["new"]
+    rng, sets, mixed = mixed_table(seed)
     out = Photos()
     for name in HELD_OUT_SETS:
         out.add(photo_set(sets[name], per_face, rng, PHOTO_WIDTHS), name, mixed)
