@@ -131,8 +131,8 @@ def test_the_bonus_side_takes_the_name_read() -> None:
     # A bonus tile the gate named is renamed only when asked to.
     assert with_ocr(first("F1"), READ_F3).label == "F1"
     assert with_ocr(first("F1"), READ_F3, OcrBars(rename=True)).label == "F3"
-    # Read less plainly than the bar: the gate's answer stands.
-    faint = OcrReading("F3", 0.3, 3, 0.9)
+    # Read less plainly than the bar, its number not plainly its own: the gate's answer stands.
+    faint = OcrReading("F3", 0.3, 3, 0.6)
     assert with_ocr(first(None, NUMBER), faint).label is None
     assert with_ocr(first("F1"), faint, OcrBars(rename=True)).label == "F1"
 
@@ -431,7 +431,11 @@ NUMBERED_ON = OcrBars(numbered_sure=0.1, numbered_number=0.9)
 def test_the_bonus_side_takes_a_faint_name_whose_number_is_read(why: str) -> None:
     answer = with_ocr(first(None, why), OcrReading("S2", 0.2, 2, 0.95), NUMBERED_ON)
     assert (answer.label, answer.how) == ("S2", "bonus: name and number read as text")
-    assert with_ocr(first(None, why), OcrReading("S2", 0.2, 2, 0.95)).label is None  # off
+    off = OcrBars(numbered_sure=0.0)
+    assert with_ocr(first(None, why), OcrReading("S2", 0.2, 2, 0.95), off).label is None
+    # By default the number read 0.9 plainly lets a name read 0.02 plainly stand.
+    assert with_ocr(first(None, why), OcrReading("S2", 0.03, 2, 0.9)).label == "S2"
+    assert with_ocr(first(None, why), OcrReading("S2", 0.01, 2, 0.9)).label is None
 
 
 @pytest.mark.parametrize(
