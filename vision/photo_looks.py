@@ -77,7 +77,8 @@ VIEWS: dict[str, Callable[[Image], list[Image]]] = {
 }
 # The abstentions looked at again: the gate's doubts and the looks disagreeing on the side,
 # and the first look unsure. Not the bonus side's "which one" (UNREAD): on the calibration
-# group the views named 3-10 of those, every one wrong (bench/vision/README.md).
+# group the ways of looking named up to 10 of those each, 1 of 33 right (bench/vision/README.md,
+# "several looks").
 REASONS = (DOUBTED, SIDES, UNSURE, OTHER_UNSURE)
 
 

@@ -67,7 +67,9 @@ from vision.synth.procedural import procedural_set  # noqa: E402
 PHOTO_WIDTHS = (64, 128)
 BEFORE = "photos as before"
 NAMELESS = "nameless rule (85cdf4e)"
-AS_NOW = "as now (da0d1ec)"
+AS_NOW = "as now"
+# The bars before the name read with its number (OcrBars.numbered_sure).
+BASE = "fee24b0's bars"
 # The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n).
 CORNERED_FROM = 60
 
@@ -337,13 +339,18 @@ def main() -> int:
     )
     if args.only_now:
         chosen = {BEFORE: chosen[BEFORE]}
+    chosen[BASE] = OcrBars(numbered_sure=0.0)
     chosen[AS_NOW] = OcrBars()
     now: list[Identity] = []
+    base: list[Identity] = []
     for way, bars in chosen.items():
         answers, ms = named(photos, bars)
+        row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+        if way == BASE:
+            base = answers
         if way == AS_NOW:
             now = answers
-        row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+            row["moved from fee24b0's bars"] = named_again(photos, base, answers)
         if way == BEFORE:
             first = answers
         if way == NAMELESS and args.detail and not args.only_now:
