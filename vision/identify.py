@@ -24,7 +24,7 @@ import shutil
 import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,6 @@ from vision.bonus import (
     BonusReader,
     BonusReading,
     default_bonus_reader,
-    reading_from,
     softmax,
 )
 from vision.bonus_gate import (
@@ -65,7 +64,7 @@ from vision.gate_reading import ReadAhead, read_gated, to_read
 from vision.halves import collect
 from vision.identity import DEFAULT_THRESHOLD, UNLIKE, UNSURE, Identity
 from vision.image import Image
-from vision.photo_looks import PhotoLooks, picked
+from vision.photo_looks import PhotoLooks, answered_from_views
 from vision.prototypes import PrototypeBank, split_kinds
 
 DEFAULT_MODEL_DIR = MODELS_DIR / "default"
@@ -263,40 +262,7 @@ class Recogniser:
         # While the second thread reads, this one looks again at the unsure crops alone.
         identities = self.second_look(crops, vectors, first, None if ahead else helper)
         answers = self.bonus_look(crops, identities, vectors, helper, ahead)
-        return self.photo_look(crops, answers, vectors)
-
-    def photo_look(
-        self, crops: Sequence[Image], answers: list[Identity], vectors: Vectors
-    ) -> list[Identity]:
-        """``answers`` with each abstention on a photo wider than the scanner's cut that
-        :attr:`photo_looks` looks at again answered from its views where the gate names it
-        from them (:func:`decide` on the views' first look and reading); the rest as they
-        were. ``vectors``: the crops' own."""
-        looks, reader = self.photo_looks, self.bonus_reader
-        chosen = picked(looks, crops, answers)
-        if not chosen or reader is None:
-            return answers
-        views = [looks.of(crops[n]) for n in chosen]
-        own = vectors[chosen]
-        if looks.embed:
-            seen = self.embedder.embed([v for vs in views for v in vs])
-            seen = seen.reshape(len(chosen), len(views[0]), -1)
-            own = unit(np.concatenate([own[:, None], seen], axis=1).mean(axis=1))
-        shown = [[crops[n], *(views[i] if looks.read else [])] for i, n in enumerate(chosen)]
-        kinds, numbers = reader.probabilities([v for vs in shown for v in vs])
-        each = len(shown[0])
-        kinds, numbers = reader.temperatures.apply(
-            kinds.reshape(len(chosen), each, -1).mean(axis=1),
-            numbers.reshape(len(chosen), each, -1).mean(axis=1),
-        )
-        out = list(answers)
-        firsts = self.identify_embeddings(own)
-        for n, first, k, m in zip(chosen, firsts, kinds, numbers, strict=True):
-            reading = reading_from(k, m)
-            answer = decide(first, reading, None, self.threshold, self.retry_below, self.bars)
-            if answer.label is not None:
-                out[n] = replace(answer, how=f"looks: {answer.how or 'first look'}")
-        return out
+        return answered_from_views(self, crops, answers, vectors)
 
     def _read_ahead(
         self, crops: Sequence[Image], first: list[Identity], helper: Executor | None

@@ -13,14 +13,21 @@ one. A photo so named takes that answer; any other keeps its abstention.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
+from vision.bonus import reading_from
 from vision.crops import CROP_W, normalise_crop
+from vision.embedder import Vectors, unit
+from vision.gate_decision import decide
 from vision.identity import DOUBTED, OTHER_UNSURE, SIDES, UNSURE, Identity
 from vision.image import Image
+
+if TYPE_CHECKING:
+    from vision.identify import Recogniser
 
 # Each view's moves, as fractions of the photo's width (shifts) or factors (scales), or
 # degrees (turns). 3 px of the scanner's 48-px cut is the finder's localisation error.
@@ -127,3 +134,37 @@ class PhotoLooks:
 def picked(looks: PhotoLooks, crops: Sequence[Image], answers: Sequence[Identity]) -> list[int]:
     """The crops whose answers :class:`PhotoLooks` looks at again."""
     return [n for n, a in enumerate(answers) if looks.wanted(crops[n], a)]
+
+
+def answered_from_views(
+    recogniser: Recogniser, crops: Sequence[Image], answers: list[Identity], vectors: Vectors
+) -> list[Identity]:
+    """``answers`` with each abstention the recogniser's :attr:`Recogniser.photo_looks` looks
+    at again (:func:`picked`) answered from its views where the gate names it from them
+    (:func:`decide` on the views' first look and reading); the rest as they were.
+    ``vectors``: the crops' own."""
+    looks, reader = recogniser.photo_looks, recogniser.bonus_reader
+    chosen = picked(looks, crops, answers)
+    if not chosen or reader is None:
+        return answers
+    views = [looks.of(crops[n]) for n in chosen]
+    own = vectors[chosen]
+    if looks.embed:
+        seen = recogniser.embedder.embed([v for vs in views for v in vs])
+        seen = seen.reshape(len(chosen), len(views[0]), -1)
+        own = unit(np.concatenate([own[:, None], seen], axis=1).mean(axis=1))
+    shown = [[crops[n], *(views[i] if looks.read else [])] for i, n in enumerate(chosen)]
+    kinds, numbers = reader.probabilities([v for vs in shown for v in vs])
+    each = len(shown[0])
+    kinds, numbers = reader.temperatures.apply(
+        kinds.reshape(len(chosen), each, -1).mean(axis=1),
+        numbers.reshape(len(chosen), each, -1).mean(axis=1),
+    )
+    out = list(answers)
+    firsts = recogniser.identify_embeddings(own)
+    threshold, retry, bars = recogniser.threshold, recogniser.retry_below, recogniser.bars
+    for n, first, k, m in zip(chosen, firsts, kinds, numbers, strict=True):
+        answer = decide(first, reading_from(k, m), None, threshold, retry, bars)
+        if answer.label is not None:
+            out[n] = replace(answer, how=f"looks: {answer.how or 'first look'}")
+    return out
