@@ -137,10 +137,10 @@ def ways(
     rule's (``printed_sure``, ``printed_bonus_below``) beside 85cdf4e's, with and without
     ``printed_anew``; and with ``corners``, da0d1ec's bars (``as now``) and the corner look at
     each ``corners_below``."""
-    off = 0.0  # the printed rule, not at 85cdf4e
+    off = 0.0  # the printed rule, not at 85cdf4e; the name with its number, not before 3ae3182
     out = {
-        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off),
-        NAMELESS: OcrBars(printed_sure=off),
+        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off, numbered_sure=off),
+        NAMELESS: OcrBars(printed_sure=off, numbered_sure=off),
     }
     out |= {
         f"printed {sure}{' anew' if anew else ''}, bonus below {below}": OcrBars(
