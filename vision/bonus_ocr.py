@@ -129,6 +129,16 @@ DEFAULT_PRINTED_BONUS_BELOW = 0.1
 # more of 2,602 photos right and none wrong, but the held-out photos gained no bonus tile,
 # lost one right answer and cost 1.4-1.5x the CPU (bench/vision/README.md, "corner").
 DEFAULT_CORNERS_BELOW = 0.0
+# A crop the gate put among the bonus tiles without telling which (UNREAD, NUMBER) is the
+# bonus tile whose name the text reads 0.02 plainly (under ``name_sure``) where the number it
+# reads best is that tile's and is read 0.9 plainly: sets lettered small in a corner leave
+# the name faint and the number plain. Chosen on photos of the calibration group with drawn
+# sets lettered in a corner (bench/vision/README.md, "name and number"): 16 of 5,010 photos
+# more named right, none wrong; the strictest bars within choose_bars.py's slack of the least
+# cost. That least cost named crops the gate could not place too (``numbered_between``), which
+# is off: within the slack without it.
+DEFAULT_NUMBERED_SURE = 0.02
+DEFAULT_NUMBERED_NUMBER = 0.9
 
 
 @dataclass(frozen=True)
@@ -148,6 +158,14 @@ class OcrReading:
         """The bonus tile it reads at least ``sure`` plainly, or None."""
         return self.kind if self.confidence >= sure else None
 
+    def numbered(self, sure: float, number_sure: float) -> str | None:
+        """The bonus tile whose name it reads at least ``sure`` plainly and whose number is
+        the number it reads best, at least ``number_sure`` plainly; None else (``sure`` 0:
+        never)."""
+        if sure == 0 or self.confidence < sure or self.number_confidence < number_sure:
+            return None
+        return self.kind if int(self.kind[1]) == self.number else None
+
 
 @dataclass(frozen=True)
 class OcrBars:
@@ -165,7 +183,11 @@ class OcrBars:
     plainly and no bonus name ``printed_bonus_below`` plainly (``printed_anew``: or the honour
     whose character is read that plainly, whichever honour or character tile the first look
     liked best); ``corners_below`` (0: off): where the three regions read no bonus name this
-    plainly, a photo's corners are read too (:meth:`BonusOcr.read`)."""
+    plainly, a photo's corners are read too (:meth:`BonusOcr.read`); ``numbered_sure`` (0:
+    off) and ``numbered_number``: a crop the gate put among the bonus tiles without telling
+    which is the tile whose name is read ``numbered_sure`` plainly where the number read
+    ``numbered_number`` plainly is that tile's (:meth:`OcrReading.numbered`);
+    ``numbered_between``: so is a crop the gate could not place."""
 
     name_sure: float = DEFAULT_NAME_SURE
     confirm_sure: float = DEFAULT_CONFIRM_SURE
@@ -177,10 +199,14 @@ class OcrBars:
     printed_bonus_below: float = DEFAULT_PRINTED_BONUS_BELOW
     printed_anew: bool = False
     corners_below: float = DEFAULT_CORNERS_BELOW
+    numbered_sure: float = DEFAULT_NUMBERED_SURE
+    numbered_number: float = DEFAULT_NUMBERED_NUMBER
+    numbered_between: bool = False
 
     def __post_init__(self) -> None:
         bars = ("name_sure", "confirm_sure", "nameless_below", "nameless_share")
-        for name in (*bars, "printed_sure", "printed_bonus_below", "corners_below"):
+        numbered = ("numbered_sure", "numbered_number")
+        for name in (*bars, "printed_sure", "printed_bonus_below", "corners_below", *numbered):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"OcrBars.{name} {getattr(self, name)}: not in 0-1")
         if self.min_width < 1:
@@ -210,7 +236,8 @@ def may_change(answer: Identity, bars: OcrBars | None = None) -> bool:
 def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None) -> Identity:
     """The gate's ``answer`` with the text recogniser's ``reading``: an abstention on the
     bonus side becomes the bonus tile whose name is read ``name_sure`` plainly (so does a
-    bonus tile named, with ``rename``); an abstention between the sides, the one read
+    bonus tile named, with ``rename``), or less plainly with its number read too
+    (``numbered_sure``, :meth:`OcrReading.numbered`); an abstention between the sides, the one read
     ``confirm_sure`` plainly, or, where no name is read (:func:`_nameless_other`), the suit or
     honour tile its first look plainly named; an abstention between the sides or on the other
     side, the honour or character tile its first look likes best whose print is read
@@ -225,6 +252,11 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
     # The other side's abstentions are only ever named by their print, never a bonus tile.
     other_side = answer.label is None and answer.why in OTHER_SIDE_UNSURE
     kind = None if other_side else reading.name(bars.confirm_sure if between else bars.name_sure)
+    how = "bonus: confirmed by its text" if between else "bonus: name read as text"
+    numbered_here = BONUS_SIDE_UNSURE + (BETWEEN_SIDES if bars.numbered_between else ())
+    if kind is None and answer.label is None and answer.why in numbered_here:
+        kind = reading.numbered(bars.numbered_sure, bars.numbered_number)
+        how = "bonus: name and number read as text"
     printed = None if kind is not None else _printed(answer, reading, bars)
     if printed is not None:
         return replace(
@@ -243,7 +275,7 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
         best=kind,
         confidence=reading.confidence,
         why=None,
-        how="bonus: confirmed by its text" if between else "bonus: name read as text",
+        how=how,
     )
 
 

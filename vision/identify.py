@@ -64,6 +64,7 @@ from vision.gate_reading import ReadAhead, read_gated, to_read
 from vision.halves import collect
 from vision.identity import DEFAULT_THRESHOLD, UNLIKE, UNSURE, Identity
 from vision.image import Image
+from vision.photo_looks import PhotoLooks, answered_from_views
 from vision.prototypes import PrototypeBank, split_kinds
 
 DEFAULT_MODEL_DIR = MODELS_DIR / "default"
@@ -139,6 +140,8 @@ class Recogniser:
     # could not place (None: none).
     bonus_ocr: BonusOcr | None = field(default_factory=default_bonus_ocr)
     ocr_bars: OcrBars = field(default_factory=OcrBars)
+    # Views of a photo wider than the scanner's cut looked at before abstaining on it.
+    photo_looks: PhotoLooks = field(default_factory=PhotoLooks)
     _banks_built: _Banks | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -258,7 +261,8 @@ class Recogniser:
         ahead = self._read_ahead(crops, first, helper)
         # While the second thread reads, this one looks again at the unsure crops alone.
         identities = self.second_look(crops, vectors, first, None if ahead else helper)
-        return self.bonus_look(crops, identities, vectors, helper, ahead)
+        answers = self.bonus_look(crops, identities, vectors, helper, ahead)
+        return answered_from_views(self, crops, answers, vectors)
 
     def _read_ahead(
         self, crops: Sequence[Image], first: list[Identity], helper: Executor | None

@@ -70,8 +70,11 @@ def at_the_cut(bars: OcrBars) -> OcrBars:
     print read) were chosen on single-tile photos wider than the cut; at the table camera's
     24-43 pixels the text recogniser reads little of most prints, and neither rule was
     measured there, so both stay off: only bonus names are read at the table, and never in a
-    cut's corners (``corners_below``: a corner of a cut is a few pixels)."""
-    return replace(bars, nameless_below=0.0, printed_sure=0.0, corners_below=0.0)
+    cut's corners (``corners_below``: a corner of a cut is a few pixels), nor faintly with
+    their number (``numbered_sure``, chosen on photos alone)."""
+    return replace(
+        bars, nameless_below=0.0, printed_sure=0.0, corners_below=0.0, numbered_sure=0.0
+    )
 
 
 @dataclass

@@ -8,6 +8,9 @@ kind group and set, with the abstentions by the rule that abstained (``Identity.
         [--confirm 0.5] [--nameless 0.02 0.05] [--shares 0.05 0.1] [--json out.json]
     .venv/bin/python bench/vision/photo_abstentions.py --group held-out --photos 4 ...
         [--printed 0.3 0.5] [--printed-bonus 0.1 0.5] [--corners 0.5 0.8] [--detail]
+    .venv/bin/python bench/vision/photo_abstentions.py --group calibration --drawn 40 \
+        --cornered 12 --only-now --looks shifts contrast shifts+scales+turns+contrast:read \
+        [--numbered 0.05 0.1] [--numbered-number 0.7 0.9] [--numbered-between]
 
 ``--group calibration`` is what choices are made on: a table enrolled from a mix of the
 training sets (3 crops a kind), each training set's photos of the kinds not enrolled from it
@@ -18,7 +21,12 @@ only, never chosen on.
 
 The ways: d88e47d's (``photos as before``: the nameless rule off), ``OcrBars.confirm_sure``
 at each of ``--confirm`` (0.8 at d88e47d), and the nameless rule (``OcrBars.nameless_below``,
-``nameless_share``) at each pair of ``--nameless`` and ``--shares``.
+``nameless_share``) at each pair of ``--nameless`` and ``--shares``; with ``--only-now``
+only d88e47d's and the bars as now. Then, each beside the bars as now (the abstentions they
+answer, by the rule that abstained): the views of vision/photo_looks.py looked at before
+abstaining (``--looks``: views joined by "+", ":embed" or ":read" for one network alone),
+and the bonus side's name read with its number (``OcrBars.numbered_sure`` at each of
+``--numbered`` with each ``--numbered-number``; ``--numbered-between``: between the sides too).
 """
 
 from __future__ import annotations
@@ -52,13 +60,16 @@ from identity_parts import (  # noqa: E402
 from vision.bonus_ocr import OcrBars  # noqa: E402
 from vision.embedder import Embedder  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, Identity, Recogniser  # noqa: E402
+from vision.photo_looks import PhotoLooks  # noqa: E402
 from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402
 
 PHOTO_WIDTHS = (64, 128)
 BEFORE = "photos as before"
 NAMELESS = "nameless rule (85cdf4e)"
-AS_NOW = "as now (da0d1ec)"
+AS_NOW = "as now"
+# The bars before the name read with its number (OcrBars.numbered_sure).
+BASE = "fee24b0's bars"
 # The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n).
 CORNERED_FROM = 60
 
@@ -126,10 +137,10 @@ def ways(
     rule's (``printed_sure``, ``printed_bonus_below``) beside 85cdf4e's, with and without
     ``printed_anew``; and with ``corners``, da0d1ec's bars (``as now``) and the corner look at
     each ``corners_below``."""
-    off = 0.0  # the printed rule, not at 85cdf4e
+    off = 0.0  # the printed rule, not at 85cdf4e; the name with its number, not before 3ae3182
     out = {
-        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off),
-        NAMELESS: OcrBars(printed_sure=off),
+        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off, numbered_sure=off),
+        NAMELESS: OcrBars(printed_sure=off, numbered_sure=off),
     }
     out |= {
         f"printed {sure}{' anew' if anew else ''}, bonus below {below}": OcrBars(
@@ -156,15 +167,18 @@ def ways(
     return out
 
 
-def named(photos: Photos, bars: OcrBars) -> tuple[list[Identity], float]:
-    """Every photo's answer, each recogniser naming its own photos in one call, and the
-    thread CPU a photo."""
+def named(
+    photos: Photos, bars: OcrBars, looks: PhotoLooks | None = None
+) -> tuple[list[Identity], float]:
+    """Every photo's answer, each recogniser naming its own photos in one call (``looks``:
+    with those views looked at before abstaining; else none), and the thread CPU a photo."""
     answers: list[Identity | None] = [None] * len(photos.crops)
     start = time.thread_time()
     for by in {id(r): r for r in photos.named_by}.values():
         mine = [n for n, r in enumerate(photos.named_by) if r is by]
         way = copy.copy(by)
         way.ocr_bars = bars
+        way.photo_looks = looks or PhotoLooks()
         for n, answer in zip(mine, way.identify([photos.crops[n] for n in mine]), strict=True):
             answers[n] = answer
     ms = 1000 * (time.thread_time() - start) / len(photos.crops)
@@ -200,6 +214,46 @@ def changed(photos: Photos, before: list[Identity], after: list[Identity]) -> di
         was, now = outcome(b.label, truth), outcome(a.label, truth)
         if was != now:
             moves[f"{was} -> {now}"] += 1
+    return dict(moves)
+
+
+def looks_ways(specs: list[str]) -> dict[str, PhotoLooks]:
+    """Each ``--looks`` spec as a way: views joined by "+", then ":embed" or ":read" for the
+    first look or the reader alone (both by default)."""
+    out = {}
+    for spec in specs:
+        views, _, who = spec.partition(":")
+        if who not in ("", "embed", "read"):
+            raise SystemExit(f"--looks {spec}: after ':' give embed or read, not {who!r}")
+        looks = PhotoLooks(tuple(views.split("+")), embed=who != "read", read=who != "embed")
+        out[f"looks {spec}"] = looks
+    return out
+
+
+def numbered_ways(
+    names: list[float], numbers: list[float], between: bool = False
+) -> dict[str, OcrBars]:
+    """As now, with the bonus side's name read with its number (``OcrBars.numbered_sure``,
+    ``numbered_number``) at each pair of bars; ``between``: and between the sides too."""
+    where = ", between the sides too" if between else ""
+    return {
+        f"numbered {sure}, number {number}{where}": OcrBars(
+            numbered_sure=sure, numbered_number=number, numbered_between=between
+        )
+        for sure in names
+        for number in numbers
+    }
+
+
+def named_again(photos: Photos, now: list[Identity], after: list[Identity]) -> dict[str, int]:
+    """The abstentions of ``now`` that ``after`` answers, by the rule that abstained and how
+    they came out."""
+    moves: collections.Counter[str] = collections.Counter()
+    for b, a, truth in zip(now, after, photos.truth, strict=True):
+        if b.label is None and a.label is not None:
+            moves[f"{b.why} ({b.how or 'not gated'}) -> {outcome(a.label, truth)}"] += 1
+        elif b.label != a.label:
+            moves[f"{outcome(b.label, truth)} -> {outcome(a.label, truth)}"] += 1
     return dict(moves)
 
 
@@ -253,11 +307,25 @@ def main() -> int:
     parser.add_argument(
         "--detail",
         action="store_true",
-        help="85cdf4e's abstentions and crossings: kind, looks and text",
+        help="85cdf4e's and as now's abstentions and crossings: kind, looks and text",
     )
     parser.add_argument(
         "--corners", type=float, nargs="*", default=[], help="corners_below (the corner look)"
     )
+    parser.add_argument(
+        "--looks",
+        nargs="*",
+        default=[],
+        help="views looked at before abstaining, e.g. shifts+scales or contrast:read",
+    )
+    parser.add_argument("--numbered", type=float, nargs="*", default=[], help="numbered_sure")
+    parser.add_argument(
+        "--numbered-number", type=float, nargs="*", default=[0.9], help="numbered_number"
+    )
+    parser.add_argument(
+        "--numbered-between", action="store_true", help="numbered_between (with --numbered)"
+    )
+    parser.add_argument("--only-now", action="store_true", help="no ways but as now and --looks")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.group == "held-out":
@@ -269,17 +337,45 @@ def main() -> int:
     chosen = ways(
         args.confirm, args.nameless, args.shares, args.printed, args.printed_bonus, args.corners
     )
+    if args.only_now:
+        chosen = {BEFORE: chosen[BEFORE]}
+    chosen[BASE] = OcrBars(numbered_sure=0.0)
+    chosen[AS_NOW] = OcrBars()
+    now: list[Identity] = []
+    base: list[Identity] = []
     for way, bars in chosen.items():
         answers, ms = named(photos, bars)
         row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+        if way == BASE:
+            base = answers
+        if way == AS_NOW:
+            now = answers
+            row["moved from fee24b0's bars"] = named_again(photos, base, answers)
         if way == BEFORE:
             first = answers
-        if way == NAMELESS and args.detail:
+        if way == NAMELESS and args.detail and not args.only_now:
             report["85cdf4e's abstentions and crossings"] = abstentions_read(photos, answers)
         else:
             row["moved from before"] = changed(photos, first, answers)
+        if way == AS_NOW and args.detail:
+            report["as now: abstentions and crossings"] = abstentions_read(photos, answers)
         report["ways"][way] = row
         print(way, json.dumps(row["outcomes"]["all"]), f"{ms:.1f} ms", flush=True)
+    for way, looks in looks_ways(args.looks).items():
+        answers, ms = named(photos, OcrBars(), looks)
+        row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+        row["moved from as now"] = named_again(photos, now, answers)
+        report["ways"][way] = row
+        print(way, json.dumps(row["outcomes"]["all"]), f"{ms:.1f} ms", flush=True)
+        print("  ", json.dumps(row["moved from as now"]), flush=True)
+    numbered = numbered_ways(args.numbered, args.numbered_number, args.numbered_between)
+    for way, bars in numbered.items():
+        answers, ms = named(photos, bars)
+        row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+        row["moved from as now"] = named_again(photos, now, answers)
+        report["ways"][way] = row
+        print(way, json.dumps(row["outcomes"]["all"]), f"{ms:.1f} ms", flush=True)
+        print("  ", json.dumps(row["moved from as now"]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0

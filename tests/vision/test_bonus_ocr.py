@@ -131,8 +131,8 @@ def test_the_bonus_side_takes_the_name_read() -> None:
     # A bonus tile the gate named is renamed only when asked to.
     assert with_ocr(first("F1"), READ_F3).label == "F1"
     assert with_ocr(first("F1"), READ_F3, OcrBars(rename=True)).label == "F3"
-    # Read less plainly than the bar: the gate's answer stands.
-    faint = OcrReading("F3", 0.3, 3, 0.9)
+    # Read less plainly than the bar, its number not plainly its own: the gate's answer stands.
+    faint = OcrReading("F3", 0.3, 3, 0.6)
     assert with_ocr(first(None, NUMBER), faint).label is None
     assert with_ocr(first("F1"), faint, OcrBars(rename=True)).label == "F1"
 
@@ -305,6 +305,8 @@ def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
         ({"nameless_share": -1.0}, "OcrBars.nameless_share -1.0: not in 0-1"),
         ({"printed_sure": 2.0}, "OcrBars.printed_sure 2.0: not in 0-1"),
         ({"printed_bonus_below": -0.5}, "OcrBars.printed_bonus_below -0.5: not in 0-1"),
+        ({"numbered_sure": 1.2}, "OcrBars.numbered_sure 1.2: not in 0-1"),
+        ({"numbered_number": -0.2}, "OcrBars.numbered_number -0.2: not in 0-1"),
     ],
 )
 def test_bars_out_of_range_are_named(bars: dict[str, float], wrong: str) -> None:
@@ -420,3 +422,39 @@ def test_the_corner_look_names_abstentions_through_read_text(ocr: BonusOcr) -> N
 def test_the_corner_bar_must_be_a_probability() -> None:
     with pytest.raises(ValueError, match="corners_below"):
         OcrBars(corners_below=1.5)
+
+
+NUMBERED_ON = OcrBars(numbered_sure=0.1, numbered_number=0.9)
+
+
+@pytest.mark.parametrize("why", [UNREAD, NUMBER])
+def test_the_bonus_side_takes_a_faint_name_whose_number_is_read(why: str) -> None:
+    answer = with_ocr(first(None, why), OcrReading("S2", 0.2, 2, 0.95), NUMBERED_ON)
+    assert (answer.label, answer.how) == ("S2", "bonus: name and number read as text")
+    off = OcrBars(numbered_sure=0.0)
+    assert with_ocr(first(None, why), OcrReading("S2", 0.2, 2, 0.95), off).label is None
+    # By default the number read 0.9 plainly lets a name read 0.02 plainly stand.
+    assert with_ocr(first(None, why), OcrReading("S2", 0.03, 2, 0.9)).label == "S2"
+    assert with_ocr(first(None, why), OcrReading("S2", 0.01, 2, 0.9)).label is None
+
+
+@pytest.mark.parametrize(
+    "reading",
+    [
+        OcrReading("S2", 0.2, 3, 0.95),  # another number
+        OcrReading("S2", 0.2, 2, 0.6),  # the number read faintly
+        OcrReading("S2", 0.05, 2, 0.95),  # the name fainter than the bar
+    ],
+)
+def test_a_faint_name_needs_its_own_number_read_plainly(reading: OcrReading) -> None:
+    assert with_ocr(first(None, UNREAD), reading, NUMBERED_ON).label is None
+
+
+@pytest.mark.parametrize("why", [SIDES, DOUBTED])
+def test_a_faint_name_with_its_number_places_no_crop_between_the_sides(why: str) -> None:
+    reading = OcrReading("S2", 0.2, 2, 0.95)
+    assert with_ocr(doubted("S2", why, 0.4, 0.6), reading, NUMBERED_ON).label is None
+    between = OcrBars(numbered_sure=0.1, numbered_number=0.9, numbered_between=True)
+    assert with_ocr(doubted("S2", why, 0.4, 0.6), reading, between).label == "S2"
+    # The other side's abstentions are never made bonus tiles by it.
+    assert with_ocr(first(None, UNSURE), reading, between).label is None

@@ -19,12 +19,15 @@ from photo_abstentions import (
     abstentions_read,
     calibration,
     changed,
+    looks_ways,
+    numbered_ways,
     tabulate,
     ways,
 )
 
 from vision.bonus_ocr import OcrBars
 from vision.identity import DOUBTED, SIDES, Identity
+from vision.photo_looks import PhotoLooks
 
 
 def photos(truth: list[str]) -> Photos:
@@ -59,8 +62,8 @@ def test_only_answers_that_moved_are_counted() -> None:
 
 def test_the_first_ways_are_d88e47d_and_85cdf4e() -> None:
     every = ways([0.5], [0.02], [0.05, 0.1], [0.9], [0.1, 0.5])
-    assert every[BEFORE] == OcrBars(nameless_below=0.0, printed_sure=0.0)
-    assert every[NAMELESS] == OcrBars(printed_sure=0.0)
+    assert every[BEFORE] == OcrBars(nameless_below=0.0, printed_sure=0.0, numbered_sure=0.0)
+    assert every[NAMELESS] == OcrBars(printed_sure=0.0, numbered_sure=0.0)
     assert every["nameless below 0.02, share 0.1"].nameless_share == 0.1
     assert every["nameless below 0.02, share 0.1"].printed_sure == 0.0
     printed = every["printed 0.9, bonus below 0.5"]
@@ -90,3 +93,19 @@ def test_the_detail_lists_abstentions_and_crossings_only() -> None:
     rows = abstentions_read(shot, answers)
     assert [(r["truth"], r["named"]) for r in rows] == [("F1", "5B"), ("RD", None)]
     assert rows[1]["why"] == f"{DOUBTED} (doubted)"
+
+
+def test_a_looks_spec_names_its_views_and_networks() -> None:
+    ways_of = looks_ways(["shifts+contrast:read", "turns"])
+    assert ways_of["looks shifts+contrast:read"] == PhotoLooks(("shifts", "contrast"), embed=False)
+    assert ways_of["looks turns"] == PhotoLooks(("turns",))
+    with pytest.raises(SystemExit, match="give embed or read"):
+        looks_ways(["shifts:both"])
+
+
+def test_numbered_ways_are_each_pair_of_bars() -> None:
+    pairs = numbered_ways([0.05, 0.1], [0.9], between=True)
+    assert pairs["numbered 0.1, number 0.9, between the sides too"] == OcrBars(
+        numbered_sure=0.1, numbered_number=0.9, numbered_between=True
+    )
+    assert len(pairs) == 2

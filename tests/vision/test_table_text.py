@@ -268,3 +268,9 @@ def _far(tile: TilePlacement | TileSeen, spot: Found) -> float:
 def test_the_cut_is_never_read_at_its_corners() -> None:
     # The corner look was chosen on photos wider than the cut; the table's bars keep it off.
     assert at_the_cut(OcrBars(corners_below=0.8)).corners_below == 0.0
+
+
+def test_the_cut_takes_no_faint_name_by_its_number() -> None:
+    # Chosen on photos wider than the cut: the table's bars keep it off.
+    assert at_the_cut(OcrBars()).numbered_sure == 0.0
+    assert OcrBars().numbered_sure > 0
