@@ -144,6 +144,8 @@ def answered_from_views(
     (:func:`decide` on the views' first look and reading); the rest as they were.
     ``vectors``: the crops' own."""
     looks, reader = recogniser.photo_looks, recogniser.bonus_reader
+    if not looks.views:  # off (the default): the scan's answers are not walked at all
+        return answers
     chosen = picked(looks, crops, answers)
     if not chosen or reader is None:
         return answers
