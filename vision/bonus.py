@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.crops import CROP_H, CROP_W, normalise_crop
 from vision.embedder import (
     MODELS_DIR,
     Forward,
     ModelError,
     _dnn_forward,
     _ort_forward,
+    both_ways_up,
     quantised_path,
 )
 from vision.image import Image
@@ -192,12 +192,8 @@ class BonusReader:
         ways up (a tile may lie either way) and the two averaged; no temperature."""
         if not crops:
             return np.zeros((0, len(READ_KINDS)), np.float32), np.zeros((0, 4), np.float32)
-        chunk = np.stack([_input_crop(c) for c in crops])
-        n = len(chunk)
-        blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
-        blob[:n] = chunk.transpose(0, 3, 1, 2)
-        blob[n:] = chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)
-        out = self._forward(blob).reshape(2 * n, -1)
+        n = len(crops)
+        out = self._forward(both_ways_up(crops)).reshape(2 * n, -1)
         probs = np.asarray((out[:n] + out[n:]) / 2, np.float32)
         return probs[:, : len(READ_KINDS)], probs[:, len(READ_KINDS) :]
 
@@ -270,9 +266,3 @@ def readings_from(kind_p: np.ndarray, number_p: np.ndarray) -> list[BonusReading
         )
         for ki, kc, mi, mc, bp, bi, bs, fl, gs, ji, js in columns
     ]
-
-
-def _input_crop(crop: Image) -> Image:
-    if crop.shape == (CROP_H, CROP_W, 3) and crop.dtype == np.uint8:
-        return crop
-    return normalise_crop(crop)

@@ -1,6 +1,6 @@
 """The second looks' per-crop work done for all crops at once gives exactly what it gave crop
-by crop: the bonus reader's readings from its probabilities, and the shifted copies a crop
-is looked at again through. The references are the crop-by-crop versions they replaced."""
+by crop: the bonus reader's readings from its probabilities, its input, and the shifted
+copies a crop is looked at again through. The references are the versions they replaced."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from vision.bonus import (
 )
 from vision.calibration import calibrate
 from vision.crops import normalise_crop
-from vision.embedder import Embedder, shifted, shifted_all, unit
+from vision.embedder import Embedder, both_ways_up, shifted, shifted_all, unit
 from vision.finder import find, tile_crops
 from vision.image import Image
 
@@ -137,3 +137,15 @@ def test_the_vectors_through_shifted_copies_are_those_of_each_crops_warped_copie
     assert np.array_equal(
         embedder.embed(mixed, shift_px=3), reference_embed_shifted(embedder, mixed, 3, None)
     )
+
+
+def test_the_readers_input_is_each_crop_both_ways_up_as_it_was(scanned_crops: list[Image]) -> None:
+    """The bonus reader's input, now the embedding's (planes cast from OpenCV's split), is
+    the one it made with numpy's transposing casts, photos brought to the network's size."""
+    photo = np.asarray(np.random.default_rng(5).integers(0, 256, (100, 80, 3)), np.uint8)
+    crops = [*scanned_crops, photo]
+    chunk = np.stack([normalise_crop(c) for c in crops])
+    expected = np.concatenate(
+        [chunk.transpose(0, 3, 1, 2), chunk[:, ::-1, ::-1].transpose(0, 3, 1, 2)]
+    ).astype(np.float32)
+    assert np.array_equal(both_ways_up(crops), expected)
