@@ -88,7 +88,7 @@ def _threads() -> list[str]:
     for task in sorted(os.listdir("/proc/self/task")):
         try:
             names.append(Path(f"/proc/self/task/{task}/comm").read_text().strip())
-        except FileNotFoundError:  # ended meanwhile (a scanner's thread, closed)
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile (a scanner's thread)
             continue
     return names
 
