@@ -102,7 +102,7 @@ def _middle_colours(colours: NDArray[np.float32]) -> NDArray[np.float32]:
 def _median_body(colours: NDArray[np.float32]) -> NDArray[np.float32]:
     """:func:`body_of` of the faces' colours (:func:`_face_colours`): per channel, the
     median of the tiles' middle colours, as ``np.median(..., axis=0)`` gives it (the two
-    middle values' mean in single precision), without its overhead (a tenth of the time)."""
+    middle values' mean in single precision), without its per-call overhead."""
     middle = _middle_colours(colours)
     half = len(middle) // 2
     if len(middle) % 2:
