@@ -292,7 +292,9 @@ class Scanner:
     ) -> tuple[ScanResult, Cloth, NDArray[np.float32] | None]:
         top, cloth = flat.top, flat.cloth
         on_tiles = None if ahead is None else ahead.add
-        found = find(frame, self.calibration, top, cloth, on_tiles, flat.mask, flat.grey)
+        found = find(
+            frame, self.calibration, top, cloth, on_tiles, flat.mask, flat.grey, flat.outlines
+        )
         tiles = [f for f in found if f.kind == "tile"]
         result = ScanResult()
         # The dice and obstructions first: the other side finishes its runs meanwhile.

@@ -36,6 +36,7 @@ ARTS = ("kde-traditional", "xmj-real", "gnome-smooth")
 STAGES = (
     ("finding", "find", ("finding",)),
     ("finding", "cloth_mask", ("finding",)),
+    ("finding", "cloth_mask_outlined", ("finding",)),  # cloth_mask with the blobs' outlines
     ("cloth", "boxes_near", ("cloth",)),
     ("finding", "blobs_of", ("finding",)),
     ("finding", "_blobs_found", ("finding",)),

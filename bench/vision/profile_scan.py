@@ -88,7 +88,7 @@ def _threads() -> list[str]:
     for task in sorted(os.listdir("/proc/self/task")):
         try:
             names.append(Path(f"/proc/self/task/{task}/comm").read_text().strip())
-        except FileNotFoundError:  # ended meanwhile (a scanner's thread, closed)
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile (a scanner's thread)
             continue
     return names
 
@@ -152,7 +152,9 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
         wrap(on_cloth, "fine_mask", "cloth mask")
         if hasattr(on_cloth, "cloth_canvas"):  # the cloth's colour laid, on either thread
             wrap(on_cloth, "cloth_canvas", "cloth laid")
-    wrap(finding_module, "cloth_mask", "cloth mask")
+    for name in ("cloth_mask", "cloth_mask_outlined"):  # by revision, the mask find makes
+        if hasattr(finding_module, name):
+            wrap(finding_module, name, "cloth mask")
     wrap(finding_module, "blobs_of", "blobs")
     wrap(finding_module, "_look", "looks (dice)")
     wrap(finding_module, "blob_rects", "rectangles")

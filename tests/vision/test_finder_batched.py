@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 
 from vision.calibration import calibrate
 from vision.finder import cloth_mask, cutting, rectify
-from vision.finder.blobs import blobs_of
+from vision.finder.blobs import blobs_of, cleared_outlines
 from vision.finder.found import rect_axes
-from vision.finder.seams import cut_strip, seam_profile
+from vision.finder.seams import column_percentile, cut_strip, seam_profile
 from vision.finder.split import blob_rect, one_row_deep
 from vision.finder.strips import cut_strips, runs_of, seam_profiles
+from vision.stats import percentile
 from vision.synth.render import Rendered
 
 from .conftest import hand_laid_out, rendered_table
@@ -91,3 +92,52 @@ def test_strips_cut_at_once_are_each_rows_own_strip_and_profile() -> None:
             mine = (begins >= lines.start) & (begins < lines.stop)
             assert list(begins[mine] - lines.start) == list(np.flatnonzero(edges == 1))
             assert list(ends[mine] - lines.start) == list(np.flatnonzero(edges == -1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    size=st.tuples(st.integers(1, 60), st.integers(1, 60)),
+    fill=st.floats(0.1, 0.9),
+    opened=st.booleans(),
+    boxes=st.lists(
+        st.tuples(st.integers(-8, 60), st.integers(-8, 60), st.integers(0, 25), st.integers(0, 25)),
+        max_size=4,
+    ),
+)
+def test_outlines_left_by_clearing_boxes_are_those_of_the_cleared_mask(
+    seed: int,
+    size: tuple[int, int],
+    fill: float,
+    opened: bool,
+    boxes: list[tuple[int, int, int, int]],
+) -> None:
+    rng = np.random.default_rng(seed)
+    mask = np.where(rng.random(size) < fill, 255, 0).astype(np.uint8)
+    if opened:  # blobs with holes, as the cloth's mask has before it is filled
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    before, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cleared = [(x, y, x + w, y + h) for x, y, w, h in boxes]
+    for x0, y0, x1, y1 in cleared:
+        mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
+    after, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    left = cleared_outlines([np.asarray(o, np.int32) for o in before], mask, cleared)
+    # The same outlines, point by point from the same first point (blobs_of orders them).
+    assert sorted(o.tobytes() for o in left) == sorted(o.tobytes() for o in after)
+    assert [b[1] for b in blobs_of(mask, 0, left)] == [b[1] for b in blobs_of(mask, 0)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.tuples(st.integers(1, 200), st.integers(1, 80)),
+    q=st.sampled_from([0.0, 50.0, 75.0, 90.0, 95.0, 100.0]),
+)
+def test_column_percentiles_by_sorting_are_those_by_partitioning(
+    seed: int, shape: tuple[int, int], q: float
+) -> None:
+    values = np.random.default_rng(seed).integers(0, 256, shape).astype(np.uint8)
+    got = column_percentile(values, q)
+    assert got.dtype == np.float64
+    assert np.array_equal(got, percentile(values, q))
+    assert np.array_equal(got, np.percentile(values, q, axis=0))

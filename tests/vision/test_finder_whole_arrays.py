@@ -173,6 +173,12 @@ def test_faces_looked_at_at_once_are_each_tiles_own(seed: int, count: int) -> No
     colours = body._face_colours(top, tiles)
     assert np.array_equal(colours, _face_colours_tile_by_tile(top, tiles))
     assert np.array_equal(body._body_colours(top, tiles), np.median(colours, axis=1))
+    # The set's body from them: numpy's median of the tiles' colours, odd and even counts.
+    for some in (colours, colours[1:]):
+        if len(some):
+            expected = np.asarray(np.median(body._middle_colours(some), axis=0), np.float32)
+            got = body._median_body(some)
+            assert got.dtype == np.float32 and np.array_equal(got, expected)
 
 
 def test_a_rectangles_shared_axes_cannot_be_written_to() -> None:

@@ -34,6 +34,7 @@ from vision.finder import (
     tile_crops,
     tile_quads,
 )
+from vision.finder.cloth import Outlined
 from vision.finder.crops import corners_mm, corners_mm_of
 from vision.finder.found import Found
 from vision.finder.outline import every_pixel
@@ -112,6 +113,26 @@ def reference_cloth_mask(
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
     return np.asarray(mask, np.uint8)
+
+
+def _outer_outlines(mask: NDArray[np.uint8]) -> list[NDArray[np.int32]]:
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return [np.asarray(o, np.int32) for o in outlines]
+
+
+def reference_cloth_mask_outlined(
+    top: NDArray[np.uint8], cloth: finder.Cloth | None = None, origin: tuple[int, int] = (0, 0)
+) -> Outlined:
+    """:func:`reference_cloth_mask` and its outer outlines, found on the finished mask."""
+    mask = reference_cloth_mask(top, cloth, origin)
+    return Outlined(mask, _outer_outlines(mask))
+
+
+def reference_cleared_outlines(
+    outlines: Any, mask: NDArray[np.uint8], boxes: list[tuple[int, int, int, int]]
+) -> list[NDArray[np.int32]]:
+    """The outer outlines of the mask with the boxes cleared, found on the whole mask again."""
+    return _outer_outlines(mask)
 
 
 def reference_cloth(top: NDArray[np.uint8], geometry: TableGeometry | None = None) -> finder.Cloth:
@@ -378,6 +399,11 @@ def test_every_nth_pixel_flattened_alone_is_that_of_the_whole_table(
         assert np.array_equal(first, top[: 299 * 3 : 3, : 300 * 3 : 3])
 
 
+def _as_bytes(outlines: Any) -> list[bytes]:
+    """Outlines compared point by point, in any order."""
+    return sorted(np.asarray(o, np.int32).tobytes() for o in outlines)
+
+
 def test_flattened_near_what_lies_on_the_cloth_gives_the_whole_tables_cloth_and_mask(
     table: Rendered, jade_on_red: Rendered
 ) -> None:
@@ -394,6 +420,10 @@ def test_flattened_near_what_lies_on_the_cloth_gives_the_whole_tables_cloth_and_
         if brighter:
             assert np.array_equal(flat.cloth.brighter, cloth.brighter)
         assert np.array_equal(flat.mask, finder.cloth_mask(top, cloth))
+        # The outlines found in making the mask are its blobs' outer outlines, holes filled.
+        assert flat.outlines is not None
+        outer, _ = cv2.findContours(flat.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        assert _as_bytes(flat.outlines) == _as_bytes(outer)
         # Every pixel the mask marks, with MARGIN - 3 around it (the boxes reach 3 beyond).
         near = cv2.dilate(flat.mask, np.ones((2 * on_cloth.MARGIN - 5,) * 2, np.uint8)) > 0
         assert np.array_equal(flat.top[near], top[near])
@@ -481,7 +511,8 @@ def test_find_is_what_the_reference_computations_find(
     whole top-down image."""
     cal = calibrate(table.image, table.geometry)
     fast = find(table.image, cal)
-    monkeypatch.setattr(finding, "cloth_mask", reference_cloth_mask)
+    monkeypatch.setattr(finding, "cloth_mask_outlined", reference_cloth_mask_outlined)
+    monkeypatch.setattr(finding, "cleared_outlines", reference_cleared_outlines)
     monkeypatch.setattr(cutting, "partition_many", reference_partition_many)
     monkeypatch.setattr(cutting, "partition_laid", reference_partition_laid)
     assert fast == find(table.image, cal, rectify(table.image, cal))

@@ -4,6 +4,8 @@ order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -16,15 +18,22 @@ from .found import Box
 Blob = tuple[NDArray[np.int32], tuple[int, int, int, int], NDArray[np.uint8]]
 
 
-def blobs_of(mask: NDArray[np.uint8], min_area: float) -> list[Blob]:
+def blobs_of(
+    mask: NDArray[np.uint8],
+    min_area: float,
+    outlines: Sequence[NDArray[np.int32]] | None = None,
+) -> list[Blob]:
     """The mask's 8-connected blobs in the order connected-component labelling numbers
     them: each blob's outline, bounding box and pixels within that box (1 where the blob
-    is). Blobs whose box is smaller than ``min_area`` are left out.
+    is). Blobs whose box is smaller than ``min_area`` are left out. ``outlines``: the
+    mask's outer outlines, where known (:func:`cleared_outlines`).
 
     Outlines rather than labelling: every blob has one outer outline, which starts at its
     first pixel; the outline filled, less any hole in the mask, is the blob (the tests check
     both against the labelling), at a fraction of a labelling's cost."""
-    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if outlines is None:
+        found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        outlines = [np.asarray(outline, np.int32) for outline in found]
     blobs: list[Blob] = []
     for outline in outlines:
         x, y, w, h = cv2.boundingRect(outline)
@@ -34,9 +43,38 @@ def blobs_of(mask: NDArray[np.uint8], min_area: float) -> list[Blob]:
         cv2.drawContours(pixels, [outline], -1, 1, -1, offset=(-x, -y))
         # Less any hole: 1 only where the mask is set (the smaller of 1 and the mask's value).
         cv2.min(pixels, mask[y : y + h, x : x + w], dst=pixels)
-        blobs.append((np.asarray(outline, np.int32), (x, y, w, h), pixels))
+        blobs.append((outline, (x, y, w, h), pixels))
     blobs.sort(key=_label_order)
     return blobs
+
+
+def cleared_outlines(
+    outlines: Sequence[NDArray[np.int32]], mask: NDArray[np.uint8], boxes: list[Box]
+) -> list[NDArray[np.int32]]:
+    """The outer outlines of ``mask`` with ``boxes`` cleared in it (set to 0 since), from
+    its outer outlines before (``outlines``), as ``cv2.findContours`` would give them: a
+    blob whose bounding box meets no cleared box is as it was; what is left of any other is
+    outlined again, alone (a blob's outline depends on its own pixels only), at the cost of
+    its box rather than of the whole mask."""
+    rows, cols = mask.shape
+    cleared = [(max(0, x0), max(0, y0), min(cols, x1), min(rows, y1)) for x0, y0, x1, y1 in boxes]
+    kept: list[NDArray[np.int32]] = []
+    for outline in outlines:
+        x, y, w, h = cv2.boundingRect(outline)
+        if not any(x0 < x + w and x < x1 and y0 < y + h and y < y1 for x0, y0, x1, y1 in cleared):
+            kept.append(outline)
+            continue
+        # The blob's pixels left (its outline filled, less the mask's zeros), with a pixel of
+        # nothing round them.
+        pixels = np.zeros((h + 2, w + 2), np.uint8)
+        cv2.drawContours(pixels, [outline], -1, 255, -1, offset=(1 - x, 1 - y))
+        inner = pixels[1:-1, 1:-1]
+        np.minimum(inner, mask[y : y + h, x : x + w], out=inner)
+        parts, _ = cv2.findContours(
+            pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x - 1, y - 1)
+        )
+        kept += [np.asarray(part, np.int32) for part in parts]
+    return kept
 
 
 def _label_order(blob: Blob) -> tuple[int, int]:

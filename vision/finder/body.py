@@ -46,13 +46,17 @@ def rows_or_obstruction(
         # Few tiles elsewhere (a table of nothing but deep discard rows): the rows' own
         # pieces, several blobs of them, give the body colour, which a hand alone does not.
         known += [f for pieces, _ in deep for f in pieces]
-    if len(known) >= 3:
-        body = body_of(top, known)
-    elif body is None:
+    if len(known) < 3 and body is None:
         return [obstruction for _, obstruction in deep]
+    # The known tiles' faces and every blob's pieces looked at in one pass (each tile's
+    # points are its own), then the pieces counted blob by blob.
+    told = known if len(known) >= 3 else []
+    colours = _face_colours(top, told + [f for pieces, _ in deep for f in pieces])
+    if told:
+        body = _median_body(colours[: len(told)])
+    assert body is not None
+    far_each = _points_near(colours[len(told) :], body) < _BODY_POINTS
     out: list[Found] = []
-    # Every blob's pieces looked at in one pass, then counted blob by blob.
-    far_each = _body_points(top, [f for pieces, _ in deep for f in pieces], body) < _BODY_POINTS
     first = 0
     for pieces, obstruction in deep:
         far = int(far_each[first : first + len(pieces)].sum())
@@ -86,9 +90,25 @@ def _face_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
 def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
     """Per tile, the median colour of its face's points: mostly the tile's body (the
     engraving covers well under half a face), so alike for every tile of a set."""
+    return _middle_colours(_face_colours(top, tiles))
+
+
+def _middle_colours(colours: NDArray[np.float32]) -> NDArray[np.float32]:
+    """:func:`_body_colours` of the faces' colours (:func:`_face_colours`)."""
     # 25 points a face: the median is the middle one (as np.median, without its overhead).
-    middle = np.partition(_face_colours(top, tiles), 12, axis=1)[:, 12]
-    return np.asarray(middle, np.float32)
+    return np.asarray(np.partition(colours, 12, axis=1)[:, 12], np.float32)
+
+
+def _median_body(colours: NDArray[np.float32]) -> NDArray[np.float32]:
+    """:func:`body_of` of the faces' colours (:func:`_face_colours`): per channel, the
+    median of the tiles' middle colours, as ``np.median(..., axis=0)`` gives it (the two
+    middle values' mean in single precision), without its per-call overhead."""
+    middle = _middle_colours(colours)
+    half = len(middle) // 2
+    if len(middle) % 2:
+        return np.asarray(np.partition(middle, half, axis=0)[half], np.float32)
+    part = np.partition(middle, (half - 1, half), axis=0)
+    return np.asarray((part[half - 1] + part[half]) / np.float32(2), np.float32)
 
 
 def _colour_distance(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -97,11 +117,11 @@ def _colour_distance(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[
     return np.asarray(diff[..., 1] + diff[..., 2] + diff[..., 0] / 3, np.float32)
 
 
-def _body_points(top: Image, tiles: list[Found], body: NDArray[np.float32]) -> NDArray[np.int64]:
-    """Per tile, how many of its face's points show the set's body colour (``body``): a tile
-    shows its body between and around the engraving, however much ink it carries; a piece
-    of a hand shows none."""
-    distance = _colour_distance(_face_colours(top, tiles), body)
+def _points_near(colours: NDArray[np.float32], body: NDArray[np.float32]) -> NDArray[np.int64]:
+    """Per tile (its face's colours, :func:`_face_colours`), how many of its points show the
+    set's body colour (``body``): a tile shows its body between and around the engraving,
+    however much ink it carries; a piece of a hand shows none."""
+    distance = _colour_distance(colours, body)
     return np.asarray((distance < _BODY_NEAR).sum(axis=1), np.int64)
 
 
@@ -136,4 +156,4 @@ def body_of(top: Image, known: list[Found]) -> NDArray[np.float32]:
     rows: their median face colour. One colour: a set's faces share one body. (A set framed
     in several colours, as kde-alphabet's, loses rows to it; taking every colour three tiles
     share, 4 of 48 rendered hands over the table went unseen, against 1.)"""
-    return np.asarray(np.median(_body_colours(top, known), axis=0), np.float32)
+    return _median_body(_face_colours(top, known))

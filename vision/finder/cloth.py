@@ -4,11 +4,11 @@ lies on it (looked at coarse first, then at full resolution near what that found
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -186,6 +186,13 @@ def cloth_mask(
     (``cloth``: given, for a part of the table whose first pixel is ``origin`` of the whole);
     light changes its brightness more than its hue, so brightness counts for less, except
     where a pixel is clearly brighter than the cloth around it."""
+    return cloth_mask_outlined(top, cloth, origin).mask
+
+
+def cloth_mask_outlined(
+    top: Image, cloth: Cloth | None = None, origin: tuple[int, int] = (0, 0)
+) -> Outlined:
+    """:func:`cloth_mask`, with the outer outlines of its blobs (:func:`fine_mask`)."""
     cloth = cloth_of(top) if cloth is None else cloth
     rows, cols = top.shape[:2]
     boxes = []
@@ -254,16 +261,26 @@ def edge_boxes(rows: int, cols: int) -> list[Box]:
     ]
 
 
+class Outlined(NamedTuple):
+    """The mask of what lies on the cloth, and the outer outline of each of its blobs (as
+    ``cv2.findContours`` gives them, compressed)."""
+
+    mask: NDArray[np.uint8]
+    outlines: Sequence[NDArray[np.int32]]
+
+
 def fine_mask(
     top: Image,
     boxes: list[Box],
     cloth: Cloth,
     origin: tuple[int, int] = (0, 0),
     helper: Executor | None = None,
-) -> NDArray[np.uint8]:
+) -> Outlined:
     """The mask of :func:`cloth_mask`, looked at in full resolution only in ``boxes`` (those
     near the grid's marks, :func:`boxes_near`) and at the image's edges (``helper``: half
-    of the boxes marked there; each box's marks are its pixels' own)."""
+    of the boxes marked there; each box's marks are its pixels' own); with its blobs' outer
+    outlines, found to fill them (filling a blob's holes leaves its outer outline as it was:
+    the finder takes its blobs from these, vision/finder/blobs.py)."""
     rows, cols = top.shape[:2]
     scalar, brighter = _scalar(cloth), _brighter(cloth, origin, rows, cols)
     mask = np.zeros((rows, cols), np.uint8)
@@ -280,7 +297,7 @@ def fine_mask(
     # A face close to the cloth's colour may show only its shaded rim: fill what it encloses.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
-    return np.asarray(mask, np.uint8)
+    return Outlined(np.asarray(mask, np.uint8), [np.asarray(c, np.int32) for c in contours])
 
 
 def in_halves(work: Callable[[list[Box]], None], boxes: list[Box], helper: Executor | None) -> None:

@@ -4,7 +4,7 @@ on the cloth looked at in turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -14,9 +14,9 @@ from numpy.typing import NDArray
 from vision.calibration import Calibration
 from vision.image import Image
 
-from .blobs import Blob, blobs_of, meets
+from .blobs import Blob, blobs_of, cleared_outlines, meets
 from .body import faces_up, rows_or_obstruction
-from .cloth import Cloth, cloth_mask, cloth_of
+from .cloth import Cloth, cloth_mask_outlined, cloth_of
 from .dice_blobs import dice_in
 from .found import PX_PER_MM, Box, Found, Rect, obstruction_at, rect_axes
 from .markers import marker_boxes
@@ -39,18 +39,23 @@ def find(
     on_tiles: TilesFound | None = None,
     mask: NDArray[np.uint8] | None = None,
     grey: Image | None = None,
+    outlines: Sequence[NDArray[np.int32]] | None = None,
 ) -> list[Found]:
     """Every tile, die and obstruction in the frame (table mm). ``on_tiles`` is told each
     blob's tiles as soon as they are cut, for work on them to begin. Rows one behind another
     are told of too, though their tiles are judged only at the end: those of a hand over the
-    table cut into rows are not among the tiles found. ``top``, ``cloth``, ``mask`` and
-    ``grey``: the top-down image, the cloth, the mask of what lies on it and the image in
-    grey, where already known (none: :func:`flatten_on_cloth`)."""
+    table cut into rows are not among the tiles found. ``top``, ``cloth``, ``mask``,
+    ``grey`` and ``outlines``: the top-down image, the cloth, the mask of what lies on it,
+    the image in grey and the mask's outer outlines, where already known (none:
+    :func:`flatten_on_cloth`)."""
     if top is None and cloth is None:
         flat = flatten_on_cloth(frame, calibration)
         top, cloth, mask, grey = flat.top, flat.cloth, flat.mask, flat.grey
+        outlines = flat.outlines
     top = rectify(frame, calibration) if top is None else top
-    found = _find_in(top, calibration, cloth, on_tiles=on_tiles, mask=mask, grey=grey)
+    found = _find_in(
+        top, calibration, cloth, on_tiles=on_tiles, mask=mask, grey=grey, outlines=outlines
+    )
     assert found is not None  # only a part of the table can cut a blob
     return found[0]
 
@@ -103,27 +108,33 @@ def _find_in(
     body: NDArray[np.float32] | None = None,
     mask: NDArray[np.uint8] | None = None,
     grey: Image | None = None,
+    outlines: Sequence[NDArray[np.int32]] | None = None,
 ) -> tuple[list[Found], NDArray[np.bool_]] | None:
     """:func:`find` on a top-down image whose first pixel is ``origin`` of the whole one.
     With ``core``, only blobs that meet it count, and one reaching the image's edge gives
     None; the pixels of the blobs that counted come back as well. ``on_tiles``: as for
-    :func:`find` (on the whole image only); ``mask`` and ``grey``: the cloth's mask and the
-    image in grey, where known."""
+    :func:`find` (on the whole image only); ``mask``, ``grey`` and ``outlines``: the
+    cloth's mask, the image in grey and the mask's outer outlines, where known."""
     assert on_tiles is None or (origin == (0, 0) and core is None)
+    assert outlines is None or mask is not None, "outlines of a mask not given"
     g = calibration.geometry
     if cloth is None and origin == (0, 0):
         cloth = cloth_of(top, g)
-    mask = cloth_mask(top, cloth, origin) if mask is None else mask
+    if mask is None:
+        mask, outlines = cloth_mask_outlined(top, cloth, origin)
     rows, cols = mask.shape
     # The printed markers are not tiles.
-    for x0, y0, x1, y1 in marker_boxes(g, origin):
+    markers = marker_boxes(g, origin)
+    for x0, y0, x1, y1 in markers:
         mask[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = 0
+    if outlines is not None:
+        outlines = cleared_outlines(outlines, mask, markers)
     if grey is None:
         grey = grey_of(top)
     die_area = g.die_mm**2 * PX_PER_MM**2
     covered = np.zeros((rows, cols) if core is not None else (0, 0), bool)
     looked: list[_Look] = []
-    for blob in blobs_of(mask, 0.5 * die_area):
+    for blob in blobs_of(mask, 0.5 * die_area, outlines):
         _, (bx, by, bw, bh), pixels = blob
         if core is not None:
             if not meets(pixels, bx, by, core):

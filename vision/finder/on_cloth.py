@@ -12,6 +12,7 @@ set the finder found exactly what it finds on the whole image (bench/vision/READ
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import partial
@@ -49,12 +50,14 @@ MARGIN = 8
 @dataclass(frozen=True, eq=False)  # arrays inside: compared by identity
 class Flattened:
     """The top-down image (in full near whatever lies on the cloth, the cloth's colour
-    elsewhere), the cloth, the mask of what lies on it, and the image in grey."""
+    elsewhere), the cloth, the mask of what lies on it, and the image in grey; and the
+    outer outlines of the mask's blobs, found in making it."""
 
     top: Image
     cloth: Cloth
     mask: NDArray[np.uint8]
     grey: Image
+    outlines: Sequence[NDArray[np.int32]] | None = None  # the mask's blobs', where known
 
 
 def flatten_on_cloth(
@@ -89,7 +92,8 @@ def flatten_on_cloth(
     if laid is not None:
         canvas = collect(laid, partial(cloth_canvas, size, cloth), time.perf_counter() - start)
     top, grey = flatten_near(frame, calibration, boxes, cloth, helper, canvas)
-    return Flattened(top, cloth, fine_mask(top, boxes, cloth, helper=helper), grey)
+    mask, outlines = fine_mask(top, boxes, cloth, helper=helper)
+    return Flattened(top, cloth, mask, grey, outlines)
 
 
 def cloth_from_frame(frame: Image, calibration: Calibration) -> Cloth:

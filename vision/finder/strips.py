@@ -80,14 +80,13 @@ def cut_strips(
     x = (np.arange(total) - start[owner]).astype(np.float64)  # along the row
     y = np.arange(deepest, dtype=np.float64)  # across it
     origin = centre - along * (length / 2)[:, None] - across * (depth / 2)[:, None]
-    # Each coordinate: where the line starts plus how far across, made in one buffer.
+    # Each coordinate: where the line starts plus how far across, made in one buffer and
+    # rounded to single precision as the sum is written (the same numbers as a cast after).
     buffer = np.empty((total, deepest))
-    maps = []
-    for k in (0, 1):
+    map_x, map_y = (np.empty((total, deepest), np.float32) for _ in (0, 1))
+    for k, out in ((0, map_x), (1, map_y)):
         np.multiply(across[owner, k][:, None], y[None], out=buffer)
-        buffer += (origin[owner, k] + along[owner, k] * x)[:, None]
-        maps.append(buffer.astype(np.float32))
-    map_x, map_y = maps
+        np.add(buffer, (origin[owner, k] + along[owner, k] * x)[:, None], out=out)
     grey_strips, mask_strips = _remap((grey, mask), map_x, map_y)
     cover = mask_strips > 127
     inside = _per_line(y[None, :] < n_dep[:, None], n_len)
