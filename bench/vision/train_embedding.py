@@ -419,6 +419,12 @@ def parse_args() -> argparse.Namespace:
         help="an exported float network whose unit vectors the net learns to give (distil.py)",
     )
     parser.add_argument(
+        "--teacher-both-ways",
+        action="store_true",
+        help="with --teacher: each crop's target is the teacher's unit sum of it both ways "
+        "up (the training crops lie either way up), for a network run once a crop",
+    )
+    parser.add_argument(
         "--teacher-cosface",
         type=float,
         default=0.1,
@@ -589,7 +595,9 @@ def main() -> int:
     torch.set_num_threads(1)
     if args.teacher and args.episodes:
         raise SystemExit("--teacher teaches on classification batches: leave out --episodes")
-    teacher = Teacher(args.teacher) if args.teacher else None
+    if args.teacher_both_ways and not args.teacher:
+        raise SystemExit("--teacher-both-ways needs --teacher")
+    teacher = Teacher(args.teacher, args.teacher_both_ways) if args.teacher else None
     if args.varied:
         from vision.synth.bonus_faces import TRAINING_FONTS
 
@@ -663,7 +671,11 @@ def export(
         },
         "rare_weight": args.rare_weight,
         "teacher": (
-            {"network": args.teacher.name, "cosface_weight": args.teacher_cosface}
+            {
+                "network": args.teacher.name,
+                "cosface_weight": args.teacher_cosface,
+                "both_ways": args.teacher_both_ways,
+            }
             if args.teacher
             else None
         ),
@@ -680,6 +692,8 @@ def export(
             else None
         ),
         "arch": args.arch,
+        # Run once a crop (vision/embedder.py network_ways): taught the both-ways vector.
+        "ways": 1 if args.teacher_both_ways else 2,
         "final_loss": float(np.mean(run.losses[-100:])) if run.losses else None,
         "minutes": round(run.elapsed / 60, 1),
         "torch": torch.__version__,
