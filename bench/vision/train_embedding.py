@@ -23,7 +23,9 @@ recognition then compares an embedding with enrolled prototypes, so a new tile s
 photos, not training. ``--episodes`` trains on that comparison itself (episodes.py): queries
 named by their nearest prototype among other sets', beside the cosine margin.
 ``--teacher`` trains a network (a narrower ``--arch``, started from the teacher's strongest
-channels by ``--init``) to give an exported network's unit vectors (distil.py).
+channels by ``--init``) to give an exported network's unit vectors (distil.py); with
+``--teacher-both-ways`` the unit sum of its vectors of a crop and of it turned, for a network
+the embedder runs once a crop (its json says ``"ways": 1``).
 
 Runs on one CPU thread (the machine is shared; ``--workers 0`` cuts the crops in the same
 process, so a run holds one core). The learning rate's cosine and the crops' damage follow
