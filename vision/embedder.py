@@ -3,12 +3,14 @@
 A small CNN (trained on rendered crops of many art sets, see bench/vision/train_embedding.py)
 run by ONNX Runtime, in 8-bit integers (but for its first convolution) where the quantised
 copy lies beside the float network, or by OpenCV's dnn module where ONNX Runtime is not
-installed. Each crop is seen both ways up, so a tile lying upside down gives the same vector.
-vision/identify.py names tiles from these vectors.
+installed. Each crop is seen both ways up, so a tile lying upside down gives the same vector;
+a network taught to give that vector from a crop as it lies (its json says ``"ways": 1``)
+sees each crop once. vision/identify.py names tiles from these vectors.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from pathlib import Path
@@ -44,6 +46,23 @@ def quantised_path(onnx_path: Path) -> Path:
     return onnx_path.with_name(onnx_path.name.removesuffix(".onnx") + ".int8.onnx")
 
 
+def network_ways(onnx_path: Path) -> int:
+    """How many ways up the network sees each crop: 1 where its json (beside it, written by
+    bench/vision/train_embedding.py) says ``"ways": 1``, a network taught to give a crop as
+    it lies either way up the vector of both ways summed; else 2."""
+    meta_path = onnx_path.with_suffix(".json")
+    if not meta_path.exists():
+        return 2
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{meta_path} is not readable JSON: {exc!s:.200}") from None
+    ways = meta.get("ways", 2) if isinstance(meta, dict) else None
+    if ways not in (1, 2) or isinstance(ways, bool):
+        raise ModelError(f'{meta_path}: "ways" must be 1 or 2, not {ways!r}')
+    return int(ways)
+
+
 class Embedder:
     """The tile embedding network, run by ONNX Runtime in 8-bit integers where the quantised
     copy is beside the float network, else in floats (by OpenCV's dnn module where ONNX
@@ -65,6 +84,7 @@ class Embedder:
         if runtime not in ("auto", "onnxruntime", "opencv"):
             raise ModelError(f"unknown runtime {runtime!r}: auto, onnxruntime or opencv")
         self.path = onnx_path
+        self.ways = network_ways(onnx_path)
         self.quantised = False
         forward = None
         self._source = onnx_path
@@ -109,7 +129,8 @@ class Embedder:
         split_from: int = 2 * SPLIT_CROPS,
     ) -> Vectors:
         """Unit vectors, one per crop; each crop is seen both ways up and the two averaged,
-        so a tile lying upside down looks the same. ``shift_px`` > 0 also averages four
+        so a tile lying upside down looks the same (once, by a network taught to give that
+        vector: :func:`network_ways`). ``shift_px`` > 0 also averages four
         copies shifted by that much (test-time augmentation: 5x the work, 4x when the crops'
         own vectors are given as ``unshifted``). ``helper``: a thread that runs the network
         on half of many crops meanwhile (the same vectors: a crop's does not depend on its
@@ -177,9 +198,9 @@ class Embedder:
     # (vision/embed_ahead.py): the interpreter is let go of for the whole of forward().
 
     def blob(self, crops: Sequence[Image]) -> NDArray[np.float32]:
-        """The network's input for ``crops``: each both ways up, as NCHW floats (0-255: the
-        network scales itself)."""
-        return both_ways_up(crops)
+        """The network's input for ``crops``: each both ways up (as it lies, for a network
+        run once a crop), as NCHW floats (0-255: the network scales itself)."""
+        return both_ways_up(crops) if self.ways == 2 else as_lying(crops)
 
     def forward(self, blob: NDArray[np.float32], shared: bool = False) -> NDArray[np.float32]:
         """The network's raw output for a :meth:`blob`. ``shared``: another thread is busy
@@ -198,6 +219,8 @@ class Embedder:
     def vectors(self, output: NDArray[np.float32]) -> Vectors:
         """The crops' unit vectors from :meth:`forward`'s output (both ways up averaged)."""
         e = output.reshape(output.shape[0], -1)
+        if self.ways == 1:
+            return unit(e)
         n = len(e) // 2
         return unit(e[:n] + e[n:])
 
@@ -207,16 +230,30 @@ def both_ways_up(crops: Sequence[Image]) -> NDArray[np.float32]:
     (0-255), at the networks' input size: the input of both networks (the embedding's and
     the bonus reader's), each of which looks at a crop both ways up."""
     n = len(crops)
-    tall = np.concatenate([_input_crop(c) for c in crops])  # one above the other
     blob = np.empty((2 * n, 3, CROP_H, CROP_W), np.float32)
+    _fill_blob(crops, blob[:n])
+    # Turned from the floats just made, not the bytes again: 15 % less time.
+    blob[n:] = blob[:n, :, ::-1, ::-1]
+    return blob
+
+
+def as_lying(crops: Sequence[Image]) -> NDArray[np.float32]:
+    """The crops as they lie, as NCHW floats of their bytes (0-255), at the networks' input
+    size."""
+    blob = np.empty((len(crops), 3, CROP_H, CROP_W), np.float32)
+    _fill_blob(crops, blob)
+    return blob
+
+
+def _fill_blob(crops: Sequence[Image], blob: NDArray[np.float32]) -> None:
+    """Write the crops into ``blob`` (one per row, NCHW floats of their bytes)."""
+    n = len(crops)
+    tall = np.concatenate([_input_crop(c) for c in crops])  # one above the other
     # Each colour's plane of every crop cast at once from OpenCV's split (a cast of
     # contiguous rows), not by numpy's transposing cast: 0.050 against 0.061 ms for 8
     # crops, 0.37-0.40 against 0.53 for 74.
     for c, plane in enumerate(cv2.split(tall)):
-        blob[:n, c] = plane.reshape(n, CROP_H, CROP_W)
-    # Turned from the floats just made, not the bytes again: 15 % less time.
-    blob[n:] = blob[:n, :, ::-1, ::-1]
-    return blob
+        blob[:, c] = plane.reshape(n, CROP_H, CROP_W)
 
 
 def _input_crop(crop: Image) -> Image:

@@ -16,9 +16,11 @@ import torch
 
 class Teacher:
     """An exported embedding network (BGR 0-255 crops in, unit vectors out) as a frozen
-    target for training batches in [-1, 1]."""
+    target for training batches in [-1, 1]. ``both_ways``: the target of a crop is the unit
+    sum of the network's vectors of it and of it turned upside down, the vector the embedder
+    gives a crop by running it both ways up, so a student run once a crop speaks as that."""
 
-    def __init__(self, onnx_path: Path) -> None:
+    def __init__(self, onnx_path: Path, both_ways: bool = False) -> None:
         import onnxruntime
 
         if not onnx_path.exists():
@@ -31,12 +33,18 @@ class Teacher:
         )
         self.input = self.session.get_inputs()[0].name
         self.path = onnx_path
+        self.both_ways = both_ways
 
     def __call__(self, batch: torch.Tensor) -> torch.Tensor:
         """The teacher's unit vectors of network-input crops in [-1, 1] (NCHW)."""
         crops = ((batch.detach().numpy() + 1.0) * 127.5).astype(np.float32)
-        (out,) = self.session.run(None, {self.input: crops})
+        if self.both_ways:
+            crops = np.concatenate([crops, crops[:, :, ::-1, ::-1]])
+        (out,) = self.session.run(None, {self.input: np.ascontiguousarray(crops)})
         out = out.reshape(len(crops), -1)
+        if self.both_ways:
+            n = len(out) // 2
+            out = out[:n] + out[n:]
         return torch.from_numpy(out / np.linalg.norm(out, axis=1, keepdims=True))
 
 

@@ -23,7 +23,9 @@ recognition then compares an embedding with enrolled prototypes, so a new tile s
 photos, not training. ``--episodes`` trains on that comparison itself (episodes.py): queries
 named by their nearest prototype among other sets', beside the cosine margin.
 ``--teacher`` trains a network (a narrower ``--arch``, started from the teacher's strongest
-channels by ``--init``) to give an exported network's unit vectors (distil.py).
+channels by ``--init``) to give an exported network's unit vectors (distil.py); with
+``--teacher-both-ways`` the unit sum of its vectors of a crop and of it turned, for a network
+the embedder runs once a crop (its json says ``"ways": 1``).
 
 Runs on one CPU thread (the machine is shared; ``--workers 0`` cuts the crops in the same
 process, so a run holds one core). The learning rate's cosine and the crops' damage follow
@@ -419,6 +421,12 @@ def parse_args() -> argparse.Namespace:
         help="an exported float network whose unit vectors the net learns to give (distil.py)",
     )
     parser.add_argument(
+        "--teacher-both-ways",
+        action="store_true",
+        help="with --teacher: each crop's target is the teacher's unit sum of it both ways "
+        "up (the training crops lie either way up), for a network run once a crop",
+    )
+    parser.add_argument(
         "--teacher-cosface",
         type=float,
         default=0.1,
@@ -589,7 +597,9 @@ def main() -> int:
     torch.set_num_threads(1)
     if args.teacher and args.episodes:
         raise SystemExit("--teacher teaches on classification batches: leave out --episodes")
-    teacher = Teacher(args.teacher) if args.teacher else None
+    if args.teacher_both_ways and not args.teacher:
+        raise SystemExit("--teacher-both-ways needs --teacher")
+    teacher = Teacher(args.teacher, args.teacher_both_ways) if args.teacher else None
     if args.varied:
         from vision.synth.bonus_faces import TRAINING_FONTS
 
@@ -663,7 +673,11 @@ def export(
         },
         "rare_weight": args.rare_weight,
         "teacher": (
-            {"network": args.teacher.name, "cosface_weight": args.teacher_cosface}
+            {
+                "network": args.teacher.name,
+                "cosface_weight": args.teacher_cosface,
+                "both_ways": args.teacher_both_ways,
+            }
             if args.teacher
             else None
         ),
@@ -680,6 +694,8 @@ def export(
             else None
         ),
         "arch": args.arch,
+        # Run once a crop (vision/embedder.py network_ways): taught the both-ways vector.
+        "ways": 1 if args.teacher_both_ways else 2,
         "final_loss": float(np.mean(run.losses[-100:])) if run.losses else None,
         "minutes": round(run.elapsed / 60, 1),
         "torch": torch.__version__,

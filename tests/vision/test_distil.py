@@ -143,3 +143,24 @@ def test_a_narrow_student_started_from_an_export_gives_its_vectors(tmp_path: Pat
 def test_a_missing_teacher_is_named(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=r"--teacher .*nothing\.onnx: no such network"):
         Teacher(tmp_path / "nothing.onnx")
+
+
+def test_the_both_ways_teacher_gives_a_crop_either_way_up_its_summed_vector(
+    tmp_path: Path,
+) -> None:
+    net, path = _exported_with_dead_channels(tmp_path)
+    # Light above, dark below: crops whose turned copies differ to the network.
+    ramp = np.linspace(255, 0, 64, dtype=np.float32)[None, None, :, None]
+    noise = np.random.default_rng(6).uniform(-40, 40, (16, 3, 64, 48)).astype(np.float32)
+    crops = torch.from_numpy(np.clip(ramp + noise, 0, 255))
+    turned = crops.flip(2, 3)
+    with torch.no_grad():
+        summed = torch.nn.functional.normalize(
+            Exported(net.eval())(crops) + Exported(net)(turned), dim=1
+        )
+    teacher = Teacher(path, both_ways=True)
+    np.testing.assert_allclose(teacher(crops / 127.5 - 1.0).numpy(), summed.numpy(), atol=1e-4)
+    np.testing.assert_allclose(teacher(turned / 127.5 - 1.0).numpy(), summed.numpy(), atol=1e-4)
+    # One way up the teacher's vector is another: the target is not the plain one.
+    plain = Teacher(path)(crops / 127.5 - 1.0)
+    assert float((plain - summed).abs().max()) > 1e-3  # ten times the tolerance above
