@@ -25,14 +25,25 @@ def median_uint8(values: NDArray[np.uint8]) -> float:
 def percentile(a: NDArray[Any], q: float) -> NDArray[np.float64]:
     """``np.percentile(a, q, axis=0)`` (linear), the same numbers without its per-call
     overhead (it runs a few times per row of tiles)."""
-    n = a.shape[0]
+    lo, hi, t = _ranks(a.shape[0], q)
+    part = np.partition(a, (lo, hi) if hi != lo else lo, axis=0)
+    return lerp_as_numpy(part[lo].astype(np.float64), part[hi].astype(np.float64), t)
+
+
+def column_percentile(values: NDArray[Any], q: float) -> NDArray[np.float64]:
+    """:func:`percentile` of 8-bit values, the columns laid as rows of 16-bit values and
+    sorted (numpy's vectorised sort), where partitioning 8-bit columns took twice as long."""
+    lo, hi, t = _ranks(values.shape[0], q)
+    ordered = np.sort(values.T.astype(np.int16), axis=1)
+    return lerp_as_numpy(ordered[:, lo].astype(np.float64), ordered[:, hi].astype(np.float64), t)
+
+
+def _ranks(n: int, q: float) -> tuple[int, int, float]:
+    """Where ``np.percentile`` (linear) takes the ``q``th percentile of ``n`` sorted values:
+    the ranks either side and how far between them."""
     index = q / 100 * (n - 1)
     lo = int(np.floor(index))
-    hi = min(lo + 1, n - 1)
-    part = np.partition(a, (lo, hi) if hi != lo else lo, axis=0)
-    below = part[lo].astype(np.float64)
-    above = part[hi].astype(np.float64)
-    return lerp_as_numpy(below, above, index - lo)
+    return lo, min(lo + 1, n - 1), index - lo
 
 
 def lerp_as_numpy(below: Any, above: Any, t: Any) -> NDArray[np.float64]:

@@ -16,10 +16,10 @@ from vision.calibration import calibrate
 from vision.finder import cloth_mask, cutting, rectify
 from vision.finder.blobs import blobs_of, cleared_outlines
 from vision.finder.found import rect_axes
-from vision.finder.seams import column_percentile, cut_strip, seam_profile
+from vision.finder.seams import cut_strip, seam_profile
 from vision.finder.split import blob_rect, one_row_deep
 from vision.finder.strips import cut_strips, runs_of, seam_profiles
-from vision.stats import percentile
+from vision.stats import column_percentile, percentile
 from vision.synth.render import Rendered
 
 from .conftest import hand_laid_out, rendered_table

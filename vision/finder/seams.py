@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.image import Image
-from vision.stats import lerp_as_numpy, masked_percentile, percentile, true_counts
+from vision.stats import column_percentile, masked_percentile, percentile, true_counts
 
 
 def cut_strip(
@@ -54,20 +54,6 @@ def seam_profile(
         edge = np.maximum(true_counts(cover[:band], 0), true_counts(cover[-band:], 0)) / band
         prof = prof * np.convolve(edge, np.ones(3) / 3, mode="same")
     return np.asarray(prof)
-
-
-def column_percentile(values: Image, q: float) -> NDArray[np.float64]:
-    """Per column, ``np.percentile`` (linear) of its values, as :func:`percentile` gives it:
-    the columns laid as rows of 16-bit values and sorted (numpy's vectorised sort), where
-    partitioning 8-bit columns took twice as long."""
-    n = values.shape[0]
-    index = q / 100 * (n - 1)
-    lo = int(np.floor(index))
-    hi = min(lo + 1, n - 1)
-    ordered = np.sort(values.T.astype(np.int16), axis=1)
-    below = ordered[:, lo].astype(np.float64)
-    above = ordered[:, hi].astype(np.float64)
-    return lerp_as_numpy(below, above, index - lo)
 
 
 def seam_lines(strip: Image, cover: NDArray[np.bool_], reach: int = 3) -> NDArray[np.float64]:
