@@ -288,7 +288,7 @@ def abstentions_read(photos: Photos, answers: list[Identity]) -> list[dict[str, 
     return out
 
 
-def main() -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--group", choices=("calibration", "held-out"), required=True)
     parser.add_argument("--photos", type=int, default=2, help="photos a face")
@@ -327,7 +327,21 @@ def main() -> int:
     )
     parser.add_argument("--only-now", action="store_true", help="no ways but as now and --looks")
     parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
+    return parser
+
+
+def _way_row(
+    photos: Photos, way: str, bars: OcrBars, looks: PhotoLooks | None = None
+) -> tuple[list[Identity], dict[str, Any]]:
+    """The photos' answers in one way, and its row of the report (printed as made)."""
+    answers, ms = named(photos, bars, looks)
+    row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+    print(way, json.dumps(row["outcomes"]["all"]), f"{ms:.1f} ms", flush=True)
+    return answers, row
+
+
+def main() -> int:
+    args = _parser().parse_args()
     if args.group == "held-out":
         photos = held_out(args.photos, args.seed)
     else:
@@ -344,8 +358,7 @@ def main() -> int:
     now: list[Identity] = []
     base: list[Identity] = []
     for way, bars in chosen.items():
-        answers, ms = named(photos, bars)
-        row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+        answers, row = _way_row(photos, way, bars)
         if way == BASE:
             base = answers
         if way == AS_NOW:
@@ -360,21 +373,16 @@ def main() -> int:
         if way == AS_NOW and args.detail:
             report["as now: abstentions and crossings"] = abstentions_read(photos, answers)
         report["ways"][way] = row
-        print(way, json.dumps(row["outcomes"]["all"]), f"{ms:.1f} ms", flush=True)
-    for way, looks in looks_ways(args.looks).items():
-        answers, ms = named(photos, OcrBars(), looks)
-        row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
-        row["moved from as now"] = named_again(photos, now, answers)
-        report["ways"][way] = row
-        print(way, json.dumps(row["outcomes"]["all"]), f"{ms:.1f} ms", flush=True)
-        print("  ", json.dumps(row["moved from as now"]), flush=True)
+    # Each beside the bars as now: the views looked at, then the name read with its number.
+    beside: list[tuple[str, OcrBars, PhotoLooks | None]] = [
+        (way, OcrBars(), looks) for way, looks in looks_ways(args.looks).items()
+    ]
     numbered = numbered_ways(args.numbered, args.numbered_number, args.numbered_between)
-    for way, bars in numbered.items():
-        answers, ms = named(photos, bars)
-        row = {"ms a photo": round(ms, 2), **tabulate(photos, answers)}
+    beside += [(way, bars, None) for way, bars in numbered.items()]
+    for way, bars, looks in beside:
+        answers, row = _way_row(photos, way, bars, looks)
         row["moved from as now"] = named_again(photos, now, answers)
         report["ways"][way] = row
-        print(way, json.dumps(row["outcomes"]["all"]), f"{ms:.1f} ms", flush=True)
         print("  ", json.dumps(row["moved from as now"]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
