@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision.bonus import reading_from
+from vision.bonus import readings_from
 from vision.crops import CROP_W, normalise_crop
 from vision.embedder import Vectors, unit
 from vision.gate_decision import decide
@@ -165,8 +165,8 @@ def answered_from_views(
     out = list(answers)
     firsts = recogniser.identify_embeddings(own)
     threshold, retry, bars = recogniser.threshold, recogniser.retry_below, recogniser.bars
-    for n, first, k, m in zip(chosen, firsts, kinds, numbers, strict=True):
-        answer = decide(first, reading_from(k, m), None, threshold, retry, bars)
+    for n, first, reading in zip(chosen, firsts, readings_from(kinds, numbers), strict=True):
+        answer = decide(first, reading, None, threshold, retry, bars)
         if answer.label is not None:
             out[n] = replace(answer, how=f"looks: {answer.how or 'first look'}")
     return out

@@ -20,7 +20,7 @@ from vision.bonus import (
 )
 from vision.calibration import calibrate
 from vision.crops import normalise_crop
-from vision.embedder import Embedder, both_ways_up, shifted, shifted_all, unit
+from vision.embedder import Embedder, both_ways_up, shifted, shifted_all, unit, warp
 from vision.finder import find, tile_crops
 from vision.image import Image
 
@@ -52,12 +52,19 @@ def reference_reading(kind_p: np.ndarray, number_p: np.ndarray) -> BonusReading:
     )
 
 
+def warped_copies(crop: Image, px: int) -> list[Image]:
+    """The crop and four copies moved ``px`` right, left, down and up by a warp, its border
+    repeated: what the shifted copies were made by, crop by crop."""
+    moves = ((px, 0), (-px, 0), (0, px), (0, -px))
+    return [crop] + [warp(crop, np.array([[1.0, 0, dx], [0, 1.0, dy]])) for dx, dy in moves]
+
+
 def reference_embed_shifted(
     embedder: Embedder, crops: list[Image], px: int, unshifted: np.ndarray | None
 ) -> np.ndarray:
     """Each crop's four warped copies embedded (and its own vector, given or embedded), the
     vectors averaged."""
-    copies = [shifted(normalise_crop(c), px) for c in crops]
+    copies = [warped_copies(normalise_crop(c), px) for c in crops]
     if unshifted is not None:
         copies = [group[1:] for group in copies]
     flat = embedder.embed([v for group in copies for v in group])
@@ -113,11 +120,16 @@ def test_all_crops_shifted_at_once_are_each_crops_warped_copies(
     scanned_crops: list[Image], px: int
 ) -> None:
     stack = np.stack(scanned_crops)
-    expected = np.stack([np.stack(shifted(c, px)) for c in scanned_crops])
+    expected = np.stack([np.stack(warped_copies(c, px)) for c in scanned_crops])
     assert np.array_equal(shifted_all(stack, px), expected)
     noise = np.random.default_rng(px).integers(0, 256, stack.shape, np.uint8)  # edges unlike
     assert np.array_equal(
-        shifted_all(noise, px), np.stack([np.stack(shifted(c, px)) for c in noise])
+        shifted_all(noise, px), np.stack([np.stack(warped_copies(c, px)) for c in noise])
+    )
+    # One crop's copies (enrolment's) are the same copies.
+    assert all(
+        np.array_equal(got, want)
+        for got, want in zip(shifted(noise[0], px), warped_copies(noise[0], px), strict=True)
     )
 
 
