@@ -172,7 +172,7 @@ def test_faces_looked_at_at_once_are_each_tiles_own(seed: int, count: int) -> No
     ]
     colours = body._face_colours(top, tiles)
     assert np.array_equal(colours, _face_colours_tile_by_tile(top, tiles))
-    assert np.array_equal(body._body_colours(top, tiles), np.median(colours, axis=1))
+    assert np.array_equal(body._middle_colours(colours), np.median(colours, axis=1))
     # The set's body from them: numpy's median of the tiles' colours, odd and even counts.
     for some in (colours, colours[1:]):
         if len(some):

@@ -87,14 +87,9 @@ def _face_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
     return np.asarray(lab.reshape(len(tiles), -1, 3), np.float32)
 
 
-def _body_colours(top: Image, tiles: list[Found]) -> NDArray[np.float32]:
-    """Per tile, the median colour of its face's points: mostly the tile's body (the
-    engraving covers well under half a face), so alike for every tile of a set."""
-    return _middle_colours(_face_colours(top, tiles))
-
-
 def _middle_colours(colours: NDArray[np.float32]) -> NDArray[np.float32]:
-    """:func:`_body_colours` of the faces' colours (:func:`_face_colours`)."""
+    """Per tile, the median of its face's colours (:func:`_face_colours`): mostly the tile's
+    body (the engraving covers well under half a face), so alike for every tile of a set."""
     # 25 points a face: the median is the middle one (as np.median, without its overhead).
     return np.asarray(np.partition(colours, 12, axis=1)[:, 12], np.float32)
 

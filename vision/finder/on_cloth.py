@@ -31,7 +31,7 @@ from .cloth import (
     SAMPLE,
     Cloth,
     boxes_near,
-    cloth_mask,
+    cloth_mask_outlined,
     cloth_of,
     cloth_of_samples,
     coarse_marks,
@@ -57,7 +57,7 @@ class Flattened:
     cloth: Cloth
     mask: NDArray[np.uint8]
     grey: Image
-    outlines: Sequence[NDArray[np.int32]] | None = None  # the mask's blobs', where known
+    outlines: Sequence[NDArray[np.int32]]
 
 
 def flatten_on_cloth(
@@ -74,7 +74,8 @@ def flatten_on_cloth(
     if size < GRID:  # too small for a grid: the whole image
         top = rectify(frame, calibration)
         cloth = cloth_of(top, calibration.geometry)
-        return Flattened(top, cloth, cloth_mask(top, cloth), grey_of(top))
+        mask, outlines = cloth_mask_outlined(top, cloth)
+        return Flattened(top, cloth, mask, grey_of(top), outlines)
     measured = None if helper is None else helper.submit(cloth_from_frame, frame, calibration)
     start = time.perf_counter()
     grid = rectify_every_nth(frame, calibration, GRID, (size // GRID, size // GRID))
