@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import pickle
 import sys
 from collections.abc import Callable, Iterator
@@ -35,6 +34,7 @@ from identity_parts import (  # noqa: E402
     never_enrolled_start,
     width_cases,
 )
+from report_file import show_and_write  # noqa: E402
 
 from vision.bonus_gate import BARS_FILE, GateBars  # noqa: E402
 from vision.embedder import MODELS_DIR, Embedder  # noqa: E402
@@ -194,9 +194,7 @@ def main() -> int:
         with args.looks.open("wb") as kept:
             pickle.dump(rows, kept)
     out = {_named(path): report(rows, GateBars.from_file(path)) for path in args.bars}
-    print(json.dumps(out, indent=1), flush=True)
-    if args.json is not None:
-        args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    show_and_write(out, args.json)
     return 0
 
 

@@ -52,6 +52,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from report_file import write_report  # noqa: E402
 from scan_parts import frames, hand_laid_out  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
@@ -379,15 +380,13 @@ def main() -> int:
         report = measure(finders, args)
     report["settings"] = vars(args) | {"json": str(args.json) if args.json else None}
     print(json.dumps(report["totals"], indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(report, args.json)
     if not args.against:
         return 0
     differing = report["totals"][args.against]["beyond_tolerance_tables"]
     counts = counts_differ(report["totals"], args.against)
     report["counts_differ"] = counts
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(report, args.json)
     for entry in report["beyond_tolerance"]:
         print(f"beyond the tolerance: {entry['table']}: {entry['why']}")
     print(f"{differing} tables beyond the tolerance; counts that differ: {counts or 'none'}")

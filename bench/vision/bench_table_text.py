@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cache_part import free_spot
 from identity_parts import HELD_OUT, mixed_enrolment, recognisers
+from report_file import write_report
 from scan_parts import enrolled_recogniser, frame_size, match_tile
 
 from vision.bonus import BONUS_KINDS
@@ -199,8 +200,7 @@ def main() -> int:
             )
             row = table(recogniser, shown, layouts, args.fps, n % 2)
             report["tables"].append({"set": art, "table": kind, **row})
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
+    write_report(report, args.json)
     return 0
 
 

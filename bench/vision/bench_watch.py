@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cache_part import free_spot  # noqa: E402
 from identity_parts import HELD_OUT  # noqa: E402
+from report_file import write_report  # noqa: E402
 from scan_parts import enrolled_recogniser  # noqa: E402
 
 from controller.scene import table_layout  # noqa: E402
@@ -243,8 +244,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     out = laid_one_by_one(args) if args.laid else run(args)
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    write_report(out, args.json)
     return 0
 
 

@@ -56,7 +56,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
-import json
 import pickle
 import sys
 import time
@@ -84,6 +83,7 @@ from identity_parts import (  # noqa: E402
     mixed_enrolment,
     own_art_out,
 )
+from report_file import show_and_write  # noqa: E402
 from scan_parts import frame_size  # noqa: E402
 
 from vision.bonus import BonusReader  # noqa: E402
@@ -407,9 +407,7 @@ def main() -> int:
         "command": "bench/vision/choose_bars.py " + " ".join(sys.argv[1:]),
         "seconds": round(measured),
     }
-    print(json.dumps(report, indent=1), flush=True)
-    if not args.dry_run:
-        args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    show_and_write(report, None if args.dry_run else args.out)
     return 0
 
 

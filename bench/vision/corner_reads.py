@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_bonus_ocr import photo_set  # noqa: E402
 from choose_bars import DRAWN_SEEDS  # noqa: E402
 from photo_abstentions import CORNERED_FROM, PHOTO_WIDTHS  # noqa: E402
+from report_file import write_report  # noqa: E402
 
 from vision.bonus import BONUS_KINDS  # noqa: E402
 from vision.bonus_ocr import BonusOcr, OcrReading  # noqa: E402
@@ -100,8 +101,7 @@ def main() -> int:
         name = font or "calibration (own fonts)"
         print(name, flush=True)
         report[name] = measured(ocr, shots(args.sets, args.photos, args.seed, font))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    write_report(report, args.json)
     return 0
 
 

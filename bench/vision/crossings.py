@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from identity_parts import BONUS_KINDS, width_cases  # noqa: E402
+from report_file import write_report  # noqa: E402
 
 from vision.bonus import BonusReading  # noqa: E402
 from vision.bonus_gate import bonus_evidence, gated  # noqa: E402
@@ -101,8 +102,7 @@ def main() -> int:
                 found.append({"set": case.name, "width": case.width, "truth": truth, **row})
                 print(json.dumps(found[-1]), flush=True)
     print(f"{len(found)} crossings", flush=True)
-    if args.json is not None:
-        args.json.write_text(json.dumps(found, indent=1) + "\n")
+    write_report(found, args.json)
     return 0
 
 

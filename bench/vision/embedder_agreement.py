@@ -14,7 +14,6 @@ a network run both ways up). Measuring only: nothing here is fitted.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -23,6 +22,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from report_file import show_and_write  # noqa: E402
 
 from vision.embedder import EMBEDDER_FILE, MODELS_DIR, Embedder  # noqa: E402
 from vision.synth.artwork import ART_SETS, load_set  # noqa: E402
@@ -74,10 +75,7 @@ def main() -> int:
             for name in args.sets
         },
     }
-    text = json.dumps(out, indent=1)
-    if args.json:
-        args.json.write_text(text + "\n")
-    print(text)
+    show_and_write(out, args.json)
     return 0
 
 

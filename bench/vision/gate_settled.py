@@ -15,7 +15,6 @@ any field of the answer: it must be 0).
 from __future__ import annotations
 
 import argparse
-import json
 import pickle
 import sys
 from pathlib import Path
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from choose_bars import SEARCH, _with, allowed  # noqa: E402
 from gate_looks import Look, looks_of_renders  # noqa: E402
 from identity_parts import HELD_OUT  # noqa: E402
+from report_file import show_and_write  # noqa: E402
 from scan_parts import enrolled_recogniser, frames  # noqa: E402
 
 from vision.bonus_gate import GateBars, default_bars, gate, gated, settled  # noqa: E402
@@ -99,9 +99,7 @@ def main() -> int:
         report["held-out tables, stored bars"] = {
             key: tally(looks, stored) for key, looks in tables.items()
         }
-    print(json.dumps(report, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    show_and_write(report, args.json)
     return 0
 
 

@@ -21,7 +21,6 @@ many crops the way names otherwise than as kept.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_bonus_ocr import sources
 from bonus_data import KINDS
+from report_file import show_and_write
 
 from vision.bonus_ocr import (
     DEFAULT_REGIONS,
@@ -157,9 +157,7 @@ def main() -> int:
                 "skipped": sum(skipped),
                 "names_lost_0.5": sum(lost),
             }
-    print(json.dumps(report, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
+    show_and_write(report, args.json)
     return 0
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from git_tree import unpack
+from report_file import write_report
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[2]
@@ -149,9 +150,7 @@ def main() -> int:
         row = "".join(f"{m.get(name, float('nan')):11.2f}" for m in medians.values())
         print(name.ljust(22) + row)
     print("load average at each round's start:", [round(x, 1) for x in loads])
-    if args.json:
-        out = {"load_average": loads, "medians": medians, "runs": runs}
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    write_report({"load_average": loads, "medians": medians, "runs": runs}, args.json)
     return 0
 
 

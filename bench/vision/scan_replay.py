@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from gate_looks import Look, decided, looks_of_renders  # noqa: E402
 from identity_parts import HELD_OUT  # noqa: E402
+from report_file import write_report  # noqa: E402
 from scan_parts import enrolled_recogniser, frame_size, frames, hand_laid_out  # noqa: E402
 
 from vision.bonus import BONUS_KINDS  # noqa: E402
@@ -103,8 +104,7 @@ def main() -> int:
             key = f"{art}, {size[0]}x{size[1]}"
             report[key] = {name: tally(table, laid, bars) for name, bars in candidates.items()}
             print(key, json.dumps(report[key]), flush=True)
-    if args.json is not None:
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    write_report(report, args.json)
     return 0
 
 

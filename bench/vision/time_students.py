@@ -16,7 +16,6 @@ by the thread's CPU time, so each is measured beside the others.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from onnx_export import export_crop_model  # noqa: E402
 from quantize_embedder import calibration_crops, quantise  # noqa: E402
+from report_file import show_and_write  # noqa: E402
 from train_embedding import SLIM_WIDTHS, Exported, TileNet, start_from_onnx  # noqa: E402
 
 from vision.embedder import EMBEDDER_FILE, MODELS_DIR, quantised_path  # noqa: E402
@@ -125,9 +125,7 @@ def main() -> int:
         }
         for name, times in rounds.items()
     }
-    print(json.dumps(report, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    show_and_write(report, args.json)
     return 0
 
 
