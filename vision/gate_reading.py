@@ -41,8 +41,9 @@ def read_gated(
     read_here = reader.read([crops[n] for n in rest], helper) if rest else []
     readings = dict(zip(rest, read_here, strict=True))
     if ahead is not None:
-        # Begun before the second look; taken back if not begun, else waited for: it
-        # may hold many crops, and read again here it would be read twice.
-        done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
+        # Begun before the second look; taken back if not begun (then read as the rest,
+        # half on the second thread should it be free by now), else waited for: it may
+        # hold many crops, and read again here it would be read twice.
+        done = collect(ahead[1], lambda: reader.read([crops[n] for n in early], helper), None)
         readings.update(zip(early, done, strict=True))
     return {n: readings[n] for n in looked}  # in the crops' order, as one read gives
