@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from vision.embedder import (
     both_ways_up,
     quantised_path,
 )
+from vision.halves import in_two
 from vision.image import Image
 
 BONUS_FILE = "bonus_read.onnx"
@@ -187,19 +189,30 @@ class BonusReader:
         self._forward = forward
         self.temperatures = temperatures or Temperatures.of_network(onnx_path, self.quantised)
 
-    def probabilities(self, crops: Sequence[Image]) -> tuple[np.ndarray, np.ndarray]:
+    def probabilities(
+        self, crops: Sequence[Image], helper: Executor | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The network's own probabilities (n x 9 kinds, n x 4 numbers), each crop read both
-        ways up (a tile may lie either way) and the two averaged; no temperature."""
+        ways up (a tile may lie either way) and the two averaged; no temperature.
+        ``helper``: an idle thread that runs the crops turned over while this one runs them
+        as they lie (each row of a run is its own: the same numbers as one run of all, to
+        the bit, from one row on), so that even a lone crop is read in two halves."""
         if not crops:
             return np.zeros((0, len(READ_KINDS)), np.float32), np.zeros((0, 4), np.float32)
         n = len(crops)
-        out = self._forward(both_ways_up(crops)).reshape(2 * n, -1)
+        blob = both_ways_up(crops)
+
+        def run(rows: slice) -> NDArray[np.float32]:
+            return self._forward(blob[rows])
+
+        out = np.concatenate(in_two(run, 2 * n, helper, n)).reshape(2 * n, -1)
         probs = np.asarray((out[:n] + out[n:]) / 2, np.float32)
         return probs[:, : len(READ_KINDS)], probs[:, len(READ_KINDS) :]
 
-    def read(self, crops: Sequence[Image]) -> list[BonusReading]:
-        """Each crop's reading, at the reader's temperatures."""
-        kinds, numbers = self.temperatures.apply(*self.probabilities(crops))
+    def read(self, crops: Sequence[Image], helper: Executor | None = None) -> list[BonusReading]:
+        """Each crop's reading, at the reader's temperatures (``helper``: as for
+        :meth:`probabilities`)."""
+        kinds, numbers = self.temperatures.apply(*self.probabilities(crops, helper))
         return readings_from(kinds, numbers)
 
 

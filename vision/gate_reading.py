@@ -9,7 +9,7 @@ from concurrent.futures import Executor, Future
 
 from vision.bonus import BonusReader, BonusReading
 from vision.bonus_gate import GateBars, gated, settled
-from vision.halves import collect, in_two
+from vision.halves import collect
 from vision.identity import Identity
 from vision.image import Image
 
@@ -29,21 +29,21 @@ def read_gated(
     helper: Executor | None,
     ahead: ReadAhead | None,
 ) -> dict[int, BonusReading]:
-    """The bonus reader's readings of the crops ``looked`` at, in their order: half read
-    on the idle second thread, and those begun ``ahead`` collected."""
+    """The bonus reader's readings of the crops ``looked`` at, in their order: each read
+    half here and half on the idle second thread (:meth:`BonusReader.probabilities`), and
+    those begun ``ahead`` collected."""
     early = [] if ahead is None else ahead[0]
     begun = set(early)
     rest = [n for n in looked if n not in begun]
 
-    def read(part: slice) -> list[BonusReading]:
-        return reader.read([crops[n] for n in rest[part]])
-
-    # Half of them read on the idle second thread (a reading is the crop's own).
-    read_in_two = in_two(read, len(rest), helper, 1)
-    readings = dict(zip(rest, [r for part in read_in_two for r in part], strict=True))
+    # The crops turned over read on the idle second thread meanwhile (a row of the reader's
+    # run is its own): halves even of a lone crop, where halves of the crops left one here.
+    read_here = reader.read([crops[n] for n in rest], helper) if rest else []
+    readings = dict(zip(rest, read_here, strict=True))
     if ahead is not None:
-        # Begun before the second look; taken back if not begun, else waited for: it
-        # may hold many crops, and read again here it would be read twice.
-        done = collect(ahead[1], lambda: reader.read([crops[n] for n in early]), None)
+        # Begun before the second look; taken back if not begun (then read as the rest,
+        # half on the second thread should it be free by now), else waited for: it may
+        # hold many crops, and read again here it would be read twice.
+        done = collect(ahead[1], lambda: reader.read([crops[n] for n in early], helper), None)
         readings.update(zip(early, done, strict=True))
     return {n: readings[n] for n in looked}  # in the crops' order, as one read gives

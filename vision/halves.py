@@ -2,10 +2,10 @@
 
 Once the finder is done and the network's runs are back, the scan's second thread is idle
 while the scan's own thread names the tiles. The bonus-tile reader's runs let go of the
-interpreter for the whole of their work, and a crop's reading does not depend on which
-others share its run (tested crop by crop): so half of the crops it reads go to that thread
-while this one reads the other half. (The product with the prototypes is shared by kinds
-instead: vision/prototypes.py.)
+interpreter for the whole of their work, and a row of its run does not depend on which
+others share the run (tested row by row): so the crops it reads turned over go to that
+thread while this one reads them as they lie (vision/bonus.py). (The product with the
+prototypes is shared by kinds instead: vision/prototypes.py.)
 """
 
 from __future__ import annotations

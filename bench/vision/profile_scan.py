@@ -136,6 +136,8 @@ def instrument(recogniser: Recogniser, timeline: Timeline) -> None:
     if reader is not None and not hasattr(reader, "_profiled"):
         reader._profiled = True  # type: ignore[attr-defined]  # shared: wrapped once
         wrap(reader, "read", "bonus reader")
+        # Its network's runs too: a crop's rows turned over run on the second thread alone.
+        wrap(reader, "_forward", "bonus reader's runs")
     if getattr(scan_module, "_profiled", False):
         return
     scan_module._profiled = True  # type: ignore[attr-defined]

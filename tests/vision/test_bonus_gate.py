@@ -4,6 +4,7 @@ its prototypes that both looks put plainly among the suits and honours."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import replace
 
 import numpy as np
@@ -254,9 +255,9 @@ class _CountingReader(BonusReader):
         super().__init__()
         self.read_crops: list[int] = []
 
-    def read(self, crops: Sequence[Image]) -> list[BonusReading]:
+    def read(self, crops: Sequence[Image], helper: Executor | None = None) -> list[BonusReading]:
         self.read_crops += [id(c) for c in crops]
-        return super().read(crops)
+        return super().read(crops, helper)
 
 
 def test_the_gate_reads_no_crop_its_first_look_settles() -> None:

@@ -93,9 +93,9 @@ def test_the_bonus_gate_reads_in_two_halves_as_on_one_thread(
     read_where: list[str] = []
     read = reader.read
 
-    def counted(crops: list[Image]) -> object:
+    def counted(crops: list[Image], helper: object = None) -> object:
         read_where.append(threading.current_thread().name)
-        return read(crops)
+        return read(crops, helper)  # type: ignore[arg-type]
 
     vectors = recogniser.embed(held_out_crops)
     alone = recogniser.identify_embedded(held_out_crops, vectors)
