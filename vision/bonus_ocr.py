@@ -114,6 +114,8 @@ DEFAULT_MIN_WIDTH = CROP_W + 1
 # safety bar (bench/vision/photo_abstentions.py; bench/vision/README.md, "photos").
 DEFAULT_NAMELESS_BELOW = 0.02
 DEFAULT_NAMELESS_SHARE = 0.05
+# How plainly that first look must name it: the recogniser's own bar for an answer.
+DEFAULT_NAMELESS_SURE = DEFAULT_THRESHOLD
 # A crop the gate could not place, or whose first look was unsure, that is not named by the
 # rules above, is the honour or character tile its first look likes best where the text
 # reads that tile's print (東 南 西 北 中 發, or a numeral and 萬) 0.9 plainly and no bonus
@@ -123,6 +125,14 @@ DEFAULT_NAMELESS_SHARE = 0.05
 # within choose_bars.py's slack of the least cost is taken.
 DEFAULT_PRINTED_SURE = 0.9
 DEFAULT_PRINTED_BONUS_BELOW = 0.1
+# Such a crop the printed rule leaves (its first look liked another kind best) is the honour
+# or character tile whose print is read best, where it is read 0.85 plainly (and no bonus
+# name 0.1 plainly): art unlike any the networks saw leaves the first look wrong and its
+# print plain. Chosen on photos of the calibration group with drawn sets of unfamiliar suit
+# and honour art (bench/vision/README.md, "unfamiliar"): 0.3 cost least (41 more right, 8
+# more wrong of 6,730 photos), 0.85 is the strictest within choose_bars.py's slack of it
+# (27 more right, none wrong); no bar crossed.
+DEFAULT_ANEW_SURE = 0.85
 # Where the three regions read no bonus name this plainly, a photo's corners are read too
 # (BonusOcr.corners; 0: never): many sets letter the name and number small in a top corner,
 # a few pixels of a line the width of the tile. Off: on the calibration group 0.5 named 17
@@ -177,15 +187,18 @@ class OcrBars:
     enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read;
     ``nameless_below`` (0: off) and ``nameless_share``: a crop the gate could not place, whose
     text names no bonus tile even this plainly, is the suit or honour tile its first look
-    named where that look put under ``nameless_share`` on the bonus tiles; ``printed_sure``
-    (0: off) and ``printed_bonus_below``: such a crop, or one whose first look was unsure, is
-    the honour or character tile its first look likes best where its print is read this
-    plainly and no bonus name ``printed_bonus_below`` plainly (``printed_anew``: or the honour
-    whose character is read that plainly, whichever honour or character tile the first look
-    liked best); ``corners_below`` (0: off): where the three regions read no bonus name this
-    plainly, a photo's corners are read too (:meth:`BonusOcr.read`); ``numbered_sure`` (0:
-    off) and ``numbered_number``: a crop the gate put among the bonus tiles without telling
-    which is the tile whose name is read ``numbered_sure`` plainly where the number read
+    named ``nameless_sure`` plainly where that look put under ``nameless_share`` on the bonus
+    tiles; ``printed_sure`` (0: off) and ``printed_bonus_below``: such a crop, or one whose
+    first look was unsure, is the honour or character tile its first look likes best where
+    its print is read this plainly and no bonus name ``printed_bonus_below`` plainly
+    (``printed_anew``: or the honour whose character is read that plainly, whichever honour
+    or character tile the first look liked best); ``anew_sure`` (0: off): where that names
+    nothing, the honour or character tile whose print is read best, this plainly, whatever
+    the first look liked best (and no bonus name ``printed_bonus_below`` plainly);
+    ``corners_below`` (0: off): where the three regions read no bonus name this plainly, a
+    photo's corners are read too (:meth:`BonusOcr.read`); ``numbered_sure`` (0: off) and
+    ``numbered_number``: a crop the gate put among the bonus tiles without telling which is
+    the tile whose name is read ``numbered_sure`` plainly where the number read
     ``numbered_number`` plainly is that tile's (:meth:`OcrReading.numbered`);
     ``numbered_between``: so is a crop the gate could not place."""
 
@@ -195,18 +208,21 @@ class OcrBars:
     min_width: int = DEFAULT_MIN_WIDTH
     nameless_below: float = DEFAULT_NAMELESS_BELOW
     nameless_share: float = DEFAULT_NAMELESS_SHARE
+    nameless_sure: float = DEFAULT_NAMELESS_SURE
     printed_sure: float = DEFAULT_PRINTED_SURE
     printed_bonus_below: float = DEFAULT_PRINTED_BONUS_BELOW
     printed_anew: bool = False
+    anew_sure: float = DEFAULT_ANEW_SURE
     corners_below: float = DEFAULT_CORNERS_BELOW
     numbered_sure: float = DEFAULT_NUMBERED_SURE
     numbered_number: float = DEFAULT_NUMBERED_NUMBER
     numbered_between: bool = False
 
     def __post_init__(self) -> None:
-        bars = ("name_sure", "confirm_sure", "nameless_below", "nameless_share")
+        bars = ("name_sure", "confirm_sure", "nameless_below", "nameless_share", "nameless_sure")
         numbered = ("numbered_sure", "numbered_number")
-        for name in (*bars, "printed_sure", "printed_bonus_below", "corners_below", *numbered):
+        printed = ("printed_sure", "printed_bonus_below", "anew_sure")
+        for name in (*bars, *printed, "corners_below", *numbered):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"OcrBars.{name} {getattr(self, name)}: not in 0-1")
         if self.min_width < 1:
@@ -229,7 +245,7 @@ def may_change(answer: Identity, bars: OcrBars | None = None) -> bool:
     if answer.label is not None:
         return bars.rename and answer.label in BONUS_KINDS
     if answer.why in OTHER_SIDE_UNSURE:
-        return bars.printed_sure > 0 and answer.best in PRINTED
+        return (bars.printed_sure > 0 and answer.best in PRINTED) or bars.anew_sure > 0
     return answer.why in BONUS_SIDE_UNSURE + BETWEEN_SIDES
 
 
@@ -258,6 +274,10 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
         kind = reading.numbered(bars.numbered_sure, bars.numbered_number)
         how = "bonus: name and number read as text"
     printed = None if kind is not None else _printed(answer, reading, bars)
+    how_printed = "other: its print read as text"
+    if kind is None and printed is None:
+        printed = _printed_anew(answer, reading, bars)
+        how_printed = "other: its print read best"
     if printed is not None:
         return replace(
             answer,
@@ -265,7 +285,7 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
             best=printed,
             confidence=reading.printed[printed],
             why=None,
-            how="other: its print read as text",
+            how=how_printed,
         )
     if kind is None or kind == answer.label:
         return answer
@@ -280,11 +300,11 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
 
 
 def _nameless_other(answer: Identity, reading: OcrReading, bars: OcrBars) -> bool:
-    """The first look named a suit or honour tile, plainly off the bonus tiles, and the text
-    names no bonus tile even ``nameless_below`` plainly."""
+    """The first look named a suit or honour tile ``nameless_sure`` plainly, plainly off the
+    bonus tiles, and the text names no bonus tile even ``nameless_below`` plainly."""
     return (
         answer.best not in BONUS_KINDS
-        and answer.confidence >= DEFAULT_THRESHOLD
+        and answer.confidence >= bars.nameless_sure
         and answer.bonus_share < bars.nameless_share
         and reading.confidence < bars.nameless_below
     )
@@ -313,6 +333,21 @@ def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> str | None
         if reading.printed.get(kind, 0.0) < bars.printed_sure:
             kind = answer.best
     return kind if reading.printed.get(kind, 0.0) >= bars.printed_sure else None
+
+
+def _printed_anew(answer: Identity, reading: OcrReading, bars: OcrBars) -> str | None:
+    """The honour or character tile whose print is read best, where it is read
+    ``anew_sure`` plainly and no bonus name ``printed_bonus_below`` plainly, for an abstention
+    between the sides or on the other side; None else (``anew_sure`` 0: never)."""
+    if (
+        bars.anew_sure == 0
+        or answer.label is not None
+        or answer.why not in BETWEEN_SIDES + OTHER_SIDE_UNSURE
+        or reading.confidence >= bars.printed_bonus_below
+    ):
+        return None
+    kind = max(PRINTED, key=lambda k: reading.printed.get(k, 0.0))
+    return kind if reading.printed.get(kind, 0.0) >= bars.anew_sure else None
 
 
 # A region of a tile (height, width) -> (top, bottom, left, right).
