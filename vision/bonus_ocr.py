@@ -129,7 +129,7 @@ DEFAULT_PRINTED_BONUS_BELOW = 0.1
 # or character tile whose print is read best, where it is read 0.85 plainly (and no bonus
 # name 0.1 plainly): art unlike any the networks saw leaves the first look wrong and its
 # print plain. Chosen on photos of the calibration group with drawn sets of unfamiliar suit
-# and honour art (bench/vision/README.md, "unfamiliar"): 0.3 cost least (41 more right, 8
+# and honour art (bench/vision/README.md, "unfamiliar"): 0.3 cost least (64 more right, 8
 # more wrong of 6,730 photos), 0.85 is the strictest within choose_bars.py's slack of it
 # (27 more right, none wrong); no bar crossed.
 DEFAULT_ANEW_SURE = 0.85
