@@ -29,7 +29,8 @@ answer, by the rule that abstained): the views of vision/photo_looks.py looked a
 abstaining (``--looks``: views joined by "+", ":embed" or ":read" for one network alone),
 the bonus side's name read with its number (``OcrBars.numbered_sure`` at each of
 ``--numbered`` with each ``--numbered-number``; ``--numbered-between``: between the sides too),
-and the print read best naming an abstention (``OcrBars.anew_sure`` at each of ``--anew``).
+the print read best naming an abstention (``OcrBars.anew_sure`` at each of ``--anew``), and
+a bonus tile named abstained on where no name is read (``OcrBars.unnamed_below``, ``--unnamed``).
 ``--unfamiliar N`` adds to the calibration group N drawn sets of suit and honour art training
 never draws (vision/synth/unfamiliar.py).
 """
@@ -355,6 +356,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--anew", type=float, nargs="*", default=[], help="anew_sure (the print read best)"
     )
+    parser.add_argument(
+        "--unnamed",
+        type=float,
+        nargs="*",
+        default=[],
+        help="unnamed_below (a bonus tile named, no name read)",
+    )
     parser.add_argument("--only-now", action="store_true", help="no ways but as now and --looks")
     parser.add_argument("--json", type=Path)
     return parser
@@ -415,6 +423,9 @@ def main() -> int:
     numbered = numbered_ways(args.numbered, args.numbered_number, args.numbered_between)
     beside += [(way, bars, None) for way, bars in numbered.items()]
     beside += [(f"print read best at {bar}", OcrBars(anew_sure=bar), None) for bar in args.anew]
+    beside += [
+        (f"no name read under {bar}", OcrBars(unnamed_below=bar), None) for bar in args.unnamed
+    ]
     for way, bars, looks in beside:
         answers, row = _way_row(photos, way, bars, looks)
         row["moved from as now"] = named_again(photos, now, answers)
