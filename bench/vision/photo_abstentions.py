@@ -76,7 +76,8 @@ NAMELESS = "nameless rule (85cdf4e)"
 AS_NOW = "as now"
 # The bars before the name read with its number (OcrBars.numbered_sure).
 BASE = "fee24b0's bars"
-# The bars before the print read best named an abstention (OcrBars.anew_sure).
+# The bars before the print read best named an abstention (OcrBars.anew_sure) and a bonus
+# tile named with no name read was abstained on (OcrBars.unnamed_below).
 PREVIOUS = "4646c9c's bars"
 # The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n), and the
 # unfamiliar sets' (vision/synth/unfamiliar.py) the cornered ones'.
@@ -159,8 +160,14 @@ def ways(
     each ``corners_below``."""
     off = 0.0  # the printed rule, not at 85cdf4e; the name with its number, not before 3ae3182
     out = {
-        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off, numbered_sure=off, anew_sure=off),
-        NAMELESS: OcrBars(printed_sure=off, numbered_sure=off, anew_sure=off),
+        BEFORE: OcrBars(
+            nameless_below=0.0,
+            printed_sure=off,
+            numbered_sure=off,
+            anew_sure=off,
+            unnamed_below=off,
+        ),
+        NAMELESS: OcrBars(printed_sure=off, numbered_sure=off, anew_sure=off, unnamed_below=off),
     }
     out |= {
         f"printed {sure}{' anew' if anew else ''}, bonus below {below}": OcrBars(
@@ -391,8 +398,8 @@ def main() -> int:
     )
     if args.only_now:
         chosen = {BEFORE: chosen[BEFORE]}
-    chosen[BASE] = OcrBars(numbered_sure=0.0, anew_sure=0.0)
-    chosen[PREVIOUS] = OcrBars(anew_sure=0.0)
+    chosen[BASE] = OcrBars(numbered_sure=0.0, anew_sure=0.0, unnamed_below=0.0)
+    chosen[PREVIOUS] = OcrBars(anew_sure=0.0, unnamed_below=0.0)
     chosen[AS_NOW] = OcrBars()
     now: list[Identity] = []
     base: list[Identity] = []
