@@ -540,10 +540,7 @@ def test_a_bonus_tile_named_stands_where_a_name_is_read_or_the_rule_is_off() -> 
     # Read for it, a name read plainly renames nothing unless asked to.
     assert with_ocr(answer, READ_F3, UNNAMED).label == "F1"
     assert with_ocr(answer, READ_F3, OcrBars(unnamed_below=0.005, rename=True)).label == "F3"
-    off = OcrBars(unnamed_below=0.0)
-    assert not may_change(answer, off)  # off: a named bonus tile is not read
-    assert with_ocr(answer, OcrReading("F3", 0.001, 3, 0.1), off).label == "F1"
-    # By default, under 0.005.
-    assert with_ocr(answer, OcrReading("F3", 0.004, 3, 0.1)).label is None
+    assert not may_change(answer)  # off by default: a named bonus tile is not read
+    assert with_ocr(answer, OcrReading("F3", 0.001, 3, 0.1)).label == "F1"
     # A suit or honour named is never read for it.
     assert not may_change(Identity("7C", 0.8, "7C"), UNNAMED)
