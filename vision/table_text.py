@@ -66,14 +66,21 @@ def match_places(
 
 def at_the_cut(bars: OcrBars) -> OcrBars:
     """The bars for the scanner's cuts. The rules that name a suit or honour tile by its text
-    (``nameless_below``: no bonus name read; ``printed_sure``: an honour's or character's
-    print read) were chosen on single-tile photos wider than the cut; at the table camera's
-    24-43 pixels the text recogniser reads little of most prints, and neither rule was
-    measured there, so both stay off: only bonus names are read at the table, and never in a
-    cut's corners (``corners_below``: a corner of a cut is a few pixels), nor faintly with
-    their number (``numbered_sure``, chosen on photos alone)."""
+    (``nameless_below``: no bonus name read; ``printed_sure`` and ``anew_sure``: an honour's
+    or character's print read) were chosen on single-tile photos wider than the cut; at the
+    table camera's 24-43 pixels the text recogniser reads little of most prints, and none of
+    them was measured there, so they stay off: only bonus names are read at the table, and
+    never in a cut's corners (``corners_below``: a corner of a cut is a few pixels), nor
+    faintly with their number (``numbered_sure``, chosen on photos alone), nor a bonus tile
+    named abstained on for a name not read (``unnamed_below``, measured on photos alone)."""
     return replace(
-        bars, nameless_below=0.0, printed_sure=0.0, corners_below=0.0, numbered_sure=0.0
+        bars,
+        nameless_below=0.0,
+        printed_sure=0.0,
+        anew_sure=0.0,
+        corners_below=0.0,
+        numbered_sure=0.0,
+        unnamed_below=0.0,
     )
 
 

@@ -11,6 +11,8 @@ kind group and set, with the abstentions by the rule that abstained (``Identity.
     .venv/bin/python bench/vision/photo_abstentions.py --group calibration --drawn 40 \
         --cornered 12 --only-now --looks shifts contrast shifts+scales+turns+contrast:read \
         [--numbered 0.05 0.1] [--numbered-number 0.7 0.9] [--numbered-between]
+    .venv/bin/python bench/vision/photo_abstentions.py --group calibration --drawn 40 \
+        --cornered 12 --unfamiliar 20 --only-now --detail [--anew 0.5 0.9]
 
 ``--group calibration`` is what choices are made on: a table enrolled from a mix of the
 training sets (3 crops a kind), each training set's photos of the kinds not enrolled from it
@@ -25,8 +27,12 @@ at each of ``--confirm`` (0.8 at d88e47d), and the nameless rule (``OcrBars.name
 only d88e47d's and the bars as now. Then, each beside the bars as now (the abstentions they
 answer, by the rule that abstained): the views of vision/photo_looks.py looked at before
 abstaining (``--looks``: views joined by "+", ":embed" or ":read" for one network alone),
-and the bonus side's name read with its number (``OcrBars.numbered_sure`` at each of
-``--numbered`` with each ``--numbered-number``; ``--numbered-between``: between the sides too).
+the bonus side's name read with its number (``OcrBars.numbered_sure`` at each of
+``--numbered`` with each ``--numbered-number``; ``--numbered-between``: between the sides too),
+the print read best naming an abstention (``OcrBars.anew_sure`` at each of ``--anew``), and
+a bonus tile named abstained on where no name is read (``OcrBars.unnamed_below``, ``--unnamed``).
+``--unfamiliar N`` adds to the calibration group N drawn sets of suit and honour art training
+never draws (vision/synth/unfamiliar.py).
 """
 
 from __future__ import annotations
@@ -70,8 +76,13 @@ NAMELESS = "nameless rule (85cdf4e)"
 AS_NOW = "as now"
 # The bars before the name read with its number (OcrBars.numbered_sure).
 BASE = "fee24b0's bars"
-# The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n).
+# The bars before the print read best named an abstention (OcrBars.anew_sure) and a bonus
+# tile named with no name read was abstained on (OcrBars.unnamed_below).
+PREVIOUS = "4646c9c's bars"
+# The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n), and the
+# unfamiliar sets' (vision/synth/unfamiliar.py) the cornered ones'.
 CORNERED_FROM = 60
+UNFAMILIAR_FROM = 80
 
 
 class Photos:
@@ -101,11 +112,18 @@ def held_out(per_face: int, seed: int) -> Photos:
     return out
 
 
-def calibration(per_face: int, drawn: int, seed: int, cornered: int = 0) -> Photos:
-    """The training sets' photos of kinds their table never enrolled, drawn sets', and
-    ``cornered`` drawn sets' whose bonus tiles are lettered small in a corner."""
+def calibration(
+    per_face: int, drawn: int, seed: int, cornered: int = 0, unfamiliar: int = 0
+) -> Photos:
+    """The training sets' photos of kinds their table never enrolled, drawn sets',
+    ``cornered`` drawn sets' whose bonus tiles are lettered small in a corner, and
+    ``unfamiliar`` drawn sets' whose suits and honours are in art training never draws."""
     if drawn > CORNERED_FROM:
         raise ValueError(f"--drawn {drawn}: at most {CORNERED_FROM} (the cornered sets' seeds)")
+    if cornered > UNFAMILIAR_FROM - CORNERED_FROM:
+        raise ValueError(f"--cornered {cornered}: at most {UNFAMILIAR_FROM - CORNERED_FROM}")
+    if unfamiliar > 100 - UNFAMILIAR_FROM:
+        raise ValueError(f"--unfamiliar {unfamiliar}: at most {100 - UNFAMILIAR_FROM}")
     rng = np.random.default_rng(seed)
     sets = {name: load_set(name) for name in TRAIN_SETS}
     samples, enrolled = mixed_enrolment(sets, rng)
@@ -121,6 +139,9 @@ def calibration(per_face: int, drawn: int, seed: int, cornered: int = 0) -> Phot
     for n in range(cornered):
         faces = procedural_set(DRAWN_SEEDS + seed * 100 + CORNERED_FROM + n, cornered=True)
         out.add(photo_set(faces, per_face, rng, PHOTO_WIDTHS), f"cornered#{n}", table)
+    for n in range(unfamiliar):
+        faces = procedural_set(DRAWN_SEEDS + seed * 100 + UNFAMILIAR_FROM + n, unfamiliar=True)
+        out.add(photo_set(faces, per_face, rng, PHOTO_WIDTHS), f"unfamiliar#{n}", table)
     return out
 
 
@@ -139,8 +160,14 @@ def ways(
     each ``corners_below``."""
     off = 0.0  # the printed rule, not at 85cdf4e; the name with its number, not before 3ae3182
     out = {
-        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off, numbered_sure=off),
-        NAMELESS: OcrBars(printed_sure=off, numbered_sure=off),
+        BEFORE: OcrBars(
+            nameless_below=0.0,
+            printed_sure=off,
+            numbered_sure=off,
+            anew_sure=off,
+            unnamed_below=off,
+        ),
+        NAMELESS: OcrBars(printed_sure=off, numbered_sure=off, anew_sure=off, unnamed_below=off),
     }
     out |= {
         f"printed {sure}{' anew' if anew else ''}, bonus below {below}": OcrBars(
@@ -275,6 +302,8 @@ def abstentions_read(photos: Photos, answers: list[Identity]) -> list[dict[str, 
             "best": answer.best,
             "confidence": round(answer.confidence, 3),
             "bonus share": round(answer.bonus_share, 3),
+            "best other": [answer.best_other, round(answer.other_confidence, 3)],
+            "best bonus": [answer.best_bonus, round(answer.bonus_confidence, 3)],
         }
         if reading is not None:
             top = max(reading.printed, key=lambda k: reading.printed[k])
@@ -299,6 +328,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--shares", type=float, nargs="*", default=[0.05], help="nameless_share")
     parser.add_argument(
         "--cornered", type=int, default=0, help="drawn sets lettered in a corner (calibration)"
+    )
+    parser.add_argument(
+        "--unfamiliar",
+        type=int,
+        default=0,
+        help="drawn sets of suit and honour art training never draws (calibration)",
     )
     parser.add_argument("--printed", type=float, nargs="*", default=[], help="printed_sure")
     parser.add_argument(
@@ -325,6 +360,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--numbered-between", action="store_true", help="numbered_between (with --numbered)"
     )
+    parser.add_argument(
+        "--anew", type=float, nargs="*", default=[], help="anew_sure (the print read best)"
+    )
+    parser.add_argument(
+        "--unnamed",
+        type=float,
+        nargs="*",
+        default=[],
+        help="unnamed_below (a bonus tile named, no name read)",
+    )
     parser.add_argument("--only-now", action="store_true", help="no ways but as now and --looks")
     parser.add_argument("--json", type=Path)
     return parser
@@ -345,7 +390,7 @@ def main() -> int:
     if args.group == "held-out":
         photos = held_out(args.photos, args.seed)
     else:
-        photos = calibration(args.photos, args.drawn, args.seed, args.cornered)
+        photos = calibration(args.photos, args.drawn, args.seed, args.cornered, args.unfamiliar)
     report: dict[str, Any] = {"group": args.group, "photos": len(photos.crops), "ways": {}}
     first: list[Identity] = []
     chosen = ways(
@@ -353,25 +398,30 @@ def main() -> int:
     )
     if args.only_now:
         chosen = {BEFORE: chosen[BEFORE]}
-    chosen[BASE] = OcrBars(numbered_sure=0.0)
+    chosen[BASE] = OcrBars(numbered_sure=0.0, anew_sure=0.0, unnamed_below=0.0)
+    chosen[PREVIOUS] = OcrBars(anew_sure=0.0, unnamed_below=0.0)
     chosen[AS_NOW] = OcrBars()
     now: list[Identity] = []
     base: list[Identity] = []
+    previous: list[Identity] = []
     for way, bars in chosen.items():
         answers, row = _way_row(photos, way, bars)
         if way == BASE:
             base = answers
+        if way == PREVIOUS:
+            previous = answers
+            row["moved from fee24b0's bars"] = named_again(photos, base, answers)
         if way == AS_NOW:
             now = answers
-            row["moved from fee24b0's bars"] = named_again(photos, base, answers)
+            row["moved from 4646c9c's bars"] = named_again(photos, previous, answers)
         if way == BEFORE:
             first = answers
         if way == NAMELESS and args.detail and not args.only_now:
             report["85cdf4e's abstentions and crossings"] = abstentions_read(photos, answers)
         else:
             row["moved from before"] = changed(photos, first, answers)
-        if way == AS_NOW and args.detail:
-            report["as now: abstentions and crossings"] = abstentions_read(photos, answers)
+        if way in (PREVIOUS, AS_NOW) and args.detail:
+            report[f"{way}: abstentions and crossings"] = abstentions_read(photos, answers)
         report["ways"][way] = row
     # Each beside the bars as now: the views looked at, then the name read with its number.
     beside: list[tuple[str, OcrBars, PhotoLooks | None]] = [
@@ -379,6 +429,10 @@ def main() -> int:
     ]
     numbered = numbered_ways(args.numbered, args.numbered_number, args.numbered_between)
     beside += [(way, bars, None) for way, bars in numbered.items()]
+    beside += [(f"print read best at {bar}", OcrBars(anew_sure=bar), None) for bar in args.anew]
+    beside += [
+        (f"no name read under {bar}", OcrBars(unnamed_below=bar), None) for bar in args.unnamed
+    ]
     for way, bars, looks in beside:
         answers, row = _way_row(photos, way, bars, looks)
         row["moved from as now"] = named_again(photos, now, answers)

@@ -13,7 +13,6 @@ import pytest
 
 from vision.bonus import BONUS_KINDS
 from vision.bonus_ocr import (
-    HONOURS,
     BonusOcr,
     OcrBars,
     OcrReading,
@@ -26,6 +25,7 @@ from vision.embedder import ModelError
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.identity import (
     DOUBTED,
+    NAMELESS_BONUS,
     NUMBER,
     OTHER_UNSURE,
     SIDES,
@@ -34,6 +34,7 @@ from vision.identity import (
     UNSURE,
     Identity,
 )
+from vision.printed import HONOURS
 from vision.synth.artwork import load_set
 from vision.synth.crops import synthetic_crop
 from vision.synth.procedural import procedural_set
@@ -217,7 +218,8 @@ def test_a_character_tile_is_told_by_its_numeral(ocr: BonusOcr) -> None:
         assert max(reading.printed, key=lambda k: reading.printed[k]) == kind, reading.printed
 
 
-PRINTED_ON = OcrBars(printed_sure=0.5, printed_bonus_below=0.5)
+# The printed rule alone (the print read best, anew_sure, tested apart below).
+PRINTED_ON = OcrBars(printed_sure=0.5, printed_bonus_below=0.5, anew_sure=0.0)
 
 
 def printed(kind: str, sure: float, name_read: float = 0.001) -> OcrReading:
@@ -239,7 +241,11 @@ def test_an_unplaced_crop_is_the_tile_whose_print_is_read(why: str, best: str) -
     ("answer", "reading", "bars"),
     [
         # The rule off (as by default until chosen), or the print read under its bar.
-        (doubted("EW", SIDES, 0.4, 0.3), printed("EW", 0.6), OcrBars(printed_sure=0.0)),
+        (
+            doubted("EW", SIDES, 0.4, 0.3),
+            printed("EW", 0.6),
+            OcrBars(printed_sure=0.0, anew_sure=0.0),
+        ),
         (doubted("EW", SIDES, 0.4, 0.3), printed("EW", 0.4), PRINTED_ON),
         # Another tile's print read: only the first look's best kind is named by it.
         (doubted("EW", SIDES, 0.4, 0.3), printed("NW", 0.9), PRINTED_ON),
@@ -271,7 +277,53 @@ def test_the_other_sides_abstentions_are_never_made_bonus_tiles() -> None:
     assert with_ocr(answer, READ_F3, PRINTED_ON).label is None
     # Nor read at all where the first look's best kind prints no character.
     assert not may_change(doubted("5B", OTHER_UNSURE, 0.4), PRINTED_ON)
-    assert not may_change(answer, OcrBars(printed_sure=0.0))
+    assert not may_change(answer, OcrBars(printed_sure=0.0, anew_sure=0.0))
+
+
+READ_BEST = OcrBars(printed_sure=0.0, anew_sure=0.9)
+
+
+@pytest.mark.parametrize("why", [SIDES, DOUBTED, UNSURE, OTHER_UNSURE])
+@pytest.mark.parametrize(("best", "read"), [("F2", "9C"), ("3D", "GD"), ("4C", "WW")])
+def test_an_abstention_is_the_tile_whose_print_is_read_best(why: str, best: str, read: str) -> None:
+    # Whatever the first look liked best (a bonus tile, a dot, another character), the
+    # honour or character tile whose print is read plainly and best names it.
+    answer = doubted(best, why, confidence=0.4, share=0.6)
+    assert may_change(answer, READ_BEST)
+    reading = OcrReading("F1", 0.01, 1, 0.2, {read: 0.95, "1C": 0.3})
+    named = with_ocr(answer, reading, READ_BEST)
+    assert (named.label, named.why, named.how) == (read, None, "other: its print read best")
+    assert named.confidence == 0.95
+
+
+@pytest.mark.parametrize(
+    ("answer", "reading", "bars"),
+    [
+        # Read under its bar, or the rule off.
+        (doubted("F2", SIDES, 0.4, 0.6), printed("9C", 0.85), READ_BEST),
+        (doubted("F2", SIDES, 0.4, 0.6), printed("9C", 0.95), OcrBars(anew_sure=0.0)),
+        # A bonus name read printed_bonus_below plainly: it abstains as before.
+        (doubted("F2", SIDES, 0.4, 0.6), printed("9C", 0.95, name_read=0.1), READ_BEST),
+        # A kind that prints no character is never named by it, however its "print" is read.
+        (doubted("F2", SIDES, 0.4, 0.6), printed("5B", 0.99), READ_BEST),
+        # Abstained on the bonus side or as unlike everything.
+        (doubted("F2", UNREAD), printed("9C", 0.95), READ_BEST),
+        (doubted("F2", NUMBER), printed("9C", 0.95), READ_BEST),
+        (doubted("F2", UNLIKE), printed("9C", 0.95), READ_BEST),
+    ],
+)
+def test_the_print_read_best_names_nothing_else(
+    answer: Identity, reading: OcrReading, bars: OcrBars
+) -> None:
+    assert with_ocr(answer, reading, bars).label is None
+
+
+def test_the_first_looks_own_print_comes_before_the_print_read_best() -> None:
+    # Both read plainly: the printed rule names the first look's kind, not the one read best.
+    bars = OcrBars(printed_sure=0.5, printed_bonus_below=0.5, anew_sure=0.5)
+    reading = OcrReading("F1", 0.01, 1, 0.2, {"EW": 0.6, "NW": 0.9})
+    named = with_ocr(doubted("EW", SIDES, 0.4, 0.3), reading, bars)
+    assert (named.label, named.how) == ("EW", "other: its print read as text")
 
 
 class NeverAsked(BonusOcr):
@@ -305,6 +357,8 @@ def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
         ({"nameless_share": -1.0}, "OcrBars.nameless_share -1.0: not in 0-1"),
         ({"printed_sure": 2.0}, "OcrBars.printed_sure 2.0: not in 0-1"),
         ({"printed_bonus_below": -0.5}, "OcrBars.printed_bonus_below -0.5: not in 0-1"),
+        ({"anew_sure": 1.5}, "OcrBars.anew_sure 1.5: not in 0-1"),
+        ({"unnamed_below": -0.1}, "OcrBars.unnamed_below -0.1: not in 0-1"),
         ({"numbered_sure": 1.2}, "OcrBars.numbered_sure 1.2: not in 0-1"),
         ({"numbered_number": -0.2}, "OcrBars.numbered_number -0.2: not in 0-1"),
     ],
@@ -339,7 +393,7 @@ def test_a_missing_model_is_named(tmp_path: Path) -> None:
         BonusOcr(model=tmp_path / "none.onnx")
 
 
-ANEW = OcrBars(printed_sure=0.5, printed_anew=True)
+ANEW = OcrBars(printed_sure=0.5, printed_anew=True, anew_sure=0.0)
 
 
 def test_anew_an_honours_character_names_it_over_the_first_look() -> None:
@@ -360,7 +414,10 @@ def test_anew_never_names_an_honour_over_a_bamboo_or_bonus_tile(best: str) -> No
 def test_by_default_only_a_print_read_plainly_names_the_tile() -> None:
     answer = doubted("EW", DOUBTED, 0.6, 0.2)
     assert with_ocr(answer, printed("EW", 0.95)).label == "EW"
-    assert with_ocr(answer, printed("EW", 0.85)).label is None
+    assert with_ocr(answer, printed("EW", 0.8)).label is None
+    # Under the printed rule's bar, the print read best names it, whatever the first look.
+    named = with_ocr(doubted("5D", DOUBTED, 0.6, 0.2), printed("EW", 0.87))
+    assert (named.label, named.how) == ("EW", "other: its print read best")
     # A bonus name read faintly, past printed_bonus_below, leaves the abstention.
     assert with_ocr(answer, printed("EW", 0.95, name_read=0.15)).label is None
 
@@ -458,3 +515,32 @@ def test_a_faint_name_with_its_number_places_no_crop_between_the_sides(why: str)
     assert with_ocr(doubted("S2", why, 0.4, 0.6), reading, between).label == "S2"
     # The other side's abstentions are never made bonus tiles by it.
     assert with_ocr(first(None, UNSURE), reading, between).label is None
+
+
+UNNAMED = OcrBars(unnamed_below=0.005)
+
+
+@pytest.mark.parametrize("label", ["F1", "S4"])
+def test_a_bonus_tile_named_with_no_name_read_is_abstained_on(label: str) -> None:
+    answer = Identity(label, 0.8, label, bonus_share=0.7, how="bonus: first look kept")
+    assert may_change(answer, UNNAMED)
+    vetoed = with_ocr(answer, OcrReading("F2", 0.001, 1, 0.1), UNNAMED)
+    assert (vetoed.label, vetoed.why, vetoed.how) == (
+        None,
+        NAMELESS_BONUS,
+        "bonus: no name in its text",
+    )
+    assert vetoed.best == label
+
+
+def test_a_bonus_tile_named_stands_where_a_name_is_read_or_the_rule_is_off() -> None:
+    answer = Identity("F1", 0.8, "F1", bonus_share=0.7, how="bonus: first look kept")
+    faint = OcrReading("F3", 0.006, 3, 0.1)
+    assert with_ocr(answer, faint, UNNAMED).label == "F1"
+    # Read for it, a name read plainly renames nothing unless asked to.
+    assert with_ocr(answer, READ_F3, UNNAMED).label == "F1"
+    assert with_ocr(answer, READ_F3, OcrBars(unnamed_below=0.005, rename=True)).label == "F3"
+    assert not may_change(answer)  # off by default: a named bonus tile is not read
+    assert with_ocr(answer, OcrReading("F3", 0.001, 3, 0.1)).label == "F1"
+    # A suit or honour named is never read for it.
+    assert not may_change(Identity("7C", 0.8, "7C"), UNNAMED)

@@ -62,8 +62,12 @@ def test_only_answers_that_moved_are_counted() -> None:
 
 def test_the_first_ways_are_d88e47d_and_85cdf4e() -> None:
     every = ways([0.5], [0.02], [0.05, 0.1], [0.9], [0.1, 0.5])
-    assert every[BEFORE] == OcrBars(nameless_below=0.0, printed_sure=0.0, numbered_sure=0.0)
-    assert every[NAMELESS] == OcrBars(printed_sure=0.0, numbered_sure=0.0)
+    assert every[BEFORE] == OcrBars(
+        nameless_below=0.0, printed_sure=0.0, numbered_sure=0.0, anew_sure=0.0, unnamed_below=0.0
+    )
+    assert every[NAMELESS] == OcrBars(
+        printed_sure=0.0, numbered_sure=0.0, anew_sure=0.0, unnamed_below=0.0
+    )
     assert every["nameless below 0.02, share 0.1"].nameless_share == 0.1
     assert every["nameless below 0.02, share 0.1"].printed_sure == 0.0
     printed = every["printed 0.9, bonus below 0.5"]
@@ -79,6 +83,11 @@ def test_the_first_ways_are_d88e47d_and_85cdf4e() -> None:
 def test_too_many_drawn_sets_are_named_before_anything_is_drawn() -> None:
     with pytest.raises(ValueError, match="--drawn 61: at most 60"):
         calibration(2, 61, 2024, cornered=1)
+    # The unfamiliar sets' seeds follow the cornered ones': neither may run into the next.
+    with pytest.raises(ValueError, match="--cornered 21: at most 20"):
+        calibration(2, 40, 2024, cornered=21)
+    with pytest.raises(ValueError, match="--unfamiliar 21: at most 20"):
+        calibration(2, 40, 2024, cornered=12, unfamiliar=21)
 
 
 def test_the_detail_lists_abstentions_and_crossings_only() -> None:

@@ -8,9 +8,11 @@ import numpy as np
 from vision.geometry import TableGeometry
 from vision.labels import CHINESE_LABELS, LABELS
 from vision.synth.artwork import FACE_H, FACE_W
+from vision.synth.bonus_faces import HELD_OUT_FONTS, HELD_OUT_HANDS, TRAINING_FONTS
 from vision.synth.layout import random_layout
 from vision.synth.procedural import procedural_set
 from vision.synth.render import Style, render
+from vision.synth.unfamiliar import UnfamiliarStyle
 
 
 def _frame(seed: int) -> np.ndarray:
@@ -89,3 +91,31 @@ def test_a_cornered_sets_corner_font_changes_only_its_bonus_names() -> None:
     for label in CHINESE_LABELS:
         same = np.array_equal(own[label], hand[label])
         assert same == (label[0] not in "FS" or not label[1].isdigit()), label
+
+
+def test_unfamiliar_sets_redraw_the_suits_and_honours_and_keep_every_kind_apart() -> None:
+    """Unfamiliar art (for measuring only) changes every suit and honour face from the same
+    seed drawn plainly and with training's varied grammar, and still draws each kind unlike
+    every other."""
+    for seed in (3, 4):
+        unfamiliar = procedural_set(seed, unfamiliar=True)
+        plain, varied = procedural_set(seed), procedural_set(seed, varied=True)
+        assert set(unfamiliar) == set(plain)
+        faces = [unfamiliar[label].astype(np.int16) for label in CHINESE_LABELS]
+        for i in range(len(faces)):
+            for j in range(i + 1, len(faces)):
+                diff = np.abs(faces[i] - faces[j]).mean()
+                assert diff > 1.0, (seed, CHINESE_LABELS[i], CHINESE_LABELS[j])
+        suits_and_honours = [label for label in CHINESE_LABELS if label[0] not in "FS"]
+        for label in suits_and_honours:
+            for other in (plain, varied):
+                diff = np.abs(unfamiliar[label].astype(int) - other[label].astype(int)).mean()
+                assert diff > 3, (seed, label)
+
+
+def test_unfamiliar_art_letters_in_training_fonts_only() -> None:
+    """No unfamiliar set letters in a held-out font or hand (those measure the reader)."""
+    held_out = set(HELD_OUT_FONTS) | set(HELD_OUT_HANDS)
+    fonts = {UnfamiliarStyle.draw(seed).font for seed in range(300)}
+    assert len(fonts) > 10
+    assert fonts <= set(TRAINING_FONTS) and not fonts & held_out

@@ -497,20 +497,31 @@ def _drawn_bonus(st: _Style, label: str) -> str:
 
 
 def procedural_set(
-    seed: int, varied: bool = False, cornered: bool = False, corner_font: str = ""
+    seed: int,
+    varied: bool = False,
+    cornered: bool = False,
+    corner_font: str = "",
+    unfamiliar: bool = False,
 ) -> dict[str, Image]:
     """One random tile set: every face of ``CHINESE_LABELS`` plus a blank; ``varied``: drawn
     from the wider choices training uses (the module's docstring); ``cornered``: its bonus
     tiles a large picture with the name and number small in a corner (the other faces as
-    drawn without it), the name in ``corner_font`` where given (held-out fonts and hands)."""
+    drawn without it), the name in ``corner_font`` where given (held-out fonts and hands);
+    ``unfamiliar``: its suits and honours in art training never draws, on a body of its own
+    (vision/synth/unfamiliar.py; for measuring only)."""
     rng = np.random.default_rng(seed)
     st = _Style(rng, seed, varied, cornered, corner_font)
     labels = list(CHINESE_LABELS)
+    svgs = [_face_svg(st, label) for label in labels]
+    if unfamiliar:
+        from vision.synth.unfamiliar import UnfamiliarStyle, face_body  # it imports this one
+
+        own = UnfamiliarStyle.draw(seed)
+        st.body = own.body
+        for n, label in enumerate(labels):
+            svgs[n] = face_body(own, label, _DOTS, _STICKS) or svgs[n]
     drawn = render_faces(
-        [
-            f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>{_face_svg(st, label)}'
-            for label in labels
-        ],
+        [f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>{svg}' for svg in svgs],
         cols=7,
         timeout=60,
     )
