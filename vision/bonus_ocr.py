@@ -42,7 +42,6 @@ from vision.halves import in_two
 from vision.identity import (
     DEFAULT_THRESHOLD,
     DOUBTED,
-    NAMELESS_BONUS,
     NUMBER,
     OTHER_UNSURE,
     SIDES,
@@ -127,14 +126,6 @@ DEFAULT_ANEW_SURE = 0.85
 # more of 2,602 photos right and none wrong, but the held-out photos gained no bonus tile,
 # lost one right answer and cost 1.4-1.5x the CPU (bench/vision/README.md, "corner").
 DEFAULT_CORNERS_BELOW = 0.0
-# A photo the gate named a bonus tile whose text names no bonus tile even this plainly is
-# abstained on (0: never): on suit and honour art no network saw, the gate names white
-# dragons, characters and pips bonus tiles, and the text then reads no bonus name at all.
-# Off: chosen on the calibration group with unfamiliar sets, fewest crossings first, 0.005
-# abstained on all 14 crossings there (and 25 of 6,730 photos named right, 3 wrong); on the
-# held-out photos it took the one crossing away but 5 of 96 bonus tiles named right too,
-# at 1.3x the CPU a photo (bench/vision/README.md, "unfamiliar").
-DEFAULT_UNNAMED_BELOW = 0.0
 # A crop the gate put among the bonus tiles without telling which (UNREAD, NUMBER) is the
 # bonus tile whose name the text reads 0.02 plainly (under ``name_sure``) where the number it
 # reads best is that tile's and is read 0.9 plainly: sets lettered small in a corner leave
@@ -196,8 +187,7 @@ class OcrBars:
     ``numbered_number``: a crop the gate put among the bonus tiles without telling which is
     the tile whose name is read ``numbered_sure`` plainly where the number read
     ``numbered_number`` plainly is that tile's (:meth:`OcrReading.numbered`);
-    ``numbered_between``: so is a crop the gate could not place; ``unnamed_below`` (0: off):
-    a bonus tile the gate named is abstained on where no bonus name is read this plainly."""
+    ``numbered_between``: so is a crop the gate could not place."""
 
     name_sure: float = DEFAULT_NAME_SURE
     confirm_sure: float = DEFAULT_CONFIRM_SURE
@@ -214,11 +204,10 @@ class OcrBars:
     numbered_sure: float = DEFAULT_NUMBERED_SURE
     numbered_number: float = DEFAULT_NUMBERED_NUMBER
     numbered_between: bool = False
-    unnamed_below: float = DEFAULT_UNNAMED_BELOW
 
     def __post_init__(self) -> None:
         bars = ("name_sure", "confirm_sure", "nameless_below", "nameless_share", "nameless_sure")
-        numbered = ("numbered_sure", "numbered_number", "unnamed_below")
+        numbered = ("numbered_sure", "numbered_number")
         printed = ("printed_sure", "printed_bonus_below", "anew_sure")
         for name in (*bars, *printed, "corners_below", *numbered):
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -237,11 +226,11 @@ OTHER_SIDE_UNSURE = (UNSURE, OTHER_UNSURE)
 def may_change(answer: Identity, bars: OcrBars | None = None) -> bool:
     """Whether a reading could change the gate's ``answer``: an abstention on the bonus side
     or between the sides, one on the other side whose first look likes an honour or character
-    tile best (``printed_sure``; any, with ``anew_sure``), or (``rename``, ``unnamed_below``)
-    a bonus tile named; never a suit or honour named."""
+    tile best (``printed_sure``), or (``rename``) a bonus tile named; never a suit or honour
+    named."""
     bars = bars or OcrBars()
     if answer.label is not None:
-        return (bars.rename or bars.unnamed_below > 0) and answer.label in BONUS_KINDS
+        return bars.rename and answer.label in BONUS_KINDS
     if answer.why in OTHER_SIDE_UNSURE:
         return (bars.printed_sure > 0 and answer.best in PRINTED) or bars.anew_sure > 0
     return answer.why in BONUS_SIDE_UNSURE + BETWEEN_SIDES
@@ -255,16 +244,11 @@ def with_ocr(answer: Identity, reading: OcrReading, bars: OcrBars | None = None)
     ``confirm_sure`` plainly, or, where no name is read (:func:`_nameless_other`), the suit or
     honour tile its first look plainly named; an abstention between the sides or on the other
     side, the honour or character tile its first look likes best whose print is read
-    (:func:`_printed`); a bonus tile named whose text names none ``unnamed_below`` plainly,
-    an abstention. Anything else is left as it is: a crop named a suit or honour tile is never
-    made a bonus tile, nor the reverse."""
+    (:func:`_printed`). Anything else is left as it is: a crop named a
+    suit or honour tile is never made a bonus tile, nor the reverse."""
     bars = bars or OcrBars()
     if not may_change(answer, bars):
         return answer
-    if answer.label in BONUS_KINDS and reading.confidence < bars.unnamed_below:
-        return replace(answer.abstained(NAMELESS_BONUS), how="bonus: no name in its text")
-    if answer.label is not None and not bars.rename:
-        return answer  # read for the rule above alone: a name read renames nothing
     between = answer.label is None and answer.why in BETWEEN_SIDES
     if between and _nameless_other(answer, reading, bars):
         return replace(answer, label=answer.best, why=None, how="other: no bonus name in its text")

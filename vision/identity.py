@@ -21,8 +21,7 @@ DOUBTED = "unlike, reader doubts"  # far from its prototypes and the reader doub
 UNREAD = "reader not sure"  # a bonus tile by both looks, but which one nobody is sure of
 NUMBER = "number disagrees"  # the reader is sure of the name but reads another number
 OTHER_UNSURE = "no other kind sure"  # not a bonus tile, and no other kind holds the bar
-NAMELESS_BONUS = "bonus tile, no name read"  # the gate named one, its text names none
-REASONS = (UNSURE, UNLIKE, SIDES, DOUBTED, UNREAD, NUMBER, OTHER_UNSURE, NAMELESS_BONUS)
+REASONS = (UNSURE, UNLIKE, SIDES, DOUBTED, UNREAD, NUMBER, OTHER_UNSURE)
 
 
 @dataclass(frozen=True)

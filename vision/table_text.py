@@ -71,8 +71,7 @@ def at_the_cut(bars: OcrBars) -> OcrBars:
     table camera's 24-43 pixels the text recogniser reads little of most prints, and none of
     them was measured there, so they stay off: only bonus names are read at the table, and
     never in a cut's corners (``corners_below``: a corner of a cut is a few pixels), nor
-    faintly with their number (``numbered_sure``, chosen on photos alone), nor a bonus tile
-    named abstained on for a name not read (``unnamed_below``, measured on photos alone)."""
+    faintly with their number (``numbered_sure``, chosen on photos alone)."""
     return replace(
         bars,
         nameless_below=0.0,
@@ -80,7 +79,6 @@ def at_the_cut(bars: OcrBars) -> OcrBars:
         anew_sure=0.0,
         corners_below=0.0,
         numbered_sure=0.0,
-        unnamed_below=0.0,
     )
 
 

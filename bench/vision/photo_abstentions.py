@@ -29,8 +29,7 @@ answer, by the rule that abstained): the views of vision/photo_looks.py looked a
 abstaining (``--looks``: views joined by "+", ":embed" or ":read" for one network alone),
 the bonus side's name read with its number (``OcrBars.numbered_sure`` at each of
 ``--numbered`` with each ``--numbered-number``; ``--numbered-between``: between the sides too),
-the print read best naming an abstention (``OcrBars.anew_sure`` at each of ``--anew``), and
-a bonus tile named abstained on where no name is read (``OcrBars.unnamed_below``, ``--unnamed``).
+and the print read best naming an abstention (``OcrBars.anew_sure`` at each of ``--anew``).
 ``--unfamiliar N`` adds to the calibration group N drawn sets of suit and honour art training
 never draws (vision/synth/unfamiliar.py).
 """
@@ -76,8 +75,7 @@ NAMELESS = "nameless rule (85cdf4e)"
 AS_NOW = "as now"
 # The bars before the name read with its number (OcrBars.numbered_sure).
 BASE = "fee24b0's bars"
-# The bars before the print read best named an abstention (OcrBars.anew_sure) and a bonus
-# tile named with no name read was abstained on (OcrBars.unnamed_below).
+# The bars before the print read best named an abstention (OcrBars.anew_sure).
 PREVIOUS = "4646c9c's bars"
 # The cornered sets' seeds follow the drawn sets' (DRAWN_SEEDS + 100 x seed + n), and the
 # unfamiliar sets' (vision/synth/unfamiliar.py) the cornered ones'.
@@ -160,14 +158,8 @@ def ways(
     each ``corners_below``."""
     off = 0.0  # the printed rule, not at 85cdf4e; the name with its number, not before 3ae3182
     out = {
-        BEFORE: OcrBars(
-            nameless_below=0.0,
-            printed_sure=off,
-            numbered_sure=off,
-            anew_sure=off,
-            unnamed_below=off,
-        ),
-        NAMELESS: OcrBars(printed_sure=off, numbered_sure=off, anew_sure=off, unnamed_below=off),
+        BEFORE: OcrBars(nameless_below=0.0, printed_sure=off, numbered_sure=off, anew_sure=off),
+        NAMELESS: OcrBars(printed_sure=off, numbered_sure=off, anew_sure=off),
     }
     out |= {
         f"printed {sure}{' anew' if anew else ''}, bonus below {below}": OcrBars(
@@ -363,13 +355,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--anew", type=float, nargs="*", default=[], help="anew_sure (the print read best)"
     )
-    parser.add_argument(
-        "--unnamed",
-        type=float,
-        nargs="*",
-        default=[],
-        help="unnamed_below (a bonus tile named, no name read)",
-    )
     parser.add_argument("--only-now", action="store_true", help="no ways but as now and --looks")
     parser.add_argument("--json", type=Path)
     return parser
@@ -398,8 +383,8 @@ def main() -> int:
     )
     if args.only_now:
         chosen = {BEFORE: chosen[BEFORE]}
-    chosen[BASE] = OcrBars(numbered_sure=0.0, anew_sure=0.0, unnamed_below=0.0)
-    chosen[PREVIOUS] = OcrBars(anew_sure=0.0, unnamed_below=0.0)
+    chosen[BASE] = OcrBars(numbered_sure=0.0, anew_sure=0.0)
+    chosen[PREVIOUS] = OcrBars(anew_sure=0.0)
     chosen[AS_NOW] = OcrBars()
     now: list[Identity] = []
     base: list[Identity] = []
@@ -430,9 +415,6 @@ def main() -> int:
     numbered = numbered_ways(args.numbered, args.numbered_number, args.numbered_between)
     beside += [(way, bars, None) for way, bars in numbered.items()]
     beside += [(f"print read best at {bar}", OcrBars(anew_sure=bar), None) for bar in args.anew]
-    beside += [
-        (f"no name read under {bar}", OcrBars(unnamed_below=bar), None) for bar in args.unnamed
-    ]
     for way, bars, looks in beside:
         answers, row = _way_row(photos, way, bars, looks)
         row["moved from as now"] = named_again(photos, now, answers)

@@ -25,7 +25,6 @@ from vision.embedder import ModelError
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.identity import (
     DOUBTED,
-    NAMELESS_BONUS,
     NUMBER,
     OTHER_UNSURE,
     SIDES,
@@ -358,7 +357,6 @@ def test_narrow_crops_and_no_recogniser_leave_the_answers() -> None:
         ({"printed_sure": 2.0}, "OcrBars.printed_sure 2.0: not in 0-1"),
         ({"printed_bonus_below": -0.5}, "OcrBars.printed_bonus_below -0.5: not in 0-1"),
         ({"anew_sure": 1.5}, "OcrBars.anew_sure 1.5: not in 0-1"),
-        ({"unnamed_below": -0.1}, "OcrBars.unnamed_below -0.1: not in 0-1"),
         ({"numbered_sure": 1.2}, "OcrBars.numbered_sure 1.2: not in 0-1"),
         ({"numbered_number": -0.2}, "OcrBars.numbered_number -0.2: not in 0-1"),
     ],
@@ -515,32 +513,3 @@ def test_a_faint_name_with_its_number_places_no_crop_between_the_sides(why: str)
     assert with_ocr(doubted("S2", why, 0.4, 0.6), reading, between).label == "S2"
     # The other side's abstentions are never made bonus tiles by it.
     assert with_ocr(first(None, UNSURE), reading, between).label is None
-
-
-UNNAMED = OcrBars(unnamed_below=0.005)
-
-
-@pytest.mark.parametrize("label", ["F1", "S4"])
-def test_a_bonus_tile_named_with_no_name_read_is_abstained_on(label: str) -> None:
-    answer = Identity(label, 0.8, label, bonus_share=0.7, how="bonus: first look kept")
-    assert may_change(answer, UNNAMED)
-    vetoed = with_ocr(answer, OcrReading("F2", 0.001, 1, 0.1), UNNAMED)
-    assert (vetoed.label, vetoed.why, vetoed.how) == (
-        None,
-        NAMELESS_BONUS,
-        "bonus: no name in its text",
-    )
-    assert vetoed.best == label
-
-
-def test_a_bonus_tile_named_stands_where_a_name_is_read_or_the_rule_is_off() -> None:
-    answer = Identity("F1", 0.8, "F1", bonus_share=0.7, how="bonus: first look kept")
-    faint = OcrReading("F3", 0.006, 3, 0.1)
-    assert with_ocr(answer, faint, UNNAMED).label == "F1"
-    # Read for it, a name read plainly renames nothing unless asked to.
-    assert with_ocr(answer, READ_F3, UNNAMED).label == "F1"
-    assert with_ocr(answer, READ_F3, OcrBars(unnamed_below=0.005, rename=True)).label == "F3"
-    assert not may_change(answer)  # off by default: a named bonus tile is not read
-    assert with_ocr(answer, OcrReading("F3", 0.001, 3, 0.1)).label == "F1"
-    # A suit or honour named is never read for it.
-    assert not may_change(Identity("7C", 0.8, "7C"), UNNAMED)

@@ -63,11 +63,9 @@ def test_only_answers_that_moved_are_counted() -> None:
 def test_the_first_ways_are_d88e47d_and_85cdf4e() -> None:
     every = ways([0.5], [0.02], [0.05, 0.1], [0.9], [0.1, 0.5])
     assert every[BEFORE] == OcrBars(
-        nameless_below=0.0, printed_sure=0.0, numbered_sure=0.0, anew_sure=0.0, unnamed_below=0.0
+        nameless_below=0.0, printed_sure=0.0, numbered_sure=0.0, anew_sure=0.0
     )
-    assert every[NAMELESS] == OcrBars(
-        printed_sure=0.0, numbered_sure=0.0, anew_sure=0.0, unnamed_below=0.0
-    )
+    assert every[NAMELESS] == OcrBars(printed_sure=0.0, numbered_sure=0.0, anew_sure=0.0)
     assert every["nameless below 0.02, share 0.1"].nameless_share == 0.1
     assert every["nameless below 0.02, share 0.1"].printed_sure == 0.0
     printed = every["printed 0.9, bonus below 0.5"]

@@ -279,9 +279,4 @@ def test_the_cut_names_no_tile_by_the_print_read_best() -> None:
     # Chosen on photos wider than the cut: the table's bars keep it off.
     assert OcrBars().anew_sure > 0
     assert at_the_cut(OcrBars()).anew_sure == 0.0
-
-
-def test_the_cut_never_abstains_on_a_bonus_tile_for_a_name_not_read() -> None:
-    # Measured on photos wider than the cut: the table's bars keep it off.
-    assert at_the_cut(OcrBars(unnamed_below=0.01)).unnamed_below == 0.0
     assert OcrBars().numbered_sure > 0
