@@ -40,6 +40,7 @@ from bonus_data import (
     hard_faces,
     held_out_pools,
 )
+from report_file import write_report
 
 from vision.bonus import BONUS_FILE, NOT_BONUS, BonusReader, Temperatures
 from vision.embedder import MODELS_DIR
@@ -132,8 +133,7 @@ def main() -> int:
         results[f"look-alikes {name}"] = score(reader, hard_faces([name]), args.crops // 2, 80 + n)
         print(f"look-alikes {name}", json.dumps(results[f"look-alikes {name}"]), flush=True)
     report["results"] = results
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(report, args.json)
     return 0
 
 

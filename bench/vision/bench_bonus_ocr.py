@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bonus_data import HELD_OUT_SETS, KINDS, Faces, art_faces, hard_faces, held_out_pools
 from camera_effects import camera_extra
 from identity_parts import enrol_and_test, mixed_enrolment, recognisers, score_identities
+from report_file import write_report
 
 from vision.bonus import NOT_BONUS
 from vision.bonus_ocr import DEFAULT_REGIONS, REGIONS, BonusOcr, OcrBars
@@ -191,8 +192,7 @@ def main() -> int:
     if args.photos:
         report["photos"] = photos(ocr, args.photos, args.seed)
         print("photos", json.dumps(report["photos"]), flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(report, args.json)
     return 0
 
 

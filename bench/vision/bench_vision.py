@@ -49,6 +49,7 @@ from identity_parts import (  # noqa: E402
     mixed_sets,
 )
 from other_revision import OtherRevision  # noqa: E402
+from report_file import write_report  # noqa: E402
 from scan_parts import frame_size, hands_bench, scan_bench  # noqa: E402
 
 from vision.bonus_ocr import OcrBars  # noqa: E402
@@ -191,8 +192,7 @@ def main() -> int:
 
 
 def _write(report: dict[str, Any], path: Path | None) -> int:
-    if path is not None:
-        path.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(report, path)
     return 0
 
 

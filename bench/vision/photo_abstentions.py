@@ -61,6 +61,7 @@ from identity_parts import (  # noqa: E402
     mixed_enrolment,
     own_art_out,
 )
+from report_file import write_report  # noqa: E402
 
 from vision.bonus_ocr import OcrBars  # noqa: E402
 from vision.embedder import Embedder  # noqa: E402
@@ -420,8 +421,7 @@ def main() -> int:
         row["moved from as now"] = named_again(photos, now, answers)
         report["ways"][way] = row
         print("  ", json.dumps(row["moved from as now"]), flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    write_report(report, args.json)
     return 0
 
 

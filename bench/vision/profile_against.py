@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from git_tree import unpack
+from report_file import write_report
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[2]
@@ -112,9 +113,8 @@ def main() -> int:
         ):
             print(f"  {key:42s} {theirs.get(key, 0.0):8.2f} -> {ours.get(key, 0.0):8.2f}")
     print("load average at each round's start:", [round(x, 1) for x in loads])
-    if args.json:
-        out = {"against": args.against, "load_average": loads, "medians": summary, "runs": reports}
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    out = {"against": args.against, "load_average": loads, "medians": summary, "runs": reports}
+    write_report(out, args.json)
     return 0
 
 

@@ -20,7 +20,6 @@ import collections
 import concurrent.futures.thread as pool_module
 import cProfile
 import io
-import json
 import os
 import pstats
 import statistics
@@ -39,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from identity_parts import HELD_OUT  # noqa: E402
+from report_file import show_and_write  # noqa: E402
 from scan_parts import enrolled_recogniser, frames  # noqa: E402
 
 import vision.embed_ahead as embed_ahead_module  # noqa: E402
@@ -385,9 +385,7 @@ def main() -> int:
         ],
     }
     report["load_average_after"] = os.getloadavg()
-    print(json.dumps(report, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    show_and_write(report, args.json)
     return 0
 
 
