@@ -120,16 +120,28 @@ def test_the_club_page_shows_tables_standings_seating_and_players(
         first = rows[0].find_elements(By.TAG_NAME, "td")
         assert first[1].text == a and first[2].text == "4"
         # the next round's seating, each table's seats by wind
-        seating = browser.find_element(By.CSS_SELECTOR, "[data-event='friday'] .seating")
-        assert "Next: round 2" in seating.text
-        for table in created["seating"][1]["tables"]:
-            row = seating.find_element(By.CSS_SELECTOR, f"tr[data-table='{table['table_id']}']")
-            assert row.text.split() == [table["table_id"]] + [
+        # Each read is retried: the live page redraws these parts as the table plays and
+        # the clock ticks, and an element redrawn between finding and reading is stale.
+        tables = created["seating"][1]["tables"]
+
+        def next_seating() -> dict[str, list[str]] | None:
+            seating = browser.find_element(By.CSS_SELECTOR, "[data-event='friday'] .seating")
+            if "Next: round 2" not in seating.text:
+                return None
+            return {t["table_id"]: seating.find_element(
+                By.CSS_SELECTOR, f"tr[data-table='{t['table_id']}']").text.split() for t in tables}
+
+        shown = wait_for(next_seating, 20, "the next round's seating")
+        for table in tables:
+            assert shown[table["table_id"]] == [table["table_id"]] + [
                 x for w in ("East", "South", "West", "North") for x in (w[0], table["seats"][w])]
-        assert "round 1:" in browser.find_element(By.ID, "clock-friday").text
-        mini = browser.find_element(By.CSS_SELECTOR, ".mini[data-table='t1']")
+        clock = wait_for(lambda: browser.find_element(By.ID, "clock-friday").text, 20, "the clock")
+        assert "round 1:" in clock
+        mini = wait_for(
+            lambda: browser.find_element(By.CSS_SELECTOR, ".mini[data-table='t1']").text,
+            20, "table t1's names")
         for name in seated["t1"]:
-            assert name in mini.text
+            assert name in mini
         shot(browser, "club-page.png")
 
         # a table answers the round's cmd/game with a refusal: the organiser sees it named
