@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from controller.scene import shown_hand_layout
+from vision.calibration import calibrate
+from vision.finder import find, tile_crops
 from vision.geometry import TableGeometry
+from vision.image import Image
 from vision.labels import CHINESE_LABELS, LABELS
 from vision.synth.layout import random_layout
 from vision.synth.render import Rendered, Style, render
@@ -26,6 +29,13 @@ def rendered_table(seed: int, art: str, **layout_options: object) -> Rendered:
     style = Style.random(rng, art)
     layout = random_layout(rng, LABELS, geometry, **layout_options)  # type: ignore[arg-type]
     return render(layout, style, rng, geometry)
+
+
+def scanned_tile_crops(table: Rendered) -> list[Image]:
+    """The crops a scan cuts from a rendered table: calibrated from its markers, every tile
+    the finder finds, cut as the scanner cuts it."""
+    cal = calibrate(table.image, table.geometry)
+    return tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
 
 
 def jade_table(seed: int = 506) -> Rendered:

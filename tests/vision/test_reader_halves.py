@@ -15,22 +15,15 @@ from numpy.typing import NDArray
 from vision.bonus import BonusReader, BonusReading, default_bonus_reader
 from vision.calibration import calibrate
 from vision.embedder import Embedder
-from vision.finder import find, tile_crops
 from vision.gate_reading import read_gated
 from vision.identify import DEFAULT_MODEL_DIR, Recogniser
-from vision.image import Image
 from vision.scan import Scanner
 from vision.synth.render import Rendered
 from vision.synth.table_enrol import labelled_crops
 
-from .conftest import rendered_table
+from .conftest import rendered_table, scanned_tile_crops
 
 SETS = ("xmj-real", "kde-traditional", "gnome-smooth")
-
-
-def _crops(table: Rendered) -> list[Image]:
-    cal = calibrate(table.image, table.geometry)
-    return tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +80,7 @@ def _runs_by_thread(
 def test_a_lone_crop_is_read_half_on_each_thread_as_on_one(
     reader: BonusReader, tables: dict[str, Rendered], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    crops = _crops(tables["xmj-real"])[:12]
+    crops = scanned_tile_crops(tables["xmj-real"])[:12]
     alone = [reader.read([crop])[0] for crop in crops]
     together = reader.probabilities(crops)
     runs = _runs_by_thread(reader, monkeypatch, helper_first=True)
@@ -106,7 +99,7 @@ def test_a_lone_crop_is_read_half_on_each_thread_as_on_one(
 def test_a_busy_helper_leaves_the_whole_reading_here(
     reader: BonusReader, tables: dict[str, Rendered], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    crops = _crops(tables["gnome-smooth"])[:3]
+    crops = scanned_tile_crops(tables["gnome-smooth"])[:3]
     alone = reader.read(crops)
     runs = _runs_by_thread(reader, monkeypatch)
     held = threading.Event()
@@ -124,7 +117,7 @@ def test_a_reading_begun_ahead_but_taken_back_is_shared_with_the_helper(
     """The gate's reads of crops sure on their first look were handed to the helper ahead;
     never begun (the helper was busy then), they are read here, the crops turned over on
     the helper now that it is free: the readings of one run of all."""
-    crops = _crops(tables["kde-traditional"])[:7]
+    crops = scanned_tile_crops(tables["kde-traditional"])[:7]
     looked = [0, 2, 3, 5, 6]
     alone = reader.read([crops[n] for n in looked])
     never_begun: Future[list[BonusReading]] = Future()
@@ -149,7 +142,7 @@ def test_tables_are_named_with_the_second_thread_as_without_it(
     """Every field of every answer, the set never enrolled (the bundled prototypes alone)
     and enrolled; and the whole scan's result. The gate read crops on both threads."""
     table = tables[art]
-    crops = _crops(table)
+    crops = scanned_tile_crops(table)
     cal = calibrate(table.image, table.geometry)
     runs = _runs_by_thread(reader, monkeypatch)
     for recogniser in (default, _enrolled(art, default)):

@@ -44,7 +44,7 @@ from vision.identify import DEFAULT_MODEL_DIR, Recogniser
 from vision.scan import Scanner
 from vision.synth.render import Rendered
 
-from .conftest import hand_laid_out, jade_table, rendered_table
+from .conftest import hand_laid_out, jade_table, rendered_table, scanned_tile_crops
 
 # -- references -------------------------------------------------------------------------------
 
@@ -587,8 +587,7 @@ def test_a_scanned_tables_quads_are_each_tiles_own(table: Rendered) -> None:
 
 def test_the_networks_input_holds_each_crop_both_ways_up(table: Rendered) -> None:
     """Crop k's channels, and the same turned half a turn, at k and at n + k."""
-    cal = calibrate(table.image, table.geometry)
-    crops = tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
+    crops = scanned_tile_crops(table)
     blob = Embedder().blob(crops[:9])
     assert blob.shape == (18, 3, CROP_H, CROP_W) and blob.dtype == np.float32
     for k, crop in enumerate(crops[:9]):
@@ -805,8 +804,7 @@ def test_an_error_in_the_network_run_ahead_reaches_the_scan(
 
 
 def test_half_the_crops_on_a_helper_thread_give_the_same_vectors(table: Rendered) -> None:
-    cal = calibrate(table.image, table.geometry)
-    crops = tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
+    crops = scanned_tile_crops(table)
     embedder = Embedder()
     runs: list[int] = []
 
@@ -830,8 +828,7 @@ def test_one_crops_shifted_copies_are_shared_with_the_helper(
 ) -> None:
     """A second look at one crop: two of its four shifted copies run on the helper, two
     here, and its vector is the one embedded alone."""
-    cal = calibrate(table.image, table.geometry)
-    crops = tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
+    crops = scanned_tile_crops(table)
     embedder = Embedder()
     own = embedder.embed(crops[:1])
     alone = embedder.embed(crops[:1], shift_px=3, unshifted=own)

@@ -10,26 +10,20 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from vision.calibration import calibrate
-from vision.finder import find, tile_crops
 from vision.halves import collect, in_two
 from vision.identify import DEFAULT_MODEL_DIR, Identity, Recogniser
 from vision.identity import UNLIKE, UNSURE
 from vision.image import Image
 from vision.prototypes import SPLIT_KINDS, PrototypeBank
-from vision.synth.render import Rendered
 
-from .conftest import HELD_OUT_ART, rendered_table
+from .conftest import HELD_OUT_ART, rendered_table, scanned_tile_crops
 
 
 @pytest.fixture(scope="module")
 def held_out_crops() -> list[Image]:
     """The crops a scan cuts from a table of a set the bundled network never saw: many of
     them unsure, far from their prototypes, or gated for the bonus reader."""
-    table: Rendered = rendered_table(733, HELD_OUT_ART)
-    cal = calibrate(table.image, table.geometry)
-    tiles = [f for f in find(table.image, cal) if f.kind == "tile"]
-    return tile_crops(table.image, cal, tiles)
+    return scanned_tile_crops(rendered_table(733, HELD_OUT_ART))
 
 
 @pytest.fixture(scope="module")

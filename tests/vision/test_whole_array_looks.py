@@ -18,13 +18,11 @@ from vision.bonus import (
     reading_from,
     readings_from,
 )
-from vision.calibration import calibrate
 from vision.crops import normalise_crop
 from vision.embedder import Embedder, both_ways_up, shifted, shifted_all, unit, warp
-from vision.finder import find, tile_crops
 from vision.image import Image
 
-from .conftest import rendered_table
+from .conftest import rendered_table, scanned_tile_crops
 
 
 def reference_reading(kind_p: np.ndarray, number_p: np.ndarray) -> BonusReading:
@@ -76,9 +74,7 @@ def reference_embed_shifted(
 
 @pytest.fixture(scope="module")
 def scanned_crops() -> list[Image]:
-    table = rendered_table(812, "xmj-real", discards=40)
-    cal = calibrate(table.image, table.geometry)
-    return tile_crops(table.image, cal, [f for f in find(table.image, cal) if f.kind == "tile"])
+    return scanned_tile_crops(rendered_table(812, "xmj-real", discards=40))
 
 
 def probability_rows(seed: int, n: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
