@@ -514,7 +514,8 @@ def procedural_set(
     labels = list(CHINESE_LABELS)
     svgs = [_face_svg(st, label) for label in labels]
     if unfamiliar:
-        from vision.synth.unfamiliar import UnfamiliarStyle, face_body  # it imports this one
+        # Imported here: it takes this module's numerals and wind characters.
+        from vision.synth.unfamiliar import UnfamiliarStyle, face_body
 
         own = UnfamiliarStyle.draw(seed)
         st.body = own.body

@@ -20,13 +20,12 @@ import numpy as np
 
 from vision.synth.artwork import FACE_H, FACE_W
 from vision.synth.bonus_faces import TRAINING_FONTS
+from vision.synth.procedural import NUMERALS, WIND_CHARS
 
 PIPS = ("rosette", "star", "square", "target")
 STICKS = ("beads", "zigzag", "leaf", "bone")
 LETTERING = ("outline", "slant", "squeeze", "badge")
 WHITE_DRAGONS = ("dashed", "corners", "panel")
-NUMERALS = "一二三四五六七八九"
-WINDS = {"EW": "東", "SW": "南", "WW": "西", "NW": "北"}
 # A generator stream no other grammar of procedural.py draws from (they use 1, 2 and 3).
 STREAM = 4
 
@@ -98,8 +97,8 @@ def face_body(
     if label[1:] == "C" and label[0].isdigit():
         numeral = _letter(st, 36, 27, 34, NUMERALS[int(label[0]) - 1], st.letter_ink)
         return numeral + _letter(st, 36, 68, 36, "萬", st.accent)
-    if label in WINDS:
-        return _letter(st, 36, 50, 46, WINDS[label], st.letter_ink)
+    if label in WIND_CHARS:
+        return _letter(st, 36, 50, 46, WIND_CHARS[label], st.letter_ink)
     if label == "RD":
         return _letter(st, 36, 50, 50, "中", st.accent)
     if label == "GD":
