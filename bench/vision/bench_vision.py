@@ -62,7 +62,7 @@ from vision.threads import SCAN_THREADS  # noqa: E402
 META = json.loads((MODELS_DIR / "tile_embed.json").read_text())
 
 
-def main() -> int:
+def _parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--frames", type=int, default=10)
     parser.add_argument("--per-kind", type=int, default=10)
@@ -113,7 +113,75 @@ def main() -> int:
     parser.add_argument(
         "--repeat", type=int, default=1, help="parts 3 and 4: timed runs of each frame per method"
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def _show(report: dict[str, Any], key: str, value: Any) -> None:
+    """Keep a part's figures in the report and print them as they come."""
+    report[key] = value
+    print(json.dumps(value, indent=1), flush=True)
+
+
+def _by_frame_size(embedder: Embedder, args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """Parts 3 and 5 alone, the same tables seen by two cameras."""
+    sizes = (DEFAULT_FRAME_SIZE, args.compare_frame_size)
+    scans: dict[str, list[dict[str, Any]]] = {f"{w}x{h}": [] for w, h in sizes}
+    hands: dict[str, list[dict[str, Any]]] = {f"{w}x{h}": [] for w, h in sizes}
+    # Set by set, one size after the other, so that both see the machine alike.
+    for art in HELD_OUT:
+        for w, h in sizes:
+            scans[f"{w}x{h}"].append(
+                scan_bench(embedder, art, args.frames, args.seed, "new", None, args.repeat, (w, h))
+            )
+    for art in HELD_OUT:
+        for w, h in sizes:
+            if args.hands > 0:
+                hands[f"{w}x{h}"].append(
+                    hands_bench(embedder, art, args.hands, args.seed + 300, None, (w, h))
+                )
+    _show(report, "scan_by_frame_size", scans)
+    _show(report, "hands_by_frame_size", hands)
+
+
+def _parts(
+    embedder: Embedder,
+    args: argparse.Namespace,
+    rng: np.random.Generator,
+    report: dict[str, Any],
+    other: OtherRevision | None,
+) -> None:
+    """Parts 1-5, as the options ask."""
+    if not args.scan_only and not args.live_only and not args.hands_only:
+        _show(report, "held_out_enrolled", held_out_enrolled(embedder, args.per_kind, rng, other))
+        _show(report, "mixed_sets", mixed_sets(embedder, args.per_kind, rng, other))
+        if args.identity_only:
+            return
+    if not args.live_only and args.hands > 0:
+        hands = [hands_bench(embedder, art, args.hands, args.seed + 300, other) for art in HELD_OUT]
+        _show(report, "hands", hands)
+    if not args.hands_only:
+        cache = [
+            cache_bench(embedder, art, args.frames, args.seed, args.repeat) for art in HELD_OUT
+        ]
+        _show(report, "cache", cache)
+        if args.dice_frames > 0:
+            _show(report, "dice", dice_bench(args.dice_frames, args.seed, other))
+    if not args.live_only and not args.hands_only:
+        scan = [
+            scan_bench(embedder, art, args.frames, args.seed, method, other, args.repeat)
+            for art in HELD_OUT
+            for method in ("old", "new")
+        ]
+        _show(report, "scan", scan)
+        detector = [
+            detector_bench(embedder, art, args.frames, args.seed + 7, other, args.repeat)
+            for art in HELD_OUT
+        ]
+        _show(report, "detector", detector)
+
+
+def main() -> int:
+    args = _parse_args()
     if args.read_cuts:
         # The live table's bars: only bonus names are read at the cut (table_text.at_the_cut).
         identity_parts.OCR_BARS[0] = replace(at_the_cut(OcrBars()), min_width=CROP_W)
@@ -122,72 +190,21 @@ def main() -> int:
     rng = np.random.default_rng(args.seed)
     report: dict[str, Any] = {"model": META, "embedding_runtime": embedder.runtime}
     if args.compare_frame_size:
-        sizes = (DEFAULT_FRAME_SIZE, args.compare_frame_size)
-        scans: dict[str, list[dict[str, Any]]] = {f"{w}x{h}": [] for w, h in sizes}
-        hands: dict[str, list[dict[str, Any]]] = {f"{w}x{h}": [] for w, h in sizes}
-        # Set by set, one size after the other, so that both see the machine alike.
-        for art in HELD_OUT:
-            for w, h in sizes:
-                scans[f"{w}x{h}"].append(
-                    scan_bench(
-                        embedder, art, args.frames, args.seed, "new", None, args.repeat, (w, h)
-                    )
-                )
-        for art in HELD_OUT:
-            for w, h in sizes:
-                if args.hands > 0:
-                    hands[f"{w}x{h}"].append(
-                        hands_bench(embedder, art, args.hands, args.seed + 300, None, (w, h))
-                    )
-        report["scan_by_frame_size"] = scans
-        report["hands_by_frame_size"] = hands
-        print(json.dumps(report["scan_by_frame_size"], indent=1), flush=True)
-        print(json.dumps(report["hands_by_frame_size"], indent=1), flush=True)
-        return _write(report, args.json)
-    if args.widths:
-        report["identity_by_width"] = identity_by_width(embedder, args.per_kind, args.widths, rng)
-        print(json.dumps(report["identity_by_width"], indent=1), flush=True)
-        return _write(report, args.json)
-    with tempfile.TemporaryDirectory() as tmp:
-        other = OtherRevision(args.against, Path(tmp)) if args.against else None
-        try:
-            if not args.scan_only and not args.live_only and not args.hands_only:
-                report["held_out_enrolled"] = held_out_enrolled(embedder, args.per_kind, rng, other)
-                print(json.dumps(report["held_out_enrolled"], indent=1), flush=True)
-                report["mixed_sets"] = mixed_sets(embedder, args.per_kind, rng, other)
-                print(json.dumps(report["mixed_sets"], indent=1), flush=True)
-                if args.identity_only:
-                    return _write(report, args.json)
-            if not args.live_only and args.hands > 0:
-                report["hands"] = [
-                    hands_bench(embedder, art, args.hands, args.seed + 300, other)
-                    for art in HELD_OUT
-                ]
-                print(json.dumps(report["hands"], indent=1), flush=True)
-            if not args.hands_only:
-                report["cache"] = [
-                    cache_bench(embedder, art, args.frames, args.seed, args.repeat)
-                    for art in HELD_OUT
-                ]
-                print(json.dumps(report["cache"], indent=1), flush=True)
-                if args.dice_frames > 0:
-                    report["dice"] = dice_bench(args.dice_frames, args.seed, other)
-                    print(json.dumps(report["dice"], indent=1), flush=True)
-            if not args.live_only and not args.hands_only:
-                report["scan"] = [
-                    scan_bench(embedder, art, args.frames, args.seed, method, other, args.repeat)
-                    for art in HELD_OUT
-                    for method in ("old", "new")
-                ]
-                print(json.dumps(report["scan"], indent=1), flush=True)
-                report["detector"] = [
-                    detector_bench(embedder, art, args.frames, args.seed + 7, other, args.repeat)
-                    for art in HELD_OUT
-                ]
-                print(json.dumps(report["detector"], indent=1), flush=True)
-        finally:
-            if other is not None:
-                other.close()
+        _by_frame_size(embedder, args, report)
+    elif args.widths:
+        _show(
+            report,
+            "identity_by_width",
+            identity_by_width(embedder, args.per_kind, args.widths, rng),
+        )
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            other = OtherRevision(args.against, Path(tmp)) if args.against else None
+            try:
+                _parts(embedder, args, rng, report, other)
+            finally:
+                if other is not None:
+                    other.close()
     return _write(report, args.json)
 
 
