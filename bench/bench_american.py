@@ -159,6 +159,96 @@ def median_ms(samples: list[float]) -> float:
     return round(statistics.median(samples) * 1000, 3)
 
 
+def _p95_ms(times: list[float]) -> float:
+    return round(sorted(times)[int(0.95 * len(times))] * 1000, 3)
+
+
+def _card_times(text: str, path: Path) -> tuple[CompiledCard, dict[str, object]]:
+    """The sixty-line card compiled cold and loaded from the cache."""
+    cold = []
+    for _ in range(3):
+        t = time.perf_counter()
+        compiled, problems = compile_card(text)
+        cold.append(time.perf_counter() - t)
+    assert compiled is not None, [str(p) for p in problems if p.severity == "error"]
+    load_card(path)  # fills the cache
+    warm = []
+    for _ in range(20):
+        t = time.perf_counter()
+        card = load_card(path)
+        warm.append(time.perf_counter() - t)
+    return card, {"lines": len(card.lines), "expansions": len(card.expansions),
+                  "compile_cold_ms": median_ms(cold), "load_cached_ms": median_ms(warm)}
+
+
+def _check_times(card: CompiledCard, hands: list[Hand]) -> tuple[list[float], list[float], int]:
+    """Each hand checked against the card and its tiles away; how many were complete."""
+    check_times, away_times = [], []
+    complete = 0
+    for hand in hands:
+        t = time.perf_counter()
+        found = matches(card, hand)
+        check_times.append(time.perf_counter() - t)
+        complete += bool(found)
+        t = time.perf_counter()
+        tiles_away(card, hand)
+        away_times.append(time.perf_counter() - t)
+    return check_times, away_times, complete
+
+
+def _hand_reports(card: CompiledCard, rng: random.Random, count: int) -> dict[str, object]:
+    report: dict[str, object] = {}
+    realisations = [e.tiles() for e in card.expansions]
+    for size in (14, 13):
+        hands = [random_hand(rng, realisations, size) for _ in range(count)]
+        check_times, away_times, complete = _check_times(card, hands)
+        report[f"hands_{size}"] = {
+            "hands": len(hands), "complete": complete,
+            "check_median_ms": median_ms(check_times),
+            "check_p95_ms": _p95_ms(check_times),
+            "tiles_away_median_ms": median_ms(away_times),
+            "tiles_away_p95_ms": _p95_ms(away_times),
+        }
+    exposed = [exposed_hand(rng, card) for _ in range(count)]
+    check_times, away_times, _ = _check_times(card, exposed)
+    report["hands_with_an_exposure"] = {
+        "hands": len(exposed), "check_median_ms": median_ms(check_times),
+        "tiles_away_median_ms": median_ms(away_times),
+        "tiles_away_p95_ms": _p95_ms(away_times),
+    }
+    return report
+
+
+def _process_times(card: CompiledCard, path: Path) -> dict[str, object]:
+    """`mjtable card check` as its own process, beside a bare Python's start."""
+    realisations = [e.tiles() for e in card.expansions]
+    hand = [tile_name(t) for t in realisations[len(realisations) // 2]]
+    mjtable = [sys.executable, "-c", "import sys; from controller.cli import main; "
+               "sys.exit(main())"]
+    command = [*mjtable, "card", "check", "--card", str(path), *hand]
+    bare = [sys.executable, "-c", "pass"]
+    runs, baseline = [], []
+    for _ in range(10):
+        t = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+        runs.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        subprocess.run(bare, check=True, capture_output=True)
+        baseline.append(time.perf_counter() - t)
+    return {"card_check_median_s": round(statistics.median(runs), 3),
+            "python_startup_median_s": round(statistics.median(baseline), 3)}
+
+
+def _play_times() -> dict[str, object]:
+    from engine.american.family import play
+
+    t = time.perf_counter()
+    summary = play("american", 20, seed=1, card=load_card(SAMPLE_CARD))  # no log
+    elapsed = time.perf_counter() - t
+    return {"hands": summary["hands"], "violations": summary["violations"],
+            "seconds_per_hand": round(elapsed / summary["hands"], 3)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=300)
@@ -174,81 +264,10 @@ def main() -> None:
         os.environ["XDG_CACHE_HOME"] = tmp
         path = Path(tmp) / "sixty.card"
         path.write_text(text)
-        cold = []
-        for _ in range(3):
-            t = time.perf_counter()
-            compiled, problems = compile_card(text)
-            cold.append(time.perf_counter() - t)
-        assert compiled is not None, [str(p) for p in problems if p.severity == "error"]
-        load_card(path)  # fills the cache
-        warm = []
-        for _ in range(20):
-            t = time.perf_counter()
-            card = load_card(path)
-            warm.append(time.perf_counter() - t)
-        report["card"] = {"lines": len(card.lines), "expansions": len(card.expansions),
-                          "compile_cold_ms": median_ms(cold), "load_cached_ms": median_ms(warm)}
-
-        rng = random.Random(2026)
-        realisations = [e.tiles() for e in card.expansions]
-        for size in (14, 13):
-            hands = [random_hand(rng, realisations, size) for _ in range(args.hands)]
-            check_times, away_times = [], []
-            complete = 0
-            for hand in hands:
-                t = time.perf_counter()
-                found = matches(card, hand)
-                check_times.append(time.perf_counter() - t)
-                complete += bool(found)
-                t = time.perf_counter()
-                tiles_away(card, hand)
-                away_times.append(time.perf_counter() - t)
-            report[f"hands_{size}"] = {
-                "hands": len(hands), "complete": complete,
-                "check_median_ms": median_ms(check_times),
-                "check_p95_ms": round(sorted(check_times)[int(0.95 * len(hands))] * 1000, 3),
-                "tiles_away_median_ms": median_ms(away_times),
-                "tiles_away_p95_ms": round(sorted(away_times)[int(0.95 * len(hands))] * 1000, 3),
-            }
-
-        exposed = [exposed_hand(rng, card) for _ in range(args.hands)]
-        check_times, away_times = [], []
-        for hand_ in exposed:
-            t = time.perf_counter()
-            matches(card, hand_)
-            check_times.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            tiles_away(card, hand_)
-            away_times.append(time.perf_counter() - t)
-        report["hands_with_an_exposure"] = {
-            "hands": len(exposed), "check_median_ms": median_ms(check_times),
-            "tiles_away_median_ms": median_ms(away_times),
-            "tiles_away_p95_ms": round(sorted(away_times)[int(0.95 * len(exposed))] * 1000, 3),
-        }
-
-        hand = [tile_name(t) for t in realisations[len(realisations) // 2]]
-        mjtable = [sys.executable, "-c", "import sys; from controller.cli import main; "
-                   "sys.exit(main())"]
-        command = [*mjtable, "card", "check", "--card", str(path), *hand]
-        bare = [sys.executable, "-c", "pass"]
-        runs, baseline = [], []
-        for _ in range(10):
-            t = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
-            runs.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            subprocess.run(bare, check=True, capture_output=True)
-            baseline.append(time.perf_counter() - t)
-        report["process"] = {"card_check_median_s": round(statistics.median(runs), 3),
-                             "python_startup_median_s": round(statistics.median(baseline), 3)}
-
-        from engine.american.family import play
-
-        t = time.perf_counter()
-        summary = play("american", 20, seed=1, card=load_card(SAMPLE_CARD))  # no log
-        elapsed = time.perf_counter() - t
-        report["play"] = {"hands": summary["hands"], "violations": summary["violations"],
-                          "seconds_per_hand": round(elapsed / summary["hands"], 3)}
+        card, report["card"] = _card_times(text, path)
+        report.update(_hand_reports(card, random.Random(2026), args.hands))
+        report["process"] = _process_times(card, path)
+        report["play"] = _play_times()
     print(json.dumps(report, indent=2))
 
 
