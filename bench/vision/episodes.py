@@ -28,6 +28,10 @@ from vision.synth.procedural import procedural_set
 Image = np.ndarray
 HELD_OUT_SEEDS_FROM = 90_000  # bench/vision/identity_parts.py draws its unseen sets from here
 PACKAGED_SEEDS_FROM, VARIED_SEEDS_FROM = 10_000, 30_000  # the training's procedural seeds
+# The assorted grammar's (vision/synth/assorted.py) training seeds: 80000-89999, clear of the
+# scene crops' (20000), the bundle's (50000), the calibration group's drawn sets (60000 +
+# 100 x seed + n: 61100-61399 and 262400-262499), the 8-bit copy's (70000) and the benchmark's.
+ASSORTED_SEEDS_FROM = 80_000
 
 
 @dataclass(frozen=True)
@@ -66,28 +70,42 @@ def refuse_held_out(name: str, hold_out: tuple[str, ...] | list[str]) -> None:
 
 
 def training_sets(
-    names: list[str], procedural: int, varied: int, hold_out: list[str]
+    names: list[str], procedural: int, varied: int, hold_out: list[str], assorted: int = 0
 ) -> tuple[list[FaceSet], list[FaceSet]]:
     """The packaged sets among ``names`` not held out, and the procedural sets (``procedural``
-    of the first grammar, ``varied`` of the varied one), each with its faces."""
+    of the first grammar, ``varied`` of the varied one, ``assorted`` of the assorted one),
+    each with its faces."""
     packaged = []
     for name in names:
         if name in hold_out:
             continue
         faces = {LABELS.index(label): face for label, face in load_set(name).items()}
         packaged.append(FaceSet(name, faces))
-    drawn = [(PACKAGED_SEEDS_FROM + n, False) for n in range(procedural)]
-    drawn += [(VARIED_SEEDS_FROM + n, True) for n in range(varied)]
     generated = []
-    for seed, is_varied in drawn:
+    for seed, grammar in procedural_seeds(procedural, varied, assorted):
         name = f"{PROCEDURAL_PREFIX}{seed}"
         refuse_held_out(name, hold_out)
-        faces_by_name = procedural_set(seed, is_varied)
+        faces_by_name = procedural_set(seed, **{grammar: True} if grammar else {})
         faces_by_name[JOKER] = joker_face(body_colour(faces_by_name), seed)
         faces_by_name[BACK] = back_face(seed)
         faces = {LABELS.index(label): face for label, face in faces_by_name.items()}
         generated.append(FaceSet(name, faces))
     return packaged, generated
+
+
+def procedural_seeds(procedural: int, varied: int, assorted: int = 0) -> list[tuple[int, str]]:
+    """The training's procedural sets: each seed and the grammar it is drawn by ("" plain,
+    "varied", "assorted"), each grammar's seeds in a range of its own."""
+    counts = {"": procedural, "varied": varied, "assorted": assorted}
+    starts = {"": PACKAGED_SEEDS_FROM, "varied": VARIED_SEEDS_FROM, "assorted": ASSORTED_SEEDS_FROM}
+    limits = {"": 10_000, "varied": 10_000, "assorted": HELD_OUT_SEEDS_FROM - ASSORTED_SEEDS_FROM}
+    seeds = []
+    for grammar, count in counts.items():
+        if not 0 <= count <= limits[grammar]:
+            what = f"--{grammar}" if grammar else "--procedural"
+            raise ValueError(f"{what} {count}: from 0 to {limits[grammar]} sets (its seeds' range)")
+        seeds += [(starts[grammar] + n, grammar) for n in range(count)]
+    return seeds
 
 
 def flat_faces(sets: list[FaceSet]) -> list[tuple[int, Image]]:

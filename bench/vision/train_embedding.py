@@ -13,7 +13,8 @@
 
 Data: every installed art set except the held-out ones (see vision/synth/artwork.py and
 docs/artwork.md), ``--procedural`` random sets drawn by vision/synth/procedural.py and
-``--varied`` more of its varied grammar (together half of each batch), each face turned into
+``--varied`` more of its varied grammar and ``--assorted`` of its assorted one (together
+half of each batch), each face turned into
 camera-like crops by vision.synth.crops.synthetic_crop, half of them with the further effects
 of camera_effects.py, with fresh randomness every step, so no image is seen twice; with
 ``--scene-crops``, a third of each batch is finder-cut crops of rendered frames. The net is
@@ -380,6 +381,12 @@ def parse_args() -> argparse.Namespace:
         help="procedural sets of the varied grammar (procedural_set(varied=True)) besides",
     )
     parser.add_argument(
+        "--assorted",
+        type=int,
+        default=0,
+        help="procedural sets of the assorted grammar (procedural_set(assorted=True)) besides",
+    )
+    parser.add_argument(
         "--checkpoint",
         type=Path,
         default=ROOT / "build" / "embed" / "checkpoint.pt",
@@ -442,11 +449,12 @@ def training_faces(
 ) -> tuple[list[str], tuple[list[FaceSet], list[FaceSet]]]:
     """The training sets' names, and the packaged and procedural sets with their faces."""
     train_sets = [n for n in ART_SETS if n not in args.hold_out]
-    pools = training_sets(train_sets, args.procedural, args.varied, args.hold_out)
+    pools = training_sets(train_sets, args.procedural, args.varied, args.hold_out, args.assorted)
     faces, generated = flat_faces(pools[0]), flat_faces(pools[1])
     print(
-        f"training on {train_sets} ({len(faces)} faces), {args.procedural} procedural and "
-        f"{args.varied} varied procedural sets ({len(generated)} faces), "
+        f"training on {train_sets} ({len(faces)} faces), {args.procedural} procedural, "
+        f"{args.varied} varied and {args.assorted} assorted procedural sets "
+        f"({len(generated)} faces), "
         f"holding out {args.hold_out}",
         flush=True,
     )
@@ -600,10 +608,10 @@ def main() -> int:
     if args.teacher_both_ways and not args.teacher:
         raise SystemExit("--teacher-both-ways needs --teacher")
     teacher = Teacher(args.teacher, args.teacher_both_ways) if args.teacher else None
-    if args.varied:
+    if args.varied or args.assorted:
         from vision.synth.bonus_faces import TRAINING_FONTS
 
-        require_fonts(TRAINING_FONTS)  # else varied sets would letter in a fallback font
+        require_fonts(TRAINING_FONTS)  # else those sets would letter in a fallback font
     resumed = load_checkpoint(args.resume) if args.resume else None
     if resumed is not None and args.restart_schedule:
         resumed.run = restarted(resumed.run, args.minutes)
@@ -656,6 +664,7 @@ def export(
         "train_sets": train_sets,
         "procedural_sets": args.procedural,
         "varied_procedural_sets": args.varied,
+        "assorted_procedural_sets": args.assorted,
         "scene_crops": len(scene[1]) if scene is not None else 0,
         "held_out_sets": args.hold_out,
         "steps": run.step,

@@ -16,13 +16,16 @@ from episodes import (
     Episode,
     FaceSet,
     draw_episode,
+    procedural_seeds,
     refuse_held_out,
     render_crops,
     training_sets,
 )
 
 from vision.crops import CROP_H, CROP_W
+from vision.labels import LABELS
 from vision.synth.artwork import PROCEDURAL_PREFIX
+from vision.synth.procedural import procedural_set
 
 HOLD_OUT = ["xmj-real", "kde-traditional", "gnome-smooth"]
 
@@ -114,3 +117,29 @@ def test_crops_of_an_episode_are_network_input() -> None:
     assert xs.shape == (5, 3, CROP_H, CROP_W) and xs.dtype == np.float32
     assert xs.min() >= -1.0 and xs.max() <= 1.0 and xs.std() > 0.05
     assert list(ys) == [label for label, _ in faces]
+
+
+def test_the_assorted_training_sets_never_draw_a_measured_seed() -> None:
+    """The assorted grammar's training seeds stay clear of every procedural seed a
+    measurement draws: the benchmark's (90000 on) and the calibration group's drawn,
+    cornered and unfamiliar sets (choose_bars.py's seeds 11-13, photo_abstentions.py's
+    2024: DRAWN_SEEDS + 100 x seed + n, n < 100)."""
+    from choose_bars import DRAWN_SEEDS
+
+    seeds = procedural_seeds(300, 300, 10_000)
+    assert len({s for s, _ in seeds}) == len(seeds)
+    mine = [s for s, grammar in seeds if grammar == "assorted"]
+    assert mine[0] == 80_000 and mine[-1] == 89_999
+    measured = {DRAWN_SEEDS + 100 * seed + n for seed in (11, 12, 13, 2024) for n in range(100)}
+    assert not set(mine) & measured
+    for seed in mine:
+        refuse_held_out(f"{PROCEDURAL_PREFIX}{seed}", HOLD_OUT)
+    with pytest.raises(ValueError, match="--assorted 10001: from 0 to 10000"):
+        procedural_seeds(300, 300, 10_001)
+
+
+def test_the_training_pool_draws_assorted_sets_by_their_grammar() -> None:
+    _, generated = training_sets([], 1, 0, HOLD_OUT, assorted=1)
+    assert [s.name for s in generated] == [f"{PROCEDURAL_PREFIX}10000", f"{PROCEDURAL_PREFIX}80000"]
+    drawn = procedural_set(80_000, assorted=True)
+    assert np.array_equal(generated[1].faces[LABELS.index("5D")], drawn["5D"])

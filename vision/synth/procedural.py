@@ -12,7 +12,9 @@ sizes, corner indices and body colours, one SVG sheet per set rendered by rsvg-c
 drawn without it stay as they were: more fonts (the training-only ones as well), inks and body
 colours of any hue, heavier and lighter strokes, more pip and bamboo shapes, printed frames,
 corner indices in other places and scripts, and half the bonus tiles drawn by the bonus-face
-grammar (vision/synth/bonus_faces.py).
+grammar (vision/synth/bonus_faces.py). ``assorted=True`` (training too) draws the suits, and in
+some sets the characters and honours, in a fourth grammar's designs (vision/synth/assorted.py);
+``unfamiliar=True`` in designs no training grammar has, for measuring only.
 """
 
 from __future__ import annotations
@@ -502,31 +504,56 @@ def procedural_set(
     cornered: bool = False,
     corner_font: str = "",
     unfamiliar: bool = False,
+    assorted: bool = False,
 ) -> dict[str, Image]:
     """One random tile set: every face of ``CHINESE_LABELS`` plus a blank; ``varied``: drawn
     from the wider choices training uses (the module's docstring); ``cornered``: its bonus
     tiles a large picture with the name and number small in a corner (the other faces as
     drawn without it), the name in ``corner_font`` where given (held-out fonts and hands);
     ``unfamiliar``: its suits and honours in art training never draws, on a body of its own
-    (vision/synth/unfamiliar.py; for measuring only)."""
+    (vision/synth/unfamiliar.py; for measuring only); ``assorted``: its suits (and in some
+    sets its characters and honours) in a fourth grammar's designs, on a body of its own
+    (vision/synth/assorted.py; for training)."""
+    labels = list(CHINESE_LABELS)
+    svgs = face_svgs(seed, varied, cornered, corner_font, unfamiliar, assorted)
+    drawn = render_faces(svgs, cols=7, timeout=60)
+    faces: dict[str, Image] = dict(zip(labels, drawn, strict=True))
+    body_bgr = drawn[0][2, 2].copy()  # a corner of the first face: the body alone
+    faces[BLANK] = np.full((FACE_H, FACE_W, 3), body_bgr, np.uint8)
+    return faces
+
+
+def face_svgs(
+    seed: int,
+    varied: bool = False,
+    cornered: bool = False,
+    corner_font: str = "",
+    unfamiliar: bool = False,
+    assorted: bool = False,
+) -> list[str]:
+    """The SVG of each face of ``CHINESE_LABELS`` in the set :func:`procedural_set` draws
+    (its arguments), each on the set's body."""
+    if unfamiliar and assorted:
+        raise ValueError("a set is drawn unfamiliar (to measure) or assorted (to train), not both")
     rng = np.random.default_rng(seed)
     st = _Style(rng, seed, varied, cornered, corner_font)
     labels = list(CHINESE_LABELS)
-    svgs = [_face_svg(st, label) for label in labels]
-    if unfamiliar:
+    if assorted:
         # Imported here: it takes this module's numerals and wind characters.
+        from vision.synth.assorted import AssortedStyle
+        from vision.synth.assorted import face_body as assorted_body
+
+        mine = AssortedStyle.draw(seed)
+        st.body = mine.body  # before drawing: a coin's hole and a drawn bonus face take it
+    svgs = [_face_svg(st, label) for label in labels]
+    if assorted:
+        for n, label in enumerate(labels):
+            svgs[n] = assorted_body(mine, label, _DOTS, _STICKS) or svgs[n]
+    if unfamiliar:
         from vision.synth.unfamiliar import UnfamiliarStyle, face_body
 
         own = UnfamiliarStyle.draw(seed)
         st.body = own.body
         for n, label in enumerate(labels):
             svgs[n] = face_body(own, label, _DOTS, _STICKS) or svgs[n]
-    drawn = render_faces(
-        [f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>{svg}' for svg in svgs],
-        cols=7,
-        timeout=60,
-    )
-    faces: dict[str, Image] = dict(zip(labels, drawn, strict=True))
-    body_bgr = drawn[0][2, 2].copy()  # a corner of the first face: the body alone
-    faces[BLANK] = np.full((FACE_H, FACE_W, 3), body_bgr, np.uint8)
-    return faces
+    return [f'<rect width="{FACE_W}" height="{FACE_H}" fill="{st.body}"/>{svg}' for svg in svgs]
