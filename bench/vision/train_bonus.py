@@ -32,6 +32,11 @@ from nothing while a trained model exists. Each run decays its learning rate fro
 a cosine over its own ``--minutes``.
 Writes ``vision/models/bonus_read.onnx`` and ``bonus_read.json`` (provenance: every run's
 minutes and steps).
+
+``--qat`` fine-tunes the network for its 8-bit copy (reader_qat.py: torch's fake quantisation
+where ONNX Runtime's copy quantises), from ``--init``'s weights or its own checkpoint, and
+exports the float network (to ``--out``) that quantize_embedder.py ``--weights`` makes the copy
+from.
 """
 
 from __future__ import annotations
