@@ -1,6 +1,7 @@
 """The bonus-tile reader laid out for quantisation-aware training (bench/vision/reader_qat.py):
 the same network, fake-quantised where ONNX Runtime's 8-bit copy quantises, and its trained
-weights carried back into the float network the copy is made from."""
+weights carried back into the float network the copy is made from. Training tools only:
+skipped where torch is not installed (`./dev setup --training` installs it)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
-from torch.ao.quantization import FakeQuantize, disable_fake_quant
 
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "vision"))
 
-from reader_qat import freeze_ranges, prepare, to_float
-from train_bonus import BonusNet, starting_point
+from reader_qat import freeze_ranges, prepare, to_float  # noqa: E402
+from torch.ao.quantization import FakeQuantize, disable_fake_quant  # noqa: E402
+from train_bonus import BonusNet, starting_point  # noqa: E402
 
 
 def _trained_like() -> BonusNet:
