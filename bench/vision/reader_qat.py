@@ -21,6 +21,7 @@ import copy
 from functools import partial
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 from torch.ao.nn.intrinsic.qat import freeze_bn_stats
 from torch.ao.quantization import (
@@ -81,6 +82,14 @@ class QatReader(nn.Module):
         self.kind = kind
         self.number = number
 
+    def train(self, mode: bool = True) -> QatReader:
+        """As ``nn.Module.train``, but the first block's batch norm keeps its running
+        statistics (the fused blocks' are frozen by :func:`prepare`): fine-tuning, the network
+        trains as it runs."""
+        super().train(mode)
+        self.first[1].train(False)
+        return self
+
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         f = self.dequant(self.body(self.quant(self.first(x)))).mean(dim=(2, 3))
         return self.kind(f), self.number(f)
@@ -106,6 +115,25 @@ def prepare(net: nn.Module) -> QatReader:
     prepare_qat(model, inplace=True)
     model.apply(freeze_bn_stats)
     return model
+
+
+def imitation_loss(
+    student: nn.Module, teacher: nn.Module, x: torch.Tensor
+) -> tuple[torch.Tensor, float]:
+    """How far ``student``'s two heads are from ``teacher``'s on ``x`` (each head's
+    Kullback-Leibler divergence from the teacher's probabilities), and the share of crops whose
+    likeliest kind they agree on: the copy learns to read what the float network reads, not
+    the answers, so it keeps the float network's certainty on art neither saw."""
+    with torch.no_grad():
+        want_kind, want_number = teacher(x)
+    kind, number = student(x)
+    loss = sum(
+        F.kl_div(
+            F.log_softmax(got, 1), F.log_softmax(want, 1), reduction="batchmean", log_target=True
+        )
+        for got, want in ((kind, want_kind), (number, want_number))
+    )
+    return loss, float((kind.argmax(1) == want_kind.argmax(1)).float().mean())
 
 
 def freeze_ranges(model: QatReader) -> None:

@@ -226,6 +226,11 @@ def parse_args() -> argparse.Namespace:
         help="fine-tune for the 8-bit copy (fake quantisation as it runs: reader_qat.py); "
         "exports the float network the copy is quantised from",
     )
+    parser.add_argument(
+        "--imitate",
+        action="store_true",
+        help="with --qat: learn --init's own probabilities, not the answers",
+    )
     parser.add_argument("--note", default="", help="what this run changed (provenance)")
     parser.add_argument(
         "--checkpoint", type=Path, default=ROOT / "build" / "bonus" / "checkpoint.pt"
@@ -251,6 +256,7 @@ def main() -> int:
     torch.manual_seed(args.seed)
     pools = training_pools(args.font_faces, args.drawn, args.seed, args.honours, args.sparse)
     net, trained, opt, (step, trained_s, history) = starting_point(args, pools)
+    teacher = imitated(args, pools)
     print({k: len(v) for k, v in pools.items()}, flush=True)
     rng = np.random.default_rng([args.seed, step])
     first_step, fresh_optimiser = step, step > 0 and not args.checkpoint.exists()
@@ -282,7 +288,10 @@ def main() -> int:
         for group in opt.param_groups:
             group["lr"] = args.lr * warm * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
         x, y, w = batch(pools, rng, args.batch, args.soft, args.hard, args.hard_weight)
-        loss, acc = loss_of(trained, x, y, w)
+        if teacher is None:
+            loss, acc = loss_of(trained, x, y, w)
+        else:
+            loss, acc = reader_qat.imitation_loss(trained, teacher, x)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -333,6 +342,18 @@ def starting_point(
         progress = (state["step"], state["seconds"], state.get("history", []))
         print(f"resumed at step {progress[0]} ({progress[1] / 60:.1f} min trained)", flush=True)
     return net, trained, opt, progress
+
+
+def imitated(args: argparse.Namespace, pools: dict[str, Faces]) -> BonusNet | None:
+    """With ``--imitate``: the float network ``--init`` (in evaluation) whose probabilities
+    the 8-bit layout learns; else None."""
+    if not args.imitate:
+        return None
+    if not args.qat:
+        raise SystemExit("--imitate: only with --qat (the copy learns its float network)")
+    teacher = BonusNet()
+    start_from_onnx(teacher, args.init, pools)
+    return teacher.eval()
 
 
 def export_checkpoint(args: argparse.Namespace) -> int:
@@ -394,6 +415,7 @@ def export(
         "font_honour_faces": args.honours,
         "mined_hard_negatives": args.mine,
         "quantisation_aware": args.qat,
+        "imitating": str(args.init) if args.imitate else None,
         "tiny_names_never_softened_below_px": TINY_NAME_PX,
         "held_out_latin_fonts": list(HELD_OUT_LATIN),
         "held_out_sets": list(HELD_OUT_SETS),
