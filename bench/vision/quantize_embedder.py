@@ -17,6 +17,8 @@ training exports. The 8-bit copy's provenance goes into the float network's ``.j
 ("quantised"). ``--weights``: the copy is quantised from another float network than the one
 it lies beside, the reader fine-tuned for 8 bits (bench/vision/train_bonus.py --qat), while the
 float network beside it stays what the reader falls back to and what training resumes from.
+No reader's copy is committed: the static one and those fine-tuned for 8 bits read fewer
+held-out bonus tiles (bench/vision/README.md, twenty-first and twenty-fifth rounds).
 """
 
 from __future__ import annotations
