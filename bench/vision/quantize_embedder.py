@@ -1,7 +1,7 @@
 """Quantise the tile embedding, or the bonus-tile reader, to 8-bit integers for ONNX Runtime.
 
     .venv/bin/python bench/vision/quantize_embedder.py [--crops 2048]
-    .venv/bin/python bench/vision/quantize_embedder.py --network reader
+    .venv/bin/python bench/vision/quantize_embedder.py --network reader [--weights QAT.onnx]
 
 Writes ``vision/models/tile_embed.int8.onnx`` (``bonus_read.int8.onnx``) next to the float
 network: weights per output channel and activations in 8 bits (QDQ format, which ONNX Runtime
@@ -14,17 +14,22 @@ training sets and drawn sets in the training fonts (as its temperatures are fitt
 bench/vision/fit_temperature.py), so the held-out sets, fonts and hands stay unseen. The float
 network stays: OpenCV's dnn module runs it where ONNX Runtime is missing, and it is what
 training exports. The 8-bit copy's provenance goes into the float network's ``.json``
-("quantised"). The reader's copy is not committed: it read fewer held-out bonus tiles
-(bench/vision/README.md, twenty-first round).
+("quantised"). ``--weights``: the copy is quantised from another float network than the one
+it lies beside, the reader fine-tuned for 8 bits (bench/vision/train_bonus.py --qat), while the
+float network beside it stays what the reader falls back to and what training resumes from.
+No reader's copy is committed: the static one and those fine-tuned for 8 bits read fewer
+held-out bonus tiles (bench/vision/README.md, twenty-first and twenty-fifth rounds).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -169,6 +174,20 @@ def quantise(
     return in_floats
 
 
+def weights_record(source: Path, beside: Path) -> dict[str, Any]:
+    """Where the copy's weights come from: the float network beside it, or (fine-tuned for 8
+    bits) another, with its training runs and the hash of its file."""
+    if source.resolve() == beside.resolve():
+        return {"from": beside.name}
+    meta = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))
+    return {
+        "from": f"{beside.name} fine-tuned for 8 bits (bench/vision/train_bonus.py --qat)",
+        "sha256": hashlib.sha256(source.read_bytes()).hexdigest()[:16],
+        "steps": meta.get("steps"),
+        "runs": meta.get("runs"),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--network", choices=sorted(NETWORKS), default="embedder")
@@ -177,12 +196,22 @@ def main() -> int:
     parser.add_argument(
         "--all-int8", action="store_true", help="the first convolution in 8 bits too"
     )
+    parser.add_argument(
+        "--onnx", type=Path, help="the float network the copy lies beside (default: shipped)"
+    )
+    parser.add_argument(
+        "--weights", type=Path, help="quantise this float network's weights (default: --onnx)"
+    )
     args = parser.parse_args()
     if args.crops % 64:
         parser.error("--crops: the percentile calibration needs whole batches of 64")
     file, crops_for, head_in_floats = NETWORKS[args.network]
-    source = MODELS_DIR / file
-    target = quantised_path(source)
+    beside = args.onnx or MODELS_DIR / file
+    source = args.weights or beside
+    for path in (beside, source):
+        if not path.exists():
+            parser.error(f"no network at {path}")
+    target = quantised_path(beside)
     crops, drawn_from = crops_for(args.crops, args.seed)
     in_floats = quantise(source, target, calibration_blob(crops), args.all_int8, head_in_floats)
     import onnxruntime
@@ -194,10 +223,11 @@ def main() -> int:
         "calibration_sets": drawn_from,
         "seed": args.seed,
         "in_floats": in_floats,
+        "weights": weights_record(source, beside),
         "onnxruntime": onnxruntime.__version__,
         "command": "bench/vision/quantize_embedder.py " + " ".join(sys.argv[1:]),
     }
-    meta_path = source.with_suffix(".json")
+    meta_path = beside.with_suffix(".json")
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     meta["quantised"] = record
     text = json.dumps(meta, indent=2, ensure_ascii=False)

@@ -32,6 +32,11 @@ from nothing while a trained model exists. Each run decays its learning rate fro
 a cosine over its own ``--minutes``.
 Writes ``vision/models/bonus_read.onnx`` and ``bonus_read.json`` (provenance: every run's
 minutes and steps).
+
+``--qat`` fine-tunes the network for its 8-bit copy (reader_qat.py: torch's fake quantisation
+where ONNX Runtime's copy quantises), from ``--init``'s weights or its own checkpoint, and
+exports the float network (to ``--out``) that quantize_embedder.py ``--weights`` makes the copy
+from.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import reader_qat
 from bonus_data import (
     HARD_KINDS,
     HELD_OUT_SETS,
@@ -76,6 +82,8 @@ from vision.synth.bonus_faces import (
 )
 
 NOT_BONUS_INDEX = len(KINDS) - 1
+# Where training stands: steps, seconds, and each run's minutes, steps and note.
+Progress = tuple[int, float, list[dict[str, float | str]]]
 
 
 class BonusNet(nn.Module):
@@ -174,7 +182,7 @@ def batch(
 
 
 def loss_of(
-    net: BonusNet, x: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None = None
+    net: nn.Module, x: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, float]:
     kind, number = net(x)
     each = F.cross_entropy(kind, y, label_smoothing=0.05, reduction="none")
@@ -212,6 +220,17 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--sparse", type=float, default=SPARSE, help="share of font-drawn faces drawn sparse"
     )
+    parser.add_argument(
+        "--qat",
+        action="store_true",
+        help="fine-tune for the 8-bit copy (fake quantisation as it runs: reader_qat.py); "
+        "exports the float network the copy is quantised from",
+    )
+    parser.add_argument(
+        "--imitate",
+        action="store_true",
+        help="with --qat: learn --init's own probabilities, not the answers",
+    )
     parser.add_argument("--note", default="", help="what this run changed (provenance)")
     parser.add_argument(
         "--checkpoint", type=Path, default=ROOT / "build" / "bonus" / "checkpoint.pt"
@@ -235,29 +254,17 @@ def main() -> int:
         return export_checkpoint(args)
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
-    net = BonusNet()
-    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
-    step, trained_s, history = 0, 0.0, []
     pools = training_pools(args.font_faces, args.drawn, args.seed, args.honours, args.sparse)
-    if args.checkpoint.exists():
-        state = torch.load(args.checkpoint, weights_only=False)
-        net.load_state_dict(state["net"])
-        opt.load_state_dict(state["opt"])
-        step, trained_s, history = state["step"], state["seconds"], state.get("history", [])
-        print(f"resumed at step {step} ({trained_s / 60:.1f} min trained)", flush=True)
-    elif args.init is not None and args.init.exists():
-        step, trained_s, history = start_from_onnx(net, args.init, pools)
-        print(f"from {args.init}: step {step}, {trained_s / 60:.1f} min trained", flush=True)
-        if args.mine:
-            mined = mine_hard_negatives(net, pools, args.mine, np.random.default_rng(args.seed))
-            pools["hard"] = pools["hard"] + mined
+    net, trained, opt, (step, trained_s, history) = starting_point(args, pools)
+    teacher = imitated(args, pools)
     print({k: len(v) for k, v in pools.items()}, flush=True)
     rng = np.random.default_rng([args.seed, step])
     first_step, fresh_optimiser = step, step > 0 and not args.checkpoint.exists()
 
     def save() -> None:
         args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        state = {"net": net.state_dict(), "opt": opt.state_dict(), "step": step}
+        weights = {"qat": trained.state_dict()} if args.qat else {"net": net.state_dict()}
+        state = weights | {"opt": opt.state_dict(), "step": step}
         state |= {"seconds": trained_s + time.monotonic() - start, "history": runs_so_far()}
         torch.save(state, args.checkpoint)
 
@@ -271,7 +278,7 @@ def main() -> int:
     start = time.monotonic()
     last_save = start
     losses: list[float] = []
-    net.train()
+    trained.train()
     while time.monotonic() - start < args.minutes * 60:
         # Each run decays its own learning rate from ``--lr`` on a cosine over its minutes
         # (runs are an hour at most; each starts from the last one's weights).
@@ -281,12 +288,17 @@ def main() -> int:
         for group in opt.param_groups:
             group["lr"] = args.lr * warm * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * t)))
         x, y, w = batch(pools, rng, args.batch, args.soft, args.hard, args.hard_weight)
-        loss, acc = loss_of(net, x, y, w)
+        if teacher is None:
+            loss, acc = loss_of(trained, x, y, w)
+        else:
+            loss, acc = reader_qat.imitation_loss(trained, teacher, x)
         opt.zero_grad()
         loss.backward()
         opt.step()
         losses.append(float(loss.detach()))
         step += 1
+        if args.qat and step - first_step == reader_qat.OBSERVED_STEPS:
+            reader_qat.freeze_ranges(trained)
         if step % 200 == 0:
             elapsed = time.monotonic() - start
             print(f"step {step} {elapsed:.0f}s loss {np.mean(losses[-200:]):.3f} acc {acc:.3f}")
@@ -296,8 +308,52 @@ def main() -> int:
             last_save = time.monotonic()
     save()
     seconds = trained_s + time.monotonic() - start
+    if args.qat:
+        reader_qat.to_float(trained, net)
     export(net, args, step, seconds, float(np.mean(losses[-200:])), runs_so_far())
     return 0
+
+
+def starting_point(
+    args: argparse.Namespace, pools: dict[str, Faces]
+) -> tuple[BonusNet, nn.Module, torch.optim.Optimizer, Progress]:
+    """The network, what is trained (the network itself, or with ``--qat`` its layout for 8
+    bits sharing nothing with it until exported), the optimiser, and where training stands
+    (steps, seconds, runs): from the checkpoint, else from ``--init``, else from nothing."""
+    net = BonusNet()
+    progress: Progress = (0, 0.0, [])
+    state = torch.load(args.checkpoint, weights_only=False) if args.checkpoint.exists() else None
+    if state is None and args.init is not None and args.init.exists():
+        progress = start_from_onnx(net, args.init, pools)
+        print(f"from {args.init}: step {progress[0]}, {progress[1] / 60:.1f} min", flush=True)
+        if args.mine:
+            mined = mine_hard_negatives(net, pools, args.mine, np.random.default_rng(args.seed))
+            pools["hard"] = pools["hard"] + mined
+    elif state is None and args.qat:
+        raise SystemExit(f"--qat fine-tunes a trained network: no {args.init}")
+    trained: nn.Module = reader_qat.prepare(net) if args.qat else net
+    opt = torch.optim.AdamW(trained.parameters(), lr=2e-3, weight_decay=1e-4)
+    if state is not None:
+        if args.qat != ("qat" in state):
+            kind = "float" if args.qat else "QAT"
+            raise SystemExit(f"{args.checkpoint}: a {kind} checkpoint (--qat is {args.qat})")
+        trained.load_state_dict(state["qat" if args.qat else "net"])
+        opt.load_state_dict(state["opt"])
+        progress = (state["step"], state["seconds"], state.get("history", []))
+        print(f"resumed at step {progress[0]} ({progress[1] / 60:.1f} min trained)", flush=True)
+    return net, trained, opt, progress
+
+
+def imitated(args: argparse.Namespace, pools: dict[str, Faces]) -> BonusNet | None:
+    """With ``--imitate``: the float network ``--init`` (in evaluation) whose probabilities
+    the 8-bit layout learns; else None."""
+    if not args.imitate:
+        return None
+    if not args.qat:
+        raise SystemExit("--imitate: only with --qat (the copy learns its float network)")
+    teacher = BonusNet()
+    start_from_onnx(teacher, args.init, pools)
+    return teacher.eval()
 
 
 def export_checkpoint(args: argparse.Namespace) -> int:
@@ -306,14 +362,17 @@ def export_checkpoint(args: argparse.Namespace) -> int:
         raise SystemExit(f"no checkpoint at {args.checkpoint}")
     state = torch.load(args.checkpoint, weights_only=False)
     net = BonusNet()
-    net.load_state_dict(state["net"])
+    if "qat" in state:
+        trained = reader_qat.prepare(net)
+        trained.load_state_dict(state["qat"])
+        reader_qat.to_float(trained, net)
+    else:
+        net.load_state_dict(state["net"])
     export(net, args, state["step"], state["seconds"], None, state.get("history", []))
     return 0
 
 
-def start_from_onnx(
-    net: BonusNet, onnx_path: Path, pools: dict[str, Faces]
-) -> tuple[int, float, list[dict[str, float | str]]]:
+def start_from_onnx(net: BonusNet, onnx_path: Path, pools: dict[str, Faces]) -> Progress:
     """The exported model's weights (batch norms fitted to reproduce them on a batch of
     training crops), and where its training stood: steps, seconds, runs."""
     x, _, _ = batch(pools, np.random.default_rng(0), 512)
@@ -355,6 +414,8 @@ def export(
         "hard_negative_weight": args.hard_weight,
         "font_honour_faces": args.honours,
         "mined_hard_negatives": args.mine,
+        "quantisation_aware": args.qat,
+        "imitating": str(args.init) if args.imitate else None,
         "tiny_names_never_softened_below_px": TINY_NAME_PX,
         "held_out_latin_fonts": list(HELD_OUT_LATIN),
         "held_out_sets": list(HELD_OUT_SETS),
