@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.synth.artwork import FACE_H, FACE_W
 from vision.synth.bonus_faces import TRAINING_FONTS
-from vision.synth.procedural import NUMERALS, WIND_CHARS
+from vision.synth.procedural import NUMERALS, WIND_CHARS, any_hue, pick_one
 
 PIPS = ("spiral", "hexagon", "petals", "cross", "halves")
 STICKS = ("cane", "ladder", "blocks", "arrow", "brush")
@@ -33,18 +33,6 @@ WHITE_DRAGONS = ("oval", "bars")
 STREAM = 5
 # The share of sets whose characters and honours are lettered anew (the suits always are).
 LETTERED_SHARE = 0.4
-
-
-def _colour(rng: np.random.Generator, sat: tuple[float, float], val: tuple[float, float]) -> str:
-    """A colour of any hue, its saturation and value drawn from the given ranges."""
-    h, s, v = rng.uniform(0, 6), rng.uniform(*sat), rng.uniform(*val)
-    k = np.array([5.0, 3.0, 1.0])
-    rgb = v - v * s * np.clip(np.minimum(np.mod(k + h, 6), 4 - np.mod(k + h, 6)), 0, 1)
-    return "#" + "".join(f"{round(float(c) * 255):02x}" for c in rgb)
-
-
-def _pick(rng: np.random.Generator, options: tuple[str, ...]) -> str:
-    return options[int(rng.integers(len(options)))]
 
 
 @dataclass(frozen=True)
@@ -72,23 +60,23 @@ class AssortedStyle:
     def draw(cls, seed: int) -> AssortedStyle:
         rng = np.random.default_rng([seed, STREAM])
         return cls(
-            pip=_pick(rng, PIPS),
+            pip=pick_one(rng, PIPS),
             hollow=bool(rng.random() < 0.35),
-            stick=_pick(rng, STICKS),
-            one_bamboo=_pick(rng, ONE_BAMBOO),
+            stick=pick_one(rng, STICKS),
+            one_bamboo=pick_one(rng, ONE_BAMBOO),
             lettered=bool(rng.random() < LETTERED_SHARE),
-            font=_pick(rng, TRAINING_FONTS),
-            lettering=_pick(rng, LETTERING),
-            white_dragon=_pick(rng, WHITE_DRAGONS),
+            font=pick_one(rng, TRAINING_FONTS),
+            lettering=pick_one(rng, LETTERING),
+            white_dragon=pick_one(rng, WHITE_DRAGONS),
             inks=(
-                _colour(rng, (0.4, 1.0), (0.2, 0.75)),
-                _colour(rng, (0.4, 1.0), (0.2, 0.75)),
-                _colour(rng, (0.4, 1.0), (0.2, 0.75)),
+                any_hue(rng, (0.4, 1.0), (0.2, 0.75)),
+                any_hue(rng, (0.4, 1.0), (0.2, 0.75)),
+                any_hue(rng, (0.4, 1.0), (0.2, 0.75)),
             ),
-            letter_ink=_colour(rng, (0.2, 1.0), (0.05, 0.45)),
-            accent=_colour(rng, (0.5, 1.0), (0.4, 0.85)),
-            green=_colour(rng, (0.5, 1.0), (0.25, 0.6)),
-            body=_colour(rng, (0.0, 0.4), (0.75, 1.0)),
+            letter_ink=any_hue(rng, (0.2, 1.0), (0.05, 0.45)),
+            accent=any_hue(rng, (0.5, 1.0), (0.4, 0.85)),
+            green=any_hue(rng, (0.5, 1.0), (0.25, 0.6)),
+            body=any_hue(rng, (0.0, 0.4), (0.75, 1.0)),
             stroke=float(rng.uniform(1.0, 3.0)),
             spread=float(rng.uniform(0.82, 1.12)),
             size=float(rng.uniform(0.8, 1.2)),

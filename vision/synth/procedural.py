@@ -110,7 +110,8 @@ _LIGHT_INKS = ("#d4a017", "#c9a227", "#e0a020", "#b8860b", "#d98c3a", "#6fae5f",
 _NAME_ALONE_SHARE = 0.35
 
 
-def _pick(rng: np.random.Generator, options: tuple[str, ...] | list[str]) -> str:
+def pick_one(rng: np.random.Generator, options: tuple[str, ...] | list[str]) -> str:
+    """One of ``options``, drawn from ``rng`` (every grammar draws its choices this way)."""
     return options[int(rng.integers(len(options)))]
 
 
@@ -124,7 +125,7 @@ def _text(
     )
 
 
-def _colour(rng: np.random.Generator, sat: tuple[float, float], val: tuple[float, float]) -> str:
+def any_hue(rng: np.random.Generator, sat: tuple[float, float], val: tuple[float, float]) -> str:
     """A random colour of any hue with saturation and value drawn from the given ranges."""
     h, s, v = rng.uniform(0, 6), rng.uniform(*sat), rng.uniform(*val)
     k = np.array([5.0, 3.0, 1.0])
@@ -148,14 +149,16 @@ class _Style:
         corner_font: str = "",
     ) -> None:
         self.rng = rng
-        self.font = _pick(rng, FONTS)
-        self.body = _pick(rng, ["#f4efe0", "#fbfbf6", "#efe6cc", "#e6efe4", "#e9eef5", "#f6ead8"])
-        self.dot_inks = [_pick(rng, _INKS) for _ in range(3)]
-        self.stick_ink = _pick(rng, ("#1d7a2e", "#1b3fa0", "#0d5c3a", "#111111", "#2a6f8f"))
-        self.stick_ink2 = _pick(rng, _INKS)
-        self.numeral_ink = _pick(rng, ("#111111", "#1b3fa0", "#0d5c3a"))
-        self.wan_ink = _pick(rng, ("#c0201a", "#8a1010", "#111111"))
-        self.wind_ink = _pick(rng, ("#111111", "#1b3fa0", "#0d5c3a"))
+        self.font = pick_one(rng, FONTS)
+        self.body = pick_one(
+            rng, ["#f4efe0", "#fbfbf6", "#efe6cc", "#e6efe4", "#e9eef5", "#f6ead8"]
+        )
+        self.dot_inks = [pick_one(rng, _INKS) for _ in range(3)]
+        self.stick_ink = pick_one(rng, ("#1d7a2e", "#1b3fa0", "#0d5c3a", "#111111", "#2a6f8f"))
+        self.stick_ink2 = pick_one(rng, _INKS)
+        self.numeral_ink = pick_one(rng, ("#111111", "#1b3fa0", "#0d5c3a"))
+        self.wan_ink = pick_one(rng, ("#c0201a", "#8a1010", "#111111"))
+        self.wind_ink = pick_one(rng, ("#111111", "#1b3fa0", "#0d5c3a"))
         self.stroke = float(rng.uniform(1.2, 3.2))
         self.scale = float(rng.uniform(0.8, 1.05))
         self.index = rng.random() < 0.4  # small rank/letter in the corner
@@ -177,7 +180,7 @@ class _Style:
         # had it is drawn the same, bonus tiles with a number and picture included.
         own = np.random.default_rng([seed, 1])
         self.name_alone = bool(own.random() < _NAME_ALONE_SHARE)
-        self.name_ink = _pick(own, _LIGHT_INKS)
+        self.name_ink = pick_one(own, _LIGHT_INKS)
         self.name_size = float(own.uniform(44, 58))
         # What only varied sets change (the defaults draw every other set as before).
         self.frame = ""
@@ -194,22 +197,22 @@ class _Style:
         self.cornered = cornered
         corner = np.random.default_rng([seed, 3])
         self.corner_left = bool(corner.random() < 0.5)
-        self.corner_ink = _pick(corner, ("#c0201a", "#111111", "#1b3fa0", "#0d5c3a"))
+        self.corner_ink = pick_one(corner, ("#c0201a", "#111111", "#1b3fa0", "#0d5c3a"))
         self.corner_font = corner_font  # "": the corner's name in the set's own font
 
 
 def _vary(st: _Style, rng: np.random.Generator) -> None:
     """Widen a set's choices: fonts, inks, bodies, strokes, shapes, frames and indices."""
-    st.font = _pick(rng, _varied_fonts())
+    st.font = pick_one(rng, _varied_fonts())
     if rng.random() < 0.6:  # inks of any hue, dark enough to print
-        st.dot_inks = [_colour(rng, (0.4, 1.0), (0.25, 0.75)) for _ in range(3)]
-        st.stick_ink, st.stick_ink2 = (_colour(rng, (0.4, 1.0), (0.2, 0.7)) for _ in range(2))
-        st.numeral_ink, st.wind_ink = (_colour(rng, (0.0, 1.0), (0.05, 0.5)) for _ in range(2))
-        st.wan_ink = _colour(rng, (0.5, 1.0), (0.3, 0.8))
+        st.dot_inks = [any_hue(rng, (0.4, 1.0), (0.25, 0.75)) for _ in range(3)]
+        st.stick_ink, st.stick_ink2 = (any_hue(rng, (0.4, 1.0), (0.2, 0.7)) for _ in range(2))
+        st.numeral_ink, st.wind_ink = (any_hue(rng, (0.0, 1.0), (0.05, 0.5)) for _ in range(2))
+        st.wan_ink = any_hue(rng, (0.5, 1.0), (0.3, 0.8))
     if rng.random() < 0.2:  # tinted bodies: jade, cream, blue, pink, yellowed ivory
-        st.body = _colour(rng, (0.08, 0.28), (0.8, 1.0))
+        st.body = any_hue(rng, (0.08, 0.28), (0.8, 1.0))
     else:
-        st.body = _colour(rng, (0.0, 0.12), (0.86, 1.0))
+        st.body = any_hue(rng, (0.0, 0.12), (0.86, 1.0))
     st.stroke = float(rng.uniform(0.8, 4.5))
     st.weight = "bold" if rng.random() < 0.45 else "normal"
     st.scale = float(rng.uniform(0.72, 1.1))
@@ -223,11 +226,11 @@ def _vary(st: _Style, rng: np.random.Generator) -> None:
     st.shift = (float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)))
     st.index = rng.random() < 0.5
     st.index_at = _pick_point(rng, [(9.0, 9.0), (63.0, 9.0), (9.0, 87.0), (63.0, 87.0)])
-    st.index_font = _pick(rng, ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Condensed", st.font))
+    st.index_font = pick_one(rng, ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Condensed", st.font))
     st.index_chinese = rng.random() < 0.3
     st.bonus_drawn = rng.random() < 0.5
     if rng.random() < 0.35:  # a frame printed around the face, once or twice
-        ink = _colour(rng, (0.3, 1.0), (0.2, 0.7))
+        ink = any_hue(rng, (0.3, 1.0), (0.2, 0.7))
         width = float(rng.uniform(0.8, 3.0))
         insets = [float(rng.uniform(2, 8))]
         if rng.random() < 0.4:
@@ -406,9 +409,9 @@ def _face_svg(st: _Style, label: str) -> str:
     elif label == "RD":
         body = _text(36, 50, 56 * s, "中", f, "#c0201a", st.weight)
     elif label == "GD":
-        body = _text(36, 50, 52 * s, st.fa, f, _pick(rng, ("#1d7a2e", "#0d5c3a")), st.weight)
+        body = _text(36, 50, 52 * s, st.fa, f, pick_one(rng, ("#1d7a2e", "#0d5c3a")), st.weight)
     elif label == "WD":
-        ink = _pick(rng, ("#1b3fa0", "#111111", "#2a6f8f"))
+        ink = pick_one(rng, ("#1b3fa0", "#111111", "#2a6f8f"))
         style = int(rng.integers(3))
         if style == 0:
             body = (
@@ -428,11 +431,11 @@ def _face_svg(st: _Style, label: str) -> str:
     elif label in BONUS_CHARS and st.bonus_drawn:
         body = _drawn_bonus(st, label)
     elif label in BONUS_CHARS:
-        ink = _pick(rng, _INKS)
+        ink = pick_one(rng, _INKS)
         number = label[1]
-        petal = _pick(rng, ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e"))
+        petal = pick_one(rng, ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e"))
         body = _text(36, 68, 34 * s, BONUS_CHARS[label], f, ink, st.weight) + _text(
-            60, 12, 14, number, "DejaVu Sans", _pick(rng, _INKS), "bold"
+            60, 12, 14, number, "DejaVu Sans", pick_one(rng, _INKS), "bold"
         )
         cx, cy = 30 + float(rng.uniform(-4, 4)), 30
         if label[0] == "F":  # a flower drawn above the name
@@ -464,7 +467,7 @@ def _cornered_bonus(st: _Style, label: str) -> str:
     """A bonus face as many commercial sets print it: a large picture filling the face, the
     name and its number small in a top corner (a quarter of the face or less)."""
     own = np.random.default_rng([st.seed, 3, list(BONUS_CHARS).index(label)])
-    petal = _pick(own, ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e", "#1b3fa0"))
+    petal = pick_one(own, ("#c0201a", "#d0508a", "#e0a020", "#1d7a2e", "#1b3fa0"))
     cx, cy = 36 + float(own.uniform(-4, 4)), 58 + float(own.uniform(-4, 4))
     if label[0] == "F":  # a flower: six petals on a stem
         picture = "".join(

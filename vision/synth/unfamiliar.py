@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.synth.artwork import FACE_H, FACE_W
 from vision.synth.bonus_faces import TRAINING_FONTS
-from vision.synth.procedural import NUMERALS, WIND_CHARS
+from vision.synth.procedural import NUMERALS, WIND_CHARS, any_hue, pick_one
 
 PIPS = ("rosette", "star", "square", "target")
 STICKS = ("beads", "zigzag", "leaf", "bone")
@@ -28,18 +28,6 @@ LETTERING = ("outline", "slant", "squeeze", "badge")
 WHITE_DRAGONS = ("dashed", "corners", "panel")
 # A generator stream no other grammar of procedural.py draws from (they use 1, 2 and 3).
 STREAM = 4
-
-
-def _colour(rng: np.random.Generator, sat: tuple[float, float], val: tuple[float, float]) -> str:
-    """A colour of any hue, its saturation and value drawn from the given ranges."""
-    h, s, v = rng.uniform(0, 6), rng.uniform(*sat), rng.uniform(*val)
-    k = np.array([5.0, 3.0, 1.0])
-    rgb = v - v * s * np.clip(np.minimum(np.mod(k + h, 6), 4 - np.mod(k + h, 6)), 0, 1)
-    return "#" + "".join(f"{round(float(c) * 255):02x}" for c in rgb)
-
-
-def _pick(rng: np.random.Generator, options: tuple[str, ...]) -> str:
-    return options[int(rng.integers(len(options)))]
 
 
 @dataclass(frozen=True)
@@ -63,20 +51,20 @@ class UnfamiliarStyle:
     def draw(cls, seed: int) -> UnfamiliarStyle:
         rng = np.random.default_rng([seed, STREAM])
         return cls(
-            font=_pick(rng, TRAINING_FONTS),
-            pip=_pick(rng, PIPS),
-            stick=_pick(rng, STICKS),
-            lettering=_pick(rng, LETTERING),
-            white_dragon=_pick(rng, WHITE_DRAGONS),
+            font=pick_one(rng, TRAINING_FONTS),
+            pip=pick_one(rng, PIPS),
+            stick=pick_one(rng, STICKS),
+            lettering=pick_one(rng, LETTERING),
+            white_dragon=pick_one(rng, WHITE_DRAGONS),
             inks=(
-                _colour(rng, (0.5, 1.0), (0.3, 0.8)),
-                _colour(rng, (0.5, 1.0), (0.3, 0.8)),
-                _colour(rng, (0.5, 1.0), (0.3, 0.8)),
+                any_hue(rng, (0.5, 1.0), (0.3, 0.8)),
+                any_hue(rng, (0.5, 1.0), (0.3, 0.8)),
+                any_hue(rng, (0.5, 1.0), (0.3, 0.8)),
             ),
-            letter_ink=_colour(rng, (0.3, 1.0), (0.1, 0.45)),
-            accent=_colour(rng, (0.6, 1.0), (0.45, 0.85)),
-            green=_colour(rng, (0.6, 1.0), (0.3, 0.6)),
-            body=_colour(rng, (0.05, 0.35), (0.78, 0.97)),
+            letter_ink=any_hue(rng, (0.3, 1.0), (0.1, 0.45)),
+            accent=any_hue(rng, (0.6, 1.0), (0.45, 0.85)),
+            green=any_hue(rng, (0.6, 1.0), (0.3, 0.6)),
+            body=any_hue(rng, (0.05, 0.35), (0.78, 0.97)),
             stroke=float(rng.uniform(1.0, 2.6)),
             turn=float(rng.uniform(-10, 10)),
         )
