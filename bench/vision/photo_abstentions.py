@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from abstentions import outcome  # noqa: E402
 from bench_bonus_ocr import mixed_table, photo_set  # noqa: E402
-from bonus_data import HELD_OUT_SETS  # noqa: E402
+from bonus_data import HELD_OUT_SETS, require_fonts  # noqa: E402
 from choose_bars import DRAWN_SEEDS  # noqa: E402
 from identity_parts import (  # noqa: E402
     TRAIN_SETS,
@@ -68,6 +68,7 @@ from vision.embedder import Embedder  # noqa: E402
 from vision.identify import DEFAULT_MODEL_DIR, Identity, Recogniser  # noqa: E402
 from vision.photo_looks import PhotoLooks  # noqa: E402
 from vision.synth.artwork import load_set  # noqa: E402
+from vision.synth.bonus_faces import TRAINING_FONTS  # noqa: E402
 from vision.synth.procedural import procedural_set  # noqa: E402
 
 PHOTO_WIDTHS = (64, 128)
@@ -123,6 +124,9 @@ def calibration(
         raise ValueError(f"--cornered {cornered}: at most {UNFAMILIAR_FROM - CORNERED_FROM}")
     if unfamiliar > 100 - UNFAMILIAR_FROM:
         raise ValueError(f"--unfamiliar {unfamiliar}: at most {100 - UNFAMILIAR_FROM}")
+    if unfamiliar:
+        # Those sets letter in the training-only fonts: else in a fallback, and other photos.
+        require_fonts(TRAINING_FONTS)
     rng = np.random.default_rng(seed)
     sets = {name: load_set(name) for name in TRAIN_SETS}
     samples, enrolled = mixed_enrolment(sets, rng)

@@ -88,6 +88,17 @@ def test_too_many_drawn_sets_are_named_before_anything_is_drawn() -> None:
         calibration(2, 40, 2024, cornered=12, unfamiliar=21)
 
 
+def test_unfamiliar_sets_are_refused_without_the_fonts_they_letter_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Drawn in a fallback font, their photos would be other photos than the figures' own.
+    import bonus_data
+
+    monkeypatch.setattr(bonus_data, "missing_fonts", lambda fonts: ["TW-Kai", "Klee One"])
+    with pytest.raises(SystemExit, match="fonts not installed: TW-Kai, Klee One"):
+        calibration(2, 40, 2024, cornered=12, unfamiliar=1)
+
+
 def test_the_detail_lists_abstentions_and_crossings_only() -> None:
     shot = Photos()
     unread = SimpleNamespace(bonus_ocr=None)
