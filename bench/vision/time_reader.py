@@ -31,30 +31,22 @@ sys.path.insert(0, str(ROOT))
 
 from report_file import show_and_write  # noqa: E402
 
+from vision.embedder import Forward, _ort_forward  # noqa: E402
 from vision.synth.artwork import load_set  # noqa: E402
 from vision.synth.crops import synthetic_crop  # noqa: E402
 
 RUNS = 200
 
 
-def session(path: Path, optimised_to: Path | None = None) -> ort.InferenceSession:
-    """A one-thread session as the reader's (vision/embedder.py), optionally writing the
-    optimised graph."""
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.log_severity_level = 3  # no warning that an optimised graph suits this machine
-    if optimised_to is not None:
-        options.optimized_model_filepath = str(optimised_to)
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-
 def kernels(path: Path) -> dict[str, int]:
     """The operators of ``path``'s graph after ONNX Runtime's optimisations, counted."""
     with tempfile.TemporaryDirectory() as tmp:
         optimised = Path(tmp) / "optimised.onnx"
-        session(path, optimised)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # no warning that an optimised graph suits this machine
+        options.optimized_model_filepath = str(optimised)
+        ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         counts = Counter(node.op_type for node in onnx.load(str(optimised)).graph.node)
     return dict(sorted(counts.items()))
 
@@ -83,16 +75,21 @@ def main() -> int:
             parser.error(f"{item!r}: not LABEL=PATH of an existing network")
         paths[label] = Path(path)
     blob = images()
-    sessions = {label: session(path) for label, path in paths.items()}
-    names = {label: s.get_inputs()[0].name for label, s in sessions.items()}
-    outputs = {label: s.run(None, {names[label]: blob})[0] for label, s in sessions.items()}
+    # Each network run as the reader runs it (vision/bonus.py: one thread, no spinning).
+    forwards: dict[str, Forward] = {}
+    for label, path in paths.items():
+        forward = _ort_forward(path, 1)
+        if forward is None:
+            parser.error("ONNX Runtime is not installed")
+        forwards[label] = forward
+    outputs = {label: forward(blob) for label, forward in forwards.items()}
     first = next(iter(paths))
     cpu: dict[str, list[float]] = {label: [] for label in paths}
     for _ in range(args.rounds):
-        for label, s in sessions.items():
+        for label, forward in forwards.items():
             start = time.thread_time()
             for _ in range(RUNS):
-                s.run(None, {names[label]: blob})
+                forward(blob)
             cpu[label].append((time.thread_time() - start) * 1000 / RUNS)
     report: dict[str, Any] = {"images": len(blob), "runs_a_round": RUNS, "rounds": args.rounds}
     for label, path in paths.items():
